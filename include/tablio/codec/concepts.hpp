@@ -1,0 +1,43 @@
+// The Codec concept and the customization point that decides how a value of type T is
+// encoded by codec C. The order, first match wins:
+//   1. a specialization codec_traits<C, T> with static write(writer&, const T&) and
+//      read(reader&, T&) — full control, for third-party types;
+//   2. members  void tablio_write(writer&, C) const / void tablio_read(reader&, C), or
+//      ADL free functions tablio_write(writer&, C, const T&) / tablio_read(reader&, C, T&);
+//   3. Kaldi-style members Write(std::ostream&, bool binary) const / Read(std::istream&, bool),
+//      run on the writer/reader through zero-copy streambufs;
+//   4. built-ins: arithmetic types and enums (by the codec itself), std::string, vector,
+//      array, pair, tuple, optional, map, unordered_map (codec/std/*.hpp);
+//   5. aggregates, field by field, through Boost.PFR: no user code at all.
+#pragma once
+
+#include <tablio/stream/reader.hpp>
+#include <tablio/stream/writer.hpp>
+
+#include <concepts>
+#include <cstdint>
+#include <type_traits>
+
+TABLIO_BEGIN_NAMESPACE
+
+// A codec is a tag type naming an encoding. It provides static primitives for arithmetic
+// values, container sizes and strings; `binary` says whether Kaldi-style Write/Read members
+// are called in binary mode.
+template <class C>
+concept codec = requires(writer& w, reader& r, std::uint64_t n, int& i) {
+  { C::binary } -> std::convertible_to<bool>;
+  C::write(w, 0);
+  C::read(r, i);
+  C::write_size(w, n);
+  { C::read_size(r) } -> std::same_as<std::uint64_t>;
+};
+
+// Specialize for full control over how codec C encodes T (step 1 above).
+template <class C, class T>
+struct codec_traits;
+
+// Built-in support for standard types (step 4); specialized in codec/std/*.hpp.
+template <class T, class Enable = void>
+struct builtin_codec;
+
+TABLIO_END_NAMESPACE

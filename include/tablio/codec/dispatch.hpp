@@ -1,0 +1,225 @@
+// encode_to / decode_from: the one entry point that applies the customization order of
+// codec/concepts.hpp to any type, plus encode()/decode() to and from memory.
+#pragma once
+
+#include <tablio/codec/concepts.hpp>
+#include <tablio/stream/iostream.hpp>
+#include <tablio/stream/memory.hpp>
+
+#include <boost/pfr/core.hpp>
+
+#include <istream>
+#include <ostream>
+#include <span>
+#include <string_view>
+#include <utility>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace detail {
+
+template <class C, class T>
+concept has_codec_traits = requires(writer& w, reader& r, const T& cv, T& v) {
+  codec_traits<C, T>::write(w, cv);
+  codec_traits<C, T>::read(r, v);
+};
+
+template <class C, class T>
+concept has_codec_members = requires(writer& w, reader& r, const T& cv, T& v) {
+  cv.tablio_write(w, C{});
+  v.tablio_read(r, C{});
+};
+
+template <class C, class T>
+concept has_codec_adl = requires(writer& w, reader& r, const T& cv, T& v) {
+  tablio_write(w, C{}, cv);
+  tablio_read(r, C{}, v);
+};
+
+template <class T>
+concept has_builtin_codec = requires { typename builtin_codec<T>::is_builtin; };
+
+template <class C, class T>
+concept user_customized = has_codec_traits<C, T> || has_codec_members<C, T> || has_codec_adl<C, T>;
+
+template <class T>
+concept reflectable_aggregate =
+    std::is_aggregate_v<T> && std::is_class_v<T> && !std::is_array_v<T> && !has_builtin_codec<T>;
+
+}  // namespace detail
+
+// Kaldi-style classes: Write(std::ostream&, bool binary) const and Read(std::istream&, bool).
+template <class T>
+concept kaldi_object = requires(std::ostream& os, std::istream& is, const T& cv, T& v, bool binary) {
+  cv.Write(os, binary);
+  v.Read(is, binary);
+};
+
+namespace detail {
+
+// Runs a Kaldi-style Write on the writer through a streambuf sharing its window.
+template <class T>
+void write_kaldi_object(writer& w, const T& v, bool binary) {
+  writer_streambuf buf(w);
+  std::ostream os(&buf);
+  os.exceptions(std::ios::badbit);  // the writer's own io_error reaches the caller
+  v.Write(os, binary);
+  if (!os) throw io_error(w.name(), 0, "Write() of a Kaldi-style object failed on");
+}
+
+template <class T>
+void read_kaldi_object(reader& r, T& v, bool binary) {
+  std::uint64_t at = r.tell();
+  reader_streambuf buf(r);
+  std::istream is(&buf);
+  is.exceptions(std::ios::badbit);
+  v.Read(is, binary);
+  if (is.fail()) r.fail_at(at, "an object its Read() accepts", "data it rejected");
+}
+
+}  // namespace detail
+
+template <class C, class T>
+void encode_to(writer& w, const T& v);
+template <class C, class T>
+void decode_from(reader& r, T& v);
+
+// A lower bound on the bytes codec C needs for one T: what a count of T is checked against
+// before anything is allocated.
+template <class C, class T>
+constexpr std::uint64_t min_encoded_size() {
+  if constexpr (detail::user_customized<C, T> || kaldi_object<T>) {
+    return 1;
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    return C::template min_value_size<T>();
+  } else if constexpr (std::is_enum_v<T>) {
+    return C::template min_value_size<std::underlying_type_t<T>>();
+  } else if constexpr (detail::has_builtin_codec<T>) {
+    return std::max<std::uint64_t>(1, builtin_codec<T>::template min_size<C>());
+  } else if constexpr (detail::reflectable_aggregate<T>) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::max<std::uint64_t>(
+          1, (std::uint64_t{0} + ... + min_encoded_size<C, boost::pfr::tuple_element_t<I, T>>()));
+    }(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
+  } else {
+    return 1;
+  }
+}
+
+template <class C, class T>
+void encode_to(writer& w, const T& v) {
+  if constexpr (detail::has_codec_traits<C, T>) {
+    codec_traits<C, T>::write(w, v);
+  } else if constexpr (detail::has_codec_members<C, T>) {
+    v.tablio_write(w, C{});
+  } else if constexpr (detail::has_codec_adl<C, T>) {
+    tablio_write(w, C{}, v);
+  } else if constexpr (kaldi_object<T>) {
+    detail::write_kaldi_object(w, v, C::binary);
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    C::write(w, v);
+  } else if constexpr (std::is_enum_v<T>) {
+    C::write(w, static_cast<std::underlying_type_t<T>>(v));
+  } else if constexpr (detail::has_builtin_codec<T>) {
+    builtin_codec<T>::template write<C>(w, v);
+  } else if constexpr (detail::reflectable_aggregate<T>) {
+    boost::pfr::for_each_field(v, [&](const auto& field) { encode_to<C>(w, field); });
+  } else {
+    static_assert(sizeof(T) == 0,
+                  "tablio: this type is not serializable with this codec; see docs/customization.md "
+                  "(codec_traits, tablio_write/tablio_read, Write/Read members, std types, aggregates)");
+  }
+}
+
+template <class C, class T>
+void decode_from(reader& r, T& v) {
+  if constexpr (detail::has_codec_traits<C, T>) {
+    codec_traits<C, T>::read(r, v);
+  } else if constexpr (detail::has_codec_members<C, T>) {
+    v.tablio_read(r, C{});
+  } else if constexpr (detail::has_codec_adl<C, T>) {
+    tablio_read(r, C{}, v);
+  } else if constexpr (kaldi_object<T>) {
+    detail::read_kaldi_object(r, v, C::binary);
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    C::read(r, v);
+  } else if constexpr (std::is_enum_v<T>) {
+    std::underlying_type_t<T> u;
+    C::read(r, u);
+    v = static_cast<T>(u);
+  } else if constexpr (detail::has_builtin_codec<T>) {
+    builtin_codec<T>::template read<C>(r, v);
+  } else if constexpr (detail::reflectable_aggregate<T>) {
+    boost::pfr::for_each_field(v, [&](auto& field) { decode_from<C>(r, field); });
+  } else {
+    static_assert(sizeof(T) == 0,
+                  "tablio: this type is not serializable with this codec; see docs/customization.md");
+  }
+}
+
+template <class C, class T>
+T decode_from(reader& r) {
+  T v{};
+  decode_from<C>(r, v);
+  return v;
+}
+
+// Encodes one value into a fresh byte vector.
+template <class C, class T>
+byte_vector encode(const T& v) {
+  byte_vector out;
+  {
+    writer w = memory_writer(out);
+    encode_to<C>(w, v);
+    w.close();
+  }
+  return out;
+}
+
+// Decodes one value from bytes; trailing bytes are an error.
+template <class C, class T>
+T decode(std::span<const char> bytes, const limits& lim = default_limits) {
+  reader r = memory_reader(bytes, "<memory>", lim);
+  T v = decode_from<C, T>(r);
+  if constexpr (!C::binary) r.skip_whitespace();  // text values end in a separator
+  if (!r.at_end()) r.fail("end of input after the value", std::to_string(*r.remaining()) + " more bytes");
+  return v;
+}
+template <class C, class T>
+T decode(std::string_view bytes, const limits& lim = default_limits) {
+  return decode<C, T>(std::span<const char>(bytes.data(), bytes.size()), lim);
+}
+
+namespace detail {
+
+// Reads n elements into a sequence container after checking n against the input.
+template <class C, class Container>
+void read_elements(reader& r, Container& out, std::uint64_t n) {
+  using T = typename Container::value_type;
+  r.check_available(n, min_encoded_size<C, T>(), "elements");
+  out.clear();
+  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool> &&
+                requires(T* p) { C::read_array(r, p, std::size_t{}); } &&
+                requires { out.data(); }) {
+    // Bulk path, grown in bounded steps when the input size is unknown.
+    std::size_t step = std::max<std::size_t>(1, r.reserve_hint(n, sizeof(T)));
+    while (out.size() < n) {
+      std::size_t before = out.size();
+      std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(step, n - before));
+      out.resize(before + take);
+      C::read_array(r, out.data() + before, take);
+      step = out.size();
+    }
+  } else {
+    if constexpr (requires { out.reserve(std::size_t{}); }) out.reserve(r.reserve_hint(n, sizeof(T)));
+    for (std::uint64_t i = 0; i < n; ++i) {
+      T e{};
+      decode_from<C>(r, e);
+      out.push_back(std::move(e));
+    }
+  }
+}
+
+}  // namespace detail
+
+TABLIO_END_NAMESPACE

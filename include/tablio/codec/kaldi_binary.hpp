@@ -1,0 +1,268 @@
+// kaldi_binary: Kaldi's binary encoding, byte for byte.
+//
+// Integers carry a size/sign marker byte (int32: 04, uint32: FC) and raw little-endian bytes;
+// a wrong marker is an error naming both sizes. float and double carry 04/08 and either is
+// accepted for the other. bool is 'T'/'F'. Container sizes are int32 values with markers.
+// std::vector of float/double is written as a Kaldi Vector ("FV "/"DV ", dim, raw data), of
+// integers as Kaldi's object-internal integer vector (size byte, raw int32 count, raw data),
+// of integer pairs as an integer pair vector: what a Kaldi class writes for such members.
+#pragma once
+
+#include <tablio/codec/concepts.hpp>
+#include <tablio/codec/kaldi_token.hpp>
+#include <tablio/core/endian.hpp>
+
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace kaldi_io {
+
+// The marker byte Kaldi writes before an integer of type T: sizeof(T), negated if unsigned.
+template <std::integral T>
+constexpr char integer_marker() noexcept {
+  return std::is_signed_v<T> ? static_cast<char>(sizeof(T)) : static_cast<char>(-static_cast<int>(sizeof(T)));
+}
+
+[[noreturn]] inline void fail_marker(reader& r, std::uint64_t at, int expected, int found) {
+  r.fail_at(at, "an integer with size marker " + std::to_string(expected),
+            "marker " + std::to_string(found) + " (did not get expected integer type, " +
+                std::to_string(found) + " vs. " + std::to_string(expected) + ")");
+}
+
+template <class T>
+  requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
+void check_integer_count(reader& r, std::uint64_t at, T count) {
+  if constexpr (std::is_signed_v<T>)
+    if (count < 0) r.fail_at(at, "a non-negative count", std::to_string(count));
+}
+
+}  // namespace kaldi_io
+
+struct kaldi_binary {
+  static constexpr bool binary = true;
+
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  static constexpr std::uint64_t min_value_size() noexcept {
+    return std::is_same_v<T, bool> ? 1 : 1 + sizeof(T);
+  }
+  static constexpr std::uint64_t min_size_prefix = 5;
+
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  static void write(writer& w, T v) {
+    if constexpr (std::is_same_v<T, bool>) {
+      w.put(v ? 'T' : 'F');
+    } else {
+      char* p = w.reserve(1 + sizeof(T));
+      if constexpr (std::is_integral_v<T>) p[0] = kaldi_io::integer_marker<T>();
+      else p[0] = static_cast<char>(sizeof(T));
+      store<std::endian::little>(p + 1, v);
+      w.advance(1 + sizeof(T));
+    }
+  }
+
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  static void read(reader& r, T& v) {
+    if constexpr (std::is_same_v<T, bool>) {
+      // Kaldi skips whitespace before a bool even in binary mode.
+      r.skip_whitespace();
+      int c = r.get();
+      if (c == 'T' || c == 'F') {
+        v = c == 'T';
+        return;
+      }
+      r.fail_at(r.tell() - (c >= 0), "a bool ('T' or 'F')",
+                c < 0 ? std::string("end of input") : "byte " + std::to_string(c));
+    } else {
+      std::uint64_t at = r.tell();
+      if (!r.ensure(1 + sizeof(T))) [[unlikely]] {
+        if constexpr (std::is_integral_v<T>)
+          if (!r.window().empty()) check_marker<T>(r, at, r.window()[0]);
+        r.fail_at(at, std::to_string(1 + sizeof(T)) + " bytes (marker and value)",
+                  "end of input after " + std::to_string(r.window().size()));
+      }
+      const char* p = r.window().data();
+      if constexpr (std::is_integral_v<T>) {
+        check_marker<T>(r, at, p[0]);
+        v = load<std::endian::little, T>(p + 1);
+        r.advance(1 + sizeof(T));
+      } else if (p[0] == static_cast<char>(sizeof(T))) [[likely]] {
+        v = load<std::endian::little, T>(p + 1);
+        r.advance(1 + sizeof(T));
+      } else {
+        read_other_precision(r, at, v);
+      }
+    }
+  }
+
+  static void write_size(writer& w, std::uint64_t n) {
+    if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()))
+      throw usage_error("Kaldi binary sizes are int32; cannot write " + std::to_string(n) + " elements");
+    write(w, static_cast<std::int32_t>(n));
+  }
+  static std::uint64_t read_size(reader& r) {
+    std::uint64_t at = r.tell();
+    std::int32_t n;
+    read(r, n);
+    kaldi_io::check_integer_count(r, at, n);
+    return static_cast<std::uint64_t>(n);
+  }
+
+  // Arrays of basic values: each element with its own marker, as BasicVectorHolder writes.
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  static void write_array(writer& w, const T* data, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) write(w, data[i]);
+  }
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  static void read_array(reader& r, T* data, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) read(r, data[i]);
+  }
+
+  // Strings (Kaldi has no string basic type): an int32 length, then the bytes.
+  static void write_string(writer& w, std::string_view s) {
+    write_size(w, s.size());
+    w.write(s.data(), s.size());
+  }
+  static void read_string(reader& r, std::string& s) {
+    std::uint64_t n = read_size(r);
+    r.check_available(n, 1, "string bytes");
+    s.resize(static_cast<std::size_t>(n));
+    r.read_exact(s.data(), s.size(), "string bytes");
+  }
+  static constexpr std::uint64_t min_string_size = 5;
+
+  // std::vector<float|double>: a Kaldi Vector ("FV "/"DV ", M(dim), raw data).
+  template <std::floating_point T, class A>
+  static void write_vector(writer& w, const std::vector<T, A>& v) {
+    kaldi_io::write_token(w, sizeof(T) == 4 ? "FV" : "DV");
+    write_size(w, v.size());
+    w.write(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  }
+  template <std::floating_point T, class A>
+  static void read_vector(reader& r, std::vector<T, A>& v) {
+    std::uint64_t at = r.tell();
+    std::string token;
+    kaldi_io::read_token(r, token);
+    bool same = token == (sizeof(T) == 4 ? "FV" : "DV");
+    bool other = token == (sizeof(T) == 4 ? "DV" : "FV");
+    if (!same && !other) r.fail_at(at, sizeof(T) == 4 ? "token 'FV'" : "token 'DV'", "'" + token + "'");
+    std::uint64_t n = read_size(r);
+    if (same) {
+      r.check_available(n, sizeof(T), "vector elements");
+      read_bulk(r, v, n);
+    } else {
+      using U = std::conditional_t<sizeof(T) == 4, double, float>;
+      r.check_available(n, sizeof(U), "vector elements");
+      std::vector<U> tmp;
+      read_bulk(r, tmp, n);
+      v.assign(tmp.begin(), tmp.end());
+    }
+  }
+
+  // std::vector of integers: Kaldi's WriteIntegerVector (sizeof byte, raw int32 count, data).
+  template <class T, class A>
+    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
+  static void write_vector(writer& w, const std::vector<T, A>& v) {
+    write_integer_header<T>(w, v.size());
+    w.write(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  }
+  template <class T, class A>
+    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
+  static void read_vector(reader& r, std::vector<T, A>& v) {
+    std::uint64_t n = read_integer_header<T>(r, 1);
+    read_bulk(r, v, n);
+  }
+
+  // std::vector of integer pairs: Kaldi's WriteIntegerPairVector.
+  template <class T, class A>
+    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
+  static void write_vector(writer& w, const std::vector<std::pair<T, T>, A>& v) {
+    write_integer_header<T>(w, v.size());
+    for (const auto& [a, b] : v) {
+      char* p = w.reserve(2 * sizeof(T));
+      store<std::endian::little>(p, a);
+      store<std::endian::little>(p + sizeof(T), b);
+      w.advance(2 * sizeof(T));
+    }
+  }
+  template <class T, class A>
+    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
+  static void read_vector(reader& r, std::vector<std::pair<T, T>, A>& v) {
+    std::uint64_t n = read_integer_header<T>(r, 2);
+    std::vector<T> flat;
+    read_bulk(r, flat, 2 * n);
+    v.resize(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = {flat[2 * i], flat[2 * i + 1]};
+  }
+
+  // Reads n raw little-endian values into v, growing in bounded steps when the input size
+  // is unknown so that a lying count cannot force a large allocation.
+  template <class T, class A>
+  static void read_bulk(reader& r, std::vector<T, A>& v, std::uint64_t n) {
+    v.clear();
+    std::size_t step = std::max<std::size_t>(1, r.reserve_hint(n, sizeof(T)));
+    while (v.size() < n) {
+      std::size_t before = v.size();
+      std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(step, n - before));
+      v.resize(before + take);
+      r.read_exact(reinterpret_cast<char*>(v.data() + before), take * sizeof(T), "vector bytes");
+      step = v.size();  // geometric growth once data has actually arrived
+    }
+  }
+
+ private:
+  template <class T>
+  static void check_marker(reader& r, std::uint64_t at, char marker) {
+    constexpr char expected = kaldi_io::integer_marker<T>();
+    if (marker != expected) kaldi_io::fail_marker(r, at, expected, static_cast<signed char>(marker));
+  }
+
+  template <class T>
+  static void read_other_precision(reader& r, std::uint64_t at, T& v) {
+    char marker = r.window()[0];
+    using other = std::conditional_t<sizeof(T) == 4, double, float>;
+    if (marker != static_cast<char>(sizeof(other)))
+      r.fail_at(at, sizeof(T) == 4 ? "a float (marker 4 or 8)" : "a double (marker 8 or 4)",
+                "marker " + std::to_string(static_cast<signed char>(marker)));
+    if (!r.ensure(1 + sizeof(other)))
+      r.fail_at(at, std::to_string(1 + sizeof(other)) + " bytes", "end of input");
+    v = static_cast<T>(load<std::endian::little, other>(r.window().data() + 1));
+    r.advance(1 + sizeof(other));
+  }
+
+  template <class T>
+  static void write_integer_header(writer& w, std::size_t n) {
+    if (n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+      throw usage_error("Kaldi integer vectors hold at most 2^31-1 elements");
+    char* p = w.reserve(5);
+    p[0] = static_cast<char>(sizeof(T));
+    store<std::endian::little>(p + 1, static_cast<std::int32_t>(n));
+    w.advance(5);
+  }
+
+  // Reads the size byte and count of an integer (pair) vector and checks them.
+  template <class T>
+  static std::uint64_t read_integer_header(reader& r, std::uint64_t per_entry) {
+    std::uint64_t at = r.tell();
+    if (!r.ensure(5)) r.fail_at(at, "an integer vector header (5 bytes)", "end of input");
+    const char* p = r.window().data();
+    if (p[0] != static_cast<char>(sizeof(T)))
+      r.fail_at(at, "integer vector of element size " + std::to_string(sizeof(T)),
+                "size " + std::to_string(static_cast<signed char>(p[0])));
+    std::int32_t n = load<std::endian::little, std::int32_t>(p + 1);
+    r.advance(5);
+    kaldi_io::check_integer_count(r, at + 1, n);
+    r.check_available(static_cast<std::uint64_t>(n), per_entry * sizeof(T), "vector elements");
+    return static_cast<std::uint64_t>(n);
+  }
+};
+
+TABLIO_END_NAMESPACE

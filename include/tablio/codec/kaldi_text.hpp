@@ -1,0 +1,232 @@
+// kaldi_text: Kaldi's text encoding, byte for byte.
+//
+// Every basic value is followed by one space: integers in decimal (1-byte types as numbers),
+// float and double with 7 significant digits, bool as "T"/"F". Reading follows
+// `is >> value`. Container sizes are decimal counts. std::vector of float/double is written
+// as a Kaldi Vector (" [ 1 2.5 ]\n"), of integers as an integer vector ("[ 1 2 ]\n"), of
+// integer pairs as a pair vector ("[ 1,2 3,4 ]\n"). Strings are "length bytes ".
+#pragma once
+
+#include <tablio/codec/concepts.hpp>
+#include <tablio/codec/kaldi_token.hpp>
+#include <tablio/codec/text_number.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace kaldi_io {
+
+inline bool equals_ignoring_case(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+// A word where a number was expected: Kaldi's vector and matrix readers take inf, infinity
+// and nan (any case); anything else is an error.
+template <std::floating_point T>
+T read_special_float(reader& r) {
+  std::uint64_t at = r.tell();
+  std::string word;
+  r.read_until_space(word);
+  if (equals_ignoring_case(word, "inf") || equals_ignoring_case(word, "infinity"))
+    return std::numeric_limits<T>::infinity();
+  if (equals_ignoring_case(word, "nan")) return std::numeric_limits<T>::quiet_NaN();
+  r.fail_at(at, "numeric vector data", "'" + word + "'");
+}
+
+// Reads Kaldi's text Vector form "[ a b c ]" (or "[]") as Vector<Real>::Read does.
+template <std::floating_point T, class A>
+void read_text_float_vector(reader& r, std::vector<T, A>& out) {
+  r.skip_whitespace();
+  std::uint64_t at = r.tell();
+  std::string open;
+  r.read_until_space(open);
+  out.clear();
+  if (open == "[]") return;
+  if (open != "[") r.fail_at(at, "\"[\" opening a vector", "'" + open + "'");
+  for (;;) {
+    int c = r.peek();
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      T v = detail::read_text_number<T>(r, sizeof(T) == 4 ? "float" : "double");
+      int next = r.peek();
+      if (next != ']' && (next < 0 || !reader::is_space(static_cast<char>(next))))
+        r.fail("whitespace or ']' after a vector element",
+               next < 0 ? std::string("end of input") : "byte '" + std::string(1, static_cast<char>(next)) + "'");
+      out.push_back(v);
+    } else if (c == ' ' || c == '\t') {
+      r.advance(1);
+    } else if (c == ']') {
+      r.advance(1);
+      int next = r.peek();
+      if (next == '\r') {
+        r.advance(1);
+        if (r.peek() >= 0) r.advance(1);
+      } else if (next == '\n') {
+        r.advance(1);
+      }
+      return;
+    } else if (c == '\n' || c == '\r') {
+      r.fail("']' closing the vector", "a newline (is it a matrix?)");
+    } else if (c < 0) {
+      r.fail("']' closing the vector", "end of input");
+    } else {
+      out.push_back(read_special_float<T>(r));
+    }
+  }
+}
+
+// Reads "[ 1 2 3 ]" (integer vectors) or "[ 1,2 3,4 ]" (pair vectors), as Kaldi's
+// ReadIntegerVector / ReadIntegerPairVector do; `each` reads one entry.
+template <class ReadEntry>
+void read_bracketed(reader& r, ReadEntry each) {
+  r.skip_whitespace();
+  if (r.peek() != '[')
+    r.fail("'[' opening an integer vector",
+           r.peek() < 0 ? std::string("end of input") : "byte '" + std::string(1, static_cast<char>(r.peek())) + "'");
+  r.advance(1);
+  r.skip_whitespace();
+  while (r.peek() != ']') {
+    if (r.peek() < 0) r.fail("']' closing an integer vector", "end of input");
+    each();
+    r.skip_whitespace();
+  }
+  r.advance(1);
+}
+
+template <class T>
+T read_text_integer(reader& r) {
+  if constexpr (sizeof(T) == 1) {
+    // Kaldi reads 1-byte integers through int16 so that they are numbers, not characters.
+    std::uint64_t at = r.tell();
+    auto wide = detail::read_text_number<std::int16_t>(r, "integer");
+    if (wide < std::numeric_limits<T>::min() || wide > std::numeric_limits<T>::max())
+      r.fail_at(at, "an integer in range", std::to_string(wide));
+    return static_cast<T>(wide);
+  } else {
+    return detail::read_text_number<T>(r, "integer");
+  }
+}
+
+}  // namespace kaldi_io
+
+struct kaldi_text {
+  static constexpr bool binary = false;
+
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  static constexpr std::uint64_t min_value_size() noexcept {
+    return 2;  // one character and its space
+  }
+  static constexpr std::uint64_t min_size_prefix = 2;
+
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  static void write(writer& w, T v) {
+    if constexpr (std::is_same_v<T, bool>) w.write(v ? "T " : "F ", 2);
+    else detail::write_text_number(w, v);
+  }
+
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  static void read(reader& r, T& v) {
+    if constexpr (std::is_same_v<T, bool>) {
+      r.skip_whitespace();
+      int c = r.peek();
+      if (c != 'T' && c != 'F')
+        r.fail("a bool ('T' or 'F')",
+               c < 0 ? std::string("end of input") : "byte '" + std::string(1, static_cast<char>(c)) + "'");
+      r.advance(1);
+      v = c == 'T';
+    } else if constexpr (std::is_floating_point_v<T>) {
+      v = detail::read_text_number<T>(r, sizeof(T) == 4 ? "float" : "double");
+    } else {
+      v = kaldi_io::read_text_integer<T>(r);
+    }
+  }
+
+  static void write_size(writer& w, std::uint64_t n) { write(w, n); }
+  static std::uint64_t read_size(reader& r) { return detail::read_text_number<std::uint64_t>(r, "count"); }
+
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  static void write_array(writer& w, const T* data, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) write(w, data[i]);
+  }
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  static void read_array(reader& r, T* data, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) read(r, data[i]);
+  }
+
+  static void write_string(writer& w, std::string_view s) {
+    write_size(w, s.size());
+    w.write(s.data(), s.size());
+    w.put(' ');
+  }
+  static void read_string(reader& r, std::string& s) {
+    std::uint64_t n = read_size(r);
+    if (r.get() != ' ') r.fail("one space between a string's length and its bytes", "something else");
+    r.check_available(n, 1, "string bytes");
+    s.resize(static_cast<std::size_t>(n));
+    r.read_exact(s.data(), s.size(), "string bytes");
+  }
+  static constexpr std::uint64_t min_string_size = 2;
+
+  template <std::floating_point T, class A>
+  static void write_vector(writer& w, const std::vector<T, A>& v) {
+    w.write(" [ ", 3);
+    for (T x : v) write(w, x);
+    w.write("]\n", 2);
+  }
+  template <std::floating_point T, class A>
+  static void read_vector(reader& r, std::vector<T, A>& v) {
+    kaldi_io::read_text_float_vector(r, v);
+  }
+
+  template <class T, class A>
+    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
+  static void write_vector(writer& w, const std::vector<T, A>& v) {
+    w.write("[ ", 2);
+    for (T x : v) write(w, x);
+    w.write("]\n", 2);
+  }
+  template <class T, class A>
+    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
+  static void read_vector(reader& r, std::vector<T, A>& v) {
+    v.clear();
+    kaldi_io::read_bracketed(r, [&] { v.push_back(kaldi_io::read_text_integer<T>(r)); });
+  }
+
+  template <class T, class A>
+    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
+  static void write_vector(writer& w, const std::vector<std::pair<T, T>, A>& v) {
+    w.write("[ ", 2);
+    for (const auto& [a, b] : v) {
+      detail::write_text_number(w, a, ',');
+      detail::write_text_number(w, b);
+    }
+    w.write("]\n", 2);
+  }
+  template <class T, class A>
+    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
+  static void read_vector(reader& r, std::vector<std::pair<T, T>, A>& v) {
+    v.clear();
+    kaldi_io::read_bracketed(r, [&] {
+      T a = kaldi_io::read_text_integer<T>(r);
+      if (r.peek() != ',') r.fail("',' between the two integers of a pair", "something else");
+      r.advance(1);
+      T b = kaldi_io::read_text_integer<T>(r);
+      v.emplace_back(a, b);
+    });
+  }
+};
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,22 @@
+// std::string: the codec's string form (raw: u64 length + bytes; Kaldi binary: int32 length
+// with marker + bytes; Kaldi text: "length bytes ").
+#pragma once
+
+#include <tablio/codec/dispatch.hpp>
+
+#include <string>
+
+TABLIO_BEGIN_NAMESPACE
+
+template <>
+struct builtin_codec<std::string> {
+  using is_builtin = void;
+  template <class C>
+  static constexpr std::uint64_t min_size() { return C::min_string_size; }
+  template <class C>
+  static void write(writer& w, const std::string& s) { C::write_string(w, s); }
+  template <class C>
+  static void read(reader& r, std::string& s) { C::read_string(r, s); }
+};
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,121 @@
+// The tablio::error hierarchy. Every failure tablio reports is one of these, and each says
+// where it happened: the file (or stream name), the byte offset, the table key when known.
+#pragma once
+
+#include <tablio/core/version.hpp>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+TABLIO_BEGIN_NAMESPACE
+
+// Base of every exception tablio throws.
+class error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A request that can never succeed: an invalid filename or specifier, a disabled feature.
+class usage_error : public error {
+ public:
+  using error::error;
+};
+
+// The operating system refused: open, read, write, close, a pipe command that failed.
+class io_error : public error {
+ public:
+  io_error(std::string path, int errnum, std::string_view what)
+      : error(compose(path, errnum, what)), path_(std::move(path)), errno_(errnum) {}
+
+  const std::string& path() const noexcept { return path_; }
+  // 0 when the failure has no errno (e.g. a pipe command's non-zero exit status).
+  int error_number() const noexcept { return errno_; }
+
+ private:
+  static std::string compose(const std::string& path, int errnum, std::string_view what) {
+    std::string m(what);
+    m += " '";
+    m += path;
+    m += '\'';
+    if (errnum != 0) {
+      m += ": ";
+      m += std::strerror(errnum);
+    }
+    return m;
+  }
+  std::string path_;
+  int errno_;
+};
+
+// Where a format error happened. Offsets are in bytes from the start of the stream.
+struct error_location {
+  std::string path;
+  std::optional<std::uint64_t> offset;
+  std::string key;
+};
+
+// Bytes that do not follow the format: wrong marker, truncated data, a count that exceeds
+// the input or the configured limits.
+class format_error : public error {
+ public:
+  format_error(error_location where, std::string expected, std::string found)
+      : error(compose(where, expected, found)),
+        where_(std::move(where)),
+        expected_(std::move(expected)),
+        found_(std::move(found)) {}
+
+  const std::string& path() const noexcept { return where_.path; }
+  std::optional<std::uint64_t> offset() const noexcept { return where_.offset; }
+  const std::string& key() const noexcept { return where_.key; }
+  const std::string& expected() const noexcept { return expected_; }
+  const std::string& found() const noexcept { return found_; }
+  const error_location& where() const noexcept { return where_; }
+
+  // The same error, now naming the table key it happened under.
+  format_error with_key(std::string key) const {
+    error_location w = where_;
+    w.key = std::move(key);
+    return format_error(std::move(w), expected_, found_);
+  }
+
+ private:
+  static std::string compose(const error_location& w, const std::string& expected,
+                             const std::string& found) {
+    std::string m = "format error in '" + w.path + "'";
+    if (w.offset) m += " at byte " + std::to_string(*w.offset);
+    if (!w.key.empty()) m += " (key '" + w.key + "')";
+    m += ": expected " + expected + ", found " + found;
+    return m;
+  }
+  error_location where_;
+  std::string expected_;
+  std::string found_;
+};
+
+// Failures that cannot be thrown (a writer closed by its destructor) are reported here.
+// The default prints one line to standard error; install your own to route it to a log.
+using error_reporter = void (*)(const char* message) noexcept;
+
+namespace detail {
+inline void print_error(const char* message) noexcept {
+  std::fputs("tablio: ", stderr);
+  std::fputs(message, stderr);
+  std::fputc('\n', stderr);
+}
+inline std::atomic<error_reporter> current_reporter{&print_error};
+}  // namespace detail
+
+// Installs a reporter (nullptr restores the default) and returns the previous one.
+inline error_reporter set_error_reporter(error_reporter r) noexcept {
+  return detail::current_reporter.exchange(r ? r : &detail::print_error);
+}
+inline void report_error(const char* message) noexcept { detail::current_reporter.load()(message); }
+
+TABLIO_END_NAMESPACE

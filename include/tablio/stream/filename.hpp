@@ -1,0 +1,135 @@
+// Kaldi's extended filenames. An rxfilename names an input: "-" (stdin), "cmd |" (a pipe),
+// "f.ark:1234" (a file at an offset) or a file. A wxfilename names an output: "-" (stdout),
+// "| cmd" (a pipe) or a file. open_input()/open_output() classify and open them; pipes can be
+// refused for names that come from untrusted input.
+#pragma once
+
+#include <tablio/stream/file.hpp>
+#include <tablio/stream/pipe.hpp>
+#include <tablio/stream/reader.hpp>
+#include <tablio/stream/specifier.hpp>
+#include <tablio/stream/writer.hpp>
+
+#include <cctype>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <string_view>
+
+TABLIO_BEGIN_NAMESPACE
+
+enum class input_kind { none, file, standard_input, pipe, offset_file };
+enum class output_kind { none, file, standard_output, pipe };
+
+namespace detail {
+
+inline bool is_space_char(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+inline bool is_digit_char(char c) { return c >= '0' && c <= '9'; }
+
+// Looks like "ark:..." or "scp,t:...": Kaldi refuses such names as filenames.
+inline bool looks_like_specifier(std::string_view name) {
+  return (name[0] == 'a' || name[0] == 's') && name.find(':') != std::string_view::npos &&
+         (parse_rspecifier(name) || parse_wspecifier(name));
+}
+
+// Position of the ':' in a name ending in ":<digits>", or npos.
+inline std::size_t offset_colon(std::string_view name) {
+  std::size_t i = name.size();
+  if (i == 0 || !is_digit_char(name[i - 1])) return std::string_view::npos;
+  while (i > 1 && is_digit_char(name[i - 1])) --i;
+  return name[i - 1] == ':' ? i - 1 : std::string_view::npos;
+}
+
+}  // namespace detail
+
+inline input_kind classify_rxfilename(std::string_view name) {
+  if (name.empty() || name == "-") return input_kind::standard_input;
+  if (name.front() == '|') return input_kind::none;
+  if (name.back() == '|') return input_kind::pipe;
+  if (detail::is_space_char(name.front()) || detail::is_space_char(name.back()))
+    return input_kind::none;
+  if (detail::looks_like_specifier(name)) return input_kind::none;
+  if (detail::offset_colon(name) != std::string_view::npos) return input_kind::offset_file;
+  if (name.find('|') != std::string_view::npos) return input_kind::none;
+  return input_kind::file;
+}
+
+inline output_kind classify_wxfilename(std::string_view name) {
+  if (name.empty() || name == "-") return output_kind::standard_output;
+  if (name.front() == '|') return output_kind::pipe;
+  if (detail::is_space_char(name.front()) || detail::is_space_char(name.back()) ||
+      name.back() == '|')
+    return output_kind::none;
+  if (detail::looks_like_specifier(name)) return output_kind::none;
+  if (detail::offset_colon(name) != std::string_view::npos) return output_kind::none;
+  if (name.find('|') != std::string_view::npos) return output_kind::none;
+  return output_kind::file;
+}
+
+struct open_options {
+  // Run "cmd |" and "| cmd" names as shell commands. Turn off for names from untrusted input.
+  bool allow_pipes = true;
+  // Bounds for what parsers reading this input may allocate.
+  limits parse_limits = default_limits;
+};
+
+// A file name and byte offset parsed from "file:offset".
+struct offset_filename {
+  std::string file;
+  std::uint64_t offset = 0;
+};
+
+inline offset_filename split_offset_filename(std::string_view name) {
+  std::size_t colon = detail::offset_colon(name);
+  if (colon == std::string_view::npos) throw usage_error("not a file:offset name: '" + std::string(name) + "'");
+  std::string digits(name.substr(colon + 1));
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(digits.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0' || v > std::numeric_limits<std::int64_t>::max())
+    throw usage_error("invalid offset in '" + std::string(name) + "'");
+  return {std::string(name.substr(0, colon)), v};
+}
+
+// Opens an rxfilename for reading.
+inline reader open_input(std::string_view name, const open_options& options = {}) {
+  std::string n(name);
+  switch (classify_rxfilename(name)) {
+    case input_kind::standard_input:
+      return reader(stdin_source(), "<stdin>", options.parse_limits);
+    case input_kind::file:
+      return reader(file_source(n), n, options.parse_limits);
+    case input_kind::offset_file: {
+      offset_filename o = split_offset_filename(name);
+      return reader(file_source(o.file, o.offset), o.file, options.parse_limits);
+    }
+    case input_kind::pipe: {
+      if (!options.allow_pipes) throw usage_error("pipes are disabled; refusing input '" + n + "'");
+      std::string command = n.substr(0, n.size() - 1);
+      return reader(pipe_source(command), n, options.parse_limits);
+    }
+    case input_kind::none:
+      break;
+  }
+  throw usage_error("invalid rxfilename '" + n + "'");
+}
+
+// Opens a wxfilename for writing.
+inline writer open_output(std::string_view name, const open_options& options = {}) {
+  std::string n(name);
+  switch (classify_wxfilename(name)) {
+    case output_kind::standard_output:
+      return writer(stdout_sink(), "<stdout>");
+    case output_kind::file:
+      return writer(file_sink(n), n);
+    case output_kind::pipe: {
+      if (!options.allow_pipes) throw usage_error("pipes are disabled; refusing output '" + n + "'");
+      return writer(pipe_sink(n.substr(1)), n);
+    }
+    case output_kind::none:
+      break;
+  }
+  throw usage_error("invalid wxfilename '" + n + "'");
+}
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,94 @@
+// A read-only memory map of a file: a contiguous source, so readers view it without copying.
+#pragma once
+
+#include <tablio/core/error.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <optional>
+#include <span>
+#include <string>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+
+TABLIO_BEGIN_NAMESPACE
+
+enum class access_pattern { normal, sequential, random };
+
+class mmap_source {
+ public:
+  explicit mmap_source(const std::string& path, access_pattern hint = access_pattern::normal)
+      : path_(path) {
+    int fd;
+    do {
+      fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) throw io_error(path, errno, "cannot open for reading");
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      int e = errno;
+      ::close(fd);
+      throw io_error(path, e, "cannot stat");
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      throw io_error(path, 0, "cannot memory-map a file that is not a regular file:");
+    }
+    size_ = static_cast<std::size_t>(st.st_size);
+    if (size_ != 0) {
+      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      int e = errno;
+      ::close(fd);
+      if (p == MAP_FAILED) throw io_error(path, e, "cannot memory-map");
+      data_ = static_cast<const char*>(p);
+      int advice = hint == access_pattern::sequential ? MADV_SEQUENTIAL
+                   : hint == access_pattern::random   ? MADV_RANDOM
+                                                      : MADV_NORMAL;
+      ::madvise(const_cast<char*>(data_), size_, advice);  // a hint: failure is harmless
+    } else {
+      ::close(fd);
+    }
+  }
+  mmap_source(mmap_source&& o) noexcept
+      : path_(std::move(o.path_)),
+        data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        pos_(o.pos_) {}
+  mmap_source& operator=(mmap_source&& o) noexcept {
+    if (this != &o) {
+      unmap();
+      path_ = std::move(o.path_);
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+      pos_ = o.pos_;
+    }
+    return *this;
+  }
+  ~mmap_source() { unmap(); }
+
+  std::size_t read_some(char* dst, std::size_t n) noexcept {
+    n = std::min(n, size_ - pos_);
+    if (n != 0) std::memcpy(dst, data_ + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  std::span<const char> contiguous() const noexcept { return {data_, size_}; }
+  std::optional<std::uint64_t> size() const noexcept { return size_; }
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  void unmap() noexcept {
+    if (data_) ::munmap(const_cast<char*>(data_), size_);
+    data_ = nullptr;
+  }
+  std::string path_;
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t pos_ = 0;
+};
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,348 @@
+// tablio::reader: the buffered input every codec reads from.
+//
+// The reader exposes a window of bytes [cur, end) and refills it from a type-erased source
+// only when it runs dry, so the hot path (peek, get, read_exact of small values) is inline
+// pointer arithmetic with no virtual call. A contiguous source (memory, mmap) is a single
+// window: reading it copies nothing. Large reads bypass the buffer and go straight into the
+// caller's memory.
+#pragma once
+
+#include <tablio/core/error.hpp>
+#include <tablio/core/limits.hpp>
+#include <tablio/stream/concepts.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+// The type-erased interface the reader refills from.
+class source_base {
+ public:
+  virtual ~source_base() = default;
+  // The next bytes of input (valid until the next call); empty only at end of input.
+  virtual std::span<const char> next_window() = 0;
+  // Reads up to n bytes straight into dst, bypassing any buffer; 0 at end of input.
+  virtual std::size_t read_direct(char* dst, std::size_t n) = 0;
+  // Total size in bytes, when known.
+  virtual std::optional<std::uint64_t> size() const { return std::nullopt; }
+  // Offset of the first byte the source delivers (non-zero for a file opened at an offset).
+  virtual std::uint64_t start_offset() const { return 0; }
+  // Moves to an absolute offset; returns false when the source cannot seek.
+  virtual bool seek(std::uint64_t) { return false; }
+  // Releases the source and reports deferred failures (a pipe command's exit status).
+  virtual void close() {}
+};
+
+namespace detail {
+
+inline constexpr std::size_t default_read_buffer = std::size_t{1} << 18;
+
+template <source S>
+class source_adapter final : public source_base {
+ public:
+  explicit source_adapter(S s, std::size_t buffer_size) : s_(std::move(s)) {
+    if constexpr (!contiguous_source<S>) buffer_.resize(buffer_size);
+  }
+  std::span<const char> next_window() override {
+    if constexpr (contiguous_source<S>) {
+      if (delivered_) return {};
+      delivered_ = true;
+      std::span<const char> all = s_.contiguous();
+      return all.subspan(std::min<std::size_t>(start_, all.size()));
+    } else {
+      return {buffer_.data(), s_.read_some(buffer_.data(), buffer_.size())};
+    }
+  }
+  std::size_t read_direct(char* dst, std::size_t n) override {
+    if constexpr (contiguous_source<S>) {
+      std::span<const char> w = next_window();
+      n = std::min(n, w.size());
+      std::memcpy(dst, w.data(), n);
+      return n;
+    } else {
+      return s_.read_some(dst, n);
+    }
+  }
+  std::optional<std::uint64_t> size() const override {
+    if constexpr (contiguous_source<S>) return s_.contiguous().size();
+    else if constexpr (sized_source<S>) return s_.size();
+    else return std::nullopt;
+  }
+  bool seek(std::uint64_t offset) override {
+    if constexpr (contiguous_source<S>) {
+      start_ = offset;
+      delivered_ = false;
+      return true;
+    } else if constexpr (seekable<S>) {
+      s_.seek(offset);
+      return true;
+    } else {
+      return false;
+    }
+  }
+  std::uint64_t start_offset() const override {
+    if constexpr (seekable<S> && !contiguous_source<S>) return s_.tell();
+    else return 0;
+  }
+  void close() override {
+    if constexpr (closable<S>) s_.close();
+  }
+
+ private:
+  S s_;
+  std::vector<char> buffer_;
+  std::uint64_t start_ = 0;
+  bool delivered_ = false;
+};
+
+}  // namespace detail
+
+class reader {
+ public:
+  // Reads from any Source; `name` (usually the path) appears in every error message.
+  template <source S>
+    requires(!std::same_as<std::remove_cvref_t<S>, reader>)
+  explicit reader(S&& s, std::string name = "<stream>", const limits& lim = default_limits,
+                  std::size_t buffer_size = detail::default_read_buffer)
+      : source_(std::make_unique<detail::source_adapter<std::remove_cvref_t<S>>>(
+            std::forward<S>(s), buffer_size)),
+        name_(std::move(name)),
+        limits_(lim) {
+    total_size_ = source_->size();
+    window_offset_ = source_->start_offset();
+  }
+
+  reader(reader&&) noexcept = default;
+  reader& operator=(reader&&) noexcept = default;
+
+  const std::string& name() const noexcept { return name_; }
+  const tablio::limits& limits() const noexcept { return limits_; }
+  void set_limits(const tablio::limits& lim) noexcept { limits_ = lim; }
+
+  // Byte offset of the next byte to be read.
+  std::uint64_t tell() const noexcept { return window_offset_ + (cur_ - window_begin_); }
+  // Bytes left before the end of input, when the source knows its size.
+  std::optional<std::uint64_t> remaining() const noexcept {
+    if (!total_size_) return std::nullopt;
+    std::uint64_t pos = tell();
+    return pos < *total_size_ ? *total_size_ - pos : 0;
+  }
+  // True when the source can tell remaining() (memory, regular files, mmap).
+  bool size_known() const noexcept { return total_size_.has_value(); }
+
+  // The bytes available without refilling.
+  std::span<const char> window() const noexcept { return {cur_, end_}; }
+  // Consumes n bytes of the current window (n <= window().size()).
+  void advance(std::size_t n) noexcept { cur_ += n; }
+
+  // Makes at least n bytes (n small, e.g. a header) visible in window(), stitching across
+  // refills if needed; false if the input ends first (the bytes that exist stay readable).
+  bool ensure(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - cur_) >= n) return true;
+    std::vector<char> stitched(cur_, end_);
+    std::uint64_t start = tell();
+    while (stitched.size() < n) {
+      std::span<const char> w = take_next_window();
+      if (w.empty()) break;
+      std::size_t k = std::min(n - stitched.size(), w.size());
+      stitched.insert(stitched.end(), w.data(), w.data() + k);
+      pending_ = w.subspan(k);
+    }
+    stitch_ = std::move(stitched);
+    window_offset_ = start;
+    window_begin_ = cur_ = stitch_.data();
+    end_ = stitch_.data() + stitch_.size();
+    return stitch_.size() >= n;
+  }
+
+  // Refills the window when it is empty; false at end of input.
+  bool fill() {
+    if (cur_ != end_) return true;
+    return refill();
+  }
+  bool at_end() { return !fill(); }
+
+  // Next byte without consuming it, or -1 at end of input.
+  int peek() { return fill() ? static_cast<unsigned char>(*cur_) : -1; }
+  // Next byte, or -1 at end of input.
+  int get() { return fill() ? static_cast<unsigned char>(*cur_++) : -1; }
+
+  // Reads up to n bytes; fewer only at end of input.
+  std::size_t read_some(char* dst, std::size_t n) {
+    std::size_t done = 0;
+    while (done < n) {
+      std::size_t avail = static_cast<std::size_t>(end_ - cur_);
+      if (avail == 0) {
+        // Large reads go straight into dst instead of through the buffer.
+        if (n - done >= detail::default_read_buffer && pending_.empty()) {
+          retire_window();
+          std::size_t got = source_->read_direct(dst + done, n - done);
+          if (got == 0) break;
+          window_offset_ += got;
+          done += got;
+          continue;
+        }
+        if (!refill()) break;
+        avail = static_cast<std::size_t>(end_ - cur_);
+      }
+      std::size_t take = std::min(avail, n - done);
+      std::memcpy(dst + done, cur_, take);
+      cur_ += take;
+      done += take;
+    }
+    return done;
+  }
+
+  // Reads exactly n bytes or throws a format_error saying how many were missing.
+  void read_exact(char* dst, std::size_t n, const char* what = "bytes") {
+    if (static_cast<std::size_t>(end_ - cur_) >= n) [[likely]] {
+      std::memcpy(dst, cur_, n);
+      cur_ += n;
+      return;
+    }
+    std::uint64_t start = tell();
+    std::size_t got = read_some(dst, n);
+    if (got != n)
+      throw format_error({name_, start, {}}, std::to_string(n) + " " + what,
+                         "end of input after " + std::to_string(got));
+  }
+
+  // Returns a view of the next n bytes and consumes them: a view into the window when they
+  // are there (always, for contiguous input), otherwise a copy in `scratch`.
+  std::string_view read_view(std::size_t n, std::string& scratch, const char* what = "bytes") {
+    if (static_cast<std::size_t>(end_ - cur_) >= n) {
+      std::string_view v(cur_, n);
+      cur_ += n;
+      return v;
+    }
+    check_available(n, 1, what);
+    scratch.resize(n);
+    read_exact(scratch.data(), n, what);
+    return scratch;
+  }
+
+  // Skips n bytes or throws.
+  void skip(std::uint64_t n) {
+    while (n > 0) {
+      if (!fill()) throw format_error({name_, tell(), {}}, "more bytes", "end of input");
+      std::size_t take = static_cast<std::size_t>(
+          std::min<std::uint64_t>(n, static_cast<std::size_t>(end_ - cur_)));
+      cur_ += take;
+      n -= take;
+    }
+  }
+
+  // Skips whitespace as std::isspace does in the "C" locale (text mode).
+  void skip_whitespace() {
+    for (;;) {
+      while (cur_ != end_ && is_space(*cur_)) ++cur_;
+      if (cur_ != end_ || !refill()) return;
+    }
+  }
+
+  static constexpr bool is_space(char c) noexcept {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+  }
+
+  // Appends the bytes up to (not including) the next whitespace or end of input to out.
+  void read_until_space(std::string& out) {
+    for (;;) {
+      const char* p = cur_;
+      while (p != end_ && !is_space(*p)) ++p;
+      out.append(cur_, p);
+      cur_ = p;
+      if (p != end_ || !refill()) return;
+    }
+  }
+
+  // Checks, before allocating, that `count` items of at least `min_item_bytes` each can be
+  // there: against the remaining input when known, otherwise against the limits.
+  void check_available(std::uint64_t count, std::uint64_t min_item_bytes,
+                       const char* what = "items") const {
+    if (count > limits_.max_element_count)
+      fail(std::string("at most ") + std::to_string(limits_.max_element_count) + " " + what +
+           " (limits::max_element_count)",
+           "a count of " + std::to_string(count));
+    if (min_item_bytes != 0 && count > limits_.max_record_bytes / min_item_bytes)
+      fail(std::string("at most ") + std::to_string(limits_.max_record_bytes) +
+               " bytes (limits::max_record_bytes)",
+           "a count of " + std::to_string(count) + " " + what);
+    if (auto rem = remaining(); rem && min_item_bytes != 0 && count > *rem / min_item_bytes)
+      fail(std::to_string(count) + " " + what + " (at least " +
+               std::to_string(count * min_item_bytes) + " bytes)",
+           "only " + std::to_string(*rem) + " bytes left");
+  }
+
+  // How many elements a container may reserve up front for a checked count.
+  std::size_t reserve_hint(std::uint64_t count, std::size_t element_size) const noexcept {
+    if (size_known()) return static_cast<std::size_t>(count);
+    return static_cast<std::size_t>(
+        std::min<std::uint64_t>(count, limits_.max_reserve_bytes / std::max<std::size_t>(1, element_size)));
+  }
+
+  // Throws a format_error at the current offset.
+  [[noreturn]] void fail(std::string expected, std::string found) const {
+    throw format_error({name_, tell(), {}}, std::move(expected), std::move(found));
+  }
+  [[noreturn]] void fail_at(std::uint64_t offset, std::string expected, std::string found) const {
+    throw format_error({name_, offset, {}}, std::move(expected), std::move(found));
+  }
+
+  // Moves to an absolute offset (throws usage_error when the source cannot seek).
+  void seek(std::uint64_t offset) {
+    if (!source_->seek(offset)) throw usage_error("cannot seek in '" + name_ + "'");
+    window_begin_ = cur_ = end_ = nullptr;
+    pending_ = {};
+    window_offset_ = offset;
+    // A contiguous source re-delivers from the new offset.
+  }
+
+  // Closes the source: a pipe is read to its end and its command's exit status checked.
+  void close() {
+    if (source_) {
+      auto s = std::move(source_);
+      s->close();
+    }
+  }
+
+ private:
+  // Accounts for the consumed window so that tell() stays right across refills.
+  void retire_window() noexcept {
+    window_offset_ += static_cast<std::uint64_t>(end_ - window_begin_);
+    window_begin_ = cur_ = end_;
+  }
+
+  bool refill() {
+    retire_window();
+    std::span<const char> w = take_next_window();
+    window_begin_ = cur_ = w.data();
+    end_ = w.data() + w.size();
+    return !w.empty();
+  }
+
+  // The rest of a source window that ensure() left after stitching, else the next one.
+  std::span<const char> take_next_window() {
+    if (!pending_.empty()) return std::exchange(pending_, {});
+    return source_ ? source_->next_window() : std::span<const char>{};
+  }
+
+  std::vector<char> stitch_;  // heap storage, so window pointers survive a move
+  std::span<const char> pending_;
+  const char* window_begin_ = nullptr;
+  const char* cur_ = nullptr;
+  const char* end_ = nullptr;
+  std::uint64_t window_offset_ = 0;
+  std::unique_ptr<source_base> source_;
+  std::optional<std::uint64_t> total_size_;
+  std::string name_;
+  tablio::limits limits_;
+};
+
+TABLIO_END_NAMESPACE
