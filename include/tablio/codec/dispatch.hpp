@@ -178,16 +178,20 @@ byte_vector encode(const T& v) {
 
 // Decodes one value from bytes; trailing bytes are an error.
 template <class C, class T>
-T decode(std::span<const char> bytes, const limits& lim = default_limits) {
+T decode(std::string_view bytes, const limits& lim = default_limits) {
   reader r = memory_reader(bytes, "<memory>", lim);
   T v = decode_from<C, T>(r);
   if constexpr (!C::binary) r.skip_whitespace();  // text values end in a separator
   if (!r.at_end()) r.fail("end of input after the value", std::to_string(*r.remaining()) + " more bytes");
   return v;
 }
-template <class C, class T>
-T decode(std::string_view bytes, const limits& lim = default_limits) {
-  return decode<C, T>(std::span<const char>(bytes.data(), bytes.size()), lim);
+// The same for any contiguous bytes (byte_vector, std::vector<char>, std::span<const char>).
+template <class C, class T, class Bytes>
+  requires(!std::convertible_to<const Bytes&, std::string_view> &&
+           std::constructible_from<std::span<const char>, const Bytes&>)
+T decode(const Bytes& bytes, const limits& lim = default_limits) {
+  std::span<const char> s(bytes);
+  return decode<C, T>(std::string_view(s.data(), s.size()), lim);
 }
 
 namespace detail {

@@ -81,23 +81,29 @@ struct kaldi_binary {
                 c < 0 ? std::string("end of input") : "byte " + std::to_string(c));
     } else {
       std::uint64_t at = r.tell();
-      if (!r.ensure(1 + sizeof(T))) [[unlikely]] {
-        if constexpr (std::is_integral_v<T>)
-          if (!r.window().empty()) check_marker<T>(r, at, r.window()[0]);
-        r.fail_at(at, std::to_string(1 + sizeof(T)) + " bytes (marker and value)",
-                  "end of input after " + std::to_string(r.window().size()));
-      }
-      const char* p = r.window().data();
-      if constexpr (std::is_integral_v<T>) {
-        check_marker<T>(r, at, p[0]);
+      if (r.ensure(1 + sizeof(T))) [[likely]] {
+        const char* p = r.window().data();
+        if constexpr (std::is_integral_v<T>) {
+          check_marker<T>(r, at, p[0]);
+        } else if (p[0] != static_cast<char>(sizeof(T))) {
+          read_other_precision(r, at, v);
+          return;
+        }
         v = load<std::endian::little, T>(p + 1);
         r.advance(1 + sizeof(T));
-      } else if (p[0] == static_cast<char>(sizeof(T))) [[likely]] {
-        v = load<std::endian::little, T>(p + 1);
-        r.advance(1 + sizeof(T));
-      } else {
-        read_other_precision(r, at, v);
+        return;
       }
+      // Short input: a wrong marker explains it better than the missing bytes do.
+      if (!r.window().empty()) {
+        if constexpr (std::is_integral_v<T>) {
+          check_marker<T>(r, at, r.window()[0]);
+        } else if (r.window()[0] != static_cast<char>(sizeof(T))) {
+          read_other_precision(r, at, v);
+          return;
+        }
+      }
+      r.fail_at(at, std::to_string(1 + sizeof(T)) + " bytes (marker and value)",
+                "end of input after " + std::to_string(r.window().size()));
     }
   }
 

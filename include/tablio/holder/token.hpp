@@ -1,0 +1,61 @@
+// Kaldi's TokenHolder ("tok\n") and TokenVectorHolder ("a b c \n"): no "\0B", the same
+// bytes in binary and text mode.
+#pragma once
+
+#include <tablio/codec/kaldi_token.hpp>
+#include <tablio/holder/basic.hpp>
+
+#include <string>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+class token_holder : public holder_storage<std::string> {
+ public:
+  static void write(writer& w, bool /*binary*/, const std::string& token) {
+    check_token(token);
+    w.write(token);
+    w.put('\n');
+  }
+  void read(reader& r) {
+    r.skip_whitespace();
+    std::uint64_t at = r.tell();
+    value_.clear();
+    r.read_until_space(value_);
+    if (value_.empty()) r.fail_at(at, "a token", "end of input");
+    for (int c = r.peek(); c != '\n'; c = r.peek()) {
+      if (c < 0 || !reader::is_space(static_cast<char>(c)))
+        r.fail("a newline after token '" + value_ + "'",
+               c < 0 ? std::string("end of input") : "byte '" + std::string(1, static_cast<char>(c)) + "'");
+      r.advance(1);
+    }
+    r.advance(1);
+  }
+  static void check_token(std::string_view token) {
+    if (!kaldi_io::is_token(token))
+      throw usage_error("invalid token '" + std::string(token) + "' (empty, whitespace or unprintable)");
+  }
+};
+
+class token_vector_holder : public holder_storage<std::vector<std::string>> {
+ public:
+  static void write(writer& w, bool /*binary*/, const std::vector<std::string>& tokens) {
+    for (const auto& t : tokens) {
+      token_holder::check_token(t);
+      w.write(t);
+      w.put(' ');
+    }
+    w.put('\n');
+  }
+  void read(reader& r) {
+    value_.clear();
+    detail::parse_line(r, [&](reader& line) {
+      while (!detail::at_line_end(line)) {
+        value_.emplace_back();
+        line.read_until_space(value_.back());
+      }
+    });
+  }
+};
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,15 @@
+// tablio: one header for every layer.
+#pragma once
+
+#include <tablio/codec/codec.hpp>
+#include <tablio/core/endian.hpp>
+#include <tablio/core/error.hpp>
+#include <tablio/core/limits.hpp>
+#include <tablio/core/version.hpp>
+#include <tablio/holder/holders.hpp>
+#include <tablio/stream/filename.hpp>
+#include <tablio/stream/file.hpp>
+#include <tablio/stream/iostream.hpp>
+#include <tablio/stream/memory.hpp>
+#include <tablio/stream/mmap.hpp>
+#include <tablio/stream/pipe.hpp>

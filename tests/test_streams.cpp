@@ -1,0 +1,280 @@
+// Streams: memory, files, offsets, mmap, pipes, iostream bridges, extended filenames.
+#include "test_support.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+
+using namespace tablio;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    std::string tmpl = (fs::temp_directory_path() / "tablio-test-XXXXXX").string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~temp_dir() { fs::remove_all(path); }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string read_all(reader& r) {
+  std::string out;
+  char buf[1000];
+  while (std::size_t n = r.read_some(buf, sizeof buf)) out.append(buf, n);
+  return out;
+}
+
+std::string pattern(std::size_t n) {
+  std::string s(n, '\0');
+  for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>((i * 131) >> 3);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("reader windows, peeking and stitching across refills", "[stream]") {
+  std::string data = pattern(100000);
+  std::string path;
+  temp_dir dir;
+  path = dir / "p.bin";
+  {
+    writer w(file_sink(path), path, 4096);
+    for (std::size_t i = 0; i < data.size(); i += 777) w.write(data.data() + i, std::min<std::size_t>(777, data.size() - i));
+    w.close();
+  }
+  CHECK(test::read_file(path) == data);
+  // A tiny buffer forces refills and stitching everywhere.
+  reader r(file_source(path), path, default_limits, 7);
+  CHECK(r.remaining() == 100000u);
+  std::string got;
+  while (!r.at_end()) {
+    REQUIRE(r.ensure(std::min<std::uint64_t>(5, *r.remaining())));
+    std::uint64_t before = r.tell();
+    char c[3];
+    std::size_t n = r.read_some(c, 3);
+    got.append(c, n);
+    CHECK(r.tell() == before + n);
+  }
+  CHECK(got == data);
+  CHECK_THROWS_WITH(r.read_exact(got.data(), 1), Catch::Contains(path) && Catch::Contains("end of input after 0"));
+}
+
+TEST_CASE("large reads bypass the buffer and keep offsets right", "[stream]") {
+  temp_dir dir;
+  std::string data = pattern(3 << 20);
+  std::string path = dir / "big.bin";
+  {
+    writer w(file_sink(path), path);
+    w.write(data);
+    w.close();
+  }
+  reader r(file_source(path), path);
+  std::string head(10, '\0');
+  r.read_exact(head.data(), 10);
+  std::string body(data.size() - 10, '\0');
+  r.read_exact(body.data(), body.size());
+  CHECK(head + body == data);
+  CHECK(r.tell() == data.size());
+  CHECK(r.at_end());
+}
+
+TEST_CASE("memory writer grows its vector and reports its size", "[stream]") {
+  byte_vector out;
+  writer w = memory_writer(out);
+  for (int i = 0; i < 10000; ++i) w.write("abcdefgh", 8);
+  CHECK(w.tell() == 80000u);
+  w.close();
+  CHECK(out.size() == 80000u);
+  CHECK_THROWS_AS(w.write("x", 1), usage_error);
+}
+
+TEST_CASE("files opened at an offset, seeking and mmap", "[stream]") {
+  temp_dir dir;
+  std::string path = dir / "f.bin";
+  {
+    writer w = open_output(path);
+    w.write("0123456789");
+    w.close();
+  }
+  reader at = open_input(path + ":4");
+  CHECK(at.tell() == 4u);
+  CHECK(read_all(at) == "456789");
+  at.seek(1);
+  CHECK(at.get() == '1');
+  CHECK_THROWS_WITH(open_input(path + ":11"), Catch::Contains("past the end"));
+
+  reader mapped(mmap_source(path), path);
+  REQUIRE(mapped.fill());
+  CHECK(mapped.window().size() == 10u);  // one window: no copy
+  mapped.seek(7);
+  CHECK(read_all(mapped) == "789");
+  CHECK_THROWS_AS(mmap_source(dir / "missing"), io_error);
+}
+
+TEST_CASE("I/O errors name the file and the system's reason", "[stream][bad]") {
+  try {
+    file_source missing("/nonexistent/dir/file");
+    FAIL("opened");
+  } catch (const io_error& e) {
+    CHECK(e.path() == "/nonexistent/dir/file");
+    CHECK(e.error_number() == ENOENT);
+    CHECK_THAT(e.what(), Catch::Contains("No such file"));
+  }
+  SECTION("a full disk is reported, not ignored") {
+    writer w(file_sink("/dev/full"), "/dev/full");
+    w.write(std::string(1000, 'x'));
+    CHECK_THROWS_WITH(w.close(), Catch::Contains("/dev/full") && Catch::Contains("No space left"));
+  }
+  SECTION("a writer destroyed with a failure reports it instead of throwing") {
+    static std::string reported;
+    auto previous = set_error_reporter([](const char* m) noexcept { reported = m; });
+    {
+      writer w(file_sink("/dev/full"), "/dev/full");
+      w.write("lost", 4);
+    }
+    set_error_reporter(previous);
+    CHECK_THAT(reported, Catch::Contains("/dev/full"));
+  }
+}
+
+TEST_CASE("pipes run commands and report their failure", "[stream][pipe]") {
+  temp_dir dir;
+  SECTION("an input pipe reads the command's output") {
+    reader r = open_input("printf 'hello world' |");
+    CHECK(read_all(r) == "hello world");
+    r.close();
+  }
+  SECTION("an output pipe feeds the command") {
+    std::string target = dir / "out.txt";
+    writer w = open_output("| tr a-z A-Z > " + target);
+    w.write("shout");
+    w.close();
+    CHECK(test::read_file(target) == "SHOUT");
+  }
+  SECTION("a command that exits non-zero is an error at close") {
+    reader r = open_input("printf partial; exit 3 |");
+    CHECK(read_all(r) == "partial");
+    CHECK_THROWS_WITH(r.close(), Catch::Contains("exited with status 3"));
+    writer w = open_output("| cat > /dev/null; exit 4");
+    w.write("x", 1);
+    CHECK_THROWS_WITH(w.close(), Catch::Contains("exited with status 4"));
+  }
+  SECTION("an input pipe is read to its end before it is closed") {
+    // Without draining, `yes | head` style producers die of SIGPIPE and look like failures.
+    reader r = open_input("head -c 1000000 /dev/zero |");
+    CHECK(r.get() == 0);
+    CHECK_NOTHROW(r.close());
+  }
+  SECTION("writing to a command that exited is an error, not a SIGPIPE death") {
+    writer w = open_output("| exit 0");
+    std::string block(1 << 20, 'x');
+    CHECK_THROWS_AS([&] {
+      for (int i = 0; i < 64; ++i) w.write(block);
+      w.close();
+    }(), io_error);
+  }
+  SECTION("pipes can be switched off for untrusted names") {
+    open_options no_pipes;
+    no_pipes.allow_pipes = false;
+    CHECK_THROWS_WITH(open_input("rm -rf / |", no_pipes), Catch::Contains("pipes are disabled"));
+    CHECK_THROWS_WITH(open_output("| rm -rf /", no_pipes), Catch::Contains("pipes are disabled"));
+  }
+}
+
+TEST_CASE("rxfilenames are classified as Kaldi classifies them", "[stream][filename]") {
+  CHECK(classify_rxfilename("") == input_kind::standard_input);
+  CHECK(classify_rxfilename("-") == input_kind::standard_input);
+  CHECK(classify_rxfilename("| gunzip") == input_kind::none);
+  CHECK(classify_rxfilename("gunzip -c foo.gz |") == input_kind::pipe);
+  CHECK(classify_rxfilename(" foo") == input_kind::none);
+  CHECK(classify_rxfilename("foo ") == input_kind::none);
+  CHECK(classify_rxfilename("ark:foo") == input_kind::none);
+  CHECK(classify_rxfilename("scp,p:foo") == input_kind::none);
+  CHECK(classify_rxfilename("a:b") == input_kind::file);  // not a valid specifier
+  CHECK(classify_rxfilename("foo.ark:123") == input_kind::offset_file);
+  CHECK(classify_rxfilename("foo.ark:") == input_kind::file);
+  CHECK(classify_rxfilename("foo.ark:12a") == input_kind::file);
+  CHECK(classify_rxfilename("foo|bar") == input_kind::none);
+  CHECK(classify_rxfilename("/tmp/foo.ark") == input_kind::file);
+  CHECK(split_offset_filename("a:b.ark:42").file == "a:b.ark");
+  CHECK(split_offset_filename("a:b.ark:42").offset == 42u);
+}
+
+TEST_CASE("wxfilenames are classified as Kaldi classifies them", "[stream][filename]") {
+  CHECK(classify_wxfilename("") == output_kind::standard_output);
+  CHECK(classify_wxfilename("-") == output_kind::standard_output);
+  CHECK(classify_wxfilename("| gzip -c > f.gz") == output_kind::pipe);
+  CHECK(classify_wxfilename("gzip |") == output_kind::none);
+  CHECK(classify_wxfilename(" f") == output_kind::none);
+  CHECK(classify_wxfilename("ark,t:f") == output_kind::none);
+  CHECK(classify_wxfilename("f.ark:10") == output_kind::none);
+  CHECK(classify_wxfilename("f|g") == output_kind::none);
+  CHECK(classify_wxfilename("f.ark") == output_kind::file);
+  CHECK_THROWS_WITH(open_output("f.ark:10"), Catch::Contains("invalid wxfilename"));
+}
+
+TEST_CASE("specifiers are parsed as Kaldi parses them", "[stream][specifier]") {
+  auto w = parse_wspecifier("ark,scp,t,f:a.ark,a.scp");
+  REQUIRE(w);
+  CHECK(w->kind == wspecifier_kind::archive_and_script);
+  CHECK(w->archive == "a.ark");
+  CHECK(w->script == "a.scp");
+  CHECK_FALSE(w->binary);
+  CHECK(w->flush);
+  CHECK_FALSE(parse_wspecifier("scp,ark:a,b"));
+  CHECK_FALSE(parse_wspecifier("ark,ark:a"));
+  CHECK_FALSE(parse_wspecifier("ark,scp:nocomma"));
+  CHECK_FALSE(parse_wspecifier("ark:a "));
+  CHECK_FALSE(parse_wspecifier("ark,x:a"));
+  auto r = parse_rspecifier("ark,s,cs,o,p:f.ark");
+  REQUIRE(r);
+  CHECK(r->sorted);
+  CHECK(r->called_sorted);
+  CHECK(r->once);
+  CHECK(r->permissive);
+  CHECK(r->filename == "f.ark");
+  CHECK_FALSE(parse_rspecifier("o, s, ark:x"));  // empty options between ',' and ' '
+  CHECK_FALSE(parse_rspecifier("ark,scp:a,b"));
+  CHECK_FALSE(parse_rspecifier("s:f"));
+  CHECK(parse_rspecifier("b,t,ns,ncs,np,no,bg,scp:f")->kind == rspecifier_kind::script);
+}
+
+TEST_CASE("iostream bridges in both directions", "[stream][iostream]") {
+  std::istringstream in("abc def");
+  reader r(istream_source(in), "istream");
+  CHECK(read_all(r) == "abc def");
+  std::ostringstream out;
+  {
+    writer w(ostream_sink(out), "ostream");
+    w.write("xyz");
+    w.close();
+  }
+  CHECK(out.str() == "xyz");
+
+  std::string src = "12 34 rest";
+  reader r2 = memory_reader(std::string_view(src));
+  {
+    reader_streambuf buf(r2);
+    std::istream is(&buf);
+    int a, b;
+    is >> a >> b;
+    CHECK(a + b == 46);
+  }
+  CHECK(r2.tell() == 5u);  // the reader continues where the istream stopped
+  byte_vector bytes;
+  writer w2 = memory_writer(bytes);
+  w2.write("<", 1);
+  {
+    writer_streambuf buf(w2);
+    std::ostream os(&buf);
+    os << 42 << std::string(100000, 'z');
+  }
+  w2.write(">", 1);
+  w2.close();
+  CHECK(bytes.size() == 100004u);
+  CHECK(std::string_view(bytes.data(), 3) == "<42");
+}

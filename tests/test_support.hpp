@@ -1,0 +1,123 @@
+// Helpers shared by the tests: reading files, formatting values as the .expect files do,
+// and reading/writing Kaldi archives entry by entry with a holder.
+#pragma once
+
+#include <tablio/tablio.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace test {
+
+inline std::string data_path(const std::string& relative) { return std::string(TABLIO_TEST_DATA) + "/" + relative; }
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The entry lines of an .expect file (status lines starting with '#' left out).
+inline std::vector<std::string> expect_entries(const std::string& path) {
+  std::istringstream in(read_file(path));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') lines.push_back(line);
+  return lines;
+}
+
+// Formats like glibc printf("%a") with float widened to double, as the .expect files do.
+inline std::string hex_float(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return buf;
+}
+
+inline std::string format_value(bool v) { return v ? "T" : "F"; }
+inline std::string format_value(const std::string& v) { return v; }
+template <class T>
+  requires std::is_arithmetic_v<T>
+std::string format_value(T v) {
+  if constexpr (std::is_floating_point_v<T>) return hex_float(static_cast<double>(v));
+  else return std::to_string(v);
+}
+template <class A, class B>
+std::string format_value(const std::pair<A, B>& p) {
+  return format_value(p.first) + "," + format_value(p.second);
+}
+
+template <class T>
+std::string join(const std::vector<T>& v) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ' ';
+    out += format_value(v[i]);
+  }
+  return out;
+}
+
+// "key\ttype\tdims\tvalues" for one entry.
+template <class T>
+std::string expect_line(const std::string& key, const std::string& type, const T& v) {
+  if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, std::string>) {
+    return key + "\t" + type + "\t-\t" + format_value(v);
+  } else if constexpr (requires { v[0].size(); } && !std::is_same_v<typename T::value_type, std::string>) {
+    std::string dims = std::to_string(v.size()) + ":";
+    std::vector<typename T::value_type::value_type> flat;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      dims += (i ? "," : "") + std::to_string(v[i].size());
+      flat.insert(flat.end(), v[i].begin(), v[i].end());
+    }
+    return key + "\t" + type + "\t" + dims + "\t" + join(flat);
+  } else {
+    return key + "\t" + type + "\t" + std::to_string(v.size()) + "\t" + join(v);
+  }
+}
+
+// Reads every "key object" entry of an archive with holder H (a minimal ark reader).
+template <class H>
+std::vector<std::pair<std::string, typename H::value_type>> read_archive(tablio::reader& r) {
+  std::vector<std::pair<std::string, typename H::value_type>> out;
+  for (;;) {
+    r.skip_whitespace();
+    if (r.at_end()) break;
+    std::string key;
+    r.read_until_space(key);
+    int c = r.peek();
+    if (c == ' ' || c == '\t') r.advance(1);
+    H h;
+    h.read(r);
+    out.emplace_back(key, std::move(h.value()));
+  }
+  return out;
+}
+
+template <class H>
+std::vector<std::pair<std::string, typename H::value_type>> read_archive_file(const std::string& path) {
+  tablio::reader r(tablio::file_source(path), path);
+  return read_archive<H>(r);
+}
+
+template <class H>
+std::string write_archive(const std::vector<std::pair<std::string, typename H::value_type>>& entries, bool binary) {
+  std::string out;
+  {
+    tablio::writer w = tablio::memory_writer(out);
+    for (const auto& [key, value] : entries) {
+      w.write(key);
+      w.put(' ');
+      H::write(w, binary, value);
+    }
+    w.close();
+  }
+  return out;
+}
+
+}  // namespace test
