@@ -15,7 +15,8 @@ std::atomic<std::size_t> counted_bytes{0};
 std::atomic<std::size_t> largest{0};
 }  // namespace
 
-void* operator new(std::size_t n) {
+namespace {
+void* counted_malloc(std::size_t n) {
   if (counting) {
     counted_bytes += n;
     std::size_t prev = largest;
@@ -25,8 +26,15 @@ void* operator new(std::size_t n) {
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
+}  // namespace
+
+// Every plain form is replaced, so that new and delete always pair malloc with free.
+void* operator new(std::size_t n) { return counted_malloc(n); }
+void* operator new[](std::size_t n) { return counted_malloc(n); }
 void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace tablio;
 

@@ -72,7 +72,8 @@ std::string expect_line(const std::string& key, const std::string& type, const T
     std::string dims = std::to_string(v.size()) + ":";
     std::vector<typename T::value_type::value_type> flat;
     for (std::size_t i = 0; i < v.size(); ++i) {
-      dims += (i ? "," : "") + std::to_string(v[i].size());
+      if (i) dims += ',';
+      dims += std::to_string(v[i].size());
       flat.insert(flat.end(), v[i].begin(), v[i].end());
     }
     return key + "\t" + type + "\t" + dims + "\t" + join(flat);

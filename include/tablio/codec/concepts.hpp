@@ -14,6 +14,7 @@
 #include <tablio/stream/reader.hpp>
 #include <tablio/stream/writer.hpp>
 
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
 #include <type_traits>
@@ -31,6 +32,34 @@ concept codec = requires(writer& w, reader& r, std::uint64_t n, int& i) {
   C::write_size(w, n);
   { C::read_size(r) } -> std::same_as<std::uint64_t>;
 };
+
+namespace detail {
+
+// Resizes v to n elements (n already checked against the input) and fills them with
+// read_array(pointer, count). When the input size is unknown, v grows in bounded steps as
+// data actually arrives, so a lying count cannot force a large allocation. When it is
+// known, v is resized once, reusing its capacity (no clear(): no needless zero-filling).
+template <class Vector, class ReadArray>
+void read_sized_array(reader& r, Vector& v, std::uint64_t n, ReadArray read_array) {
+  using T = typename Vector::value_type;
+  std::size_t first = r.reserve_hint(n, sizeof(T));
+  if (first >= n) {
+    v.resize(static_cast<std::size_t>(n));
+    read_array(v.data(), v.size());
+    return;
+  }
+  v.clear();
+  std::size_t step = std::max<std::size_t>(1, first);
+  while (v.size() < n) {
+    std::size_t before = v.size();
+    std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(step, n - before));
+    v.resize(before + take);
+    read_array(v.data() + before, take);
+    step = v.size();  // geometric growth once data has arrived
+  }
+}
+
+}  // namespace detail
 
 // Specialize for full control over how codec C encodes T (step 1 above).
 template <class C, class T>

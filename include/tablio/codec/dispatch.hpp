@@ -201,20 +201,12 @@ template <class C, class Container>
 void read_elements(reader& r, Container& out, std::uint64_t n) {
   using T = typename Container::value_type;
   r.check_available(n, min_encoded_size<C, T>(), "elements");
-  out.clear();
   if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool> &&
                 requires(T* p) { C::read_array(r, p, std::size_t{}); } &&
                 requires { out.data(); }) {
-    // Bulk path, grown in bounded steps when the input size is unknown.
-    std::size_t step = std::max<std::size_t>(1, r.reserve_hint(n, sizeof(T)));
-    while (out.size() < n) {
-      std::size_t before = out.size();
-      std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(step, n - before));
-      out.resize(before + take);
-      C::read_array(r, out.data() + before, take);
-      step = out.size();
-    }
+    read_sized_array(r, out, n, [&](T* p, std::size_t k) { C::read_array(r, p, k); });
   } else {
+    out.clear();
     if constexpr (requires { out.reserve(std::size_t{}); }) out.reserve(r.reserve_hint(n, sizeof(T)));
     for (std::uint64_t i = 0; i < n; ++i) {
       T e{};

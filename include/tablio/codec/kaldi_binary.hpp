@@ -12,6 +12,7 @@
 #include <tablio/codec/kaldi_token.hpp>
 #include <tablio/core/endian.hpp>
 
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -155,11 +156,19 @@ struct kaldi_binary {
   template <std::floating_point T, class A>
   static void read_vector(reader& r, std::vector<T, A>& v) {
     std::uint64_t at = r.tell();
-    std::string token;
-    kaldi_io::read_token(r, token);
-    bool same = token == (sizeof(T) == 4 ? "FV" : "DV");
-    bool other = token == (sizeof(T) == 4 ? "DV" : "FV");
-    if (!same && !other) r.fail_at(at, sizeof(T) == 4 ? "token 'FV'" : "token 'DV'", "'" + token + "'");
+    const char* own = sizeof(T) == 4 ? "FV " : "DV ";
+    bool same, other;
+    if (r.ensure(3) && std::memcmp(r.window().data(), own, 3) == 0) {
+      r.advance(3);  // the common case, without building a token string
+      same = true;
+      other = false;
+    } else {
+      std::string token;
+      kaldi_io::read_token(r, token);
+      same = token == std::string_view(own, 2);
+      other = token == (sizeof(T) == 4 ? "DV" : "FV");
+      if (!same && !other) r.fail_at(at, sizeof(T) == 4 ? "token 'FV'" : "token 'DV'", "'" + token + "'");
+    }
     std::uint64_t n = read_size(r);
     if (same) {
       r.check_available(n, sizeof(T), "vector elements");
@@ -209,19 +218,12 @@ struct kaldi_binary {
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = {flat[2 * i], flat[2 * i + 1]};
   }
 
-  // Reads n raw little-endian values into v, growing in bounded steps when the input size
-  // is unknown so that a lying count cannot force a large allocation.
+  // Reads n raw little-endian values into v (n already checked against the input).
   template <class T, class A>
   static void read_bulk(reader& r, std::vector<T, A>& v, std::uint64_t n) {
-    v.clear();
-    std::size_t step = std::max<std::size_t>(1, r.reserve_hint(n, sizeof(T)));
-    while (v.size() < n) {
-      std::size_t before = v.size();
-      std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(step, n - before));
-      v.resize(before + take);
-      r.read_exact(reinterpret_cast<char*>(v.data() + before), take * sizeof(T), "vector bytes");
-      step = v.size();  // geometric growth once data has actually arrived
-    }
+    detail::read_sized_array(r, v, n, [&](T* p, std::size_t k) {
+      r.read_exact(reinterpret_cast<char*>(p), k * sizeof(T), "vector bytes");
+    });
   }
 
  private:

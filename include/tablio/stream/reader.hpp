@@ -64,7 +64,7 @@ class source_adapter final : public source_base {
     if constexpr (contiguous_source<S>) {
       std::span<const char> w = next_window();
       n = std::min(n, w.size());
-      std::memcpy(dst, w.data(), n);
+      if (n != 0) std::memcpy(dst, w.data(), n);
       return n;
     } else {
       return s_.read_some(dst, n);
@@ -203,7 +203,7 @@ class reader {
   // Reads exactly n bytes or throws a format_error saying how many were missing.
   void read_exact(char* dst, std::size_t n, const char* what = "bytes") {
     if (static_cast<std::size_t>(end_ - cur_) >= n) [[likely]] {
-      std::memcpy(dst, cur_, n);
+      if (n != 0) std::memcpy(dst, cur_, n);  // dst may be null (an empty vector's data())
       cur_ += n;
       return;
     }

@@ -114,7 +114,7 @@ class writer {
 
   void write(const char* src, std::size_t n) {
     if (static_cast<std::size_t>(end_ - pos_) >= n) [[likely]] {
-      std::memcpy(pos_, src, n);
+      if (n != 0) std::memcpy(pos_, src, n);  // pos_ may be null before the first window
       pos_ += n;
       return;
     }
