@@ -55,15 +55,15 @@ const std::vector<record>& records() {
 namespace handwritten {
 
 template <class T>
-void put(tablio::byte_vector& out, std::size_t& pos, const T* data, std::size_t n) {
+void put(tablio::byte_buffer& out, std::size_t& pos, const T* data, std::size_t n) {
   std::memcpy(out.data() + pos, data, n * sizeof(T));
   pos += n * sizeof(T);
 }
 
-void serialize(const std::vector<record>& in, tablio::byte_vector& out) {
+void serialize(const std::vector<record>& in, tablio::byte_buffer& out) {
   std::size_t total = 0;
   for (const record& r : in) total += 4 + 4 + r.name.size() + 4 + r.v.size() * 4 + 4 + r.ids.size() * 4 + 8;
-  out.resize(total);
+  out.resize_uninitialized(total);
   std::size_t pos = 0;
   for (const record& r : in) {
     auto n = static_cast<std::uint32_t>(r.name.size());
@@ -96,7 +96,7 @@ struct cursor {
   }
 };
 
-void deserialize(const tablio::byte_vector& in, std::vector<record>& out) {
+void deserialize(const tablio::byte_buffer& in, std::vector<record>& out) {
   cursor c{in.data(), in.data() + in.size()};
   for (record& r : out) {
     c.get(&r.id, 1);
@@ -115,7 +115,7 @@ void deserialize(const tablio::byte_vector& in, std::vector<record>& out) {
 template <class Codec>
 void tablio_serialize(benchmark::State& state) {
   const auto& in = records();
-  tablio::byte_vector out;
+  tablio::byte_buffer out;
   for (auto _ : state) {
     out.clear();
     tablio::writer w = tablio::memory_writer(out);
@@ -128,8 +128,8 @@ void tablio_serialize(benchmark::State& state) {
 
 template <class Codec>
 void tablio_deserialize(benchmark::State& state) {
-  tablio::byte_vector bytes = [] {
-    tablio::byte_vector b;
+  tablio::byte_buffer bytes = [] {
+    tablio::byte_buffer b;
     tablio::writer w = tablio::memory_writer(b);
     for (const record& r : records()) tablio::encode_to<Codec>(w, r);
     w.close();
@@ -145,7 +145,7 @@ void tablio_deserialize(benchmark::State& state) {
 }
 
 void memcpy_serialize(benchmark::State& state) {
-  tablio::byte_vector out;
+  tablio::byte_buffer out;
   for (auto _ : state) {
     handwritten::serialize(records(), out);
     benchmark::DoNotOptimize(out.data());
@@ -154,7 +154,7 @@ void memcpy_serialize(benchmark::State& state) {
 }
 
 void memcpy_deserialize(benchmark::State& state) {
-  tablio::byte_vector bytes;
+  tablio::byte_buffer bytes;
   handwritten::serialize(records(), bytes);
   std::vector<record> out(record_count);
   for (auto _ : state) {
@@ -192,13 +192,13 @@ void cereal_deserialize(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(memcpy_serialize)->Name("serialize/memcpy")->Unit(benchmark::kMillisecond);
-BENCHMARK(tablio_serialize<tablio::raw_little>)->Name("serialize/tablio_raw_little")->Unit(benchmark::kMillisecond);
-BENCHMARK(tablio_serialize<tablio::kaldi_binary>)->Name("serialize/tablio_kaldi_binary")->Unit(benchmark::kMillisecond);
-BENCHMARK(cereal_serialize)->Name("serialize/cereal_binary")->Unit(benchmark::kMillisecond);
-BENCHMARK(memcpy_deserialize)->Name("deserialize/memcpy")->Unit(benchmark::kMillisecond);
-BENCHMARK(tablio_deserialize<tablio::raw_little>)->Name("deserialize/tablio_raw_little")->Unit(benchmark::kMillisecond);
-BENCHMARK(tablio_deserialize<tablio::kaldi_binary>)->Name("deserialize/tablio_kaldi_binary")->Unit(benchmark::kMillisecond);
-BENCHMARK(cereal_deserialize)->Name("deserialize/cereal_binary")->Unit(benchmark::kMillisecond);
+BENCHMARK(memcpy_serialize)->Name("serialize/memcpy")->Apply(bench::fastest_of_repetitions);
+BENCHMARK(tablio_serialize<tablio::raw_little>)->Name("serialize/tablio_raw_little")->Apply(bench::fastest_of_repetitions);
+BENCHMARK(tablio_serialize<tablio::kaldi_binary>)->Name("serialize/tablio_kaldi_binary")->Apply(bench::fastest_of_repetitions);
+BENCHMARK(cereal_serialize)->Name("serialize/cereal_binary")->Apply(bench::fastest_of_repetitions);
+BENCHMARK(memcpy_deserialize)->Name("deserialize/memcpy")->Apply(bench::fastest_of_repetitions);
+BENCHMARK(tablio_deserialize<tablio::raw_little>)->Name("deserialize/tablio_raw_little")->Apply(bench::fastest_of_repetitions);
+BENCHMARK(tablio_deserialize<tablio::kaldi_binary>)->Name("deserialize/tablio_kaldi_binary")->Apply(bench::fastest_of_repetitions);
+BENCHMARK(cereal_deserialize)->Name("deserialize/cereal_binary")->Apply(bench::fastest_of_repetitions);
 
 int main(int argc, char** argv) { return bench::run(argc, argv, "memcpy"); }

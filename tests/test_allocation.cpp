@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <map>
 #include <new>
 
 // GCC cannot see that the replaced operator new below allocates with malloc.

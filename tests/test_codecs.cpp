@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <unordered_map>
 
 using namespace tablio;
 

@@ -83,7 +83,7 @@ TEST_CASE("large reads bypass the buffer and keep offsets right", "[stream]") {
 }
 
 TEST_CASE("memory writer grows its vector and reports its size", "[stream]") {
-  byte_vector out;
+  byte_buffer out;
   writer w = memory_writer(out);
   for (int i = 0; i < 10000; ++i) w.write("abcdefgh", 8);
   CHECK(w.tell() == 80000u);
@@ -265,7 +265,7 @@ TEST_CASE("iostream bridges in both directions", "[stream][iostream]") {
     CHECK(a + b == 46);
   }
   CHECK(r2.tell() == 5u);  // the reader continues where the istream stopped
-  byte_vector bytes;
+  byte_buffer bytes;
   writer w2 = memory_writer(bytes);
   w2.write("<", 1);
   {

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <tablio/codec/codec.hpp>
+#include <tablio/codec/kaldi_object.hpp>
 #include <tablio/core/endian.hpp>
 #include <tablio/core/error.hpp>
 #include <tablio/core/limits.hpp>
+#include <tablio/core/owned.hpp>
 #include <tablio/core/version.hpp>
 #include <tablio/holder/holders.hpp>
 #include <tablio/stream/filename.hpp>

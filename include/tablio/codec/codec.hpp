@@ -1,4 +1,5 @@
-// The codec layer: every codec and the support for standard types.
+// The codec layer: every codec and the support for standard types. Kaldi-style classes
+// (Write/Read members) also need <tablio/codec/kaldi_object.hpp>, which brings in iostreams.
 #pragma once
 
 #include <tablio/codec/dispatch.hpp>

@@ -11,10 +11,10 @@
 //   5. aggregates, field by field, through Boost.PFR: no user code at all.
 #pragma once
 
+#include <tablio/core/minmax.hpp>
 #include <tablio/stream/reader.hpp>
 #include <tablio/stream/writer.hpp>
 
-#include <algorithm>
 #include <concepts>
 #include <cstdint>
 #include <type_traits>
@@ -49,10 +49,10 @@ void read_sized_array(reader& r, Vector& v, std::uint64_t n, ReadArray read_arra
     return;
   }
   v.clear();
-  std::size_t step = std::max<std::size_t>(1, first);
+  std::size_t step = detail::max_of<std::size_t>(1, first);
   while (v.size() < n) {
     std::size_t before = v.size();
-    std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(step, n - before));
+    std::size_t take = static_cast<std::size_t>(detail::min_of<std::uint64_t>(step, n - before));
     v.resize(before + take);
     read_array(v.data() + before, take);
     step = v.size();  // geometric growth once data has arrived

@@ -2,14 +2,13 @@
 // codec/concepts.hpp to any type, plus encode()/decode() to and from memory.
 #pragma once
 
+#include <tablio/core/minmax.hpp>
 #include <tablio/codec/concepts.hpp>
-#include <tablio/stream/iostream.hpp>
 #include <tablio/stream/memory.hpp>
 
 #include <boost/pfr/core.hpp>
 
-#include <istream>
-#include <ostream>
+#include <iosfwd>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -55,29 +54,15 @@ concept kaldi_object = requires(std::ostream& os, std::istream& is, const T& cv,
   v.Read(is, binary);
 };
 
-namespace detail {
-
-// Runs a Kaldi-style Write on the writer through a streambuf sharing its window.
-template <class T>
-void write_kaldi_object(writer& w, const T& v, bool binary) {
-  writer_streambuf buf(w);
-  std::ostream os(&buf);
-  os.exceptions(std::ios::badbit);  // the writer's own io_error reaches the caller
-  v.Write(os, binary);
-  if (!os) throw io_error(w.name(), 0, "Write() of a Kaldi-style object failed on");
-}
-
-template <class T>
-void read_kaldi_object(reader& r, T& v, bool binary) {
-  std::uint64_t at = r.tell();
-  reader_streambuf buf(r);
-  std::istream is(&buf);
-  is.exceptions(std::ios::badbit);
-  v.Read(is, binary);
-  if (is.fail()) r.fail_at(at, "an object its Read() accepts", "data it rejected");
-}
-
-}  // namespace detail
+// Runs Kaldi-style Write/Read members on a writer/reader. Defined in
+// codec/kaldi_object.hpp, which brings in <istream> and <ostream>: only code that uses
+// Kaldi-style classes pays for them.
+template <class T, class Enable = void>
+struct kaldi_object_bridge {
+  static_assert(sizeof(T) == 0,
+                "tablio: this type has Kaldi-style Write/Read members; include "
+                "<tablio/codec/kaldi_object.hpp> (or <tablio/tablio.hpp>) to serialize it");
+};
 
 template <class C, class T>
 void encode_to(writer& w, const T& v);
@@ -95,10 +80,10 @@ constexpr std::uint64_t min_encoded_size() {
   } else if constexpr (std::is_enum_v<T>) {
     return C::template min_value_size<std::underlying_type_t<T>>();
   } else if constexpr (detail::has_builtin_codec<T>) {
-    return std::max<std::uint64_t>(1, builtin_codec<T>::template min_size<C>());
+    return detail::max_of<std::uint64_t>(1, builtin_codec<T>::template min_size<C>());
   } else if constexpr (detail::reflectable_aggregate<T>) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::max<std::uint64_t>(
+      return detail::max_of<std::uint64_t>(
           1, (std::uint64_t{0} + ... + min_encoded_size<C, boost::pfr::tuple_element_t<I, T>>()));
     }(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
   } else {
@@ -115,7 +100,7 @@ void encode_to(writer& w, const T& v) {
   } else if constexpr (detail::has_codec_adl<C, T>) {
     tablio_write(w, C{}, v);
   } else if constexpr (kaldi_object<T>) {
-    detail::write_kaldi_object(w, v, C::binary);
+    kaldi_object_bridge<T>::write(w, v, C::binary);
   } else if constexpr (std::is_arithmetic_v<T>) {
     C::write(w, v);
   } else if constexpr (std::is_enum_v<T>) {
@@ -140,7 +125,7 @@ void decode_from(reader& r, T& v) {
   } else if constexpr (detail::has_codec_adl<C, T>) {
     tablio_read(r, C{}, v);
   } else if constexpr (kaldi_object<T>) {
-    detail::read_kaldi_object(r, v, C::binary);
+    kaldi_object_bridge<T>::read(r, v, C::binary);
   } else if constexpr (std::is_arithmetic_v<T>) {
     C::read(r, v);
   } else if constexpr (std::is_enum_v<T>) {
@@ -166,8 +151,8 @@ T decode_from(reader& r) {
 
 // Encodes one value into a fresh byte vector.
 template <class C, class T>
-byte_vector encode(const T& v) {
-  byte_vector out;
+byte_buffer encode(const T& v) {
+  byte_buffer out;
   {
     writer w = memory_writer(out);
     encode_to<C>(w, v);
@@ -185,7 +170,7 @@ T decode(std::string_view bytes, const limits& lim = default_limits) {
   if (!r.at_end()) r.fail("end of input after the value", std::to_string(*r.remaining()) + " more bytes");
   return v;
 }
-// The same for any contiguous bytes (byte_vector, std::vector<char>, std::span<const char>).
+// The same for any contiguous bytes (byte_buffer, std::vector<char>, std::span<const char>).
 template <class C, class T, class Bytes>
   requires(!std::convertible_to<const Bytes&, std::string_view> &&
            std::constructible_from<std::span<const char>, const Bytes&>)

@@ -149,7 +149,7 @@ struct kaldi_binary {
   // std::vector<float|double>: a Kaldi Vector ("FV "/"DV ", M(dim), raw data).
   template <std::floating_point T, class A>
   static void write_vector(writer& w, const std::vector<T, A>& v) {
-    kaldi_io::write_token(w, sizeof(T) == 4 ? "FV" : "DV");
+    w.write(sizeof(T) == 4 ? "FV " : "DV ", 3);  // the token and its space
     write_size(w, v.size());
     w.write(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }

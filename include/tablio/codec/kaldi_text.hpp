@@ -11,7 +11,6 @@
 #include <tablio/codec/kaldi_token.hpp>
 #include <tablio/codec/text_number.hpp>
 
-#include <cmath>
 #include <limits>
 #include <string>
 #include <utility>

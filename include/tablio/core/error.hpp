@@ -4,7 +4,6 @@
 
 #include <tablio/core/version.hpp>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdint>
@@ -109,13 +108,16 @@ inline void print_error(const char* message) noexcept {
   std::fputs(message, stderr);
   std::fputc('\n', stderr);
 }
-inline std::atomic<error_reporter> current_reporter{&print_error};
+// Accessed with atomic builtins (not <atomic>, which would cost every includer compile time).
+inline error_reporter current_reporter = &print_error;
 }  // namespace detail
 
 // Installs a reporter (nullptr restores the default) and returns the previous one.
 inline error_reporter set_error_reporter(error_reporter r) noexcept {
-  return detail::current_reporter.exchange(r ? r : &detail::print_error);
+  return __atomic_exchange_n(&detail::current_reporter, r ? r : &detail::print_error, __ATOMIC_ACQ_REL);
 }
-inline void report_error(const char* message) noexcept { detail::current_reporter.load()(message); }
+inline void report_error(const char* message) noexcept {
+  __atomic_load_n(&detail::current_reporter, __ATOMIC_ACQUIRE)(message);
+}
 
 TABLIO_END_NAMESPACE

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <tablio/codec/codec.hpp>
+#include <tablio/codec/kaldi_object.hpp>
 #include <tablio/holder/concepts.hpp>
 
 TABLIO_BEGIN_NAMESPACE

@@ -2,36 +2,79 @@
 // growing vector, handing out the vector's own storage as the writer's window.
 #pragma once
 
+#include <tablio/core/minmax.hpp>
 #include <tablio/stream/reader.hpp>
 #include <tablio/stream/writer.hpp>
 
-#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 TABLIO_BEGIN_NAMESPACE
 
-// An allocator whose resize() leaves new chars uninitialised: the writer overwrites them.
-template <class T>
-struct default_init_allocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = default_init_allocator<U>;
-  };
-  using std::allocator<T>::allocator;
-  template <class U>
-  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-    ::new (static_cast<void*>(p)) U;
+// A growable byte array that, unlike std::vector<char>, never initialises bytes it is
+// about to overwrite: encode() returns one, and a writer to it copies each byte once.
+class byte_buffer {
+ public:
+  byte_buffer() = default;
+  byte_buffer(const byte_buffer& o) : byte_buffer() { assign(o.data(), o.size()); }
+  byte_buffer(byte_buffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        capacity_(std::exchange(o.capacity_, 0)) {}
+  ~byte_buffer() { delete[] data_; }
+  byte_buffer& operator=(const byte_buffer& o) {
+    if (this != &o) assign(o.data(), o.size());
+    return *this;
   }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  byte_buffer& operator=(byte_buffer&& o) noexcept {
+    if (this == &o) return *this;
+    delete[] data_;
+    data_ = std::exchange(o.data_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+    capacity_ = std::exchange(o.capacity_, 0);
+    return *this;
   }
-};
 
-// The byte container encode() returns: a std::vector<char> that grows without zero-filling.
-using byte_vector = std::vector<char, default_init_allocator<char>>;
+  char* data() noexcept { return data_; }
+  const char* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+  std::size_t capacity() const noexcept { return capacity_; }
+  bool empty() const noexcept { return size_ == 0; }
+  char* begin() noexcept { return data(); }
+  char* end() noexcept { return data() + size_; }
+  const char* begin() const noexcept { return data(); }
+  const char* end() const noexcept { return data() + size_; }
+  char& operator[](std::size_t i) noexcept { return data_[i]; }
+  char operator[](std::size_t i) const noexcept { return data_[i]; }
+  std::string_view view() const noexcept { return {data(), size_}; }
+  operator std::string_view() const noexcept { return view(); }
+  bool operator==(const byte_buffer& o) const noexcept { return view() == o.view(); }
+
+  // Keeps the capacity.
+  void clear() noexcept { size_ = 0; }
+  void reserve(std::size_t n) {
+    if (n <= capacity_) return;
+    char* bigger = new char[n];  // default-initialised: no zero-filling
+    if (size_ != 0) std::memcpy(bigger, data_, size_);
+    delete[] std::exchange(data_, bigger);
+    capacity_ = n;
+  }
+  // Sets the size; bytes past the old size are indeterminate until written.
+  void resize_uninitialized(std::size_t n) {
+    reserve(n);
+    size_ = n;
+  }
+  void assign(const char* src, std::size_t n) {
+    resize_uninitialized(n);
+    if (n != 0) std::memcpy(data(), src, n);
+  }
+
+ private:
+  char* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
 
 // Reads a span of memory the caller keeps alive.
 class memory_source {
@@ -41,7 +84,7 @@ class memory_source {
   explicit memory_source(std::string_view bytes) noexcept : bytes_(bytes.data(), bytes.size()) {}
 
   std::size_t read_some(char* dst, std::size_t n) noexcept {
-    n = std::min(n, bytes_.size() - pos_);
+    n = detail::min_of(n, bytes_.size() - pos_);
     if (n != 0) std::memcpy(dst, bytes_.data() + pos_, n);
     pos_ += n;
     return n;
@@ -54,8 +97,9 @@ class memory_source {
   std::size_t pos_ = 0;
 };
 
-// Appends to a vector-like container of char (std::vector<char>, byte_vector, std::string).
-// The container holds garbage past the written bytes until the writer is flushed or closed.
+// Appends to a container of char: byte_buffer (no initialisation), or std::vector<char> and
+// std::string (which zero-fill what they grow by). The container holds unwritten bytes past
+// the written ones until the writer is flushed or closed.
 template <class Container>
 class vector_sink final : public sink_base {
  public:
@@ -63,8 +107,8 @@ class vector_sink final : public sink_base {
 
   std::span<char> next_window(std::size_t used, std::size_t min_free) override {
     filled_ += used;
-    std::size_t want = filled_ + std::max<std::size_t>(min_free, 4096);
-    if (out_.size() < want) out_.resize(std::max(want, out_.size() * 2));
+    std::size_t want = filled_ + detail::max_of<std::size_t>(min_free, 4096);
+    if (out_.size() < want) grow(detail::max_of(want, out_.size() * 2));
     return {out_.data() + filled_, out_.size() - filled_};
   }
   void write_direct(const char* src, std::size_t n) override {
@@ -74,7 +118,7 @@ class vector_sink final : public sink_base {
   }
   void flush(std::size_t used) override {
     filled_ += used;
-    out_.resize(filled_);
+    resize(filled_);
   }
   bool seek(std::uint64_t offset) override {
     if (offset > out_.size()) return false;
@@ -83,6 +127,19 @@ class vector_sink final : public sink_base {
   }
 
  private:
+  void grow(std::size_t n) {
+    if constexpr (std::is_same_v<Container, byte_buffer>) {
+      // Use all the capacity there is: the buffer may have been cleared for reuse.
+      out_.resize_uninitialized(detail::max_of(n, out_.capacity()));
+    } else {
+      out_.resize(n);
+    }
+  }
+  void resize(std::size_t n) {
+    if constexpr (std::is_same_v<Container, byte_buffer>) out_.resize_uninitialized(n);
+    else out_.resize(n);
+  }
+
   Container& out_;
   std::size_t filled_;
 };
@@ -100,7 +157,7 @@ inline reader memory_reader(std::string_view bytes, std::string name = "<memory>
 // A writer appending to `out`; `out` has its final size once the writer is flushed or closed.
 template <class Container>
 writer memory_writer(Container& out, std::string name = "<memory>") {
-  return writer(std::make_unique<vector_sink<Container>>(out), std::move(name));
+  return writer(make_owned<vector_sink<Container>>(out), std::move(name));
 }
 
 TABLIO_END_NAMESPACE

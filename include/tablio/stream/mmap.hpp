@@ -1,9 +1,9 @@
 // A read-only memory map of a file: a contiguous source, so readers view it without copying.
 #pragma once
 
+#include <tablio/core/minmax.hpp>
 #include <tablio/core/error.hpp>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -71,7 +71,7 @@ class mmap_source {
   ~mmap_source() { unmap(); }
 
   std::size_t read_some(char* dst, std::size_t n) noexcept {
-    n = std::min(n, size_ - pos_);
+    n = detail::min_of(n, size_ - pos_);
     if (n != 0) std::memcpy(dst, data_ + pos_, n);
     pos_ += n;
     return n;

@@ -7,13 +7,13 @@
 // caller's memory.
 #pragma once
 
+#include <tablio/core/minmax.hpp>
 #include <tablio/core/error.hpp>
+#include <tablio/core/owned.hpp>
 #include <tablio/core/limits.hpp>
 #include <tablio/stream/concepts.hpp>
 
-#include <algorithm>
 #include <cstring>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -55,7 +55,7 @@ class source_adapter final : public source_base {
       if (delivered_) return {};
       delivered_ = true;
       std::span<const char> all = s_.contiguous();
-      return all.subspan(std::min<std::size_t>(start_, all.size()));
+      return all.subspan(detail::min_of<std::size_t>(start_, all.size()));
     } else {
       return {buffer_.data(), s_.read_some(buffer_.data(), buffer_.size())};
     }
@@ -63,7 +63,7 @@ class source_adapter final : public source_base {
   std::size_t read_direct(char* dst, std::size_t n) override {
     if constexpr (contiguous_source<S>) {
       std::span<const char> w = next_window();
-      n = std::min(n, w.size());
+      n = detail::min_of(n, w.size());
       if (n != 0) std::memcpy(dst, w.data(), n);
       return n;
     } else {
@@ -111,7 +111,7 @@ class reader {
     requires(!std::same_as<std::remove_cvref_t<S>, reader>)
   explicit reader(S&& s, std::string name = "<stream>", const limits& lim = default_limits,
                   std::size_t buffer_size = detail::default_read_buffer)
-      : source_(std::make_unique<detail::source_adapter<std::remove_cvref_t<S>>>(
+      : source_(make_owned<detail::source_adapter<std::remove_cvref_t<S>>>(
             std::forward<S>(s), buffer_size)),
         name_(std::move(name)),
         limits_(lim) {
@@ -151,7 +151,7 @@ class reader {
     while (stitched.size() < n) {
       std::span<const char> w = take_next_window();
       if (w.empty()) break;
-      std::size_t k = std::min(n - stitched.size(), w.size());
+      std::size_t k = detail::min_of(n - stitched.size(), w.size());
       stitched.insert(stitched.end(), w.data(), w.data() + k);
       pending_ = w.subspan(k);
     }
@@ -192,7 +192,7 @@ class reader {
         if (!refill()) break;
         avail = static_cast<std::size_t>(end_ - cur_);
       }
-      std::size_t take = std::min(avail, n - done);
+      std::size_t take = detail::min_of(avail, n - done);
       std::memcpy(dst + done, cur_, take);
       cur_ += take;
       done += take;
@@ -233,7 +233,7 @@ class reader {
     while (n > 0) {
       if (!fill()) throw format_error({name_, tell(), {}}, "more bytes", "end of input");
       std::size_t take = static_cast<std::size_t>(
-          std::min<std::uint64_t>(n, static_cast<std::size_t>(end_ - cur_)));
+          detail::min_of<std::uint64_t>(n, static_cast<std::size_t>(end_ - cur_)));
       cur_ += take;
       n -= take;
     }
@@ -284,7 +284,7 @@ class reader {
   std::size_t reserve_hint(std::uint64_t count, std::size_t element_size) const noexcept {
     if (size_known()) return static_cast<std::size_t>(count);
     return static_cast<std::size_t>(
-        std::min<std::uint64_t>(count, limits_.max_reserve_bytes / std::max<std::size_t>(1, element_size)));
+        detail::min_of<std::uint64_t>(count, limits_.max_reserve_bytes / detail::max_of<std::size_t>(1, element_size)));
   }
 
   // Throws a format_error at the current offset.
@@ -339,7 +339,7 @@ class reader {
   const char* cur_ = nullptr;
   const char* end_ = nullptr;
   std::uint64_t window_offset_ = 0;
-  std::unique_ptr<source_base> source_;
+  owned<source_base> source_;
   std::optional<std::uint64_t> total_size_;
   std::string name_;
   tablio::limits limits_;

@@ -6,11 +6,10 @@
 #pragma once
 
 #include <tablio/core/error.hpp>
+#include <tablio/core/owned.hpp>
 #include <tablio/stream/concepts.hpp>
 
-#include <algorithm>
 #include <cstring>
-#include <memory>
 #include <span>
 #include <utility>
 #include <string>
@@ -79,12 +78,12 @@ class writer {
     requires(!std::same_as<std::remove_cvref_t<S>, writer>)
   explicit writer(S&& s, std::string name = "<stream>",
                   std::size_t buffer_size = detail::default_write_buffer)
-      : writer(std::make_unique<detail::sink_adapter<std::remove_cvref_t<S>>>(std::forward<S>(s),
+      : writer(make_owned<detail::sink_adapter<std::remove_cvref_t<S>>>(std::forward<S>(s),
                                                                               buffer_size),
                std::move(name)) {}
 
   // Writes to a sink that manages its own windows (e.g. memory).
-  writer(std::unique_ptr<sink_base> s, std::string name)
+  writer(owned<sink_base> s, std::string name)
       : sink_(std::move(s)), name_(std::move(name)) {}
 
   writer(writer&& o) noexcept { *this = std::move(o); }
@@ -157,7 +156,7 @@ class writer {
     begin_ = pos_ = end_ = nullptr;
     s->close(used);
   }
-  bool is_open() const noexcept { return sink_ != nullptr; }
+  bool is_open() const noexcept { return static_cast<bool>(sink_); }
 
  private:
   void check_open() const {
@@ -207,7 +206,7 @@ class writer {
   char* pos_ = nullptr;
   char* end_ = nullptr;
   std::uint64_t committed_ = 0;
-  std::unique_ptr<sink_base> sink_;
+  owned<sink_base> sink_;
   std::string name_;
 };
 

@@ -1,18 +1,27 @@
-// std::map and std::unordered_map: a size, then key and value of each entry (a map in
-// iteration order; an unordered_map in its own order). A repeated key on input is an error.
+// Maps: std::map, std::unordered_map and any map-like container (key_type, mapped_type,
+// emplace returning an insertion flag): a size, then key and value of each entry in
+// iteration order. A repeated key on input is an error. Matching the shape rather than
+// naming std::map spares every includer <map> and <unordered_map>.
 #pragma once
 
 #include <tablio/codec/dispatch.hpp>
 
-#include <map>
-#include <unordered_map>
+#include <type_traits>
+#include <utility>
 
 TABLIO_BEGIN_NAMESPACE
 
-namespace detail {
+template <class M>
+concept map_like = requires(M& m, const M& cm, typename M::key_type k, typename M::mapped_type v) {
+  { cm.size() } -> std::convertible_to<std::size_t>;
+  cm.begin();
+  cm.end();
+  m.clear();
+  { m.emplace(std::move(k), std::move(v)).second } -> std::convertible_to<bool>;
+};
 
 template <class Map>
-struct map_codec {
+struct builtin_codec<Map, std::enable_if_t<map_like<Map>>> {
   using is_builtin = void;
   using K = typename Map::key_type;
   using V = typename Map::mapped_type;
@@ -37,19 +46,9 @@ struct map_codec {
       decode_from<C>(r, k);
       V v{};
       decode_from<C>(r, v);
-      if (!m.emplace(std::move(k), std::move(v)).second)
-        r.fail_at(at, "distinct map keys", "a repeated key");
+      if (!m.emplace(std::move(k), std::move(v)).second) r.fail_at(at, "distinct map keys", "a repeated key");
     }
   }
 };
-
-}  // namespace detail
-
-template <class K, class V, class Cmp, class A>
-struct builtin_codec<std::map<K, V, Cmp, A>> : detail::map_codec<std::map<K, V, Cmp, A>> {};
-
-template <class K, class V, class H, class E, class A>
-struct builtin_codec<std::unordered_map<K, V, H, E, A>>
-    : detail::map_codec<std::unordered_map<K, V, H, E, A>> {};
 
 TABLIO_END_NAMESPACE
