@@ -193,12 +193,20 @@ void cereal_deserialize(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(memcpy_serialize)->Name("serialize/memcpy")->Apply(bench::fastest_of_repetitions);
-BENCHMARK(tablio_serialize<tablio::raw_little>)->Name("serialize/tablio_raw_little")->Apply(bench::fastest_of_repetitions);
-BENCHMARK(tablio_serialize<tablio::kaldi_binary>)->Name("serialize/tablio_kaldi_binary")->Apply(bench::fastest_of_repetitions);
+BENCHMARK(tablio_serialize<tablio::raw_little>)
+    ->Name("serialize/tablio_raw_little")
+    ->Apply(bench::fastest_of_repetitions);
+BENCHMARK(tablio_serialize<tablio::kaldi_binary>)
+    ->Name("serialize/tablio_kaldi_binary")
+    ->Apply(bench::fastest_of_repetitions);
 BENCHMARK(cereal_serialize)->Name("serialize/cereal_binary")->Apply(bench::fastest_of_repetitions);
 BENCHMARK(memcpy_deserialize)->Name("deserialize/memcpy")->Apply(bench::fastest_of_repetitions);
-BENCHMARK(tablio_deserialize<tablio::raw_little>)->Name("deserialize/tablio_raw_little")->Apply(bench::fastest_of_repetitions);
-BENCHMARK(tablio_deserialize<tablio::kaldi_binary>)->Name("deserialize/tablio_kaldi_binary")->Apply(bench::fastest_of_repetitions);
+BENCHMARK(tablio_deserialize<tablio::raw_little>)
+    ->Name("deserialize/tablio_raw_little")
+    ->Apply(bench::fastest_of_repetitions);
+BENCHMARK(tablio_deserialize<tablio::kaldi_binary>)
+    ->Name("deserialize/tablio_kaldi_binary")
+    ->Apply(bench::fastest_of_repetitions);
 BENCHMARK(cereal_deserialize)->Name("deserialize/cereal_binary")->Apply(bench::fastest_of_repetitions);
 
 int main(int argc, char** argv) { return bench::run(argc, argv, "memcpy"); }

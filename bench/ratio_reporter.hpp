@@ -56,8 +56,9 @@ class ratio_reporter : public benchmark::ConsoleReporter {
 
 // Adds the "min" statistic the ratios use; apply to every benchmark.
 inline void fastest_of_repetitions(benchmark::internal::Benchmark* b) {
-  b->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
-      ->Unit(benchmark::kMillisecond);
+  b->ComputeStatistics("min", [](const std::vector<double>& v) {
+     return *std::min_element(v.begin(), v.end());
+   })->Unit(benchmark::kMillisecond);
 }
 
 // main(): run every benchmark with the ratio reporter. Unless told otherwise, each one is

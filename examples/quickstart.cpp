@@ -29,8 +29,10 @@ class feature_scaler {
   void Write(std::ostream& os, bool binary) const {
     os << "<Scaler> " << scale_.size() << ' ';
     for (float s : scale_) {
-      if (binary) os.write(reinterpret_cast<const char*>(&s), sizeof s);
-      else os << s << ' ';
+      if (binary)
+        os.write(reinterpret_cast<const char*>(&s), sizeof s);
+      else
+        os << s << ' ';
     }
     os << "</Scaler> ";
   }
@@ -45,8 +47,10 @@ class feature_scaler {
     is.get();
     scale_.resize(n);
     for (float& s : scale_) {
-      if (binary) is.read(reinterpret_cast<char*>(&s), sizeof s);
-      else is >> s;
+      if (binary)
+        is.read(reinterpret_cast<char*>(&s), sizeof s);
+      else
+        is >> s;
     }
     is >> token;
     if (token != "</Scaler>") is.setstate(std::ios::failbit);
@@ -76,7 +80,8 @@ bool write_and_read(const std::string& path, const utterance& u, const char* cod
   utterance back = tablio::decode_from<C, utterance>(in);
   bool ok = same(u, back);
   std::printf("  %-13s %-40s %4llu bytes, read back %s\n", codec_name, path.c_str(),
-              static_cast<unsigned long long>(std::filesystem::file_size(path)), ok ? "identical" : "DIFFERENT");
+              static_cast<unsigned long long>(std::filesystem::file_size(path)),
+              ok ? "identical" : "DIFFERENT");
   return ok;
 }
 
@@ -87,7 +92,8 @@ int main(int argc, char** argv) try {
   std::filesystem::create_directories(dir);
   const utterance u{7, "the cat sat", {110.5f, 112.25f, 0.0f, 98.75f}, {3, 3, 4, 4, 4, 9}, 1.25};
 
-  std::printf("tablio %d.%d.%d quickstart\n", tablio::version.major, tablio::version.minor, tablio::version.patch);
+  std::printf("tablio %d.%d.%d quickstart\n", tablio::version.major, tablio::version.minor,
+              tablio::version.patch);
   std::printf("1. a struct with no serialization code (Boost.PFR), three codecs:\n");
   bool ok = write_and_read<tablio::raw_little>(dir + "/utterance.raw", u, "raw<little>");
   ok &= write_and_read<tablio::kaldi_binary>(dir + "/utterance.kaldi", u, "kaldi_binary");

@@ -61,10 +61,14 @@ std::size_t allocated_by(F f) {
 
 TEST_CASE("a 16-byte input claiming 2^28 floats allocates a few KiB at most", "[allocation]") {
   // A Kaldi binary float vector: "FV ", int32 count 2^28 with its marker, then 8 data bytes.
-  std::string bomb("FV \x04\x00\x00\x00\x10" "12345678", 16);
+  std::string bomb(
+      "FV \x04\x00\x00\x00\x10"
+      "12345678",
+      16);
   REQUIRE(bomb.size() == 16);
   std::size_t bytes = 0;
-  CHECK_THROWS_AS(bytes = allocated_by([&] { decode<kaldi_binary, std::vector<float>>(bomb); }), format_error);
+  CHECK_THROWS_AS(bytes = allocated_by([&] { decode<kaldi_binary, std::vector<float>>(bomb); }),
+                  format_error);
   bytes = counted_bytes;
   CHECK(bytes < 4096);
   CHECK(largest < 4096);
@@ -85,8 +89,14 @@ TEST_CASE("the same bomb from a pipe, where the size is unknown, stays bounded",
 }
 
 TEST_CASE("lying counts in every codec and container fail before allocating", "[allocation]") {
-  std::string huge_u64("\xff\xff\xff\xff\xff\xff\xff\x0f" "abcdefgh", 16);
-  std::string huge_i32("\x04\xff\xff\xff\x7f" "abcdefghijk", 16);
+  std::string huge_u64(
+      "\xff\xff\xff\xff\xff\xff\xff\x0f"
+      "abcdefgh",
+      16);
+  std::string huge_i32(
+      "\x04\xff\xff\xff\x7f"
+      "abcdefghijk",
+      16);
   auto check = [](auto decode_fn) {
     std::size_t bytes = 0;
     CHECK_THROWS_AS(bytes = allocated_by(decode_fn), format_error);

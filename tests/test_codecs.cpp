@@ -98,7 +98,8 @@ TEST_CASE("Kaldi's object-internal vectors", "[codec][kaldi]") {
   CHECK(bytes_of<kaldi_binary>(ints) == std::string("\x04\x02\0\0\0\x01\0\0\0\xfe\xff\xff\xff", 13));
   CHECK(bytes_of<kaldi_text>(ints) == "[ 1 -2 ]\n");
   std::vector<std::pair<std::int32_t, std::int32_t>> pairs{{1, 2}, {3, 4}};
-  CHECK(bytes_of<kaldi_binary>(pairs) == std::string("\x04\x02\0\0\0\x01\0\0\0\x02\0\0\0\x03\0\0\0\x04\0\0\0", 21));
+  CHECK(bytes_of<kaldi_binary>(pairs) ==
+        std::string("\x04\x02\0\0\0\x01\0\0\0\x02\0\0\0\x03\0\0\0\x04\0\0\0", 21));
   CHECK(bytes_of<kaldi_text>(pairs) == "[ 1,2 3,4 ]\n");
   CHECK(round_trip<kaldi_text>(pairs) == pairs);
   std::vector<float> floats{1.5f};
@@ -125,7 +126,8 @@ TEST_CASE("tokens and the binary header", "[codec][kaldi]") {
   CHECK(kaldi_io::read_token(r) == "<Baz>");
   CHECK_THROWS_WITH(kaldi_io::read_token(r), Catch::Contains("whitespace after token 'x'"));
   reader r2 = memory_reader(std::string_view("<A> "), "tok");
-  CHECK_THROWS_WITH(kaldi_io::expect_token(r2, "<B>"), Catch::Contains("token '<B>'") && Catch::Contains("'<A>'"));
+  CHECK_THROWS_WITH(kaldi_io::expect_token(r2, "<B>"),
+                    Catch::Contains("token '<B>'") && Catch::Contains("'<A>'"));
 
   std::string bin("\0Bxyz", 5);
   reader r3 = memory_reader(std::string_view(bin));
@@ -159,12 +161,14 @@ TEST_CASE("a wrong integer marker names both sizes", "[codec][kaldi][bad]") {
                     Catch::Contains("4 vs. -4"));
 }
 
-TEMPLATE_TEST_CASE("every supported type round-trips", "[codec]", raw_little, raw_big, kaldi_binary, kaldi_text) {
+TEMPLATE_TEST_CASE("every supported type round-trips", "[codec]", raw_little, raw_big, kaldi_binary,
+                   kaldi_text) {
   nested n = sample();
   CHECK(round_trip<TestType>(n) == n);
   record rec{42, "name", {1.f, -0.f, 3.25e-20f}, {7, -7}, 2.5};
   CHECK(round_trip<TestType>(rec) == rec);
-  CHECK(round_trip<TestType>(std::numeric_limits<std::int64_t>::min()) == std::numeric_limits<std::int64_t>::min());
+  CHECK(round_trip<TestType>(std::numeric_limits<std::int64_t>::min()) ==
+        std::numeric_limits<std::int64_t>::min());
   CHECK(round_trip<TestType>(std::string()) == std::string());
 }
 
@@ -179,7 +183,8 @@ TEST_CASE("floats round-trip exactly in binary codecs, to 7 digits in text", "[c
 TEST_CASE("raw codecs write fixed-width values in their byte order", "[codec][raw]") {
   CHECK(bytes_of<raw_big>(std::uint32_t{0x01020304}) == "\x01\x02\x03\x04");
   CHECK(bytes_of<raw_little>(std::uint32_t{0x01020304}) == "\x04\x03\x02\x01");
-  CHECK(bytes_of<raw_big>(std::vector<std::uint16_t>{0x0102}) == std::string("\0\0\0\0\0\0\0\x01\x01\x02", 10));
+  CHECK(bytes_of<raw_big>(std::vector<std::uint16_t>{0x0102}) ==
+        std::string("\0\0\0\0\0\0\0\x01\x01\x02", 10));
   CHECK(bytes_of<raw_little>(std::string("ab")) == std::string("\x02\0\0\0\0\0\0\0ab", 10));
   CHECK_THROWS_WITH((decode<raw_little, bool>(std::string("\x02", 1))), Catch::Contains("a bool (0 or 1)"));
 }
@@ -207,9 +212,11 @@ TEST_CASE("truncated and lying input gives format errors, never a crash", "[code
     CHECK_THROWS_AS((decode<kaldi_text, nested>(std::string_view(text).substr(0, cut))), format_error);
   SECTION("a count larger than the input is rejected before allocating") {
     std::string lying("\xff\xff\xff\xff\xff\xff\xff\x7f", 8);
-    CHECK_THROWS_WITH((decode<raw_little, std::vector<std::string>>(lying)), Catch::Contains("limits::max_element_count"));
+    CHECK_THROWS_WITH((decode<raw_little, std::vector<std::string>>(lying)),
+                      Catch::Contains("limits::max_element_count"));
     std::string lying32("\x04\xff\xff\xff\x0f", 5);
-    CHECK_THROWS_WITH((decode<kaldi_binary, std::vector<std::string>>(lying32)), Catch::Contains("only 0 bytes left"));
+    CHECK_THROWS_WITH((decode<kaldi_binary, std::vector<std::string>>(lying32)),
+                      Catch::Contains("only 0 bytes left"));
   }
   SECTION("a repeated map key is an error") {
     std::string twice = bytes_of<raw_little>(std::vector<std::pair<int, int>>{{1, 2}, {1, 3}});
@@ -217,5 +224,35 @@ TEST_CASE("truncated and lying input gives format errors, never a crash", "[code
   }
   SECTION("trailing bytes after a value are an error") {
     CHECK_THROWS_WITH((decode<raw_little, std::uint8_t>(std::string("ab"))), Catch::Contains("1 more bytes"));
+  }
+}
+
+TEST_CASE("Kaldi's run-time-mode functions pick the codec", "[codec][kaldi]") {
+  for (bool binary : {true, false}) {
+    std::string bytes;
+    {
+      writer w = memory_writer(bytes);
+      kaldi_io::write_basic_type(w, binary, std::int32_t{5});
+      kaldi_io::write_integer_vector(w, binary, std::vector<std::int32_t>{1, 2});
+      kaldi_io::write_integer_pair_vector(w, binary,
+                                          std::vector<std::pair<std::int16_t, std::int16_t>>{{3, 4}});
+      kaldi_io::write_basic_type(w, binary, 0.5f);
+      w.close();
+    }
+    CHECK(bytes.substr(0, binary ? 5 : 2) == (binary ? std::string("\x04\x05\0\0\0", 5) : "5 "));
+    reader r = memory_reader(std::string_view(bytes));
+    std::int32_t i = 10;
+    kaldi_io::read_basic_type(r, binary, i, /*add=*/true);
+    CHECK(i == 15);
+    std::vector<std::int32_t> v;
+    kaldi_io::read_integer_vector(r, binary, v);
+    CHECK(v == std::vector<std::int32_t>{1, 2});
+    std::vector<std::pair<std::int16_t, std::int16_t>> p;
+    kaldi_io::read_integer_pair_vector(r, binary, p);
+    CHECK(p.size() == 1);
+    CHECK(p[0].second == 4);
+    float f = 0;
+    kaldi_io::read_basic_type(r, binary, f);
+    CHECK(f == 0.5f);
   }
 }

@@ -10,9 +10,13 @@ namespace custom {
 struct everything {
   int v = 0;
   template <class C>
-  void tablio_write(writer& w, C) const { w.write("M"); }
+  void tablio_write(writer& w, C) const {
+    w.write("M");
+  }
   template <class C>
-  void tablio_read(reader& r, C) { v = r.get(); }
+  void tablio_read(reader& r, C) {
+    v = r.get();
+  }
   void Write(std::ostream& os, bool) const { os << "K"; }
   void Read(std::istream& is, bool) { v = is.get(); }
 };
@@ -56,7 +60,8 @@ std::string bytes_of(const T& v) {
 }
 }  // namespace
 
-TEST_CASE("the customization order is traits, members, ADL, Kaldi-style, built-in, aggregate", "[codec][custom]") {
+TEST_CASE("the customization order is traits, members, ADL, Kaldi-style, built-in, aggregate",
+          "[codec][custom]") {
   CHECK(bytes_of<raw_little>(custom::everything{}) == "T");
   CHECK(bytes_of<raw_big>(custom::everything{}) == "M");
   CHECK(decode<raw_little, custom::everything>("T").v == 'T');

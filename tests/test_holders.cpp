@@ -51,7 +51,8 @@ TEST_CASE("std::vector<float|double> in holder<> is Kaldi's Vector object", "[ho
 }
 
 TEST_CASE("binary values are read at the other precision as Kaldi converts them", "[holders][golden]") {
-  auto check = [](auto holder_tag, const std::string& file, const std::string& expect, const std::string& type) {
+  auto check = [](auto holder_tag, const std::string& file, const std::string& expect,
+                  const std::string& type) {
     using H = decltype(holder_tag);
     auto entries = test::read_archive_file<H>(test::data_path("kaldi/holders/" + file));
     auto expected = test::expect_entries(test::data_path("kaldi/holders/" + expect));
@@ -115,18 +116,20 @@ TEST_CASE("text holders reject what Kaldi rejects", "[holders][bad]") {
     return h.value();
   };
   SECTION("BasicHolder<float> does not take inf or nan") {
-    CHECK_THROWS_WITH(read_text(basic_holder<float>{}, "inf\n"), Catch::Contains("expected a text float") &&
-                                                                      Catch::Contains("byte 'i'"));
+    CHECK_THROWS_WITH(read_text(basic_holder<float>{}, "inf\n"),
+                      Catch::Contains("expected a text float") && Catch::Contains("byte 'i'"));
     CHECK_THROWS_AS(read_text(basic_holder<float>{}, "nan\n"), format_error);
   }
   SECTION("BasicHolder needs the value, spaces, then a newline") {
     CHECK(read_text(basic_holder<std::int32_t>{}, "5 \n") == 5);
     CHECK_THROWS_WITH(read_text(basic_holder<std::int32_t>{}, "\n5 \n"), Catch::Contains("empty line"));
-    CHECK_THROWS_WITH(read_text(basic_holder<std::int32_t>{}, "5 6\n"), Catch::Contains("newline after the value"));
+    CHECK_THROWS_WITH(read_text(basic_holder<std::int32_t>{}, "5 6\n"),
+                      Catch::Contains("newline after the value"));
     CHECK_THROWS_AS(read_text(basic_holder<std::int32_t>{}, "99999999999\n"), format_error);
   }
   SECTION("a vector of vectors needs ';' before the end of the line") {
-    CHECK_THROWS_WITH(read_text(basic_vector_vector_holder<std::int32_t>{}, "1 2 ; 3\n"), Catch::Contains("';'"));
+    CHECK_THROWS_WITH(read_text(basic_vector_vector_holder<std::int32_t>{}, "1 2 ; 3\n"),
+                      Catch::Contains("';'"));
   }
   SECTION("pairs are separated by ';'") {
     CHECK_THROWS_AS(read_text(basic_pair_vector_holder<std::int32_t>{}, "1 2 3 4\n"), format_error);
@@ -184,7 +187,8 @@ TEST_CASE("a Kaldi-style class works unchanged through holder<>", "[holders]") {
       holder<gain>::write(w, binary, gain{2.5f});
       w.close();
     }
-    CHECK(bytes.substr(0, binary ? 9 : 7) == (binary ? std::string("\0B<Gain> \4", 10).substr(0, 9) : "<Gain> "));
+    CHECK(bytes.substr(0, binary ? 9 : 7) ==
+          (binary ? std::string("\0B<Gain> \4", 10).substr(0, 9) : "<Gain> "));
     reader r = memory_reader(std::string_view(bytes));
     holder<gain> h;
     h.read(r);

@@ -1,9 +1,9 @@
 // Streams: memory, files, offsets, mmap, pipes, iostream bridges, extended filenames.
 #include "test_support.hpp"
 
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
-#include <unistd.h>
 
 using namespace tablio;
 namespace fs = std::filesystem;
@@ -43,7 +43,8 @@ TEST_CASE("reader windows, peeking and stitching across refills", "[stream]") {
   path = dir / "p.bin";
   {
     writer w(file_sink(path), path, 4096);
-    for (std::size_t i = 0; i < data.size(); i += 777) w.write(data.data() + i, std::min<std::size_t>(777, data.size() - i));
+    for (std::size_t i = 0; i < data.size(); i += 777)
+      w.write(data.data() + i, std::min<std::size_t>(777, data.size() - i));
     w.close();
   }
   CHECK(test::read_file(path) == data);
@@ -60,7 +61,8 @@ TEST_CASE("reader windows, peeking and stitching across refills", "[stream]") {
     CHECK(r.tell() == before + n);
   }
   CHECK(got == data);
-  CHECK_THROWS_WITH(r.read_exact(got.data(), 1), Catch::Contains(path) && Catch::Contains("end of input after 0"));
+  CHECK_THROWS_WITH(r.read_exact(got.data(), 1),
+                    Catch::Contains(path) && Catch::Contains("end of input after 0"));
 }
 
 TEST_CASE("large reads bypass the buffer and keep offsets right", "[stream]") {
@@ -172,10 +174,12 @@ TEST_CASE("pipes run commands and report their failure", "[stream][pipe]") {
   SECTION("writing to a command that exited is an error, not a SIGPIPE death") {
     writer w = open_output("| exit 0");
     std::string block(1 << 20, 'x');
-    CHECK_THROWS_AS([&] {
-      for (int i = 0; i < 64; ++i) w.write(block);
-      w.close();
-    }(), io_error);
+    CHECK_THROWS_AS(
+        [&] {
+          for (int i = 0; i < 64; ++i) w.write(block);
+          w.close();
+        }(),
+        io_error);
   }
   SECTION("pipes can be switched off for untrusted names") {
     open_options no_pipes;

@@ -14,7 +14,9 @@
 
 namespace test {
 
-inline std::string data_path(const std::string& relative) { return std::string(TABLIO_TEST_DATA) + "/" + relative; }
+inline std::string data_path(const std::string& relative) {
+  return std::string(TABLIO_TEST_DATA) + "/" + relative;
+}
 
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -43,10 +45,11 @@ inline std::string hex_float(double v) {
 inline std::string format_value(bool v) { return v ? "T" : "F"; }
 inline std::string format_value(const std::string& v) { return v; }
 template <class T>
-  requires std::is_arithmetic_v<T>
-std::string format_value(T v) {
-  if constexpr (std::is_floating_point_v<T>) return hex_float(static_cast<double>(v));
-  else return std::to_string(v);
+requires std::is_arithmetic_v<T> std::string format_value(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return hex_float(static_cast<double>(v));
+  else
+    return std::to_string(v);
 }
 template <class A, class B>
 std::string format_value(const std::pair<A, B>& p) {
@@ -107,7 +110,8 @@ std::vector<std::pair<std::string, typename H::value_type>> read_archive_file(co
 }
 
 template <class H>
-std::string write_archive(const std::vector<std::pair<std::string, typename H::value_type>>& entries, bool binary) {
+std::string write_archive(const std::vector<std::pair<std::string, typename H::value_type>>& entries,
+                          bool binary) {
   std::string out;
   {
     tablio::writer w = tablio::memory_writer(out);

@@ -9,8 +9,8 @@
 #include <tablio/core/owned.hpp>
 #include <tablio/core/version.hpp>
 #include <tablio/holder/holders.hpp>
-#include <tablio/stream/filename.hpp>
 #include <tablio/stream/file.hpp>
+#include <tablio/stream/filename.hpp>
 #include <tablio/stream/iostream.hpp>
 #include <tablio/stream/memory.hpp>
 #include <tablio/stream/mmap.hpp>

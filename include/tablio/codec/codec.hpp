@@ -4,6 +4,7 @@
 
 #include <tablio/codec/dispatch.hpp>
 #include <tablio/codec/kaldi_binary.hpp>
+#include <tablio/codec/kaldi_io.hpp>
 #include <tablio/codec/kaldi_text.hpp>
 #include <tablio/codec/raw.hpp>
 #include <tablio/codec/std/array.hpp>

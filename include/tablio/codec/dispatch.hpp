@@ -2,8 +2,8 @@
 // codec/concepts.hpp to any type, plus encode()/decode() to and from memory.
 #pragma once
 
-#include <tablio/core/minmax.hpp>
 #include <tablio/codec/concepts.hpp>
+#include <tablio/core/minmax.hpp>
 #include <tablio/stream/memory.hpp>
 
 #include <boost/pfr/core.hpp>
@@ -36,7 +36,9 @@ concept has_codec_adl = requires(writer& w, reader& r, const T& cv, T& v) {
 };
 
 template <class T>
-concept has_builtin_codec = requires { typename builtin_codec<T>::is_builtin; };
+concept has_builtin_codec = requires {
+  typename builtin_codec<T>::is_builtin;
+};
 
 template <class C, class T>
 concept user_customized = has_codec_traits<C, T> || has_codec_members<C, T> || has_codec_adl<C, T>;
@@ -85,7 +87,8 @@ constexpr std::uint64_t min_encoded_size() {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return detail::max_of<std::uint64_t>(
           1, (std::uint64_t{0} + ... + min_encoded_size<C, boost::pfr::tuple_element_t<I, T>>()));
-    }(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
+    }
+    (std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
   } else {
     return 1;
   }
@@ -172,9 +175,9 @@ T decode(std::string_view bytes, const limits& lim = default_limits) {
 }
 // The same for any contiguous bytes (byte_buffer, std::vector<char>, std::span<const char>).
 template <class C, class T, class Bytes>
-  requires(!std::convertible_to<const Bytes&, std::string_view> &&
-           std::constructible_from<std::span<const char>, const Bytes&>)
-T decode(const Bytes& bytes, const limits& lim = default_limits) {
+requires(!std::convertible_to<const Bytes&, std::string_view> &&
+         std::constructible_from<std::span<const char>, const Bytes&>) T
+    decode(const Bytes& bytes, const limits& lim = default_limits) {
   std::span<const char> s(bytes);
   return decode<C, T>(std::string_view(s.data(), s.size()), lim);
 }
@@ -186,9 +189,9 @@ template <class C, class Container>
 void read_elements(reader& r, Container& out, std::uint64_t n) {
   using T = typename Container::value_type;
   r.check_available(n, min_encoded_size<C, T>(), "elements");
-  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool> &&
-                requires(T* p) { C::read_array(r, p, std::size_t{}); } &&
-                requires { out.data(); }) {
+  if constexpr (
+      std::is_arithmetic_v<T> && !std::is_same_v<T, bool> &&
+      requires(T * p) { C::read_array(r, p, std::size_t{}); } && requires { out.data(); }) {
     read_sized_array(r, out, n, [&](T* p, std::size_t k) { C::read_array(r, p, k); });
   } else {
     out.clear();

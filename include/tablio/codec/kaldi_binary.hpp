@@ -10,6 +10,7 @@
 
 #include <tablio/codec/concepts.hpp>
 #include <tablio/codec/kaldi_token.hpp>
+#include <tablio/core/config.hpp>
 #include <tablio/core/endian.hpp>
 
 #include <cstring>
@@ -35,8 +36,8 @@ constexpr char integer_marker() noexcept {
 }
 
 template <class T>
-  requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
-void check_integer_count(reader& r, std::uint64_t at, T count) {
+requires std::is_integral_v<T> &&
+    (!std::is_same_v<T, bool>)void check_integer_count(reader& r, std::uint64_t at, T count) {
   if constexpr (std::is_signed_v<T>)
     if (count < 0) r.fail_at(at, "a non-negative count", std::to_string(count));
 }
@@ -47,29 +48,29 @@ struct kaldi_binary {
   static constexpr bool binary = true;
 
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   static constexpr std::uint64_t min_value_size() noexcept {
     return std::is_same_v<T, bool> ? 1 : 1 + sizeof(T);
   }
   static constexpr std::uint64_t min_size_prefix = 5;
 
   template <class T>
-    requires std::is_arithmetic_v<T>
-  static void write(writer& w, T v) {
+  requires std::is_arithmetic_v<T> TABLIO_ALWAYS_INLINE static void write(writer& w, T v) {
     if constexpr (std::is_same_v<T, bool>) {
       w.put(v ? 'T' : 'F');
     } else {
       char* p = w.reserve(1 + sizeof(T));
-      if constexpr (std::is_integral_v<T>) p[0] = kaldi_io::integer_marker<T>();
-      else p[0] = static_cast<char>(sizeof(T));
+      if constexpr (std::is_integral_v<T>)
+        p[0] = kaldi_io::integer_marker<T>();
+      else
+        p[0] = static_cast<char>(sizeof(T));
       store<std::endian::little>(p + 1, v);
       w.advance(1 + sizeof(T));
     }
   }
 
   template <class T>
-    requires std::is_arithmetic_v<T>
-  static void read(reader& r, T& v) {
+  requires std::is_arithmetic_v<T> TABLIO_ALWAYS_INLINE static void read(reader& r, T& v) {
     if constexpr (std::is_same_v<T, bool>) {
       // Kaldi skips whitespace before a bool even in binary mode.
       r.skip_whitespace();
@@ -81,39 +82,24 @@ struct kaldi_binary {
       r.fail_at(r.tell() - (c >= 0), "a bool ('T' or 'F')",
                 c < 0 ? std::string("end of input") : "byte " + std::to_string(c));
     } else {
-      std::uint64_t at = r.tell();
       if (r.ensure(1 + sizeof(T))) [[likely]] {
         const char* p = r.window().data();
-        if constexpr (std::is_integral_v<T>) {
-          check_marker<T>(r, at, p[0]);
-        } else if (p[0] != static_cast<char>(sizeof(T))) {
-          read_other_precision(r, at, v);
-          return;
-        }
-        v = load<std::endian::little, T>(p + 1);
-        r.advance(1 + sizeof(T));
-        return;
-      }
-      // Short input: a wrong marker explains it better than the missing bytes do.
-      if (!r.window().empty()) {
-        if constexpr (std::is_integral_v<T>) {
-          check_marker<T>(r, at, r.window()[0]);
-        } else if (r.window()[0] != static_cast<char>(sizeof(T))) {
-          read_other_precision(r, at, v);
+        if (p[0] == value_marker<T>()) [[likely]] {
+          v = load<std::endian::little, T>(p + 1);
+          r.advance(1 + sizeof(T));
           return;
         }
       }
-      r.fail_at(at, std::to_string(1 + sizeof(T)) + " bytes (marker and value)",
-                "end of input after " + std::to_string(r.window().size()));
+      read_unusual(r, v);
     }
   }
 
-  static void write_size(writer& w, std::uint64_t n) {
+  TABLIO_ALWAYS_INLINE static void write_size(writer& w, std::uint64_t n) {
     if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()))
       throw usage_error("Kaldi binary sizes are int32; cannot write " + std::to_string(n) + " elements");
     write(w, static_cast<std::int32_t>(n));
   }
-  static std::uint64_t read_size(reader& r) {
+  TABLIO_ALWAYS_INLINE static std::uint64_t read_size(reader& r) {
     std::uint64_t at = r.tell();
     std::int32_t n;
     read(r, n);
@@ -123,12 +109,12 @@ struct kaldi_binary {
 
   // Arrays of basic values: each element with its own marker, as BasicVectorHolder writes.
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   static void write_array(writer& w, const T* data, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) write(w, data[i]);
   }
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   static void read_array(reader& r, T* data, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) read(r, data[i]);
   }
@@ -184,22 +170,23 @@ struct kaldi_binary {
 
   // std::vector of integers: Kaldi's WriteIntegerVector (sizeof byte, raw int32 count, data).
   template <class T, class A>
-    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
-  static void write_vector(writer& w, const std::vector<T, A>& v) {
+  requires std::is_integral_v<T> &&
+      (!std::is_same_v<T, bool>)static void write_vector(writer& w, const std::vector<T, A>& v) {
     write_integer_header<T>(w, v.size());
     w.write(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }
   template <class T, class A>
-    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
-  static void read_vector(reader& r, std::vector<T, A>& v) {
+  requires std::is_integral_v<T> &&
+      (!std::is_same_v<T, bool>)static void read_vector(reader& r, std::vector<T, A>& v) {
     std::uint64_t n = read_integer_header<T>(r, 1);
     read_bulk(r, v, n);
   }
 
   // std::vector of integer pairs: Kaldi's WriteIntegerPairVector.
   template <class T, class A>
-    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
-  static void write_vector(writer& w, const std::vector<std::pair<T, T>, A>& v) {
+  requires std::is_integral_v<T> &&
+      (!std::is_same_v<T, bool>)static void write_vector(writer& w,
+                                                         const std::vector<std::pair<T, T>, A>& v) {
     write_integer_header<T>(w, v.size());
     for (const auto& [a, b] : v) {
       char* p = w.reserve(2 * sizeof(T));
@@ -209,8 +196,8 @@ struct kaldi_binary {
     }
   }
   template <class T, class A>
-    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
-  static void read_vector(reader& r, std::vector<std::pair<T, T>, A>& v) {
+  requires std::is_integral_v<T> &&
+      (!std::is_same_v<T, bool>)static void read_vector(reader& r, std::vector<std::pair<T, T>, A>& v) {
     std::uint64_t n = read_integer_header<T>(r, 2);
     std::vector<T> flat;
     read_bulk(r, flat, 2 * n);
@@ -227,6 +214,33 @@ struct kaldi_binary {
   }
 
  private:
+  template <class T>
+  static constexpr char value_marker() noexcept {
+    if constexpr (std::is_integral_v<T>)
+      return kaldi_io::integer_marker<T>();
+    else
+      return static_cast<char>(sizeof(T));
+  }
+
+  // read()'s slow path: a float or double in the other precision, a wrong marker, or input
+  // that ends early (a wrong marker explains that better than the missing bytes do).
+  template <class T>
+  static void read_unusual(reader& r, T& v) {
+    std::uint64_t at = r.tell();
+    r.ensure(1 + sizeof(T));
+    std::span<const char> w = r.window();
+    if (!w.empty()) {
+      if constexpr (std::is_integral_v<T>) {
+        check_marker<T>(r, at, w[0]);
+      } else if (w[0] != value_marker<T>()) {
+        read_other_precision(r, at, v);
+        return;
+      }
+    }
+    r.fail_at(at, std::to_string(1 + sizeof(T)) + " bytes (marker and value)",
+              "end of input after " + std::to_string(w.size()));
+  }
+
   template <class T>
   static void check_marker(reader& r, std::uint64_t at, char marker) {
     constexpr char expected = kaldi_io::integer_marker<T>();

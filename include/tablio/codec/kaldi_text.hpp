@@ -58,7 +58,8 @@ void read_text_float_vector(reader& r, std::vector<T, A>& out) {
       int next = r.peek();
       if (next != ']' && (next < 0 || !reader::is_space(static_cast<char>(next))))
         r.fail("whitespace or ']' after a vector element",
-               next < 0 ? std::string("end of input") : "byte '" + std::string(1, static_cast<char>(next)) + "'");
+               next < 0 ? std::string("end of input")
+                        : "byte '" + std::string(1, static_cast<char>(next)) + "'");
       out.push_back(v);
     } else if (c == ' ' || c == '\t') {
       r.advance(1);
@@ -89,7 +90,8 @@ void read_bracketed(reader& r, ReadEntry each) {
   r.skip_whitespace();
   if (r.peek() != '[')
     r.fail("'[' opening an integer vector",
-           r.peek() < 0 ? std::string("end of input") : "byte '" + std::string(1, static_cast<char>(r.peek())) + "'");
+           r.peek() < 0 ? std::string("end of input")
+                        : "byte '" + std::string(1, static_cast<char>(r.peek())) + "'");
   r.advance(1);
   r.skip_whitespace();
   while (r.peek() != ']') {
@@ -120,21 +122,23 @@ struct kaldi_text {
   static constexpr bool binary = false;
 
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   static constexpr std::uint64_t min_value_size() noexcept {
     return 2;  // one character and its space
   }
   static constexpr std::uint64_t min_size_prefix = 2;
 
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   static void write(writer& w, T v) {
-    if constexpr (std::is_same_v<T, bool>) w.write(v ? "T " : "F ", 2);
-    else detail::write_text_number(w, v);
+    if constexpr (std::is_same_v<T, bool>)
+      w.write(v ? "T " : "F ", 2);
+    else
+      detail::write_text_number(w, v);
   }
 
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   static void read(reader& r, T& v) {
     if constexpr (std::is_same_v<T, bool>) {
       r.skip_whitespace();
@@ -155,12 +159,12 @@ struct kaldi_text {
   static std::uint64_t read_size(reader& r) { return detail::read_text_number<std::uint64_t>(r, "count"); }
 
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   static void write_array(writer& w, const T* data, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) write(w, data[i]);
   }
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   static void read_array(reader& r, T* data, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) read(r, data[i]);
   }
@@ -191,22 +195,23 @@ struct kaldi_text {
   }
 
   template <class T, class A>
-    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
-  static void write_vector(writer& w, const std::vector<T, A>& v) {
+  requires std::is_integral_v<T> &&
+      (!std::is_same_v<T, bool>)static void write_vector(writer& w, const std::vector<T, A>& v) {
     w.write("[ ", 2);
     for (T x : v) write(w, x);
     w.write("]\n", 2);
   }
   template <class T, class A>
-    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
-  static void read_vector(reader& r, std::vector<T, A>& v) {
+  requires std::is_integral_v<T> &&
+      (!std::is_same_v<T, bool>)static void read_vector(reader& r, std::vector<T, A>& v) {
     v.clear();
     kaldi_io::read_bracketed(r, [&] { v.push_back(kaldi_io::read_text_integer<T>(r)); });
   }
 
   template <class T, class A>
-    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
-  static void write_vector(writer& w, const std::vector<std::pair<T, T>, A>& v) {
+  requires std::is_integral_v<T> &&
+      (!std::is_same_v<T, bool>)static void write_vector(writer& w,
+                                                         const std::vector<std::pair<T, T>, A>& v) {
     w.write("[ ", 2);
     for (const auto& [a, b] : v) {
       detail::write_text_number(w, a, ',');
@@ -215,8 +220,8 @@ struct kaldi_text {
     w.write("]\n", 2);
   }
   template <class T, class A>
-    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
-  static void read_vector(reader& r, std::vector<std::pair<T, T>, A>& v) {
+  requires std::is_integral_v<T> &&
+      (!std::is_same_v<T, bool>)static void read_vector(reader& r, std::vector<std::pair<T, T>, A>& v) {
     v.clear();
     kaldi_io::read_bracketed(r, [&] {
       T a = kaldi_io::read_text_integer<T>(r);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <tablio/codec/concepts.hpp>
+#include <tablio/core/config.hpp>
 #include <tablio/core/endian.hpp>
 
 #include <bit>
@@ -19,24 +20,22 @@ struct raw {
   static constexpr std::endian byte_order = Endian;
 
   template <class T>
-    requires std::is_arithmetic_v<T>
-  static constexpr std::uint64_t min_value_size() noexcept {
-    return sizeof(T);
-  }
+  requires std::is_arithmetic_v<T>
+  static constexpr std::uint64_t min_value_size() noexcept { return sizeof(T); }
   static constexpr std::uint64_t min_size_prefix = 8;
 
   template <class T>
-    requires std::is_arithmetic_v<T>
-  static void write(writer& w, T v) {
+  requires std::is_arithmetic_v<T> TABLIO_ALWAYS_INLINE static void write(writer& w, T v) {
     char* p = w.reserve(sizeof(T));
-    if constexpr (std::is_same_v<T, bool>) *p = v ? 1 : 0;
-    else store<Endian>(p, v);
+    if constexpr (std::is_same_v<T, bool>)
+      *p = v ? 1 : 0;
+    else
+      store<Endian>(p, v);
     w.advance(sizeof(T));
   }
 
   template <class T>
-    requires std::is_arithmetic_v<T>
-  static void read(reader& r, T& v) {
+  requires std::is_arithmetic_v<T> TABLIO_ALWAYS_INLINE static void read(reader& r, T& v) {
     if (r.ensure(sizeof(T))) [[likely]] {
       const char* p = r.window().data();
       if constexpr (std::is_same_v<T, bool>) {
@@ -60,7 +59,7 @@ struct raw {
   }
 
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   static void write_array(writer& w, const T* data, std::size_t n) {
     if constexpr (Endian == std::endian::native && !std::is_same_v<T, bool>) {
       w.write(reinterpret_cast<const char*>(data), n * sizeof(T));
@@ -70,7 +69,7 @@ struct raw {
   }
 
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   static void read_array(reader& r, T* data, std::size_t n) {
     if constexpr (std::is_same_v<T, bool>) {
       for (std::size_t i = 0; i < n; ++i) read(r, data[i]);

@@ -18,7 +18,7 @@ namespace detail {
 
 // Writes `value` followed by `after` (one space, as Kaldi's text mode does).
 template <class T>
-  requires std::is_arithmetic_v<T>
+requires std::is_arithmetic_v<T>
 inline void write_text_number(writer& w, T value, char after = ' ') {
   char* p = w.reserve(40);
   std::to_chars_result r;
@@ -64,20 +64,21 @@ inline std::string_view scan_number_token(reader& r, std::string& scratch, bool 
   return scratch;
 }
 
-[[noreturn]] inline void fail_number(reader& r, std::uint64_t at, const char* type,
-                                     std::string_view token) {
+[[noreturn]] inline void fail_number(reader& r, std::uint64_t at, const char* type, std::string_view token) {
   std::string found = token.empty() ? std::string("no number") : "'" + std::string(token) + "'";
   int next = r.peek();
   if (token.empty()) {
-    if (next < 0) found = "end of input";
-    else found += " (next byte '" + std::string(1, static_cast<char>(next)) + "')";
+    if (next < 0)
+      found = "end of input";
+    else
+      found += " (next byte '" + std::string(1, static_cast<char>(next)) + "')";
   }
   r.fail_at(at, std::string("a text ") + type, found);
 }
 
 // Reads a number as Kaldi's text mode does; throws format_error naming the offending text.
 template <class T>
-  requires std::is_arithmetic_v<T>
+requires std::is_arithmetic_v<T>
 inline T read_text_number(reader& r, const char* type) {
   std::string scratch;
   r.skip_whitespace();

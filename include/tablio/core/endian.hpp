@@ -30,14 +30,14 @@ constexpr U byteswap(U v) noexcept {
 
 // The unsigned integer with the same size as T (T arithmetic).
 template <class T>
-using same_size_uint = std::conditional_t<
-    sizeof(T) == 1, std::uint8_t,
-    std::conditional_t<sizeof(T) == 2, std::uint16_t,
-                       std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+using same_size_uint =
+    std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                       std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                          std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
 
 // Reads a T stored in byte order E at p.
 template <std::endian E, class T>
-  requires std::is_arithmetic_v<T>
+requires std::is_arithmetic_v<T>
 inline T load(const void* p) noexcept {
   T v;
   std::memcpy(&v, p, sizeof(T));
@@ -49,7 +49,7 @@ inline T load(const void* p) noexcept {
 
 // Stores v in byte order E at p.
 template <std::endian E, class T>
-  requires std::is_arithmetic_v<T>
+requires std::is_arithmetic_v<T>
 inline void store(void* p, T v) noexcept {
   if constexpr (E != std::endian::native && sizeof(T) > 1) {
     v = std::bit_cast<T>(byteswap(std::bit_cast<same_size_uint<T>>(v)));
@@ -59,7 +59,7 @@ inline void store(void* p, T v) noexcept {
 
 // Swaps every element of an array of arithmetic values in place (used after a bulk copy).
 template <class T>
-  requires std::is_arithmetic_v<T>
+requires std::is_arithmetic_v<T>
 inline void byteswap_in_place(T* data, std::size_t count) noexcept {
   if constexpr (sizeof(T) > 1) {
     for (std::size_t i = 0; i < count; ++i)

@@ -5,8 +5,8 @@
 #include <tablio/core/version.hpp>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -85,8 +85,7 @@ class format_error : public error {
   }
 
  private:
-  static std::string compose(const error_location& w, const std::string& expected,
-                             const std::string& found) {
+  static std::string compose(const error_location& w, const std::string& expected, const std::string& found) {
     std::string m = "format error in '" + w.path + "'";
     if (w.offset) m += " at byte " + std::to_string(*w.offset);
     if (!w.key.empty()) m += " (key '" + w.key + "')";

@@ -15,8 +15,8 @@ class owned {
   owned() noexcept = default;
   explicit owned(T* p) noexcept : p_(p) {}
   template <class U>
-    requires std::is_convertible_v<U*, T*>
-  owned(owned<U>&& o) noexcept : p_(o.release()) {}
+  requires std::is_convertible_v<U*, T*> owned(owned<U>&& o)
+  noexcept : p_(o.release()) {}
   owned(owned&& o) noexcept : p_(o.release()) {}
   owned& operator=(owned&& o) noexcept {
     if (this != &o) reset(o.release());

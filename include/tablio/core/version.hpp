@@ -11,8 +11,7 @@
 
 #define TABLIO_CONCAT_IMPL(a, b, c) v##a##_##b##_##c
 #define TABLIO_CONCAT(a, b, c) TABLIO_CONCAT_IMPL(a, b, c)
-#define TABLIO_ABI_NAMESPACE \
-  TABLIO_CONCAT(TABLIO_VERSION_MAJOR, TABLIO_VERSION_MINOR, TABLIO_VERSION_PATCH)
+#define TABLIO_ABI_NAMESPACE TABLIO_CONCAT(TABLIO_VERSION_MAJOR, TABLIO_VERSION_MINOR, TABLIO_VERSION_PATCH)
 
 #define TABLIO_BEGIN_NAMESPACE \
   namespace tablio {           \
@@ -26,7 +25,6 @@ TABLIO_BEGIN_NAMESPACE
 struct version_info {
   int major, minor, patch;
 };
-inline constexpr version_info version{TABLIO_VERSION_MAJOR, TABLIO_VERSION_MINOR,
-                                      TABLIO_VERSION_PATCH};
+inline constexpr version_info version{TABLIO_VERSION_MAJOR, TABLIO_VERSION_MINOR, TABLIO_VERSION_PATCH};
 
 TABLIO_END_NAMESPACE

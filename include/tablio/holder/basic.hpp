@@ -60,8 +60,10 @@ inline bool at_line_end(reader& r) {
 
 template <class T>
 void write_basic_values(writer& w, bool binary, const std::vector<T>& v) {
-  if (binary) kaldi_binary::write_array(w, v.data(), v.size());
-  else kaldi_text::write_array(w, v.data(), v.size());
+  if (binary)
+    kaldi_binary::write_array(w, v.data(), v.size());
+  else
+    kaldi_text::write_array(w, v.data(), v.size());
 }
 
 // Binary vector body: M(int32 n), then n values each with its marker.
@@ -77,7 +79,7 @@ void read_binary_basic_vector(reader& r, std::vector<T>& v) {
 
 // BasicHolder<T>: binary "\0B" M(v); text "v \n".
 template <class T>
-  requires std::is_arithmetic_v<T>
+requires std::is_arithmetic_v<T>
 class basic_holder : public holder_storage<T> {
  public:
   static void write(writer& w, bool binary, const T& v) {
@@ -114,7 +116,7 @@ class basic_holder : public holder_storage<T> {
 
 // BasicVectorHolder<T>: binary "\0B" M(n) M(v)...; text "v1 v2 \n".
 template <class T>
-  requires std::is_arithmetic_v<T>
+requires std::is_arithmetic_v<T>
 class basic_vector_holder : public holder_storage<std::vector<T>> {
  public:
   static void write(writer& w, bool binary, const std::vector<T>& v) {
@@ -145,7 +147,7 @@ class basic_vector_holder : public holder_storage<std::vector<T>> {
 // BasicVectorVectorHolder<T>: binary "\0B" M(n) then per inner M(m) M(v)...;
 // text "1 2 ; 3 ; \n" (each inner vector ends in ';').
 template <class T>
-  requires std::is_arithmetic_v<T>
+requires std::is_arithmetic_v<T>
 class basic_vector_vector_holder : public holder_storage<std::vector<std::vector<T>>> {
  public:
   static void write(writer& w, bool binary, const std::vector<std::vector<T>>& v) {
@@ -194,7 +196,7 @@ class basic_vector_vector_holder : public holder_storage<std::vector<std::vector
 
 // BasicPairVectorHolder<T>: binary "\0B" M(n) then M(a) M(b) per pair; text "1 2 ; 3 4 \n".
 template <class T>
-  requires std::is_arithmetic_v<T>
+requires std::is_arithmetic_v<T>
 class basic_pair_vector_holder : public holder_storage<std::vector<std::pair<T, T>>> {
  public:
   static void write(writer& w, bool binary, const std::vector<std::pair<T, T>>& v) {

@@ -15,12 +15,12 @@ TABLIO_BEGIN_NAMESPACE
 template <class H>
 concept holder_type = std::default_initializable<H> &&
     requires(H& h, writer& w, reader& r, const typename H::value_type& v, bool binary) {
-      typename H::value_type;
-      H::write(w, binary, v);  // one object; throws on failure
-      h.read(r);               // one object; throws format_error on bad input
-      { h.value() } -> std::same_as<typename H::value_type&>;
-      h.clear();
-    };
+  typename H::value_type;
+  H::write(w, binary, v);  // one object; throws on failure
+  h.read(r);               // one object; throws format_error on bad input
+  { h.value() } -> std::same_as<typename H::value_type&>;
+  h.clear();
+};
 
 // Storage shared by every holder: the value read last.
 template <class T>

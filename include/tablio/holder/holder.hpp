@@ -24,8 +24,10 @@ class holder : public holder_storage<T> {
     }
   }
   void read(reader& r) {
-    if (kaldi_io::read_binary_header(r)) decode_from<BinaryCodec>(r, this->value_);
-    else decode_from<TextCodec>(r, this->value_);
+    if (kaldi_io::read_binary_header(r))
+      decode_from<BinaryCodec>(r, this->value_);
+    else
+      decode_from<TextCodec>(r, this->value_);
   }
 };
 

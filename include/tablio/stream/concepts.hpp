@@ -49,6 +49,8 @@ concept sized_source = source<S> && requires(const S& s) {
 
 // A stream with a close() that reports failure (pipe exit status, a full disk).
 template <class S>
-concept closable = requires(S& s) { s.close(); };
+concept closable = requires(S& s) {
+  s.close();
+};
 
 TABLIO_END_NAMESPACE

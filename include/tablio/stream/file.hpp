@@ -4,13 +4,13 @@
 
 #include <tablio/core/error.hpp>
 
-#include <cerrno>
-#include <cstdint>
 #include <fcntl.h>
-#include <optional>
-#include <string>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <utility>
 
 TABLIO_BEGIN_NAMESPACE
@@ -42,8 +42,7 @@ class file_descriptor {
   // Closes an owned descriptor; a failing close() (e.g. a deferred write error) is reported.
   void close() {
     int fd = std::exchange(fd_, -1);
-    if (fd >= 0 && owned_ && ::close(fd) != 0 && errno != EINTR)
-      throw io_error(path_, errno, "cannot close");
+    if (fd >= 0 && owned_ && ::close(fd) != 0 && errno != EINTR) throw io_error(path_, errno, "cannot close");
   }
 
   static file_descriptor open(const std::string& path, int flags, const char* action) {
@@ -113,9 +112,7 @@ class file_source {
     }
   }
   // Reads a descriptor it does not own (closing the source leaves it open).
-  file_source(int fd, std::string name) : fd_(fd, std::move(name), false) {
-    size_ = fd_.regular_file_size();
-  }
+  file_source(int fd, std::string name) : fd_(fd, std::move(name), false) { size_ = fd_.regular_file_size(); }
 
   std::size_t read_some(char* dst, std::size_t n) {
     std::size_t got = fd_.read_some(dst, n);
@@ -141,8 +138,7 @@ class file_source {
 class file_sink {
  public:
   explicit file_sink(const std::string& path)
-      : fd_(detail::file_descriptor::open(path, O_WRONLY | O_CREAT | O_TRUNC,
-                                          "cannot open for writing")) {}
+      : fd_(detail::file_descriptor::open(path, O_WRONLY | O_CREAT | O_TRUNC, "cannot open for writing")) {}
   file_sink(int fd, std::string name) : fd_(fd, std::move(name), false) {}
 
   void write(const char* src, std::size_t n) {

@@ -46,8 +46,7 @@ inline input_kind classify_rxfilename(std::string_view name) {
   if (name.empty() || name == "-") return input_kind::standard_input;
   if (name.front() == '|') return input_kind::none;
   if (name.back() == '|') return input_kind::pipe;
-  if (detail::is_space_char(name.front()) || detail::is_space_char(name.back()))
-    return input_kind::none;
+  if (detail::is_space_char(name.front()) || detail::is_space_char(name.back())) return input_kind::none;
   if (detail::looks_like_specifier(name)) return input_kind::none;
   if (detail::offset_colon(name) != std::string_view::npos) return input_kind::offset_file;
   if (name.find('|') != std::string_view::npos) return input_kind::none;
@@ -57,8 +56,7 @@ inline input_kind classify_rxfilename(std::string_view name) {
 inline output_kind classify_wxfilename(std::string_view name) {
   if (name.empty() || name == "-") return output_kind::standard_output;
   if (name.front() == '|') return output_kind::pipe;
-  if (detail::is_space_char(name.front()) || detail::is_space_char(name.back()) ||
-      name.back() == '|')
+  if (detail::is_space_char(name.front()) || detail::is_space_char(name.back()) || name.back() == '|')
     return output_kind::none;
   if (detail::looks_like_specifier(name)) return output_kind::none;
   if (detail::offset_colon(name) != std::string_view::npos) return output_kind::none;
@@ -81,7 +79,8 @@ struct offset_filename {
 
 inline offset_filename split_offset_filename(std::string_view name) {
   std::size_t colon = detail::offset_colon(name);
-  if (colon == std::string_view::npos) throw usage_error("not a file:offset name: '" + std::string(name) + "'");
+  if (colon == std::string_view::npos)
+    throw usage_error("not a file:offset name: '" + std::string(name) + "'");
   std::string digits(name.substr(colon + 1));
   errno = 0;
   char* end = nullptr;

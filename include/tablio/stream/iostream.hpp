@@ -116,7 +116,10 @@ class writer_streambuf final : public std::streambuf {
   }
 
  private:
-  void commit() { w_.advance(static_cast<std::size_t>(pptr() - pbase())); setp(nullptr, nullptr); }
+  void commit() {
+    w_.advance(static_cast<std::size_t>(pptr() - pbase()));
+    setp(nullptr, nullptr);
+  }
   void take_window() {
     std::span<char> win = w_.window();
     setp(win.data(), win.data() + win.size());

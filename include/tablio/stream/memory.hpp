@@ -136,8 +136,10 @@ class vector_sink final : public sink_base {
     }
   }
   void resize(std::size_t n) {
-    if constexpr (std::is_same_v<Container, byte_buffer>) out_.resize_uninitialized(n);
-    else out_.resize(n);
+    if constexpr (std::is_same_v<Container, byte_buffer>)
+      out_.resize_uninitialized(n);
+    else
+      out_.resize(n);
   }
 
   Container& out_;

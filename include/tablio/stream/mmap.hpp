@@ -1,18 +1,18 @@
 // A read-only memory map of a file: a contiguous source, so readers view it without copying.
 #pragma once
 
-#include <tablio/core/minmax.hpp>
 #include <tablio/core/error.hpp>
+#include <tablio/core/minmax.hpp>
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
-#include <optional>
-#include <span>
-#include <string>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
 #include <utility>
 
 TABLIO_BEGIN_NAMESPACE
@@ -21,8 +21,7 @@ enum class access_pattern { normal, sequential, random };
 
 class mmap_source {
  public:
-  explicit mmap_source(const std::string& path, access_pattern hint = access_pattern::normal)
-      : path_(path) {
+  explicit mmap_source(const std::string& path, access_pattern hint = access_pattern::normal) : path_(path) {
     int fd;
     do {
       fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -7,14 +7,14 @@
 
 #include <tablio/core/error.hpp>
 
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cerrno>
 #include <csignal>
-#include <pthread.h>
 #include <cstdio>
 #include <ctime>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <utility>
 
 TABLIO_BEGIN_NAMESPACE
@@ -58,11 +58,9 @@ class process_pipe {
     int status = ::pclose(std::exchange(file_, nullptr));
     if (status == -1) throw io_error(command_, errno, "cannot wait for command");
     if (WIFSIGNALED(status))
-      throw io_error(command_, 0,
-                     "command killed by signal " + std::to_string(WTERMSIG(status)) + ":");
+      throw io_error(command_, 0, "command killed by signal " + std::to_string(WTERMSIG(status)) + ":");
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-      throw io_error(command_, 0,
-                     "command exited with status " + std::to_string(WEXITSTATUS(status)) + ":");
+      throw io_error(command_, 0, "command exited with status " + std::to_string(WEXITSTATUS(status)) + ":");
   }
 
  private:

@@ -7,10 +7,11 @@
 // caller's memory.
 #pragma once
 
-#include <tablio/core/minmax.hpp>
+#include <tablio/core/config.hpp>
 #include <tablio/core/error.hpp>
-#include <tablio/core/owned.hpp>
 #include <tablio/core/limits.hpp>
+#include <tablio/core/minmax.hpp>
+#include <tablio/core/owned.hpp>
 #include <tablio/stream/concepts.hpp>
 
 #include <cstring>
@@ -71,9 +72,12 @@ class source_adapter final : public source_base {
     }
   }
   std::optional<std::uint64_t> size() const override {
-    if constexpr (contiguous_source<S>) return s_.contiguous().size();
-    else if constexpr (sized_source<S>) return s_.size();
-    else return std::nullopt;
+    if constexpr (contiguous_source<S>)
+      return s_.contiguous().size();
+    else if constexpr (sized_source<S>)
+      return s_.size();
+    else
+      return std::nullopt;
   }
   bool seek(std::uint64_t offset) override {
     if constexpr (contiguous_source<S>) {
@@ -88,8 +92,10 @@ class source_adapter final : public source_base {
     }
   }
   std::uint64_t start_offset() const override {
-    if constexpr (seekable<S> && !contiguous_source<S>) return s_.tell();
-    else return 0;
+    if constexpr (seekable<S> && !contiguous_source<S>)
+      return s_.tell();
+    else
+      return 0;
   }
   void close() override {
     if constexpr (closable<S>) s_.close();
@@ -108,11 +114,10 @@ class reader {
  public:
   // Reads from any Source; `name` (usually the path) appears in every error message.
   template <source S>
-    requires(!std::same_as<std::remove_cvref_t<S>, reader>)
-  explicit reader(S&& s, std::string name = "<stream>", const limits& lim = default_limits,
-                  std::size_t buffer_size = detail::default_read_buffer)
-      : source_(make_owned<detail::source_adapter<std::remove_cvref_t<S>>>(
-            std::forward<S>(s), buffer_size)),
+  requires(!std::same_as<std::remove_cvref_t<S>, reader>) explicit reader(
+      S&& s, std::string name = "<stream>", const limits& lim = default_limits,
+      std::size_t buffer_size = detail::default_read_buffer)
+      : source_(make_owned<detail::source_adapter<std::remove_cvref_t<S>>>(std::forward<S>(s), buffer_size)),
         name_(std::move(name)),
         limits_(lim) {
     total_size_ = source_->size();
@@ -144,22 +149,10 @@ class reader {
 
   // Makes at least n bytes (n small, e.g. a header) visible in window(), stitching across
   // refills if needed; false if the input ends first (the bytes that exist stay readable).
-  bool ensure(std::size_t n) {
-    if (static_cast<std::size_t>(end_ - cur_) >= n) return true;
-    std::vector<char> stitched(cur_, end_);
-    std::uint64_t start = tell();
-    while (stitched.size() < n) {
-      std::span<const char> w = take_next_window();
-      if (w.empty()) break;
-      std::size_t k = detail::min_of(n - stitched.size(), w.size());
-      stitched.insert(stitched.end(), w.data(), w.data() + k);
-      pending_ = w.subspan(k);
-    }
-    stitch_ = std::move(stitched);
-    window_offset_ = start;
-    window_begin_ = cur_ = stitch_.data();
-    end_ = stitch_.data() + stitch_.size();
-    return stitch_.size() >= n;
+  TABLIO_ALWAYS_INLINE bool ensure(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - cur_) >= n) [[likely]]
+      return true;
+    return stitch(n);
   }
 
   // Refills the window when it is empty; false at end of input.
@@ -201,12 +194,17 @@ class reader {
   }
 
   // Reads exactly n bytes or throws a format_error saying how many were missing.
-  void read_exact(char* dst, std::size_t n, const char* what = "bytes") {
+  TABLIO_ALWAYS_INLINE void read_exact(char* dst, std::size_t n, const char* what = "bytes") {
     if (static_cast<std::size_t>(end_ - cur_) >= n) [[likely]] {
       if (n != 0) std::memcpy(dst, cur_, n);  // dst may be null (an empty vector's data())
       cur_ += n;
       return;
     }
+    read_exact_slow(dst, n, what);
+  }
+
+ private:
+  void read_exact_slow(char* dst, std::size_t n, const char* what) {
     std::uint64_t start = tell();
     std::size_t got = read_some(dst, n);
     if (got != n)
@@ -214,6 +212,7 @@ class reader {
                          "end of input after " + std::to_string(got));
   }
 
+ public:
   // Returns a view of the next n bytes and consumes them: a view into the window when they
   // are there (always, for contiguous input), otherwise a copy in `scratch`.
   std::string_view read_view(std::size_t n, std::string& scratch, const char* what = "bytes") {
@@ -232,8 +231,8 @@ class reader {
   void skip(std::uint64_t n) {
     while (n > 0) {
       if (!fill()) throw format_error({name_, tell(), {}}, "more bytes", "end of input");
-      std::size_t take = static_cast<std::size_t>(
-          detail::min_of<std::uint64_t>(n, static_cast<std::size_t>(end_ - cur_)));
+      std::size_t take =
+          static_cast<std::size_t>(detail::min_of<std::uint64_t>(n, static_cast<std::size_t>(end_ - cur_)));
       cur_ += take;
       n -= take;
     }
@@ -264,27 +263,22 @@ class reader {
 
   // Checks, before allocating, that `count` items of at least `min_item_bytes` each can be
   // there: against the remaining input when known, otherwise against the limits.
-  void check_available(std::uint64_t count, std::uint64_t min_item_bytes,
-                       const char* what = "items") const {
-    if (count > limits_.max_element_count)
-      fail(std::string("at most ") + std::to_string(limits_.max_element_count) + " " + what +
-           " (limits::max_element_count)",
-           "a count of " + std::to_string(count));
-    if (min_item_bytes != 0 && count > limits_.max_record_bytes / min_item_bytes)
-      fail(std::string("at most ") + std::to_string(limits_.max_record_bytes) +
-               " bytes (limits::max_record_bytes)",
-           "a count of " + std::to_string(count) + " " + what);
-    if (auto rem = remaining(); rem && min_item_bytes != 0 && count > *rem / min_item_bytes)
-      fail(std::to_string(count) + " " + what + " (at least " +
-               std::to_string(count * min_item_bytes) + " bytes)",
-           "only " + std::to_string(*rem) + " bytes left");
+  TABLIO_ALWAYS_INLINE void check_available(std::uint64_t count, std::uint64_t min_item_bytes,
+                                            const char* what = "items") const {
+    // Fast path without divisions: below 2^32 each, the product cannot overflow.
+    if (count < (std::uint64_t{1} << 32) && min_item_bytes < (std::uint64_t{1} << 32) &&
+        count <= limits_.max_element_count) {
+      std::uint64_t bytes = count * min_item_bytes;
+      if (bytes <= limits_.max_record_bytes && (!total_size_ || bytes <= *remaining())) return;
+    }
+    check_available_precisely(count, min_item_bytes, what);
   }
 
   // How many elements a container may reserve up front for a checked count.
   std::size_t reserve_hint(std::uint64_t count, std::size_t element_size) const noexcept {
     if (size_known()) return static_cast<std::size_t>(count);
-    return static_cast<std::size_t>(
-        detail::min_of<std::uint64_t>(count, limits_.max_reserve_bytes / detail::max_of<std::size_t>(1, element_size)));
+    return static_cast<std::size_t>(detail::min_of<std::uint64_t>(
+        count, limits_.max_reserve_bytes / detail::max_of<std::size_t>(1, element_size)));
   }
 
   // Throws a format_error at the current offset.
@@ -313,6 +307,41 @@ class reader {
   }
 
  private:
+  // check_available()'s slow path: exact checks, and the error that says which one failed.
+  void check_available_precisely(std::uint64_t count, std::uint64_t min_item_bytes, const char* what) const {
+    if (count > limits_.max_element_count)
+      fail(std::string("at most ") + std::to_string(limits_.max_element_count) + " " + what +
+               " (limits::max_element_count)",
+           "a count of " + std::to_string(count));
+    if (min_item_bytes != 0 && count > limits_.max_record_bytes / min_item_bytes)
+      fail(std::string("at most ") + std::to_string(limits_.max_record_bytes) +
+               " bytes (limits::max_record_bytes)",
+           "a count of " + std::to_string(count) + " " + what);
+    if (auto rem = remaining(); rem && min_item_bytes != 0 && count > *rem / min_item_bytes)
+      fail(std::to_string(count) + " " + what + " (at least " + std::to_string(count * min_item_bytes) +
+               " bytes)",
+           "only " + std::to_string(*rem) + " bytes left");
+  }
+
+  // ensure()'s slow path: copies what is left of the window and the start of the next
+  // windows into stitch_, and makes that the window.
+  bool stitch(std::size_t n) {
+    std::vector<char> stitched(cur_, end_);
+    std::uint64_t start = tell();
+    while (stitched.size() < n) {
+      std::span<const char> w = take_next_window();
+      if (w.empty()) break;
+      std::size_t k = detail::min_of(n - stitched.size(), w.size());
+      stitched.insert(stitched.end(), w.data(), w.data() + k);
+      pending_ = w.subspan(k);
+    }
+    stitch_ = std::move(stitched);
+    window_offset_ = start;
+    window_begin_ = cur_ = stitch_.data();
+    end_ = stitch_.data() + stitch_.size();
+    return stitch_.size() >= n;
+  }
+
   // Accounts for the consumed window so that tell() stays right across refills.
   void retire_window() noexcept {
     window_offset_ += static_cast<std::uint64_t>(end_ - window_begin_);

@@ -20,21 +20,21 @@ enum class rspecifier_kind { archive, script };
 
 struct wspecifier {
   wspecifier_kind kind{};
-  std::string archive;  // wxfilename of the archive (archive, archive_and_script)
-  std::string script;   // wxfilename (archive_and_script) or rxfilename (script) of the scp
-  bool binary = true;      // b (default) / t
-  bool flush = false;      // f / nf (default)
-  bool permissive = false; // p
+  std::string archive;      // wxfilename of the archive (archive, archive_and_script)
+  std::string script;       // wxfilename (archive_and_script) or rxfilename (script) of the scp
+  bool binary = true;       // b (default) / t
+  bool flush = false;       // f / nf (default)
+  bool permissive = false;  // p
 };
 
 struct rspecifier {
   rspecifier_kind kind{};
-  std::string filename;         // rxfilename of the archive or the script
-  bool once = false;            // o / no
-  bool sorted = false;          // s / ns
-  bool called_sorted = false;   // cs / ncs
-  bool permissive = false;      // p / np
-  bool background = false;      // bg
+  std::string filename;        // rxfilename of the archive or the script
+  bool once = false;           // o / no
+  bool sorted = false;         // s / ns
+  bool called_sorted = false;  // cs / ncs
+  bool permissive = false;     // p / np
+  bool background = false;     // bg
 };
 
 namespace detail {
@@ -67,11 +67,16 @@ inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
   wspecifier w;
   bool have_archive = false, have_script = false;
   for (std::string_view o : split->first) {
-    if (o == "b") w.binary = true;
-    else if (o == "t") w.binary = false;
-    else if (o == "f") w.flush = true;
-    else if (o == "nf") w.flush = false;
-    else if (o == "p") w.permissive = true;
+    if (o == "b")
+      w.binary = true;
+    else if (o == "t")
+      w.binary = false;
+    else if (o == "f")
+      w.flush = true;
+    else if (o == "nf")
+      w.flush = false;
+    else if (o == "p")
+      w.permissive = true;
     else if (o == "ark") {
       if (have_archive || have_script) return std::nullopt;  // only "ark,scp", once
       have_archive = true;
@@ -109,15 +114,24 @@ inline std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
   bool have_kind = false;
   for (std::string_view o : split->first) {
     if (o == "b" || o == "t") continue;  // accepted and ignored: objects say their own mode
-    if (o == "o") r.once = true;
-    else if (o == "no") r.once = false;
-    else if (o == "s") r.sorted = true;
-    else if (o == "ns") r.sorted = false;
-    else if (o == "cs") r.called_sorted = true;
-    else if (o == "ncs") r.called_sorted = false;
-    else if (o == "p") r.permissive = true;
-    else if (o == "np") r.permissive = false;
-    else if (o == "bg") r.background = true;
+    if (o == "o")
+      r.once = true;
+    else if (o == "no")
+      r.once = false;
+    else if (o == "s")
+      r.sorted = true;
+    else if (o == "ns")
+      r.sorted = false;
+    else if (o == "cs")
+      r.called_sorted = true;
+    else if (o == "ncs")
+      r.called_sorted = false;
+    else if (o == "p")
+      r.permissive = true;
+    else if (o == "np")
+      r.permissive = false;
+    else if (o == "bg")
+      r.background = true;
     else if (o == "ark" || o == "scp") {
       if (have_kind) return std::nullopt;
       have_kind = true;

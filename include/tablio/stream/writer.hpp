@@ -5,14 +5,15 @@
 // hands out its own storage as the window, so encoding to memory copies nothing twice.
 #pragma once
 
+#include <tablio/core/config.hpp>
 #include <tablio/core/error.hpp>
 #include <tablio/core/owned.hpp>
 #include <tablio/stream/concepts.hpp>
 
 #include <cstring>
 #include <span>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 TABLIO_BEGIN_NAMESPACE
@@ -75,16 +76,13 @@ class writer {
  public:
   // Writes to any Sink; `name` (usually the path) appears in error messages.
   template <sink S>
-    requires(!std::same_as<std::remove_cvref_t<S>, writer>)
-  explicit writer(S&& s, std::string name = "<stream>",
-                  std::size_t buffer_size = detail::default_write_buffer)
-      : writer(make_owned<detail::sink_adapter<std::remove_cvref_t<S>>>(std::forward<S>(s),
-                                                                              buffer_size),
+  requires(!std::same_as<std::remove_cvref_t<S>, writer>) explicit writer(
+      S&& s, std::string name = "<stream>", std::size_t buffer_size = detail::default_write_buffer)
+      : writer(make_owned<detail::sink_adapter<std::remove_cvref_t<S>>>(std::forward<S>(s), buffer_size),
                std::move(name)) {}
 
   // Writes to a sink that manages its own windows (e.g. memory).
-  writer(owned<sink_base> s, std::string name)
-      : sink_(std::move(s)), name_(std::move(name)) {}
+  writer(owned<sink_base> s, std::string name) : sink_(std::move(s)), name_(std::move(name)) {}
 
   writer(writer&& o) noexcept { *this = std::move(o); }
   writer& operator=(writer&& o) noexcept {
@@ -106,12 +104,13 @@ class writer {
   // Bytes written so far.
   std::uint64_t tell() const noexcept { return committed_ + static_cast<std::uint64_t>(pos_ - begin_); }
 
-  void put(char c) {
-    if (pos_ == end_) [[unlikely]] grow(1);
+  TABLIO_ALWAYS_INLINE void put(char c) {
+    if (pos_ == end_) [[unlikely]]
+      grow(1);
     *pos_++ = c;
   }
 
-  void write(const char* src, std::size_t n) {
+  TABLIO_ALWAYS_INLINE void write(const char* src, std::size_t n) {
     if (static_cast<std::size_t>(end_ - pos_) >= n) [[likely]] {
       if (n != 0) std::memcpy(pos_, src, n);  // pos_ may be null before the first window
       pos_ += n;
@@ -122,8 +121,9 @@ class writer {
   void write(std::string_view s) { write(s.data(), s.size()); }
 
   // A window of at least n writable bytes (n up to a few KiB); commit with advance().
-  char* reserve(std::size_t n) {
-    if (static_cast<std::size_t>(end_ - pos_) < n) [[unlikely]] grow(n);
+  TABLIO_ALWAYS_INLINE char* reserve(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - pos_) < n) [[unlikely]]
+      grow(n);
     return pos_;
   }
   void advance(std::size_t n) noexcept { pos_ += n; }

@@ -11,16 +11,22 @@ template <class T, std::size_t N>
 struct builtin_codec<std::array<T, N>> {
   using is_builtin = void;
   template <class C>
-  static constexpr std::uint64_t min_size() { return N * min_encoded_size<C, T>(); }
+  static constexpr std::uint64_t min_size() {
+    return N * min_encoded_size<C, T>();
+  }
   template <class C>
   static void write(writer& w, const std::array<T, N>& a) {
-    if constexpr (std::is_arithmetic_v<T>) C::write_array(w, a.data(), N);
-    else for (const auto& e : a) encode_to<C>(w, e);
+    if constexpr (std::is_arithmetic_v<T>)
+      C::write_array(w, a.data(), N);
+    else
+      for (const auto& e : a) encode_to<C>(w, e);
   }
   template <class C>
   static void read(reader& r, std::array<T, N>& a) {
-    if constexpr (std::is_arithmetic_v<T>) C::read_array(r, a.data(), N);
-    else for (auto& e : a) decode_from<C>(r, e);
+    if constexpr (std::is_arithmetic_v<T>)
+      C::read_array(r, a.data(), N);
+    else
+      for (auto& e : a) decode_from<C>(r, e);
   }
 };
 

@@ -26,7 +26,9 @@ struct builtin_codec<Map, std::enable_if_t<map_like<Map>>> {
   using K = typename Map::key_type;
   using V = typename Map::mapped_type;
   template <class C>
-  static constexpr std::uint64_t min_size() { return C::min_size_prefix; }
+  static constexpr std::uint64_t min_size() {
+    return C::min_size_prefix;
+  }
   template <class C>
   static void write(writer& w, const Map& m) {
     C::write_size(w, m.size());

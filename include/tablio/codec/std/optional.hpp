@@ -11,7 +11,9 @@ template <class T>
 struct builtin_codec<std::optional<T>> {
   using is_builtin = void;
   template <class C>
-  static constexpr std::uint64_t min_size() { return C::template min_value_size<bool>(); }
+  static constexpr std::uint64_t min_size() {
+    return C::template min_value_size<bool>();
+  }
   template <class C>
   static void write(writer& w, const std::optional<T>& o) {
     C::write(w, o.has_value());

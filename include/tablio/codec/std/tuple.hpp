@@ -12,7 +12,9 @@ template <class... T>
 struct builtin_codec<std::tuple<T...>> {
   using is_builtin = void;
   template <class C>
-  static constexpr std::uint64_t min_size() { return (std::uint64_t{0} + ... + min_encoded_size<C, T>()); }
+  static constexpr std::uint64_t min_size() {
+    return (std::uint64_t{0} + ... + min_encoded_size<C, T>());
+  }
   template <class C>
   static void write(writer& w, const std::tuple<T...>& t) {
     std::apply([&](const auto&... e) { (encode_to<C>(w, e), ...); }, t);
@@ -27,7 +29,9 @@ template <class A, class B>
 struct builtin_codec<std::pair<A, B>> {
   using is_builtin = void;
   template <class C>
-  static constexpr std::uint64_t min_size() { return min_encoded_size<C, A>() + min_encoded_size<C, B>(); }
+  static constexpr std::uint64_t min_size() {
+    return min_encoded_size<C, A>() + min_encoded_size<C, B>();
+  }
   template <class C>
   static void write(writer& w, const std::pair<A, B>& p) {
     encode_to<C>(w, p.first);

@@ -12,7 +12,9 @@ template <class T, class A>
 struct builtin_codec<std::vector<T, A>> {
   using is_builtin = void;
   template <class C>
-  static constexpr std::uint64_t min_size() { return C::min_size_prefix; }
+  static constexpr std::uint64_t min_size() {
+    return C::min_size_prefix;
+  }
 
   template <class C>
   static void write(writer& w, const std::vector<T, A>& v) {
