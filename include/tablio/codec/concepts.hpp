@@ -59,6 +59,32 @@ void read_sized_array(reader& r, Vector& v, std::uint64_t n, ReadArray read_arra
   }
 }
 
+// What most codecs share; a codec inherits these and defines what differs:
+// arrays element by element, strings as a size then the bytes.
+template <class Codec>
+struct codec_defaults {
+  template <class T>
+  requires std::is_arithmetic_v<T>
+  static void write_array(writer& w, const T* data, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) Codec::write(w, data[i]);
+  }
+  template <class T>
+  requires std::is_arithmetic_v<T>
+  static void read_array(reader& r, T* data, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) Codec::read(r, data[i]);
+  }
+  static void write_string(writer& w, std::string_view s) {
+    Codec::write_size(w, s.size());
+    w.write(s.data(), s.size());
+  }
+  static void read_string(reader& r, std::string& s) {
+    std::uint64_t n = Codec::read_size(r);
+    r.check_available(n, 1, "string bytes");
+    s.resize(static_cast<std::size_t>(n));
+    r.read_exact(s.data(), s.size(), "string bytes");
+  }
+};
+
 }  // namespace detail
 
 // Specialize for full control over how codec C encodes T (step 1 above).

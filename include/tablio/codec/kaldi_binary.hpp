@@ -44,7 +44,7 @@ requires std::is_integral_v<T> &&
 
 }  // namespace kaldi_io
 
-struct kaldi_binary {
+struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
   static constexpr bool binary = true;
 
   template <class T>
@@ -107,29 +107,8 @@ struct kaldi_binary {
     return static_cast<std::uint64_t>(n);
   }
 
-  // Arrays of basic values: each element with its own marker, as BasicVectorHolder writes.
-  template <class T>
-  requires std::is_arithmetic_v<T>
-  static void write_array(writer& w, const T* data, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) write(w, data[i]);
-  }
-  template <class T>
-  requires std::is_arithmetic_v<T>
-  static void read_array(reader& r, T* data, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) read(r, data[i]);
-  }
-
-  // Strings (Kaldi has no string basic type): an int32 length, then the bytes.
-  static void write_string(writer& w, std::string_view s) {
-    write_size(w, s.size());
-    w.write(s.data(), s.size());
-  }
-  static void read_string(reader& r, std::string& s) {
-    std::uint64_t n = read_size(r);
-    r.check_available(n, 1, "string bytes");
-    s.resize(static_cast<std::size_t>(n));
-    r.read_exact(s.data(), s.size(), "string bytes");
-  }
+  // Arrays are written value by value, each with its marker (as BasicVectorHolder writes
+  // them); strings (Kaldi has no string type) as an int32 length, then the bytes.
   static constexpr std::uint64_t min_string_size = 5;
 
   // std::vector<float|double>: a Kaldi Vector ("FV "/"DV ", M(dim), raw data).

@@ -14,14 +14,18 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace kaldi_io {
 
+// Calls f with the codec for the mode: kaldi_binary{} or kaldi_text{}.
+template <class F>
+decltype(auto) with_codec(bool binary, F&& f) {
+  if (binary) return f(kaldi_binary{});
+  return f(kaldi_text{});
+}
+
 // WriteBasicType: bool, integers, float, double.
 template <class T>
 requires std::is_arithmetic_v<T>
 void write_basic_type(writer& w, bool binary, T v) {
-  if (binary)
-    kaldi_binary::write(w, v);
-  else
-    kaldi_text::write(w, v);
+  with_codec(binary, [&](auto c) { decltype(c)::write(w, v); });
 }
 
 // ReadBasicType; with `add`, the value read is added to `v` (Kaldi's add=true form).
@@ -29,53 +33,35 @@ template <class T>
 requires std::is_arithmetic_v<T>
 void read_basic_type(reader& r, bool binary, T& v, bool add = false) {
   T read_value{};
-  if (binary)
-    kaldi_binary::read(r, read_value);
-  else
-    kaldi_text::read(r, read_value);
+  with_codec(binary, [&](auto c) { decltype(c)::read(r, read_value); });
   if constexpr (std::is_same_v<T, bool>)
     v = add ? (v || read_value) : read_value;
   else
     v = add ? static_cast<T>(v + read_value) : read_value;
 }
 
+template <class T>
+concept kaldi_integer = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
 // WriteIntegerVector / ReadIntegerVector: binary "size byte, raw int32 count, raw data",
 // text "[ 1 2 3 ]\n".
-template <class T>
-requires std::is_integral_v<T> &&
-    (!std::is_same_v<T, bool>)void write_integer_vector(writer& w, bool binary, const std::vector<T>& v) {
-  if (binary)
-    kaldi_binary::write_vector(w, v);
-  else
-    kaldi_text::write_vector(w, v);
+template <kaldi_integer T>
+void write_integer_vector(writer& w, bool binary, const std::vector<T>& v) {
+  with_codec(binary, [&](auto c) { decltype(c)::write_vector(w, v); });
 }
-template <class T>
-requires std::is_integral_v<T> &&
-    (!std::is_same_v<T, bool>)void read_integer_vector(reader& r, bool binary, std::vector<T>& v) {
-  if (binary)
-    kaldi_binary::read_vector(r, v);
-  else
-    kaldi_text::read_vector(r, v);
+template <kaldi_integer T>
+void read_integer_vector(reader& r, bool binary, std::vector<T>& v) {
+  with_codec(binary, [&](auto c) { decltype(c)::read_vector(r, v); });
 }
 
 // WriteIntegerPairVector / ReadIntegerPairVector: text "[ 1,2 3,4 ]\n".
-template <class T>
-requires std::is_integral_v<T> &&
-    (!std::is_same_v<T, bool>)void write_integer_pair_vector(writer& w, bool binary,
-                                                             const std::vector<std::pair<T, T>>& v) {
-  if (binary)
-    kaldi_binary::write_vector(w, v);
-  else
-    kaldi_text::write_vector(w, v);
+template <kaldi_integer T>
+void write_integer_pair_vector(writer& w, bool binary, const std::vector<std::pair<T, T>>& v) {
+  with_codec(binary, [&](auto c) { decltype(c)::write_vector(w, v); });
 }
-template <class T>
-requires std::is_integral_v<T> &&
-    (!std::is_same_v<T, bool>)void read_integer_pair_vector(reader& r, bool binary,
-                                                            std::vector<std::pair<T, T>>& v) {
-  if (binary)
-    kaldi_binary::read_vector(r, v);
-  else
-    kaldi_text::read_vector(r, v);
+template <kaldi_integer T>
+void read_integer_pair_vector(reader& r, bool binary, std::vector<std::pair<T, T>>& v) {
+  with_codec(binary, [&](auto c) { decltype(c)::read_vector(r, v); });
 }
 
 }  // namespace kaldi_io

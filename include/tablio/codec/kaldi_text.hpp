@@ -118,7 +118,7 @@ T read_text_integer(reader& r) {
 
 }  // namespace kaldi_io
 
-struct kaldi_text {
+struct kaldi_text : detail::codec_defaults<kaldi_text> {
   static constexpr bool binary = false;
 
   template <class T>
@@ -157,17 +157,6 @@ struct kaldi_text {
 
   static void write_size(writer& w, std::uint64_t n) { write(w, n); }
   static std::uint64_t read_size(reader& r) { return detail::read_text_number<std::uint64_t>(r, "count"); }
-
-  template <class T>
-  requires std::is_arithmetic_v<T>
-  static void write_array(writer& w, const T* data, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) write(w, data[i]);
-  }
-  template <class T>
-  requires std::is_arithmetic_v<T>
-  static void read_array(reader& r, T* data, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) read(r, data[i]);
-  }
 
   static void write_string(writer& w, std::string_view s) {
     write_size(w, s.size());

@@ -15,7 +15,7 @@
 TABLIO_BEGIN_NAMESPACE
 
 template <std::endian Endian>
-struct raw {
+struct raw : detail::codec_defaults<raw<Endian>> {
   static constexpr bool binary = true;
   static constexpr std::endian byte_order = Endian;
 
@@ -79,16 +79,6 @@ struct raw {
     }
   }
 
-  static void write_string(writer& w, std::string_view s) {
-    write_size(w, s.size());
-    w.write(s.data(), s.size());
-  }
-  static void read_string(reader& r, std::string& s) {
-    std::uint64_t n = read_size(r);
-    r.check_available(n, 1, "string bytes");
-    s.resize(static_cast<std::size_t>(n));
-    r.read_exact(s.data(), s.size(), "string bytes");
-  }
   static constexpr std::uint64_t min_string_size = 8;
 };
 

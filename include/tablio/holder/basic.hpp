@@ -66,12 +66,19 @@ void write_basic_values(writer& w, bool binary, const std::vector<T>& v) {
     kaldi_text::write_array(w, v.data(), v.size());
 }
 
+// Reads a binary count M(int32 n), checks n items of at least min_item_bytes can follow,
+// and sizes v for them.
+template <class Vector>
+void read_binary_count(reader& r, Vector& v, std::uint64_t min_item_bytes, const char* what) {
+  std::uint64_t n = kaldi_binary::read_size(r);
+  r.check_available(n, min_item_bytes, what);
+  v.resize(static_cast<std::size_t>(n));
+}
+
 // Binary vector body: M(int32 n), then n values each with its marker.
 template <class T>
 void read_binary_basic_vector(reader& r, std::vector<T>& v) {
-  std::uint64_t n = kaldi_binary::read_size(r);
-  r.check_available(n, kaldi_binary::min_value_size<T>(), "vector elements");
-  v.resize(static_cast<std::size_t>(n));
+  read_binary_count(r, v, kaldi_binary::min_value_size<T>(), "vector elements");
   kaldi_binary::read_array(r, v.data(), v.size());
 }
 
@@ -170,9 +177,7 @@ class basic_vector_vector_holder : public holder_storage<std::vector<std::vector
     auto& v = this->value_;
     v.clear();
     if (kaldi_io::read_binary_header(r)) {
-      std::uint64_t n = kaldi_binary::read_size(r);
-      r.check_available(n, kaldi_binary::min_size_prefix, "inner vectors");
-      v.resize(static_cast<std::size_t>(n));
+      detail::read_binary_count(r, v, kaldi_binary::min_size_prefix, "inner vectors");
       for (auto& inner : v) detail::read_binary_basic_vector(r, inner);
       return;
     }
@@ -220,9 +225,7 @@ class basic_pair_vector_holder : public holder_storage<std::vector<std::pair<T, 
     auto& v = this->value_;
     v.clear();
     if (kaldi_io::read_binary_header(r)) {
-      std::uint64_t n = kaldi_binary::read_size(r);
-      r.check_available(n, 2 * kaldi_binary::min_value_size<T>(), "pairs");
-      v.resize(static_cast<std::size_t>(n));
+      detail::read_binary_count(r, v, 2 * kaldi_binary::min_value_size<T>(), "pairs");
       for (auto& [a, b] : v) {
         kaldi_binary::read(r, a);
         kaldi_binary::read(r, b);
