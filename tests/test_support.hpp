@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tablio/tablio.hpp>
+#include <tablio/types/matrix.hpp>
 
 #include <catch2/catch.hpp>
 

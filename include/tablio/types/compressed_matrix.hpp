@@ -1,0 +1,354 @@
+// Kaldi's CompressedMatrix, bit-exact: the same compressed bytes as Kaldi for every method
+// (1-7) and the same decompressed floats, evaluated in Kaldi's order and precision.
+//
+// Binary: "CM " / "CM2 " / "CM3 ", then 16 raw bytes {float min_value, float range, int32
+// rows, int32 cols}, then for CM per-column headers {uint16 p0, p25, p75, p100} and the bytes
+// column by column; for CM2 uint16 and for CM3 uint8 values row by row. Text: the
+// decompressed matrix in Kaldi's text form (read back and recompressed with method 1).
+#pragma once
+
+#include <tablio/core/endian.hpp>
+#include <tablio/types/kaldi_matrix_io.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+// Kaldi's CompressionMethod values.
+enum class compression_method : int {
+  automatic = 1,                  // CM when rows > 8, else CM2
+  speech_feature = 2,             // CM: per-column percentiles, one byte per value
+  two_byte_auto = 3,              // CM2 over the matrix's range
+  two_byte_signed_integer = 4,    // CM2 over [-32768, 32767]
+  one_byte_auto = 5,              // CM3 over the matrix's range
+  one_byte_unsigned_integer = 6,  // CM3 over [0, 255]
+  one_byte_zero_one = 7,          // CM3 over [0, 1]
+};
+
+namespace detail {
+
+// Without FMA contraction: Kaldi's results are those of separately rounded operations. Only
+// when the compiler may fuse (e.g. -march=native on x86) is a register barrier needed.
+inline float unfused(float x) noexcept {
+#if defined(__FP_FAST_FMAF) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__("" : "+x"(x));
+#elif defined(__aarch64__)
+  __asm__("" : "+w"(x));
+#else
+  volatile float v = x;
+  x = v;
+#endif
+#endif
+  return x;
+}
+inline double unfused(double x) noexcept {
+#if defined(__FP_FAST_FMA) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__("" : "+x"(x));
+#elif defined(__aarch64__)
+  __asm__("" : "+w"(x));
+#else
+  volatile double v = x;
+  x = v;
+#endif
+#endif
+  return x;
+}
+
+}  // namespace detail
+
+class compressed_matrix {
+ public:
+  enum class format : std::int32_t { one_byte_with_column_headers = 1, two_byte = 2, one_byte = 3 };
+
+  compressed_matrix() = default;
+
+  // Compresses rows x cols row-major values as Kaldi's CompressedMatrix(mat, method) does.
+  template <std::floating_point T>
+  compressed_matrix(const T* data, std::int32_t rows, std::int32_t cols,
+                    compression_method method = compression_method::automatic) {
+    compress(data, rows, cols, method);
+  }
+
+  std::int32_t num_rows() const noexcept { return rows_; }
+  std::int32_t num_cols() const noexcept { return cols_; }
+  bool empty() const noexcept { return cols_ == 0; }
+  format storage_format() const noexcept { return format_; }
+  float min_value() const noexcept { return min_value_; }
+  float range() const noexcept { return range_; }
+  // The stored bytes after the 16-byte header (column headers and values).
+  const std::vector<unsigned char>& bytes() const noexcept { return data_; }
+
+  template <std::floating_point T>
+  void compress(const T* data, std::int32_t rows, std::int32_t cols, compression_method method) {
+    data_.clear();
+    rows_ = cols_ = 0;
+    if (rows == 0 || cols == 0) return;
+    if (method == compression_method::automatic)
+      method = rows > 8 ? compression_method::speech_feature : compression_method::two_byte_auto;
+    switch (method) {
+      case compression_method::speech_feature:
+        format_ = format::one_byte_with_column_headers;
+        break;
+      case compression_method::two_byte_auto:
+      case compression_method::two_byte_signed_integer:
+        format_ = format::two_byte;
+        break;
+      case compression_method::one_byte_auto:
+      case compression_method::one_byte_unsigned_integer:
+      case compression_method::one_byte_zero_one:
+        format_ = format::one_byte;
+        break;
+      default:
+        throw usage_error("invalid compression method " + std::to_string(static_cast<int>(method)));
+    }
+    rows_ = rows;
+    cols_ = cols;
+    const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+    switch (method) {
+      case compression_method::two_byte_signed_integer:
+        min_value_ = -32768.0f;
+        range_ = 65535.0f;
+        break;
+      case compression_method::one_byte_unsigned_integer:
+        min_value_ = 0.0f;
+        range_ = 255.0f;
+        break;
+      case compression_method::one_byte_zero_one:
+        min_value_ = 0.0f;
+        range_ = 1.0f;
+        break;
+      default: {
+        T lo = data[0], hi = data[0];
+        for (std::size_t i = 1; i < n; ++i) {
+          if (data[i] < lo) lo = data[i];
+          if (data[i] > hi) hi = data[i];
+        }
+        float min_value = static_cast<float>(lo), max_value = static_cast<float>(hi);
+        if (max_value == min_value) max_value = static_cast<float>(min_value + (1.0 + std::fabs(min_value)));
+        if (!std::isfinite(min_value) || !std::isfinite(max_value))
+          throw usage_error("cannot compress a matrix with NaN or infinite values");
+        min_value_ = min_value;
+        range_ = max_value - min_value;
+      }
+    }
+    data_.resize(data_size() - header_size);
+    unsigned char* out = data_.data();
+    if (format_ == format::one_byte_with_column_headers) {
+      std::vector<T> column(static_cast<std::size_t>(rows));
+      unsigned char* bytes = out + 8 * static_cast<std::size_t>(cols);
+      for (std::int32_t c = 0; c < cols; ++c) {
+        for (std::int32_t r = 0; r < rows; ++r) column[r] = data[static_cast<std::size_t>(r) * cols + c];
+        std::uint16_t p[4];
+        column_percentiles(column, p);
+        for (int k = 0; k < 4; ++k) store<std::endian::little>(out + 8 * c + 2 * k, p[k]);
+        float f0 = uint16_to_float(p[0]), f25 = uint16_to_float(p[1]), f75 = uint16_to_float(p[2]),
+              f100 = uint16_to_float(p[3]);
+        for (std::int32_t r = 0; r < rows; ++r)
+          bytes[static_cast<std::size_t>(c) * rows + r] = float_to_char(
+              f0, f25, f75, f100, static_cast<float>(data[static_cast<std::size_t>(r) * cols + c]));
+      }
+    } else if (format_ == format::two_byte) {
+      for (std::size_t i = 0; i < n; ++i)
+        store<std::endian::little>(out + 2 * i, float_to_uint16(static_cast<float>(data[i])));
+    } else {
+      for (std::size_t i = 0; i < n; ++i) out[i] = float_to_uint8(static_cast<float>(data[i]));
+    }
+  }
+
+  // Decompresses into rows x cols row-major values, as CompressedMatrix::CopyToMat does.
+  template <std::floating_point T>
+  void decompress(T* out) const {
+    const unsigned char* in = data_.data();
+    const std::size_t rows = static_cast<std::size_t>(rows_), cols = static_cast<std::size_t>(cols_);
+    if (format_ == format::one_byte_with_column_headers) {
+      const unsigned char* bytes = in + 8 * cols;
+      for (std::size_t c = 0; c < cols; ++c) {
+        float p0 = uint16_to_float(load<std::endian::little, std::uint16_t>(in + 8 * c));
+        float p25 = uint16_to_float(load<std::endian::little, std::uint16_t>(in + 8 * c + 2));
+        float p75 = uint16_to_float(load<std::endian::little, std::uint16_t>(in + 8 * c + 4));
+        float p100 = uint16_to_float(load<std::endian::little, std::uint16_t>(in + 8 * c + 6));
+        // The three pieces of the mapping, in Kaldi's precision: float slope times the byte,
+        // then the double constant, summed in double.
+        const float d0 = p25 - p0, d1 = p75 - p25, d2 = p100 - p75;
+        const unsigned char* col = bytes + c * rows;
+        for (std::size_t r = 0; r < rows; ++r) {
+          int v = col[r];
+          double f;
+          if (v <= 64)
+            f = p0 + detail::unfused(detail::unfused(d0 * v) * (1 / 64.0));
+          else if (v <= 192)
+            f = p25 + detail::unfused(detail::unfused(d1 * (v - 64)) * (1 / 128.0));
+          else
+            f = p75 + detail::unfused(detail::unfused(d2 * (v - 192)) * (1 / 63.0));
+          out[r * cols + c] = static_cast<T>(static_cast<float>(f));
+        }
+      }
+    } else if (format_ == format::two_byte) {
+      const float increment = static_cast<float>(range_ * (1.0 / 65535.0));
+      const std::size_t n = rows * cols;
+      for (std::size_t i = 0; i < n; ++i)
+        out[i] = static_cast<T>(
+            min_value_ + detail::unfused(load<std::endian::little, std::uint16_t>(in + 2 * i) * increment));
+    } else {
+      const float increment = static_cast<float>(range_ * (1.0 / 255.0));
+      const std::size_t n = rows * cols;
+      for (std::size_t i = 0; i < n; ++i)
+        out[i] = static_cast<T>(min_value_ + detail::unfused(in[i] * increment));
+    }
+  }
+
+  // Kaldi binary object body (no "\0B"). An empty matrix is written as Kaldi writes it: "CM "
+  // and 20 bytes, of which Kaldi leaves the first 4 uninitialised (written here as zeros).
+  void write_binary(writer& w) const {
+    if (empty()) {
+      w.write("CM ", 3);
+      static constexpr char zeros[20] = {};
+      w.write(zeros, sizeof zeros);
+      return;
+    }
+    w.write(format_ == format::one_byte_with_column_headers ? "CM "
+            : format_ == format::two_byte                   ? "CM2 "
+                                                            : "CM3 ",
+            format_ == format::one_byte_with_column_headers ? 3 : 4);
+    char header[16];
+    store<std::endian::little>(header, min_value_);
+    store<std::endian::little>(header + 4, range_);
+    store<std::endian::little>(header + 8, rows_);
+    store<std::endian::little>(header + 12, cols_);
+    w.write(header, 16);
+    w.write(reinterpret_cast<const char*>(data_.data()), data_.size());
+  }
+
+  // Reads the binary body. After an empty matrix Kaldi's own files hold 4 stray zero bytes
+  // (see write_binary); they are consumed here so that the next key reads cleanly.
+  void read_binary(reader& r) {
+    std::uint64_t at = r.tell();
+    std::string token;
+    kaldi_io::read_token(r, token);
+    if (token == "CM")
+      format_ = format::one_byte_with_column_headers;
+    else if (token == "CM2")
+      format_ = format::two_byte;
+    else if (token == "CM3")
+      format_ = format::one_byte;
+    else
+      r.fail_at(at, "token CM, CM2 or CM3", "'" + token + "'");
+    char header[16];
+    r.read_exact(header, 16, "bytes of compressed matrix header");
+    min_value_ = load<std::endian::little, float>(header);
+    range_ = load<std::endian::little, float>(header + 4);
+    std::int32_t rows = load<std::endian::little, std::int32_t>(header + 8);
+    std::int32_t cols = load<std::endian::little, std::int32_t>(header + 12);
+    data_.clear();
+    rows_ = cols_ = 0;
+    if (cols == 0) {
+      if (r.ensure(4) && std::memcmp(r.window().data(), "\0\0\0\0", 4) == 0) r.advance(4);
+      return;
+    }
+    if (rows <= 0 || cols < 0)
+      r.fail_at(at, "compressed matrix dimensions that are positive",
+                std::to_string(rows) + "x" + std::to_string(cols));
+    rows_ = rows;
+    cols_ = cols;
+    std::uint64_t body = data_size() - header_size;
+    r.check_available(body, 1, "compressed matrix bytes");
+    data_.resize(static_cast<std::size_t>(body));
+    r.read_exact(reinterpret_cast<char*>(data_.data()), data_.size(), "compressed matrix bytes");
+  }
+
+  bool operator==(const compressed_matrix&) const = default;
+
+ private:
+  static constexpr std::uint64_t header_size = 16;
+
+  std::uint64_t data_size() const noexcept {
+    const std::uint64_t rows = static_cast<std::uint64_t>(rows_), cols = static_cast<std::uint64_t>(cols_);
+    switch (format_) {
+      case format::one_byte_with_column_headers:
+        return header_size + cols * (8 + rows);
+      case format::two_byte:
+        return header_size + 2 * rows * cols;
+      default:
+        return header_size + rows * cols;
+    }
+  }
+
+  float uint16_to_float(std::uint16_t v) const noexcept {
+    return min_value_ + detail::unfused(detail::unfused(range_ * 1.52590218966964e-05F) * v);
+  }
+  std::uint16_t float_to_uint16(float value) const noexcept {
+    float f = (value - min_value_) / range_;
+    if (f > 1.0f) f = 1.0f;
+    if (f < 0.0f) f = 0.0f;
+    return static_cast<std::uint16_t>(static_cast<int>(detail::unfused(f * 65535) + 0.499));
+  }
+  std::uint8_t float_to_uint8(float value) const noexcept {
+    float f = (value - min_value_) / range_;
+    if (f > 1.0f) f = 1.0f;
+    if (f < 0.0f) f = 0.0f;
+    return static_cast<std::uint8_t>(static_cast<int>(detail::unfused(f * 255) + 0.499));
+  }
+  static std::uint8_t float_to_char(float p0, float p25, float p75, float p100, float value) noexcept {
+    int ans;
+    if (value < p25) {
+      float f = (value - p0) / (p25 - p0);
+      ans = static_cast<int>(detail::unfused(f * 64) + 0.5);
+      ans = ans < 0 ? 0 : ans > 64 ? 64 : ans;
+    } else if (value < p75) {
+      float f = (value - p25) / (p75 - p25);
+      ans = 64 + static_cast<int>(detail::unfused(f * 128) + 0.5);
+      ans = ans < 64 ? 64 : ans > 192 ? 192 : ans;
+    } else {
+      float f = (value - p75) / (p100 - p75);
+      ans = 192 + static_cast<int>(detail::unfused(f * 63) + 0.5);
+      ans = ans < 192 ? 192 : ans > 255 ? 255 : ans;
+    }
+    return static_cast<std::uint8_t>(ans);
+  }
+
+  // The column header: order statistics at 0, n/4, 3n/4 and n-1 (sorted values 0..3 for
+  // fewer than 5 rows), forced strictly increasing as Kaldi's ComputeColHeader does.
+  template <class T>
+  void column_percentiles(std::vector<T>& column, std::uint16_t p[4]) const {
+    const std::size_t n = column.size();
+    auto u16 = [&](T v) { return static_cast<int>(float_to_uint16(static_cast<float>(v))); };
+    int q[4];
+    if (n >= 5) {
+      const std::size_t quarter = n / 4;
+      auto at = [&](std::size_t k) {
+        std::nth_element(column.begin(), column.begin() + static_cast<std::ptrdiff_t>(k), column.end());
+        return column[k];
+      };
+      q[0] = u16(at(0));
+      q[1] = u16(at(quarter));
+      q[2] = u16(at(3 * quarter));
+      q[3] = u16(at(n - 1));
+      p[0] = static_cast<std::uint16_t>(std::min(q[0], 65532));
+      p[1] = static_cast<std::uint16_t>(std::min(std::max(q[1], p[0] + 1), 65533));
+      p[2] = static_cast<std::uint16_t>(std::min(std::max(q[2], p[1] + 1), 65534));
+      p[3] = static_cast<std::uint16_t>(std::max(q[3], p[2] + 1));
+    } else {
+      std::sort(column.begin(), column.end());
+      p[0] = static_cast<std::uint16_t>(std::min(u16(column[0]), 65532));
+      p[1] =
+          static_cast<std::uint16_t>(n > 1 ? std::min(std::max(u16(column[1]), p[0] + 1), 65533) : p[0] + 1);
+      p[2] =
+          static_cast<std::uint16_t>(n > 2 ? std::min(std::max(u16(column[2]), p[1] + 1), 65534) : p[1] + 1);
+      p[3] = static_cast<std::uint16_t>(n > 3 ? std::max(u16(column[3]), p[2] + 1) : p[2] + 1);
+    }
+  }
+
+  format format_ = format::one_byte_with_column_headers;
+  float min_value_ = 0;
+  float range_ = 0;
+  std::int32_t rows_ = 0;
+  std::int32_t cols_ = 0;
+  std::vector<unsigned char> data_;
+};
+
+TABLIO_END_NAMESPACE

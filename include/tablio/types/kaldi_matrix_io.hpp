@@ -1,0 +1,142 @@
+// Kaldi's matrix and vector object formats on plain row-major storage, shared by
+// tablio::matrix, tablio::vector and the compressed matrix's text form.
+//
+// Binary matrix: "FM " (float) or "DM " (double), M(int32 rows), M(int32 cols), the rows
+// raw. Binary vector: "FV "/"DV ", M(int32 dim), the data. Text matrix: " [\n  a b \n  c d ]\n"
+// (" [ ]\n" when empty); text vector " [ a b ]\n". Reading accepts the other precision.
+#pragma once
+
+#include <tablio/codec/kaldi_binary.hpp>
+#include <tablio/codec/kaldi_text.hpp>
+
+#include <cstring>
+#include <limits>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace kaldi_io {
+
+template <std::floating_point T>
+constexpr const char* matrix_token() noexcept {
+  return sizeof(T) == 4 ? "FM" : "DM";
+}
+
+// Writes a binary matrix object body (no "\0B").
+template <std::floating_point T>
+void write_matrix_binary(writer& w, std::int32_t rows, std::int32_t cols, const T* data) {
+  w.write(sizeof(T) == 4 ? "FM " : "DM ", 3);
+  kaldi_binary::write(w, rows);
+  kaldi_binary::write(w, cols);
+  w.write(reinterpret_cast<const char*>(data),
+          static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * sizeof(T));
+}
+
+// Writes a text matrix exactly as Kaldi's Matrix::Write(os, false).
+template <std::floating_point T>
+void write_matrix_text(writer& w, std::int32_t rows, std::int32_t cols, const T* data) {
+  if (cols == 0) {
+    w.write(" [ ]\n", 5);
+    return;
+  }
+  w.write(" [", 2);
+  for (std::int32_t r = 0; r < rows; ++r) {
+    w.write("\n  ", 3);
+    const T* row = data + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols);
+    for (std::int32_t c = 0; c < cols; ++c) detail::write_text_number(w, row[c]);
+  }
+  w.write("]\n", 2);
+}
+
+// The dimensions of a binary matrix, checked: non-negative, both zero or both non-zero, and
+// rows*cols elements of `element_size` bytes present in the input.
+inline std::pair<std::int32_t, std::int32_t> read_matrix_dims(reader& r, std::size_t element_size) {
+  std::uint64_t at = r.tell();
+  std::int32_t rows, cols;
+  kaldi_binary::read(r, rows);
+  kaldi_binary::read(r, cols);
+  if (rows < 0 || cols < 0 || ((rows == 0) != (cols == 0)))
+    r.fail_at(at, "matrix dimensions that are both positive or both zero",
+              std::to_string(rows) + "x" + std::to_string(cols));
+  r.check_available(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols), element_size,
+                    "matrix elements");
+  return {rows, cols};
+}
+
+// Reads the body of a binary "FM"/"DM" matrix (after its token) of element type U into out,
+// converting to T.
+template <std::floating_point U, std::floating_point T, class A>
+void read_matrix_binary_body(reader& r, std::int32_t& rows, std::int32_t& cols, std::vector<T, A>& out) {
+  std::tie(rows, cols) = read_matrix_dims(r, sizeof(U));
+  std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  if constexpr (std::is_same_v<T, U>) {
+    kaldi_binary::read_bulk(r, out, n);
+  } else {
+    std::vector<U> tmp;
+    kaldi_binary::read_bulk(r, tmp, n);
+    out.assign(tmp.begin(), tmp.end());
+  }
+}
+
+// Reads a text matrix as Kaldi's Matrix::Read(is, false): "[" (or "[]"), numbers, rows ended
+// by '\n' or ';' (empty rows ignored), inf/infinity/nan words (any case), then "]".
+template <std::floating_point T, class A>
+void read_matrix_text(reader& r, std::int32_t& rows, std::int32_t& cols, std::vector<T, A>& out) {
+  r.skip_whitespace();
+  std::uint64_t at = r.tell();
+  std::string open;
+  r.read_until_space(open);
+  out.clear();
+  rows = cols = 0;
+  if (open == "[]") return;
+  if (open != "[") r.fail_at(at, "\"[\" opening a matrix", open.empty() ? "end of input" : "'" + open + "'");
+  std::size_t row_length = 0;  // elements in the current row
+  std::int64_t first_cols = -1;
+  auto end_row = [&] {
+    if (row_length == 0) return;  // empty rows are ignored
+    if (first_cols < 0)
+      first_cols = static_cast<std::int64_t>(row_length);
+    else if (static_cast<std::int64_t>(row_length) != first_cols)
+      r.fail("rows of " + std::to_string(first_cols) + " columns (inconsistent #cols)",
+             "a row of " + std::to_string(row_length) + " in row " + std::to_string(rows));
+    ++rows;
+    row_length = 0;
+  };
+  for (;;) {
+    int c = r.peek();
+    if (c < 0) r.fail("']' closing the matrix", "end of input");
+    if (c == ']') {
+      r.advance(1);
+      int next = r.peek();
+      if (next == '\r') {
+        r.advance(1);
+        if (r.peek() >= 0) r.advance(1);
+      } else if (next == '\n') {
+        r.advance(1);
+      }
+      end_row();
+      cols = rows == 0 ? 0 : static_cast<std::int32_t>(first_cols);
+      return;
+    }
+    if (c == '\n' || c == ';') {
+      r.advance(1);
+      end_row();
+    } else if ((c >= '0' && c <= '9') || c == '-') {
+      out.push_back(detail::read_text_number<T>(r, sizeof(T) == 4 ? "float" : "double"));
+      ++row_length;
+    } else if (reader::is_space(static_cast<char>(c))) {
+      r.advance(1);
+    } else {
+      out.push_back(read_special_float<T>(r));
+      ++row_length;
+    }
+    if (out.size() > r.limits().max_element_count)
+      r.fail("at most " + std::to_string(r.limits().max_element_count) + " matrix elements", "more");
+  }
+}
+
+}  // namespace kaldi_io
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,218 @@
+// tablio::matrix<T> and tablio::vector<T> (T = float or double): contiguous, row-major, and
+// stored exactly as Kaldi's Matrix and Vector objects by the Kaldi codecs. Reading accepts
+// the other precision and, for matrices, compressed matrices (CM, CM2, CM3), decompressed
+// bit-exactly. Other codecs store rows, columns and the data.
+//
+// A user's own matrix type becomes storable the same way any type does
+// (docs/customization.md): a codec_traits specialization that reads into and writes from a
+// tablio::matrix, or tablio_write/tablio_read members.
+#pragma once
+
+#include <tablio/codec/codec.hpp>
+#include <tablio/types/compressed_matrix.hpp>
+#include <tablio/types/kaldi_matrix_io.hpp>
+
+#include <span>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+template <std::floating_point T>
+class matrix {
+ public:
+  using value_type = T;
+
+  matrix() = default;
+  matrix(std::int32_t rows, std::int32_t cols) { resize(rows, cols); }
+  matrix(std::int32_t rows, std::int32_t cols, std::vector<T> data)
+      : data_(std::move(data)), rows_(rows), cols_(cols) {
+    check_shape(rows, cols);
+    if (data_.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
+      throw usage_error("matrix data does not hold rows x cols values");
+  }
+
+  std::int32_t num_rows() const noexcept { return rows_; }
+  std::int32_t num_cols() const noexcept { return cols_; }
+  std::size_t size() const noexcept { return data_.size(); }
+  bool empty() const noexcept { return data_.empty(); }
+  T* data() noexcept { return data_.data(); }
+  const T* data() const noexcept { return data_.data(); }
+  T& operator()(std::int32_t r, std::int32_t c) noexcept { return data_[index(r, c)]; }
+  T operator()(std::int32_t r, std::int32_t c) const noexcept { return data_[index(r, c)]; }
+  std::span<T> row(std::int32_t r) noexcept {
+    return {data_.data() + index(r, 0), static_cast<std::size_t>(cols_)};
+  }
+  std::span<const T> row(std::int32_t r) const noexcept {
+    return {data_.data() + index(r, 0), static_cast<std::size_t>(cols_)};
+  }
+  std::vector<T>& storage() noexcept { return data_; }
+  const std::vector<T>& storage() const noexcept { return data_; }
+
+  // Resizes to rows x cols; values are zero. A matrix with no elements is 0 x 0, as in Kaldi.
+  void resize(std::int32_t rows, std::int32_t cols) {
+    check_shape(rows, cols);
+    rows_ = rows;
+    cols_ = cols;
+    data_.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols), T(0));
+  }
+
+  bool operator==(const matrix&) const = default;
+
+  // Codecs other than Kaldi's: rows, columns, then the values as one array.
+  template <class Codec>
+  void tablio_write(writer& w, Codec) const {
+    encode_to<Codec>(w, rows_);
+    encode_to<Codec>(w, cols_);
+    Codec::write_array(w, data_.data(), data_.size());
+  }
+  template <class Codec>
+  void tablio_read(reader& r, Codec) {
+    std::uint64_t at = r.tell();
+    std::int32_t rows, cols;
+    decode_from<Codec>(r, rows);
+    decode_from<Codec>(r, cols);
+    if (rows < 0 || cols < 0 || (rows == 0) != (cols == 0))
+      r.fail_at(at, "matrix dimensions both positive or both zero",
+                std::to_string(rows) + "x" + std::to_string(cols));
+    r.check_available(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols),
+                      min_encoded_size<Codec, T>(), "matrix elements");
+    rows_ = rows;
+    cols_ = cols;
+    detail::read_sized_array(r, data_, static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols),
+                             [&](T* p, std::size_t k) { Codec::read_array(r, p, k); });
+  }
+
+  // Kaldi's object bodies (after "\0B" in binary): what Matrix<T>::Write/Read do.
+  void write_kaldi(writer& w, bool binary) const {
+    if (binary)
+      kaldi_io::write_matrix_binary(w, rows_, cols_, data_.data());
+    else
+      kaldi_io::write_matrix_text(w, rows_, cols_, data_.data());
+  }
+  void read_kaldi(reader& r, bool binary) {
+    if (!binary) {
+      kaldi_io::read_matrix_text(r, rows_, cols_, data_);
+      return;
+    }
+    int c = kaldi_io::peek(r, true);
+    std::uint64_t at = r.tell();
+    if (c == 'C') {
+      compressed_matrix cm;
+      cm.read_binary(r);
+      rows_ = cm.num_rows();
+      cols_ = cm.num_cols();
+      data_.resize(static_cast<std::size_t>(rows_) * static_cast<std::size_t>(cols_));
+      cm.decompress(data_.data());
+      return;
+    }
+    std::string token;
+    kaldi_io::read_token(r, token);
+    if (token == kaldi_io::matrix_token<T>()) {
+      kaldi_io::read_matrix_binary_body<T>(r, rows_, cols_, data_);
+    } else if (token == kaldi_io::matrix_token<other_precision>()) {
+      kaldi_io::read_matrix_binary_body<other_precision>(r, rows_, cols_, data_);
+    } else {
+      r.fail_at(at,
+                std::string("token ") + kaldi_io::matrix_token<T>() + ", " +
+                    kaldi_io::matrix_token<other_precision>() + " or CM",
+                "'" + token + "'");
+    }
+  }
+
+ private:
+  using other_precision = std::conditional_t<sizeof(T) == 4, double, float>;
+  static void check_shape(std::int32_t rows, std::int32_t cols) {
+    if (rows < 0 || cols < 0 || (rows == 0) != (cols == 0))
+      throw usage_error("a matrix is rows x cols with both positive or both zero, not " +
+                        std::to_string(rows) + "x" + std::to_string(cols));
+  }
+  std::size_t index(std::int32_t r, std::int32_t c) const noexcept {
+    return static_cast<std::size_t>(r) * static_cast<std::size_t>(cols_) + static_cast<std::size_t>(c);
+  }
+
+  std::vector<T> data_;
+  std::int32_t rows_ = 0;
+  std::int32_t cols_ = 0;
+};
+
+// A Kaldi Vector: std::vector's storage with Kaldi's accessors. Every codec stores it as it
+// stores std::vector<T> (Kaldi: "FV "/"DV ", dim, data; text " [ a b ]\n").
+template <std::floating_point T>
+class vector {
+ public:
+  using value_type = T;
+  vector() = default;
+  explicit vector(std::int32_t dim) : data_(static_cast<std::size_t>(dim < 0 ? 0 : dim), T(0)) {}
+  vector(std::initializer_list<T> values) : data_(values) {}
+  explicit vector(std::vector<T> values) : data_(std::move(values)) {}
+
+  std::int32_t dim() const noexcept { return static_cast<std::int32_t>(data_.size()); }
+  std::size_t size() const noexcept { return data_.size(); }
+  T* data() noexcept { return data_.data(); }
+  const T* data() const noexcept { return data_.data(); }
+  T& operator()(std::int32_t i) noexcept { return data_[static_cast<std::size_t>(i)]; }
+  T operator()(std::int32_t i) const noexcept { return data_[static_cast<std::size_t>(i)]; }
+  T& operator[](std::size_t i) noexcept { return data_[i]; }
+  T operator[](std::size_t i) const noexcept { return data_[i]; }
+  void resize(std::int32_t dim) { data_.assign(static_cast<std::size_t>(dim < 0 ? 0 : dim), T(0)); }
+  std::vector<T>& storage() noexcept { return data_; }
+  const std::vector<T>& storage() const noexcept { return data_; }
+  bool operator==(const vector&) const = default;
+
+  template <class Codec>
+  void tablio_write(writer& w, Codec) const {
+    encode_to<Codec>(w, data_);
+  }
+  template <class Codec>
+  void tablio_read(reader& r, Codec) {
+    decode_from<Codec>(r, data_);
+  }
+
+ private:
+  std::vector<T> data_;
+};
+
+// The Kaldi codecs store a matrix as Kaldi's Matrix object.
+template <std::floating_point T>
+struct codec_traits<kaldi_binary, matrix<T>> {
+  static void write(writer& w, const matrix<T>& m) { m.write_kaldi(w, true); }
+  static void read(reader& r, matrix<T>& m) { m.read_kaldi(r, true); }
+};
+template <std::floating_point T>
+struct codec_traits<kaldi_text, matrix<T>> {
+  static void write(writer& w, const matrix<T>& m) { m.write_kaldi(w, false); }
+  static void read(reader& r, matrix<T>& m) { m.read_kaldi(r, false); }
+};
+
+// The Kaldi codecs store a compressed matrix as Kaldi's CompressedMatrix; text mode holds the
+// decompressed values, recompressed with the automatic method when read.
+template <>
+struct codec_traits<kaldi_binary, compressed_matrix> {
+  static void write(writer& w, const compressed_matrix& m) { m.write_binary(w); }
+  static void read(reader& r, compressed_matrix& m) {
+    if (kaldi_io::peek(r, true) == 'C') {
+      m.read_binary(r);
+      return;
+    }
+    // A plain matrix where a compressed one is expected is compressed, as Kaldi's holder does.
+    matrix<float> plain;
+    plain.read_kaldi(r, true);
+    m = compressed_matrix(plain.data(), plain.num_rows(), plain.num_cols());
+  }
+};
+template <>
+struct codec_traits<kaldi_text, compressed_matrix> {
+  static void write(writer& w, const compressed_matrix& m) {
+    std::vector<float> values(static_cast<std::size_t>(m.num_rows()) *
+                              static_cast<std::size_t>(m.num_cols()));
+    m.decompress(values.data());
+    kaldi_io::write_matrix_text(w, m.num_rows(), m.num_cols(), values.data());
+  }
+  static void read(reader& r, compressed_matrix& m) {
+    matrix<float> plain;
+    plain.read_kaldi(r, false);
+    m = compressed_matrix(plain.data(), plain.num_rows(), plain.num_cols());
+  }
+};
+
+TABLIO_END_NAMESPACE

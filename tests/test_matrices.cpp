@@ -1,0 +1,187 @@
+// Matrices, vectors and compressed matrices against archives written by real Kaldi: values
+// bit-exact, bytes re-written identically, compression and decompression bit-exact.
+#include <tablio/types/matrix.hpp>
+
+#include <map>
+
+#include "test_support.hpp"
+
+using namespace tablio;
+
+namespace {
+
+template <class T>
+std::string matrix_line(const std::string& key, const std::string& type, const matrix<T>& m) {
+  std::vector<T> values(m.data(), m.data() + m.size());
+  return key + "\t" + type + "\t" + std::to_string(m.num_rows()) + "x" + std::to_string(m.num_cols()) + "\t" +
+         test::join(values);
+}
+
+std::string compressed_line(const std::string& key, const compressed_matrix& cm) {
+  static const char* names[] = {"", "CM", "CM2", "CM3"};
+  matrix<float> m(cm.num_rows(), cm.num_cols());
+  if (!cm.empty()) cm.decompress(m.data());
+  return matrix_line(key, std::string("compressed-matrix:") + names[static_cast<int>(cm.storage_format())],
+                     m);
+}
+
+template <class H, class Format>
+void check_entries(const std::string& path, const std::string& expect, Format format) {
+  auto entries = test::read_archive_file<H>(test::data_path(path));
+  auto expected = test::expect_entries(test::data_path(expect));
+  REQUIRE(entries.size() == expected.size());
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    CHECK(format(entries[i].first, entries[i].second) == expected[i]);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("Kaldi matrices are read bit-exactly and written byte for byte", "[matrix][golden]", float,
+                   double) {
+  const std::string type = sizeof(TestType) == 4 ? "float-matrix" : "double-matrix";
+  for (const char* mode : {".bin.ark", ".txt.ark"}) {
+    const std::string ark = "kaldi/holders/" + type + mode;
+    auto entries = test::read_archive_file<holder<matrix<TestType>>>(test::data_path(ark));
+    auto expected = test::expect_entries(test::data_path(ark + ".expect"));
+    REQUIRE(entries.size() == expected.size());
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      CHECK(matrix_line(entries[i].first, type, entries[i].second) == expected[i]);
+    bool binary = std::string(mode) == ".bin.ark";
+    CHECK(test::write_archive<holder<matrix<TestType>>>(entries, binary) ==
+          test::read_file(test::data_path(ark)));
+  }
+}
+
+TEST_CASE("matrices and vectors are read at the other precision", "[matrix][golden]") {
+  check_entries<holder<matrix<double>>>("kaldi/holders/float-matrix.bin.ark",
+                                        "kaldi/holders/float-matrix.bin.ark.as-double-matrix.expect",
+                                        [](auto& k, auto& m) { return matrix_line(k, "double-matrix", m); });
+  check_entries<holder<matrix<float>>>("kaldi/holders/double-matrix.bin.ark",
+                                       "kaldi/holders/double-matrix.bin.ark.as-float-matrix.expect",
+                                       [](auto& k, auto& m) { return matrix_line(k, "float-matrix", m); });
+  check_entries<holder<vector<double>>>(
+      "kaldi/holders/float-vector.bin.ark", "kaldi/holders/float-vector.bin.ark.as-double-vector.expect",
+      [](auto& k, auto& v) { return test::expect_line(k, "double-vector", v.storage()); });
+}
+
+TEST_CASE("compressed matrices of every method decompress bit-exactly", "[compressed][golden]") {
+  for (int method = 1; method <= 7; ++method) {
+    DYNAMIC_SECTION("method " << method) {
+      const std::string ark = "kaldi/compressed/cm-method" + std::to_string(method) + ".bin.ark";
+      check_entries<holder<compressed_matrix>>(ark, ark + ".expect", compressed_line);
+      // Reading the same archive as a plain matrix gives identical bits.
+      auto expected = test::expect_entries(test::data_path(ark + ".expect"));
+      auto as_matrix = test::read_archive_file<holder<matrix<float>>>(test::data_path(ark));
+      REQUIRE(as_matrix.size() == expected.size());
+      for (std::size_t i = 0; i < as_matrix.size(); ++i) {
+        std::string line = matrix_line(as_matrix[i].first, "x", as_matrix[i].second);
+        CHECK(line.substr(line.find('\t', line.find('\t') + 1)) ==
+              expected[i].substr(expected[i].find('\t', expected[i].find('\t') + 1)));
+      }
+    }
+  }
+}
+
+TEST_CASE("compression gives Kaldi's bytes for every method", "[compressed][golden]") {
+  auto sources =
+      test::read_archive_file<holder<matrix<float>>>(test::data_path("kaldi/compressed/cm-source.bin.ark"));
+  std::map<std::string, matrix<float>> by_key(sources.begin(), sources.end());
+  for (int method = 1; method <= 7; ++method) {
+    DYNAMIC_SECTION("method " << method) {
+      const std::string ark = "kaldi/compressed/cm-method" + std::to_string(method) + ".bin.ark";
+      auto stored = test::read_archive_file<holder<compressed_matrix>>(test::data_path(ark));
+      std::vector<std::pair<std::string, compressed_matrix>> ours;
+      for (const auto& [key, cm] : stored) {
+        REQUIRE(by_key.count(key) == 1);
+        const matrix<float>& source = by_key[key];
+        ours.emplace_back(key, compressed_matrix(source.data(), source.num_rows(), source.num_cols(),
+                                                 static_cast<compression_method>(method)));
+        CHECK(ours.back().second == cm);
+      }
+      CHECK(test::write_archive<holder<compressed_matrix>>(ours, true) ==
+            test::read_file(test::data_path(ark)));
+    }
+  }
+}
+
+TEST_CASE("compressed matrices in text mode are Kaldi's text matrices", "[compressed][golden]") {
+  auto stored = test::read_archive_file<holder<compressed_matrix>>(
+      test::data_path("kaldi/compressed/cm-method1.bin.ark"));
+  CHECK(test::write_archive<holder<compressed_matrix>>(stored, false) ==
+        test::read_file(test::data_path("kaldi/compressed/cm-method1.txt.ark")));
+  check_entries<holder<matrix<float>>>("kaldi/compressed/cm-method1.txt.ark",
+                                       "kaldi/compressed/cm-method1.txt.ark.expect",
+                                       [](auto& k, auto& m) { return matrix_line(k, "float-matrix", m); });
+}
+
+TEST_CASE("an empty compressed matrix is written as Kaldi writes it and read cleanly", "[compressed]") {
+  std::vector<std::pair<std::string, compressed_matrix>> entries{{"a", {}}, {"b", {}}};
+  std::string bytes = test::write_archive<holder<compressed_matrix>>(entries, true);
+  CHECK(bytes == std::string("a \0BCM ", 7) + std::string(20, '\0') + std::string("b \0BCM ", 7) +
+                     std::string(20, '\0'));
+  reader r = memory_reader(std::string_view(bytes));
+  auto back = test::read_archive<holder<compressed_matrix>>(r);
+  REQUIRE(back.size() == 2);
+  CHECK(back[1].first == "b");  // not "\0\0\0\0b", as Kaldi itself would read it
+}
+
+TEST_CASE("bad matrices are errors", "[matrix][bad]") {
+  auto read_text = [](std::string_view text) {
+    holder<matrix<float>> h;
+    reader r = memory_reader(text, "m.ark");
+    h.read(r);
+    return h.value();
+  };
+  CHECK(read_text(" [ 1 2\n 3 4 ]\n").num_rows() == 2);
+  CHECK(std::isinf(read_text(" [ inf 1 ]\n")(0, 0)));
+  CHECK(std::isnan(read_text(" [ NaN 1 ]\n")(0, 0)));
+  CHECK(read_text(" [ 1 2 ; ; 3 4 ]").num_rows() == 2);  // empty rows are ignored
+  CHECK(read_text("[]").num_rows() == 0);
+  CHECK_THROWS_WITH(read_text(" [ -inf 1 ]\n"), Catch::Contains("text float"));
+  CHECK_THROWS_WITH(read_text(" [ 1 2\n 3 ]\n"), Catch::Contains("inconsistent #cols"));
+  CHECK_THROWS_WITH(read_text(" [ 1 x ]\n"), Catch::Contains("'x'"));
+  CHECK_THROWS_WITH(read_text(" [ 1 2 "), Catch::Contains("end of input"));
+  CHECK_THROWS_WITH(read_text(" ( 1 ]"), Catch::Contains("\"[\" opening a matrix"));
+
+  SECTION("a binary row-count marker of 08 is Kaldi's 8 vs. 4 error") {
+    const std::string path = test::data_path("kaldi/bad/matrix-rows-marker08.ark");
+    reader r(file_source(path), path);
+    CHECK_THROWS_WITH(test::read_archive<holder<matrix<float>>>(r), Catch::Contains("8 vs. 4"));
+  }
+  SECTION("a truncated matrix names its offset") {
+    const std::string path = test::data_path("kaldi/bad/trunc-in-object.ark");
+    reader r(file_source(path), path);
+    try {
+      test::read_archive<holder<matrix<float>>>(r);
+      FAIL("no error");
+    } catch (const format_error& e) {
+      CHECK(e.path() == path);
+      CHECK(e.offset().has_value());
+      CHECK_THAT(e.what(), Catch::Contains("matrix elements"));
+    }
+  }
+  SECTION("dimensions that lie are rejected before allocating") {
+    std::string bomb("\0BFM \x04\xff\xff\xff\x7f\x04\xff\xff\xff\x7f", 15);
+    reader r = memory_reader(std::string_view(bomb));
+    holder<matrix<float>> h;
+    CHECK_THROWS_WITH(h.read(r), Catch::Contains("matrix elements"));
+    std::string negative("\0BFM \x04\xff\xff\xff\xff\x04\x01\0\0\0", 15);
+    reader r2 = memory_reader(std::string_view(negative));
+    CHECK_THROWS_WITH(h.read(r2), Catch::Contains("-1x1"));
+    std::string bad_cm("\0BCM2 \0\0\0\0\0\0\x80\x3f\x05\0\0\0\x05\0\0\0\x01\x02", 24);
+    reader r3 = memory_reader(std::string_view(bad_cm));
+    holder<compressed_matrix> c;
+    CHECK_THROWS_WITH(c.read(r3), Catch::Contains("compressed matrix bytes"));
+  }
+}
+
+TEST_CASE("matrices round-trip through every codec", "[matrix]") {
+  matrix<double> m(2, 3, {1, 2, 3, 4, 5, 6.5});
+  auto raw = encode<raw_little>(m);
+  CHECK(decode<raw_little, matrix<double>>(raw) == m);
+  auto text = encode<kaldi_text>(m);
+  CHECK(std::string_view(text.data(), text.size()) == " [\n  1 2 3 \n  4 5 6.5 ]\n");
+  CHECK(decode<kaldi_text, matrix<double>>(text) == m);
+  CHECK(decode<kaldi_binary, matrix<double>>(encode<kaldi_binary>(m)) == m);
+  CHECK_THROWS_AS(matrix<float>(0, 3), usage_error);
+}
