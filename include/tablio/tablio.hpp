@@ -8,6 +8,8 @@
 #include <tablio/core/limits.hpp>
 #include <tablio/core/owned.hpp>
 #include <tablio/core/version.hpp>
+#include <tablio/framing/ark.hpp>
+#include <tablio/framing/scp.hpp>
 #include <tablio/holder/holders.hpp>
 #include <tablio/stream/file.hpp>
 #include <tablio/stream/filename.hpp>
@@ -15,3 +17,6 @@
 #include <tablio/stream/memory.hpp>
 #include <tablio/stream/mmap.hpp>
 #include <tablio/stream/pipe.hpp>
+#include <tablio/table/table.hpp>
+#include <tablio/types/compressed_matrix.hpp>
+#include <tablio/types/matrix.hpp>

@@ -20,20 +20,7 @@ namespace detail {
 // Reads the rest of a text line (without its '\n') as Kaldi's holders do with getline().
 inline std::string read_line(reader& r) {
   std::string line;
-  std::uint64_t at = r.tell();
-  for (;;) {
-    std::span<const char> w = r.window();
-    const char* nl = static_cast<const char*>(std::memchr(w.data(), '\n', w.size()));
-    if (nl) {
-      line.append(w.data(), nl);
-      r.advance(static_cast<std::size_t>(nl - w.data()) + 1);
-      return line;
-    }
-    line.append(w.data(), w.size());
-    r.advance(w.size());
-    if (!r.fill()) break;
-  }
-  if (line.empty()) r.fail_at(at, "a text line", "end of input");
+  if (!r.read_line(line)) r.fail("a text line", "end of input");
   return line;
 }
 

@@ -261,6 +261,27 @@ class reader {
     }
   }
 
+  // Reads the rest of the line into `line` (without its '\n', which is consumed); false when
+  // the input was already at its end. A last line without '\n' counts as a line.
+  bool read_line(std::string& line) {
+    line.clear();
+    if (!fill()) return false;
+    for (;;) {
+      const char* nl =
+          static_cast<const char*>(std::memchr(cur_, '\n', static_cast<std::size_t>(end_ - cur_)));
+      if (nl) {
+        line.append(cur_, nl);
+        cur_ = nl + 1;
+        return true;
+      }
+      line.append(cur_, end_);
+      cur_ = end_;
+      if (line.size() > limits_.max_record_bytes)
+        fail("a line of at most limits::max_record_bytes", "a longer line");
+      if (!refill()) return true;
+    }
+  }
+
   // Checks, before allocating, that `count` items of at least `min_item_bytes` each can be
   // there: against the remaining input when known, otherwise against the limits.
   TABLIO_ALWAYS_INLINE void check_available(std::uint64_t count, std::uint64_t min_item_bytes,

@@ -11,6 +11,7 @@
 #include <tablio/codec/codec.hpp>
 #include <tablio/types/compressed_matrix.hpp>
 #include <tablio/types/kaldi_matrix_io.hpp>
+#include <tablio/types/range.hpp>
 
 #include <span>
 #include <vector>
@@ -171,6 +172,23 @@ class vector {
  private:
   std::vector<T> data_;
 };
+
+// Applies a script-file range ("0:9", "0:9,2:5", ":,2:5") to a matrix, as Kaldi does.
+template <std::floating_point T>
+void apply_range(matrix<T>& m, std::string_view range) {
+  auto [r, c] = parse_matrix_range(range, m.num_rows(), m.num_cols());
+  std::int32_t rows = m.num_rows(), cols = m.num_cols();
+  keep_submatrix(m.storage(), rows, cols, r, c);
+  m = matrix<T>(rows, cols, std::move(m.storage()));
+}
+
+// Applies a script-file range ("3:10") to a vector.
+template <std::floating_point T>
+void apply_range(vector<T>& v, std::string_view range) {
+  index_range r = parse_vector_range(range, v.dim());
+  std::vector<T>& data = v.storage();
+  data.assign(data.begin() + r.first, data.begin() + r.last + 1);
+}
 
 // The Kaldi codecs store a matrix as Kaldi's Matrix object.
 template <std::floating_point T>

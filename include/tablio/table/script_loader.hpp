@@ -1,0 +1,69 @@
+// Loads the object a script line points at: "f.ark:1234" (a file at an offset), a file,
+// "cmd |" or "-". Consecutive offsets into the same file reuse one open file (a seek instead
+// of an open), and a line whose rxfilename equals the previous one's reuses the object read
+// for it, so "f.ark:42[0:9]" then "f.ark:42[10:19]" read the matrix once.
+#pragma once
+
+#include <tablio/framing/scp.hpp>
+#include <tablio/stream/filename.hpp>
+#include <tablio/table/object_io.hpp>
+
+#include <optional>
+#include <string>
+
+TABLIO_BEGIN_NAMESPACE
+
+template <holder_type H>
+class script_loader {
+ public:
+  using value_type = typename H::value_type;
+  explicit script_loader(open_options options = {}) : options_(std::move(options)) {}
+
+  // Reads the entry's object (range applied) into out; throws with the key on failure.
+  void load(const script_entry& e, value_type& out) {
+    if (e.rxfilename != cached_name_ || !cached_) {
+      cached_.reset();
+      cached_name_.clear();
+      H h;
+      read(e, h);
+      cached_ = std::move(h.value());
+      cached_name_ = e.rxfilename;
+    }
+    out = *cached_;
+    detail::apply_script_range(out, e.range, e.key, e.rxfilename);
+  }
+
+  // Drops the cached object (e.g. before a long pause) and the open file.
+  void release() {
+    cached_.reset();
+    cached_name_.clear();
+    file_.reset();
+    file_name_.clear();
+  }
+
+ private:
+  void read(const script_entry& e, H& h) {
+    if (classify_rxfilename(e.rxfilename) == input_kind::offset_file) {
+      offset_filename o = split_offset_filename(e.rxfilename);
+      if (!file_ || file_name_ != o.file) {
+        file_.reset();
+        file_.emplace(file_source(o.file), o.file, options_.parse_limits);
+        file_name_ = o.file;
+      }
+      file_->seek(o.offset);
+      detail::read_object(h, *file_, e.key);
+      return;
+    }
+    reader in = open_input(e.rxfilename, options_);
+    detail::read_object(h, in, e.key);
+    in.close();  // a pipe is drained and its exit status checked
+  }
+
+  open_options options_;
+  std::optional<reader> file_;
+  std::string file_name_;
+  std::optional<value_type> cached_;
+  std::string cached_name_;
+};
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,186 @@
+// sequential_table_reader<Holder>: reads a table in order from a Kaldi rspecifier,
+// "ark:f.ark" or "scp:f.scp" (with options such as "ark,p:", "scp,p:", "ark:gunzip -c f.gz |").
+//
+//   for (auto& [key, value] : sequential_table_reader<basic_holder<int>>("ark:ali.ark")) ...
+//   for (reader r("scp:feats.scp"); !r.done(); r.next()) use(r.key(), r.value());
+//
+// Bad input is a format_error naming the file, offset and key, thrown where it is met. With
+// the permissive option 'p' a bad archive entry ends the table instead (the entries before
+// it are kept) and an unreadable script entry is skipped; error() then says what happened.
+#pragma once
+
+#include <tablio/framing/ark.hpp>
+#include <tablio/framing/scp.hpp>
+#include <tablio/stream/filename.hpp>
+#include <tablio/table/object_io.hpp>
+#include <tablio/table/script_loader.hpp>
+
+#include <iterator>
+#include <optional>
+#include <string>
+
+TABLIO_BEGIN_NAMESPACE
+
+template <holder_type H>
+class sequential_table_reader {
+ public:
+  using value_type = typename H::value_type;
+
+  sequential_table_reader() = default;
+  explicit sequential_table_reader(std::string_view rspec, const open_options& options = {}) {
+    open(rspec, options);
+  }
+
+  void open(std::string_view rspec, const open_options& options = {}) {
+    close_quietly();
+    auto parsed = parse_rspecifier(rspec);
+    if (!parsed) throw usage_error("invalid rspecifier '" + std::string(rspec) + "'");
+    spec_ = std::move(*parsed);
+    options_ = options;
+    done_ = false;
+    error_.clear();
+    if (spec_.kind == rspecifier_kind::archive) {
+      archive_.emplace(open_input(spec_.filename, options));
+    } else {
+      script_.emplace(open_input(spec_.filename, options));
+      loader_.emplace(options);
+    }
+    advance();
+  }
+
+  bool is_open() const noexcept { return archive_.has_value() || script_.has_value(); }
+  bool done() const noexcept { return done_; }
+  const std::string& key() const noexcept { return key_; }
+
+  // The current value; for script tables it is read here, on first use.
+  value_type& value() {
+    if (done_) throw usage_error("sequential_table_reader::value() after the end of the table");
+    if (!loaded_) {
+      loader_->load(entry_, holder_.value());
+      loaded_ = true;
+    }
+    return holder_.value();
+  }
+
+  void next() {
+    if (done_) throw usage_error("sequential_table_reader::next() after the end of the table");
+    advance();
+  }
+
+  // Frees the current value's memory (Kaldi's FreeCurrent).
+  void free_current() { holder_.clear(); }
+
+  // Under 'p', the error that ended or thinned the table; empty when all was well.
+  const std::string& error() const noexcept { return error_; }
+
+  // Closes the input; a pipe is drained and its command's exit status checked.
+  void close() {
+    done_ = true;
+    auto archive = std::move(archive_);
+    auto script = std::move(script_);
+    archive_.reset();
+    script_.reset();
+    loader_.reset();
+    if (archive) archive->close();
+    if (script) script->close();
+  }
+
+  ~sequential_table_reader() { close_quietly(); }
+  sequential_table_reader(sequential_table_reader&&) noexcept = default;
+  sequential_table_reader& operator=(sequential_table_reader&&) noexcept = default;
+
+  // Range access: entries are (key, value) pairs, valid until the next step.
+  struct entry {
+    const std::string& key;
+    value_type& value;
+  };
+  class iterator {
+   public:
+    using value_type = entry;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    explicit iterator(sequential_table_reader* r) : r_(r) {}
+    entry operator*() const { return {r_->key(), r_->value()}; }
+    iterator& operator++() {
+      r_->next();
+      return *this;
+    }
+    void operator++(int) { ++*this; }
+    bool operator==(std::default_sentinel_t) const { return !r_ || r_->done(); }
+
+   private:
+    sequential_table_reader* r_ = nullptr;
+  };
+  iterator begin() { return iterator(this); }
+  std::default_sentinel_t end() { return {}; }
+
+ private:
+  void advance() {
+    loaded_ = false;
+    if (archive_) return advance_archive();
+    advance_script();
+  }
+
+  void advance_archive() {
+    try {
+      if (!archive_->next_key(key_)) {
+        finish();
+        return;
+      }
+      detail::read_object(holder_, archive_->in(), key_);
+      loaded_ = true;
+    } catch (const format_error& e) {
+      if (!spec_.permissive) {
+        done_ = true;
+        throw;
+      }
+      error_ = e.what();
+      done_ = true;
+    }
+  }
+
+  void advance_script() {
+    for (;;) {
+      if (!script_->next(entry_)) {
+        finish();
+        return;
+      }
+      key_ = entry_.key;
+      if (!spec_.permissive) return;  // read on first use of value()
+      try {
+        loader_->load(entry_, holder_.value());
+        loaded_ = true;
+        return;
+      } catch (const tablio::error& e) {
+        error_ = e.what();  // p: an unreadable entry is skipped
+      }
+    }
+  }
+
+  void finish() {
+    done_ = true;
+    key_.clear();
+  }
+
+  void close_quietly() noexcept {
+    try {
+      close();
+    } catch (const std::exception& e) {
+      if (!spec_.permissive) report_error(e.what());
+    }
+  }
+
+  rspecifier spec_;
+  open_options options_;
+  std::optional<archive_reader> archive_;
+  std::optional<script_reader> script_;
+  std::optional<script_loader<H>> loader_;
+  H holder_;
+  script_entry entry_;
+  std::string key_;
+  std::string error_;
+  bool loaded_ = false;
+  bool done_ = true;
+};
+
+TABLIO_END_NAMESPACE

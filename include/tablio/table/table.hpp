@@ -1,0 +1,6 @@
+// The table layer: Kaldi's Table concept over the framings.
+#pragma once
+
+#include <tablio/table/random_access_reader.hpp>
+#include <tablio/table/sequential_reader.hpp>
+#include <tablio/table/table_writer.hpp>

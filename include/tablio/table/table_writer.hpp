@@ -1,0 +1,130 @@
+// table_writer<Holder>: writes a table to a Kaldi wspecifier.
+//
+//   "ark:f.ark"              an archive ("ark,t:" text objects; "ark,f:" flush every entry)
+//   "ark,scp:f.ark,f.scp"    an archive and a script file pointing at each entry's offset
+//   "scp:targets.scp"        each object to its own file, as listed in an existing script
+//                            ("scp,p:" skips keys the script does not list)
+// Archives and scripts may be "-", "| command" or files. close() reports every failure (a
+// full disk, a command that failed); the destructor closes and reports instead of throwing.
+#pragma once
+
+#include <tablio/framing/ark.hpp>
+#include <tablio/framing/scp.hpp>
+#include <tablio/stream/filename.hpp>
+#include <tablio/table/object_io.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+template <holder_type H>
+class table_writer {
+ public:
+  using value_type = typename H::value_type;
+
+  table_writer() = default;
+  explicit table_writer(std::string_view wspec, const open_options& options = {}) { open(wspec, options); }
+  table_writer(table_writer&&) noexcept = default;
+  table_writer& operator=(table_writer&& o) noexcept {
+    if (this != &o) {
+      close_quietly();
+      spec_ = std::move(o.spec_);
+      archive_ = std::move(o.archive_);
+      script_ = std::move(o.script_);
+      targets_ = std::move(o.targets_);
+      options_ = o.options_;
+    }
+    return *this;
+  }
+  ~table_writer() { close_quietly(); }
+
+  void open(std::string_view wspec, const open_options& options = {}) {
+    close();
+    auto parsed = parse_wspecifier(wspec);
+    if (!parsed) throw usage_error("invalid wspecifier '" + std::string(wspec) + "'");
+    spec_ = std::move(*parsed);
+    options_ = options;
+    if (spec_.kind != wspecifier_kind::script)
+      archive_.emplace(open_output(spec_.archive, options), spec_.flush);
+    if (spec_.kind == wspecifier_kind::archive_and_script)
+      script_.emplace(open_output(spec_.script, options));
+    if (spec_.kind == wspecifier_kind::script) read_targets();
+  }
+
+  bool is_open() const noexcept {
+    return archive_.has_value() || spec_.kind == wspecifier_kind::script && !targets_.empty();
+  }
+
+  void write(std::string_view key, const value_type& value) {
+    if (spec_.kind == wspecifier_kind::script) return write_to_target(key, value);
+    if (!archive_) throw usage_error("table_writer::write on a writer that is not open");
+    std::uint64_t offset = archive_->begin_entry(key);
+    // The script line comes first, as Kaldi writes it: it points at the object.
+    if (script_) {
+      script_->write(key, spec_.archive + ":" + std::to_string(offset));
+      if (spec_.flush) script_->out().flush();
+    }
+    H::write(archive_->out(), spec_.binary, value);
+    archive_->end_entry();
+  }
+
+  void flush() {
+    if (archive_) archive_->out().flush();
+    if (script_) script_->out().flush();
+  }
+
+  // Flushes and closes everything; throws io_error for any loss.
+  void close() {
+    auto archive = std::move(archive_);
+    auto script = std::move(script_);
+    archive_.reset();
+    script_.reset();
+    targets_.clear();
+    if (archive) archive->close();
+    if (script) script->close();
+  }
+
+ private:
+  void read_targets() {
+    script_reader in(open_input(spec_.script, options_));
+    script_entry e;
+    while (in.next(e)) targets_.emplace_back(std::move(e.key), std::move(e.rxfilename));
+    std::sort(targets_.begin(), targets_.end());
+    for (std::size_t i = 1; i < targets_.size(); ++i)
+      if (targets_[i].first == targets_[i - 1].first)
+        throw format_error({spec_.script, std::nullopt, targets_[i].first}, "distinct keys in the script",
+                           "key '" + targets_[i].first + "' twice");
+    in.close();
+  }
+
+  void write_to_target(std::string_view key, const value_type& value) {
+    auto it = std::lower_bound(targets_.begin(), targets_.end(), key,
+                               [](const auto& entry, std::string_view k) { return entry.first < k; });
+    if (it == targets_.end() || it->first != key) {
+      if (spec_.permissive) return;  // scp,p: keys the script does not list are skipped
+      throw usage_error("key '" + std::string(key) + "' is not in the script '" + spec_.script + "'");
+    }
+    writer out = open_output(it->second, options_);
+    H::write(out, spec_.binary, value);
+    out.close();
+  }
+
+  void close_quietly() noexcept {
+    try {
+      close();
+    } catch (const std::exception& e) {
+      report_error(e.what());
+    }
+  }
+
+  wspecifier spec_;
+  open_options options_;
+  std::optional<archive_writer> archive_;
+  std::optional<script_writer> script_;
+  std::vector<std::pair<std::string, std::string>> targets_;  // scp: key -> wxfilename
+};
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,254 @@
+// Tables over Kaldi archives and scripts, against files real Kaldi wrote and read.
+#include <filesystem>
+
+#include "test_support.hpp"
+
+using namespace tablio;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs in a folder for its lifetime: Kaldi's scripts name files relative to their folder.
+struct in_folder {
+  fs::path previous = fs::current_path();
+  explicit in_folder(const fs::path& p) { fs::current_path(p); }
+  ~in_folder() { fs::current_path(previous); }
+};
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    std::string tmpl = (fs::temp_directory_path() / "tablio-tables-XXXXXX").string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~temp_dir() { fs::remove_all(path); }
+};
+
+template <class T>
+std::string matrix_line(const std::string& key, const matrix<T>& m) {
+  std::vector<T> values(m.data(), m.data() + m.size());
+  return key + "\tfloat-matrix\t" + std::to_string(m.num_rows()) + "x" + std::to_string(m.num_cols()) + "\t" +
+         test::join(values);
+}
+
+using float_matrix_reader = sequential_table_reader<holder<matrix<float>>>;
+
+std::vector<std::string> dump_matrices(const std::string& rspec) {
+  std::vector<std::string> lines;
+  for (auto [key, value] : float_matrix_reader(rspec)) lines.push_back(matrix_line(key, value));
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("archives and scripts written by Kaldi read to their expectations", "[table][golden]") {
+  in_folder here(test::data_path("kaldi/scp"));
+  CHECK(dump_matrices("ark:feats.ark") == test::expect_entries("feats.ark.expect"));
+  CHECK(dump_matrices("scp:feats.scp") == test::expect_entries("feats.scp.expect"));
+  CHECK(dump_matrices("scp:ranges.scp") == test::expect_entries("ranges.scp.expect"));
+  CHECK(dump_matrices("scp:files.scp") == test::expect_entries("files.scp.expect"));
+  std::vector<std::string> ali;
+  for (auto [key, value] : sequential_table_reader<basic_vector_holder<std::int32_t>>("scp:ali.scp"))
+    ali.push_back(test::expect_line(key, "int32-vector", value));
+  CHECK(ali == test::expect_entries("ali.scp.expect"));
+}
+
+TEST_CASE("the ark,scp writer reproduces Kaldi's archive and script byte for byte", "[table][golden]") {
+  std::vector<std::pair<std::string, matrix<float>>> entries;
+  {
+    in_folder here(test::data_path("kaldi/scp"));
+    for (auto [key, value] : float_matrix_reader("ark:feats.ark")) entries.emplace_back(key, value);
+  }
+  temp_dir dir;
+  in_folder there(dir.path);
+  {
+    table_writer<holder<matrix<float>>> out("ark,scp:feats.ark,feats.scp");
+    for (const auto& [key, value] : entries) out.write(key, value);
+    out.close();
+  }
+  CHECK(test::read_file("feats.ark") == test::read_file(test::data_path("kaldi/scp/feats.ark")));
+  CHECK(test::read_file("feats.scp") == test::read_file(test::data_path("kaldi/scp/feats.scp")));
+  {
+    table_writer<basic_vector_holder<std::int32_t>> out("ark,scp,t:ali.txt.ark,ali.scp");
+    for (auto [key, value] : sequential_table_reader<basic_vector_holder<std::int32_t>>(
+             "ark:" + test::data_path("kaldi/scp/ali.txt.ark")))
+      out.write(key, value);
+  }
+  CHECK(test::read_file("ali.txt.ark") == test::read_file(test::data_path("kaldi/scp/ali.txt.ark")));
+  CHECK(test::read_file("ali.scp") == test::read_file(test::data_path("kaldi/scp/ali.scp")));
+}
+
+TEST_CASE("the scp writer writes each object to the file its script names", "[table]") {
+  temp_dir dir;
+  in_folder there(dir.path);
+  {
+    writer targets = open_output("targets.scp");
+    targets.write("b b.mat\na a.mat\n");
+    targets.close();
+  }
+  table_writer<holder<matrix<float>>> out("scp:targets.scp");
+  out.write("a", matrix<float>(1, 1, {1.5f}));
+  out.write("b", matrix<float>(1, 2, {2, 3}));
+  CHECK_THROWS_WITH(out.write("c", matrix<float>()), Catch::Contains("not in the script"));
+  out.close();
+  CHECK(test::read_file("a.mat") == std::string("\0BFM \4\1\0\0\0\4\1\0\0\0\0\0\xc0\x3f", 19));
+  table_writer<holder<matrix<float>>> lenient("scp,p:targets.scp");
+  CHECK_NOTHROW(lenient.write("c", matrix<float>()));
+  random_access_table_reader<holder<matrix<float>>> back("scp:targets.scp");
+  CHECK(back.at("b")(0, 1) == 3.0f);
+}
+
+TEST_CASE("truncated and corrupt archives: errors where Kaldi fails, entries before kept under p",
+          "[table][bad]") {
+  in_folder here(test::data_path("kaldi/bad"));
+  SECTION("cut inside a key: a clean end after two entries, as in Kaldi") {
+    CHECK(dump_matrices("ark:trunc-in-key.ark").size() == 2);
+  }
+  SECTION("cut inside an object: an error naming file, offset and key") {
+    float_matrix_reader r("ark:trunc-in-object.ark");
+    std::vector<std::string> keys;
+    try {
+      for (auto [key, value] : r) keys.push_back(key);
+      FAIL("no error");
+    } catch (const format_error& e) {
+      CHECK(keys == std::vector<std::string>{"a_0x0", "b_1x1"});
+      CHECK(e.path() == "trunc-in-object.ark");
+      CHECK(e.key() == "c_3x4");
+      CHECK(e.offset().has_value());
+    }
+  }
+  SECTION("the same under p: the entries before it, and the error kept") {
+    float_matrix_reader r("p,ark:trunc-in-object.ark");
+    int count = 0;
+    for (auto [key, value] : r) ++count;
+    CHECK(count == 2);
+    CHECK_THAT(r.error(), Catch::Contains("c_3x4"));
+  }
+  SECTION("a wrong marker: Kaldi's 8 vs. 4 with the key") {
+    sequential_table_reader<basic_holder<std::int32_t>> r("ark:int32-marker08.ark");
+    CHECK(r.key() == "a_zero");
+    r.next();
+    CHECK(r.value() == -1);
+    CHECK_THROWS_WITH(r.next(), Catch::Contains("8 vs. 4") && Catch::Contains("c_max"));
+    random_access_table_reader<basic_holder<std::int32_t>> random("ark:int32-marker08.ark");
+    CHECK(random.at("b_neg") == -1);
+    CHECK_THROWS_WITH(random.contains("e_mid"), Catch::Contains("8 vs. 4"));
+    random_access_table_reader<basic_holder<std::int32_t>> lenient("p,ark:int32-marker08.ark");
+    CHECK_FALSE(lenient.contains("e_mid"));
+    CHECK(lenient.contains("a_zero"));
+  }
+  SECTION("bad-range.scp: Kaldi's 'Invalid range specifier' naming the key") {
+    float_matrix_reader r("scp:bad-range.scp");
+    CHECK(r.value().num_rows() == 5);
+    r.next();
+    CHECK_THROWS_WITH(r.value(), Catch::Contains("Invalid range specifier for matrix: ,2:3") &&
+                                     Catch::Contains("utt2_bad"));
+  }
+}
+
+TEST_CASE("sorted and unsorted archives behave as in Kaldi", "[table][options]") {
+  in_folder here(test::data_path("kaldi/bad"));
+  using reader_t = random_access_table_reader<basic_holder<std::int32_t>>;
+  SECTION("s,ark asking for a key before the first: absent, no error") {
+    reader_t r("s,ark:unsorted.ark");
+    CHECK_FALSE(r.contains("k_a"));
+  }
+  SECTION("s,ark asking for k_c meets the disorder") {
+    reader_t r("s,ark:unsorted.ark");
+    CHECK_THROWS_WITH(r.contains("k_c"), Catch::Contains("not in sorted order: 'k_b' is followed by 'k_a'"));
+  }
+  SECTION("s,ark k_b, k_a, k_c") {
+    reader_t r("s,ark:unsorted.ark");
+    CHECK(r.at("k_b") == 2);
+    CHECK_FALSE(r.contains("k_a"));
+    CHECK_THROWS_AS(r.contains("k_c"), format_error);
+  }
+  SECTION("ark without s finds everything") {
+    reader_t r("ark:unsorted.ark");
+    CHECK(r.at("k_c") == 3);
+    CHECK(r.at("k_a") == 1);
+    CHECK(r.find("k_z") == nullptr);
+    CHECK_THROWS_WITH(r.at("k_z"), Catch::Contains("k_z"));
+  }
+  SECTION("s,scp on an unsorted script fails to open; scp sorts it") {
+    CHECK_THROWS_WITH(reader_t("s,scp:unsorted.scp"), Catch::Contains("sorted script"));
+    reader_t r("scp:unsorted.scp");
+    CHECK(r.at("k_a") == 1);
+    CHECK(r.at("k_c") == 3);
+  }
+  SECTION("duplicate keys: random access fails, sequential reads all 4, scp fails to open") {
+    reader_t r("ark:duplicate.ark");
+    CHECK_THROWS_WITH(r.contains("k_zz"), Catch::Contains("duplicate key 'k_b'"));
+    int count = 0;
+    for (auto [key, value] : sequential_table_reader<basic_holder<std::int32_t>>("ark:duplicate.ark"))
+      ++count;
+    CHECK(count == 4);
+    CHECK_THROWS_WITH(reader_t("scp:duplicate.scp"), Catch::Contains("twice"));
+  }
+}
+
+TEST_CASE("o, cs and non-seekable archives", "[table][options]") {
+  const std::string ark = test::data_path("kaldi/holders/int32.bin.ark");
+  using reader_t = random_access_table_reader<basic_holder<std::int32_t>>;
+  SECTION("o: each key once; asking again is an error") {
+    reader_t r("o,ark:" + ark);
+    CHECK(r.at("c_max") == 2147483647);
+    CHECK(r.at("a_zero") == 0);
+    CHECK_THROWS_WITH(r.at("c_max"), Catch::Contains("once"));
+  }
+  SECTION("s,cs: keys in order; going back is an error") {
+    reader_t r("s,cs,ark:" + ark);
+    CHECK(r.at("b_neg") == -1);
+    CHECK(r.at("d_min") == -2147483647 - 1);
+    CHECK_THROWS_WITH(r.at("a_zero"), Catch::Contains("sorted order"));
+  }
+  SECTION("an archive from a pipe keeps what it read ahead") {
+    reader_t r("ark:cat " + ark + " |");
+    CHECK(r.at("e_mid") == 123456);
+    CHECK(r.at("a_zero") == 0);
+    CHECK(r.at("d_min") == -2147483647 - 1);
+  }
+  SECTION("the mapped reader looks up through utt2spk") {
+    temp_dir dir;
+    in_folder there(dir.path);
+    {
+      table_writer<token_holder> map("ark,t:utt2spk");
+      map.write("utt1", "a_zero");
+      map.write("utt2", "e_mid");
+      map.write("utt3", "nobody");
+    }
+    random_access_table_reader_mapped<basic_holder<std::int32_t>> by_utt("ark:" + ark, "ark:utt2spk");
+    CHECK(by_utt.at("utt2") == 123456);
+    CHECK_FALSE(by_utt.contains("utt3"));
+    CHECK_THROWS_AS(by_utt.contains("utt9"), format_error);
+  }
+}
+
+TEST_CASE("archives through pipes, both ways", "[table][pipe]") {
+  temp_dir dir;
+  in_folder there(dir.path);
+  {
+    table_writer<basic_vector_holder<std::int32_t>> out("ark:| gzip -c > ali.ark.gz");
+    out.write("u1", {1, 2, 3});
+    out.write("u2", {});
+    out.close();
+  }
+  std::vector<std::string> keys;
+  for (auto [key, value] :
+       sequential_table_reader<basic_vector_holder<std::int32_t>>("ark:gunzip -c ali.ark.gz |"))
+    keys.push_back(key + ":" + std::to_string(value.size()));
+  CHECK(keys == std::vector<std::string>{"u1:3", "u2:0"});
+  CHECK_THROWS_WITH(
+      (sequential_table_reader<basic_vector_holder<std::int32_t>>("ark:gunzip -c missing.gz |").close()),
+      Catch::Contains("exited with status"));
+}
+
+TEST_CASE("specifiers that Kaldi rejects are rejected", "[table][options]") {
+  CHECK_THROWS_AS(table_writer<token_holder>("scp,ark:a,b"), usage_error);
+  CHECK_THROWS_AS(sequential_table_reader<token_holder>("ark,scp:a,b"), usage_error);
+  CHECK_THROWS_AS(sequential_table_reader<token_holder>("o, s, ark:x"), usage_error);
+  CHECK_THROWS_AS(table_writer<token_holder>("ark:bad key|"), usage_error);
+  table_writer<token_holder> w("ark:/dev/null");
+  CHECK_THROWS_WITH(w.write("two words", "x"), Catch::Contains("invalid key"));
+}
