@@ -252,3 +252,58 @@ TEST_CASE("specifiers that Kaldi rejects are rejected", "[table][options]") {
   table_writer<token_holder> w("ark:/dev/null");
   CHECK_THROWS_WITH(w.write("two words", "x"), Catch::Contains("invalid key"));
 }
+
+namespace {
+std::string wave_line(const std::string& key, const wave_data& w) {
+  std::string values;
+  for (std::int32_t c = 0; c < w.num_channels(); ++c)
+    for (std::int32_t s = 0; s < w.num_samples(); ++s) {
+      if (!values.empty()) values += ' ';
+      values += std::to_string(static_cast<int>(w.data()(c, s)));
+    }
+  return key + "\twav\t" + std::to_string(w.num_channels()) + "x" + std::to_string(w.num_samples()) + "@" +
+         std::to_string(static_cast<int>(w.sample_frequency())) + "\t" + values;
+}
+}  // namespace
+
+TEST_CASE("waves: Kaldi's archive and wav.scp, written back byte for byte", "[table][wave][golden]") {
+  std::vector<std::string> lines;
+  std::vector<std::pair<std::string, wave_data>> entries;
+  for (auto [key, value] :
+       sequential_table_reader<wave_holder>("ark:" + test::data_path("kaldi/holders/wav.bin.ark"))) {
+    lines.push_back(wave_line(key, value));
+    entries.emplace_back(key, value);
+  }
+  CHECK(lines == test::expect_entries(test::data_path("kaldi/holders/wav.bin.ark.expect")));
+  CHECK(test::write_archive<wave_holder>(entries, true) ==
+        test::read_file(test::data_path("kaldi/holders/wav.bin.ark")));
+  {
+    in_folder here(test::data_path("kaldi/scp"));
+    lines.clear();
+    for (auto [key, value] : sequential_table_reader<wave_holder>("scp:wav.scp"))
+      lines.push_back(wave_line(key, value));
+    CHECK(lines == test::expect_entries("wav.scp.expect"));
+  }
+  SECTION("a streamed header (size 0xFFFFFFFF, as from a pipe) reads to the end") {
+    std::string wav = test::read_file(test::data_path("kaldi/scp/wav/w1.wav"));
+    wav.replace(4, 4, "\xff\xff\xff\xff");
+    wav.replace(40, 4, "\xff\xff\xff\xff");
+    reader r = memory_reader(std::string_view(wav), "streamed.wav");
+    wave_holder h;
+    h.read(r);
+    CHECK(h.value().num_samples() == 5);
+  }
+  SECTION("bad waves are errors") {
+    std::string wav = test::read_file(test::data_path("kaldi/scp/wav/w1.wav"));
+    std::string eight_bit = wav;
+    eight_bit[34] = 8;
+    reader r = memory_reader(std::string_view(eight_bit), "8bit.wav");
+    wave_holder h;
+    CHECK_THROWS_WITH(h.read(r), Catch::Contains("16 bits per sample"));
+    reader cut = memory_reader(std::string_view(wav).substr(0, 30), "cut.wav");
+    CHECK_THROWS_WITH(h.read(cut), Catch::Contains("end of input"));
+    std::string out;
+    writer w = memory_writer(out);
+    CHECK_THROWS_AS(wave_holder::write(w, false, entries[0].second), usage_error);
+  }
+}

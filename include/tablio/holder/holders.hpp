@@ -5,3 +5,4 @@
 #include <tablio/holder/concepts.hpp>
 #include <tablio/holder/holder.hpp>
 #include <tablio/holder/token.hpp>
+#include <tablio/holder/wave.hpp>

@@ -54,6 +54,15 @@ class reader_streambuf final : public std::streambuf {
  public:
   explicit reader_streambuf(reader& r) : r_(r) { take_window(); }
   ~reader_streambuf() override { r_.advance(static_cast<std::size_t>(gptr() - eback())); }
+
+  // The reader, positioned where this streambuf has read to. Call resync() after using it
+  // directly, before reading through the streambuf again.
+  reader& underlying() {
+    r_.advance(static_cast<std::size_t>(gptr() - eback()));
+    setg(nullptr, nullptr, nullptr);
+    return r_;
+  }
+  void resync() { take_window(); }
   reader_streambuf(const reader_streambuf&) = delete;
   reader_streambuf& operator=(const reader_streambuf&) = delete;
 
@@ -89,6 +98,14 @@ class writer_streambuf final : public std::streambuf {
  public:
   explicit writer_streambuf(writer& w) : w_(w) { take_window(); }
   ~writer_streambuf() override { commit(); }
+
+  // The writer, with everything written through this streambuf committed. Call resync()
+  // after writing to it directly, before writing through the streambuf again.
+  writer& underlying() {
+    commit();
+    return w_;
+  }
+  void resync() { take_window(); }
   writer_streambuf(const writer_streambuf&) = delete;
   writer_streambuf& operator=(const writer_streambuf&) = delete;
 

@@ -1,0 +1,19 @@
+// Kaldi's WaveHolder: one RIFF/WAVE file per entry, binary only (no "\0B"), for wav.scp
+// ("utt1 sox in.flac -t wav - |") and wave archives.
+#pragma once
+
+#include <tablio/holder/concepts.hpp>
+#include <tablio/types/wave.hpp>
+
+TABLIO_BEGIN_NAMESPACE
+
+class wave_holder : public holder_storage<wave_data> {
+ public:
+  static void write(writer& w, bool binary, const wave_data& wave) {
+    if (!binary) throw usage_error("waves are binary only: write them with a binary ('b') table");
+    wave.write(w);
+  }
+  void read(reader& r) { value_.read(r); }
+};
+
+TABLIO_END_NAMESPACE

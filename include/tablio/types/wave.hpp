@@ -1,0 +1,185 @@
+// Audio for wav.scp and wave archives: RIFF/WAVE 16-bit PCM as Kaldi reads and writes it.
+//
+// Samples are held as floats, one row per channel (Kaldi's WaveData). Reading accepts RIFF
+// and RIFX (big-endian), skips chunks before "fmt " and between "fmt " and "data", takes
+// PCM and WAVE_FORMAT_EXTENSIBLE PCM, and treats a RIFF or data size of 0 or 0xFFFFFFFF (or
+// SoX's 0x7FFFF000) as a stream that runs to the end of the input, as pipes from sox or
+// sph2pipe produce. Writing gives Kaldi's 44-byte header and samples truncated and clipped
+// to int16.
+#pragma once
+
+#include <tablio/core/endian.hpp>
+#include <tablio/stream/reader.hpp>
+#include <tablio/stream/writer.hpp>
+#include <tablio/types/matrix.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+TABLIO_BEGIN_NAMESPACE
+
+class wave_data {
+ public:
+  wave_data() = default;
+  wave_data(float sample_frequency, matrix<float> samples)
+      : sample_frequency_(sample_frequency), samples_(std::move(samples)) {}
+
+  float sample_frequency() const noexcept { return sample_frequency_; }
+  // channels x samples
+  const matrix<float>& data() const noexcept { return samples_; }
+  matrix<float>& data() noexcept { return samples_; }
+  std::int32_t num_channels() const noexcept { return samples_.num_rows(); }
+  std::int32_t num_samples() const noexcept { return samples_.num_cols(); }
+  double duration() const noexcept {
+    return sample_frequency_ > 0 ? num_samples() / double(sample_frequency_) : 0;
+  }
+  bool operator==(const wave_data&) const = default;
+
+  void write(writer& w) const {
+    const std::uint32_t channels = static_cast<std::uint32_t>(num_channels());
+    const std::uint64_t data_bytes = 2ull * channels * static_cast<std::uint64_t>(num_samples());
+    if (channels == 0 || data_bytes > 0xFFFFFFFFull - 36)
+      throw usage_error("a wave needs at least one channel and less than 4 GiB of samples");
+    const std::uint32_t rate = static_cast<std::uint32_t>(sample_frequency_);
+    char h[44];
+    std::memcpy(h, "RIFF", 4);
+    store<std::endian::little>(h + 4, static_cast<std::uint32_t>(36 + data_bytes));
+    std::memcpy(h + 8, "WAVEfmt ", 8);
+    store<std::endian::little>(h + 16, std::uint32_t{16});
+    store<std::endian::little>(h + 20, std::uint16_t{1});
+    store<std::endian::little>(h + 22, static_cast<std::uint16_t>(channels));
+    store<std::endian::little>(h + 24, rate);
+    store<std::endian::little>(h + 28, rate * channels * 2);
+    store<std::endian::little>(h + 32, static_cast<std::uint16_t>(channels * 2));
+    store<std::endian::little>(h + 34, std::uint16_t{16});
+    std::memcpy(h + 36, "data", 4);
+    store<std::endian::little>(h + 40, static_cast<std::uint32_t>(data_bytes));
+    w.write(h, 44);
+    for (std::int32_t s = 0; s < num_samples(); ++s) {
+      char* p = w.reserve(2 * channels);
+      for (std::uint32_t c = 0; c < channels; ++c) {
+        double v = std::trunc(samples_(static_cast<std::int32_t>(c), s));
+        std::int16_t x = v < -32768  ? std::int16_t(-32768)
+                         : v > 32767 ? std::int16_t(32767)
+                                     : static_cast<std::int16_t>(v);
+        store<std::endian::little>(p + 2 * c, x);
+      }
+      w.advance(2 * channels);
+    }
+  }
+
+  void read(reader& r) {
+    header h = read_header(r);
+    std::uint64_t at = r.tell();
+    std::string bytes;
+    if (h.streamed) {
+      char buf[65536];
+      while (std::size_t got = r.read_some(buf, sizeof buf)) {
+        bytes.append(buf, got);
+        if (bytes.size() > r.limits().max_record_bytes)
+          r.fail("a wave of at most limits::max_record_bytes", "more");
+      }
+    } else {
+      r.check_available(h.data_bytes, 1, "wave data bytes");
+      bytes.resize(h.data_bytes);
+      bytes.resize(r.read_some(bytes.data(), bytes.size()));  // Kaldi accepts a truncated file
+    }
+    if (bytes.empty()) r.fail_at(at, "wave samples", "no data");
+    const std::int32_t samples = static_cast<std::int32_t>(bytes.size() / h.block_align);
+    samples_ = matrix<float>(h.channels, samples);
+    sample_frequency_ = static_cast<float>(h.sample_rate);
+    const char* p = bytes.data();
+    for (std::int32_t s = 0; s < samples; ++s)
+      for (std::int32_t c = 0; c < h.channels; ++c, p += 2)
+        samples_(c, s) = h.big_endian ? load<std::endian::big, std::int16_t>(p)
+                                      : load<std::endian::little, std::int16_t>(p);
+  }
+
+ private:
+  struct header {
+    bool big_endian = false;
+    bool streamed = false;
+    std::int32_t channels = 0;
+    std::uint32_t sample_rate = 0;
+    std::uint32_t block_align = 0;
+    std::uint32_t data_bytes = 0;
+  };
+
+  static header read_header(reader& r) {
+    header h;
+    std::uint64_t start = r.tell();
+    char tag[4];
+    auto read_tag = [&] { r.read_exact(tag, 4, "bytes of a RIFF chunk tag"); };
+    auto u32 = [&] {
+      char b[4];
+      r.read_exact(b, 4, "bytes of a RIFF field");
+      return h.big_endian ? load<std::endian::big, std::uint32_t>(b)
+                          : load<std::endian::little, std::uint32_t>(b);
+    };
+    auto u16 = [&] {
+      char b[2];
+      r.read_exact(b, 2, "bytes of a RIFF field");
+      return h.big_endian ? load<std::endian::big, std::uint16_t>(b)
+                          : load<std::endian::little, std::uint16_t>(b);
+    };
+    read_tag();
+    if (std::memcmp(tag, "RIFX", 4) == 0)
+      h.big_endian = true;
+    else if (std::memcmp(tag, "RIFF", 4) != 0)
+      r.fail_at(start, "a RIFF or RIFX wave header", "'" + std::string(tag, 4) + "'");
+    std::uint32_t riff_size = u32();
+    read_tag();
+    if (std::memcmp(tag, "WAVE", 4) != 0) r.fail_at(start + 8, "'WAVE'", "'" + std::string(tag, 4) + "'");
+    read_tag();
+    while (std::memcmp(tag, "fmt ", 4) != 0) {
+      r.skip(u32());
+      read_tag();
+    }
+    std::uint64_t fmt_at = r.tell();
+    std::uint32_t fmt_size = u32();
+    std::uint16_t format = u16();
+    h.channels = u16();
+    h.sample_rate = u32();
+    std::uint32_t byte_rate = u32();
+    h.block_align = u16();
+    std::uint16_t bits = u16();
+    std::uint32_t fmt_read = 16;
+    if (format == 1) {
+      if (fmt_size < 16) r.fail_at(fmt_at, "a PCM fmt chunk of at least 16 bytes", std::to_string(fmt_size));
+    } else if (format == 0xFFFE) {
+      std::uint16_t extra = u16();
+      if (fmt_size < 40 || extra < 22) r.fail_at(fmt_at, "a WAVE_FORMAT_EXTENSIBLE fmt chunk", "a short one");
+      u16();
+      u32();
+      std::uint32_t guid[4] = {u32(), u32(), u32(), u32()};
+      if (guid[0] != 0x00000001 || guid[1] != 0x00100000 || guid[2] != 0xAA000080 || guid[3] != 0x719B3800)
+        r.fail_at(fmt_at, "WAVE_FORMAT_EXTENSIBLE with PCM samples", "another sub-format");
+      fmt_read = 40;
+    } else {
+      r.fail_at(fmt_at, "PCM data (format 1)", "format " + std::to_string(format));
+    }
+    if (fmt_size > fmt_read) r.skip(fmt_size - fmt_read);
+    if (h.channels == 0) r.fail_at(fmt_at, "at least one channel", "none");
+    if (bits != 16) r.fail_at(fmt_at, "16 bits per sample", std::to_string(bits));
+    if (byte_rate != h.sample_rate * 2 * static_cast<std::uint32_t>(h.channels))
+      r.fail_at(fmt_at, "byte rate " + std::to_string(h.sample_rate * 2 * h.channels),
+                std::to_string(byte_rate));
+    if (h.block_align != 2u * static_cast<std::uint32_t>(h.channels))
+      r.fail_at(fmt_at, "block align " + std::to_string(2 * h.channels), std::to_string(h.block_align));
+    read_tag();
+    while (std::memcmp(tag, "data", 4) != 0) {
+      r.skip(u32());
+      read_tag();
+    }
+    h.data_bytes = u32();
+    h.streamed = riff_size == 0 || riff_size == 0xFFFFFFFF || h.data_bytes == 0 ||
+                 h.data_bytes == 0xFFFFFFFF || h.data_bytes == 0x7FFFF000;
+    return h;
+  }
+
+  float sample_frequency_ = 0;
+  matrix<float> samples_;
+};
+
+TABLIO_END_NAMESPACE
