@@ -3,8 +3,10 @@
 #include "test_support.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
+#include <random>
 #include <unordered_map>
 
 using namespace tablio;
@@ -255,4 +257,23 @@ TEST_CASE("Kaldi's run-time-mode functions pick the codec", "[codec][kaldi]") {
     kaldi_io::read_basic_type(r, binary, f);
     CHECK(f == 0.5f);
   }
+}
+
+TEST_CASE("floats are formatted exactly as printf(\"%.7g\")", "[codec][text]") {
+  std::mt19937 rng(11);
+  int mismatches = 0;
+  auto check = [&](float f) {
+    char ours[64], theirs[64];
+    *detail::format_float_7g(ours, f) = 0;
+    std::snprintf(theirs, sizeof theirs, "%.7g", static_cast<double>(f));
+    if (std::strcmp(ours, theirs) != 0 && mismatches++ < 5) FAIL_CHECK(ours << " vs " << theirs);
+  };
+  for (int i = 0; i < 200000; ++i) {
+    float f = std::bit_cast<float>(static_cast<std::uint32_t>(rng()));
+    if (!std::isnan(f)) check(f);
+  }
+  for (float f : {0.f, -0.f, 1.f, 9999999.f, 9999999.5f, 1048576.5f, 3.4028235e38f, 1.17549435e-38f, 1e-45f,
+                  0.0001f, 0.00001f, 99999.995f, std::numeric_limits<float>::infinity()})
+    check(f);
+  CHECK(mismatches == 0);
 }
