@@ -44,6 +44,8 @@ class source_base {
 namespace detail {
 
 inline constexpr std::size_t default_read_buffer = std::size_t{1} << 18;
+// Reads at least this large skip the buffer and go straight into the caller's memory.
+inline constexpr std::size_t direct_read_threshold = std::size_t{1} << 16;
 
 template <source S>
 class source_adapter final : public source_base {
@@ -174,7 +176,7 @@ class reader {
       std::size_t avail = static_cast<std::size_t>(end_ - cur_);
       if (avail == 0) {
         // Large reads go straight into dst instead of through the buffer.
-        if (n - done >= detail::default_read_buffer && pending_.empty()) {
+        if (n - done >= detail::direct_read_threshold && pending_.empty()) {
           retire_window();
           std::size_t got = source_->read_direct(dst + done, n - done);
           if (got == 0) break;

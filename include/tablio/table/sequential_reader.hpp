@@ -100,7 +100,8 @@ class sequential_table_reader {
     using difference_type = std::ptrdiff_t;
     iterator() = default;
     explicit iterator(sequential_table_reader* r) : r_(r) {}
-    entry operator*() const { return {r_->key(), r_->value()}; }
+    // An lvalue, so that both `auto& [key, value]` and `auto [key, value]` bind.
+    entry& operator*() const { return r_->view_.emplace(entry{r_->key(), r_->value()}); }
     iterator& operator++() {
       r_->next();
       return *this;
@@ -170,6 +171,7 @@ class sequential_table_reader {
     }
   }
 
+  std::optional<entry> view_;  // what the iterator hands out for the current entry
   rspecifier spec_;
   open_options options_;
   std::optional<archive_reader> archive_;
