@@ -3,6 +3,7 @@
 
 #include <tablio/codec/codec.hpp>
 #include <tablio/codec/kaldi_object.hpp>
+#include <tablio/core/crc32c.hpp>
 #include <tablio/core/endian.hpp>
 #include <tablio/core/error.hpp>
 #include <tablio/core/limits.hpp>
@@ -10,6 +11,7 @@
 #include <tablio/core/version.hpp>
 #include <tablio/framing/ark.hpp>
 #include <tablio/framing/scp.hpp>
+#include <tablio/framing/tfrecord.hpp>
 #include <tablio/holder/holders.hpp>
 #include <tablio/stream/file.hpp>
 #include <tablio/stream/filename.hpp>
