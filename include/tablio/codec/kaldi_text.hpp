@@ -28,6 +28,19 @@ inline bool equals_ignoring_case(std::string_view a, std::string_view b) noexcep
   return true;
 }
 
+// Consumes the ']' that closes a Kaldi vector or matrix and the line end after it ("\n" or
+// "\r\n"), as Kaldi's readers do.
+inline void consume_closing_bracket(reader& r) {
+  r.advance(1);
+  int next = r.peek();
+  if (next == '\r') {
+    r.advance(1);
+    if (r.peek() >= 0) r.advance(1);
+  } else if (next == '\n') {
+    r.advance(1);
+  }
+}
+
 // A word where a number was expected: Kaldi's vector and matrix readers take inf, infinity
 // and nan (any case); anything else is an error.
 template <std::floating_point T>
@@ -64,14 +77,7 @@ void read_text_float_vector(reader& r, std::vector<T, A>& out) {
     } else if (c == ' ' || c == '\t') {
       r.advance(1);
     } else if (c == ']') {
-      r.advance(1);
-      int next = r.peek();
-      if (next == '\r') {
-        r.advance(1);
-        if (r.peek() >= 0) r.advance(1);
-      } else if (next == '\n') {
-        r.advance(1);
-      }
+      consume_closing_bracket(r);
       return;
     } else if (c == '\n' || c == '\r') {
       r.fail("']' closing the vector", "a newline (is it a matrix?)");

@@ -36,27 +36,15 @@ namespace detail {
 
 // Without FMA contraction: Kaldi's results are those of separately rounded operations. Only
 // when the compiler may fuse (e.g. -march=native on x86) is a register barrier needed.
-inline float unfused(float x) noexcept {
-#if defined(__FP_FAST_FMAF) && (defined(__GNUC__) || defined(__clang__))
+template <class F>
+inline F unfused(F x) noexcept {
+#if (defined(__FP_FAST_FMAF) || defined(__FP_FAST_FMA)) && (defined(__GNUC__) || defined(__clang__))
 #if defined(__x86_64__) || defined(__i386__)
   __asm__("" : "+x"(x));
 #elif defined(__aarch64__)
   __asm__("" : "+w"(x));
 #else
-  volatile float v = x;
-  x = v;
-#endif
-#endif
-  return x;
-}
-inline double unfused(double x) noexcept {
-#if defined(__FP_FAST_FMA) && (defined(__GNUC__) || defined(__clang__))
-#if defined(__x86_64__) || defined(__i386__)
-  __asm__("" : "+x"(x));
-#elif defined(__aarch64__)
-  __asm__("" : "+w"(x));
-#else
-  volatile double v = x;
+  volatile F v = x;
   x = v;
 #endif
 #endif

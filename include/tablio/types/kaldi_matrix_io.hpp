@@ -108,14 +108,7 @@ void read_matrix_text(reader& r, std::int32_t& rows, std::int32_t& cols, std::ve
     int c = r.peek();
     if (c < 0) r.fail("']' closing the matrix", "end of input");
     if (c == ']') {
-      r.advance(1);
-      int next = r.peek();
-      if (next == '\r') {
-        r.advance(1);
-        if (r.peek() >= 0) r.advance(1);
-      } else if (next == '\n') {
-        r.advance(1);
-      }
+      consume_closing_bracket(r);
       end_row();
       cols = rows == 0 ? 0 : static_cast<std::int32_t>(first_cols);
       return;
