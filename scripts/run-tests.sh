@@ -3,7 +3,7 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/ensure-packages.sh" g++ cmake make libboost1.81-dev catch2
+"$root/scripts/ensure-packages.sh" g++ cmake make libboost1.81-dev catch2 zlib1g-dev gzip
 jobs=$(nproc)
 
 run_suite() {

@@ -61,8 +61,12 @@ class sink_adapter final : public sink_base {
     }
   }
   void close(std::size_t used) override {
-    flush(used);
-    if constexpr (closable<S>) s_.close();
+    if (used != 0) s_.write(buffer_.data(), used);
+    // A closable sink finishes its own way (a compressor must not partially flush first).
+    if constexpr (closable<S>)
+      s_.close();
+    else
+      s_.flush();
   }
 
  private:

@@ -1,0 +1,163 @@
+// GZIP and ZLIB streams (component tablio::zlib, linked with zlib).
+//
+// zlib_source inflates any reader: gzip or zlib headers are recognised by their magic
+// bytes, any gzip header is accepted, and concatenated gzip members are read one after the
+// other, as `gunzip` and TensorFlow read them. zlib_sink deflates into any writer as
+// TensorFlow's TFRecord writer does (level -1, memLevel 9, one stream over the whole file);
+// close() finishes the stream and reports every failure.
+#pragma once
+
+#if !defined(TABLIO_WITH_ZLIB)
+#error "<tablio/stream/zlib.hpp> needs zlib: link the tablio::zlib CMake target (it defines TABLIO_WITH_ZLIB)"
+#endif
+
+#include <tablio/stream/reader.hpp>
+#include <tablio/stream/writer.hpp>
+
+#include <zlib.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+enum class compression { none, gzip, zlib };
+
+// What the first bytes of a stream say it is: gzip (1f 8b), zlib (a valid CMF/FLG pair with
+// deflate), or neither.
+inline compression detect_compression(std::span<const char> head) noexcept {
+  if (head.size() >= 2) {
+    auto b0 = static_cast<unsigned char>(head[0]), b1 = static_cast<unsigned char>(head[1]);
+    if (b0 == 0x1f && b1 == 0x8b) return compression::gzip;
+    if ((b0 & 0x0f) == 8 && (b0 >> 4) <= 7 && ((b0 << 8) | b1) % 31 == 0) return compression::zlib;
+  }
+  return compression::none;
+}
+
+class zlib_source {
+ public:
+  explicit zlib_source(reader compressed) : in_(std::make_unique<reader>(std::move(compressed))) {
+    stream_ = std::make_unique<z_stream>();
+    // 15 + 32: a zlib or gzip header, detected by inflate itself.
+    if (inflateInit2(stream_.get(), 15 + 32) != Z_OK)
+      throw io_error(in_->name(), 0, "cannot start inflating");
+  }
+  zlib_source(zlib_source&&) noexcept = default;
+  zlib_source& operator=(zlib_source&&) noexcept = default;
+  ~zlib_source() {
+    if (stream_) inflateEnd(stream_.get());
+  }
+
+  std::size_t read_some(char* dst, std::size_t n) {
+    z_stream& z = *stream_;
+    z.next_out = reinterpret_cast<Bytef*>(dst);
+    z.avail_out = static_cast<uInt>(std::min<std::size_t>(n, 1u << 30));
+    while (z.avail_out == static_cast<uInt>(std::min<std::size_t>(n, 1u << 30))) {
+      if (z.avail_in == 0) {
+        in_->advance(consumed_);
+        consumed_ = 0;
+        if (!in_->fill()) {
+          if (!ended_)
+            throw format_error({in_->name(), in_->tell(), {}}, "the end of the compressed stream",
+                               "end of input (truncated gzip/zlib data)");
+          break;
+        }
+        std::span<const char> w = in_->window();
+        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(w.data()));
+        z.avail_in = static_cast<uInt>(std::min<std::size_t>(w.size(), 1u << 30));
+        consumed_ = z.avail_in;
+        if (ended_) {
+          // Bytes after a finished member: another gzip member follows (or garbage).
+          if (inflateReset(&z) != Z_OK) throw io_error(in_->name(), 0, "cannot restart inflating");
+          ended_ = false;
+        }
+      }
+      int rc = inflate(&z, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        ended_ = true;
+        // Give back what inflate did not use, and look for a following member.
+        consumed_ -= z.avail_in;
+        in_->advance(consumed_);
+        consumed_ = 0;
+        z.avail_in = 0;
+        if (in_->at_end()) break;
+        continue;
+      }
+      if (rc != Z_OK && rc != Z_BUF_ERROR)
+        throw format_error({in_->name(), in_->tell(), {}}, "valid gzip/zlib data",
+                           std::string("inflate() failed with error ") + std::to_string(rc) +
+                               (z.msg ? std::string(": ") + z.msg : std::string()));
+    }
+    return static_cast<std::size_t>(std::min<std::size_t>(n, 1u << 30) - z.avail_out);
+  }
+  void close() { in_->close(); }
+
+ private:
+  std::unique_ptr<reader> in_;
+  std::unique_ptr<z_stream> stream_;
+  std::size_t consumed_ = 0;  // bytes of the input window handed to inflate
+  bool ended_ = false;        // the last member finished
+};
+
+class zlib_sink {
+ public:
+  zlib_sink(writer out, compression kind, int level = Z_DEFAULT_COMPRESSION)
+      : out_(std::make_unique<writer>(std::move(out))), buffer_(1 << 18) {
+    stream_ = std::make_unique<z_stream>();
+    int bits = kind == compression::gzip ? 15 + 16 : 15;
+    if (deflateInit2(stream_.get(), level, Z_DEFLATED, bits, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+      throw io_error(out_->name(), 0, "cannot start deflating");
+  }
+  zlib_sink(zlib_sink&&) noexcept = default;
+  zlib_sink& operator=(zlib_sink&&) noexcept = default;
+  ~zlib_sink() {
+    if (stream_) deflateEnd(stream_.get());
+  }
+
+  void write(const char* src, std::size_t n) {
+    stream_->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(src));
+    stream_->avail_in = static_cast<uInt>(n);
+    pump(Z_NO_FLUSH);
+  }
+  // A partial flush, as TensorFlow's Flush(): what was written so far can be inflated.
+  void flush() {
+    pump(Z_PARTIAL_FLUSH);
+    out_->flush();
+  }
+  void close() {
+    if (!stream_) return;
+    pump(Z_FINISH);
+    deflateEnd(stream_.get());
+    stream_.reset();
+    out_->close();
+  }
+
+ private:
+  void pump(int mode) {
+    z_stream& z = *stream_;
+    for (;;) {
+      z.next_out = reinterpret_cast<Bytef*>(buffer_.data());
+      z.avail_out = static_cast<uInt>(buffer_.size());
+      int rc = deflate(&z, mode);
+      if (rc == Z_STREAM_ERROR) throw io_error(out_->name(), 0, "deflate() failed on");
+      out_->write(buffer_.data(), buffer_.size() - z.avail_out);
+      if (mode == Z_FINISH ? rc == Z_STREAM_END : (z.avail_in == 0 && z.avail_out != 0)) return;
+    }
+  }
+
+  std::unique_ptr<writer> out_;
+  std::unique_ptr<z_stream> stream_;
+  std::vector<char> buffer_;
+};
+
+// A reader that inflates `in` when it starts with a gzip or zlib header, else `in` itself.
+inline reader maybe_decompress(reader in) {
+  in.ensure(2);
+  if (detect_compression(in.window()) == compression::none) return in;
+  std::string name = in.name();
+  limits lim = in.limits();
+  return reader(zlib_source(std::move(in)), name, lim);
+}
+
+TABLIO_END_NAMESPACE
