@@ -1,0 +1,297 @@
+// tf.Example: named features, each a list of bytes, floats or int64s, with an encoder that
+// writes the bytes libprotobuf writes with deterministic (sorted-key) serialization, and a
+// decoder that accepts what libprotobuf accepts: packed and unpacked lists, unknown fields,
+// map entries in either order or missing a part, repeated keys (the last wins), features
+// with no kind. Malformed wire data is a format_error.
+#pragma once
+
+#include <tablio/core/endian.hpp>
+#include <tablio/stream/reader.hpp>
+#include <tablio/stream/writer.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+// One feature: no kind, or a list of bytes, floats or int64s.
+using feature =
+    std::variant<std::monostate, std::vector<std::string>, std::vector<float>, std::vector<std::int64_t>>;
+
+struct example {
+  std::map<std::string, feature> features;  // std::map orders keys bytewise, as deterministic output needs
+  bool features_present = false;            // the Features message itself, even if empty
+
+  void set(std::string key, std::vector<std::int64_t> v) { put(std::move(key), std::move(v)); }
+  void set(std::string key, std::vector<float> v) { put(std::move(key), std::move(v)); }
+  void set(std::string key, std::vector<std::string> v) { put(std::move(key), std::move(v)); }
+  template <class T>
+  const std::vector<T>* get(const std::string& key) const {
+    auto it = features.find(key);
+    return it == features.end() ? nullptr : std::get_if<std::vector<T>>(&it->second);
+  }
+  bool operator==(const example&) const = default;
+
+ private:
+  void put(std::string key, feature f) {
+    features_present = true;
+    features[std::move(key)] = std::move(f);
+  }
+};
+
+namespace protobuf_wire {
+
+enum wire_type : std::uint32_t { varint = 0, fixed64 = 1, length_delimited = 2, fixed32 = 5 };
+
+inline void put_varint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+inline std::size_t varint_size(std::uint64_t v) noexcept {
+  std::size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+// A bounded view being parsed; errors name the record and the offset in it.
+struct cursor {
+  const char* p;
+  const char* end;
+  const char* begin;
+  const std::string* name;
+
+  [[noreturn]] void fail(const std::string& expected, const std::string& found) const {
+    throw format_error({*name, static_cast<std::uint64_t>(p - begin), {}}, expected, found);
+  }
+  bool done() const noexcept { return p == end; }
+  std::uint64_t get_varint() {
+    std::uint64_t v = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+      if (p == end) fail("a varint", "end of data");
+      auto b = static_cast<unsigned char>(*p++);
+      if (shift == 63 && b > 1) fail("a varint of at most 64 bits", "more");
+      v |= static_cast<std::uint64_t>(b & 0x7F) << shift;
+      if (!(b & 0x80)) return v;
+    }
+    fail("a varint of at most 10 bytes", "more");
+  }
+  std::string_view get_bytes() {
+    std::uint64_t n = get_varint();
+    if (n > static_cast<std::uint64_t>(end - p))
+      fail(std::to_string(n) + " bytes", "only " + std::to_string(end - p));
+    std::string_view v(p, static_cast<std::size_t>(n));
+    p += n;
+    return v;
+  }
+  cursor sub(std::string_view bytes) const {
+    return {bytes.data(), bytes.data() + bytes.size(), begin, name};
+  }
+  void skip(std::uint32_t type) {
+    switch (type) {
+      case varint:
+        get_varint();
+        return;
+      case fixed64:
+        need(8);
+        p += 8;
+        return;
+      case length_delimited:
+        get_bytes();
+        return;
+      case fixed32:
+        need(4);
+        p += 4;
+        return;
+      default:
+        fail("a known wire type", "wire type " + std::to_string(type));
+    }
+  }
+  void need(std::size_t n) const {
+    if (static_cast<std::size_t>(end - p) < n) fail(std::to_string(n) + " bytes", "end of data");
+  }
+};
+
+}  // namespace protobuf_wire
+
+namespace detail {
+
+inline void decode_feature(protobuf_wire::cursor c, feature& f) {
+  using namespace protobuf_wire;
+  while (!c.done()) {
+    std::uint64_t tag = c.get_varint();
+    std::uint32_t field = static_cast<std::uint32_t>(tag >> 3), type = static_cast<std::uint32_t>(tag & 7);
+    if (field < 1 || field > 3 || type != length_delimited) {
+      c.skip(type);
+      continue;
+    }
+    cursor list = c.sub(c.get_bytes());
+    // A oneof member seen again merges into it; another member replaces it.
+    if (field == 1) {
+      if (!std::holds_alternative<std::vector<std::string>>(f)) f = std::vector<std::string>{};
+      auto& v = std::get<std::vector<std::string>>(f);
+      while (!list.done()) {
+        std::uint64_t t = list.get_varint();
+        if ((t >> 3) == 1 && (t & 7) == length_delimited)
+          v.emplace_back(list.get_bytes());
+        else
+          list.skip(static_cast<std::uint32_t>(t & 7));
+      }
+    } else if (field == 2) {
+      if (!std::holds_alternative<std::vector<float>>(f)) f = std::vector<float>{};
+      auto& v = std::get<std::vector<float>>(f);
+      while (!list.done()) {
+        std::uint64_t t = list.get_varint();
+        if ((t >> 3) == 1 && (t & 7) == length_delimited) {
+          std::string_view packed = list.get_bytes();
+          if (packed.size() % 4)
+            list.fail("packed floats (a multiple of 4 bytes)", std::to_string(packed.size()) + " bytes");
+          for (std::size_t i = 0; i < packed.size(); i += 4)
+            v.push_back(load<std::endian::little, float>(packed.data() + i));
+        } else if ((t >> 3) == 1 && (t & 7) == fixed32) {
+          list.need(4);
+          v.push_back(load<std::endian::little, float>(list.p));
+          list.p += 4;
+        } else {
+          list.skip(static_cast<std::uint32_t>(t & 7));
+        }
+      }
+    } else {
+      if (!std::holds_alternative<std::vector<std::int64_t>>(f)) f = std::vector<std::int64_t>{};
+      auto& v = std::get<std::vector<std::int64_t>>(f);
+      while (!list.done()) {
+        std::uint64_t t = list.get_varint();
+        if ((t >> 3) == 1 && (t & 7) == length_delimited) {
+          cursor packed = list.sub(list.get_bytes());
+          while (!packed.done()) v.push_back(static_cast<std::int64_t>(packed.get_varint()));
+        } else if ((t >> 3) == 1 && (t & 7) == varint) {
+          v.push_back(static_cast<std::int64_t>(list.get_varint()));
+        } else {
+          list.skip(static_cast<std::uint32_t>(t & 7));
+        }
+      }
+    }
+  }
+}
+
+inline void encode_feature(std::string& out, const feature& f) {
+  using namespace protobuf_wire;
+  std::string list;
+  char tag = 0;
+  if (auto* b = std::get_if<std::vector<std::string>>(&f)) {
+    tag = 0x0A;
+    for (const auto& s : *b) {
+      list.push_back(0x0A);
+      put_varint(list, s.size());
+      list += s;
+    }
+  } else if (auto* fl = std::get_if<std::vector<float>>(&f)) {
+    tag = 0x12;
+    if (!fl->empty()) {
+      list.push_back(0x0A);
+      put_varint(list, fl->size() * 4);
+      std::size_t at = list.size();
+      list.resize(at + fl->size() * 4);
+      for (std::size_t i = 0; i < fl->size(); ++i)
+        store<std::endian::little>(list.data() + at + 4 * i, (*fl)[i]);
+    }
+  } else if (auto* in = std::get_if<std::vector<std::int64_t>>(&f)) {
+    tag = 0x1A;
+    if (!in->empty()) {
+      std::size_t n = 0;
+      for (auto x : *in) n += varint_size(static_cast<std::uint64_t>(x));
+      list.push_back(0x0A);
+      put_varint(list, n);
+      for (auto x : *in) put_varint(list, static_cast<std::uint64_t>(x));
+    }
+  } else {
+    return;  // a Feature with no kind is empty
+  }
+  out.push_back(tag);
+  put_varint(out, list.size());
+  out += list;
+}
+
+}  // namespace detail
+
+// Parses a serialized tf.Example; `name` appears in errors.
+inline example decode_example(std::string_view bytes, const std::string& name = "<example>") {
+  using namespace protobuf_wire;
+  example ex;
+  cursor c{bytes.data(), bytes.data() + bytes.size(), bytes.data(), &name};
+  while (!c.done()) {
+    std::uint64_t tag = c.get_varint();
+    std::uint32_t type = static_cast<std::uint32_t>(tag & 7);
+    if ((tag >> 3) != 1 || type != length_delimited) {
+      if (type == 3 || type == 4) c.fail("no groups", "a group");
+      c.skip(type);
+      continue;
+    }
+    ex.features_present = true;
+    cursor features = c.sub(c.get_bytes());
+    while (!features.done()) {
+      std::uint64_t t = features.get_varint();
+      if ((t >> 3) != 1 || (t & 7) != length_delimited) {
+        features.skip(static_cast<std::uint32_t>(t & 7));
+        continue;
+      }
+      cursor entry = features.sub(features.get_bytes());
+      std::string key;
+      feature value;
+      bool have_value = false;
+      while (!entry.done()) {
+        std::uint64_t et = entry.get_varint();
+        if ((et & 7) == length_delimited && (et >> 3) == 1) {
+          key = std::string(entry.get_bytes());
+        } else if ((et & 7) == length_delimited && (et >> 3) == 2) {
+          if (!have_value) value = feature{};
+          detail::decode_feature(entry.sub(entry.get_bytes()), value);
+          have_value = true;
+        } else {
+          entry.skip(static_cast<std::uint32_t>(et & 7));
+        }
+      }
+      ex.features[std::move(key)] = std::move(value);  // a repeated key: the last wins
+    }
+  }
+  return ex;
+}
+
+// Serializes as libprotobuf does with deterministic output: keys in bytewise order, both key
+// and value written in every map entry.
+inline std::string encode_example(const example& ex) {
+  using namespace protobuf_wire;
+  std::string features;
+  for (const auto& [key, value] : ex.features) {
+    std::string feature_bytes;
+    detail::encode_feature(feature_bytes, value);
+    std::string entry;
+    entry.push_back(0x0A);
+    put_varint(entry, key.size());
+    entry += key;
+    entry.push_back(0x12);
+    put_varint(entry, feature_bytes.size());
+    entry += feature_bytes;
+    features.push_back(0x0A);
+    put_varint(features, entry.size());
+    features += entry;
+  }
+  std::string out;
+  if (ex.features_present || !ex.features.empty()) {
+    out.push_back(0x0A);
+    put_varint(out, features.size());
+    out += features;
+  }
+  return out;
+}
+
+TABLIO_END_NAMESPACE
