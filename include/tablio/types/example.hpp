@@ -2,7 +2,8 @@
 // writes the bytes libprotobuf writes with deterministic (sorted-key) serialization, and a
 // decoder that accepts what libprotobuf accepts: packed and unpacked lists, unknown fields,
 // map entries in either order or missing a part, repeated keys (the last wins), features
-// with no kind. Malformed wire data is a format_error.
+// with no kind, and unknown fields (kept and written back after the known ones, as
+// libprotobuf does). Malformed wire data is a format_error.
 #pragma once
 
 #include <tablio/core/endian.hpp>
@@ -25,6 +26,15 @@ using feature =
 struct example {
   std::map<std::string, feature> features;  // std::map orders keys bytewise, as deterministic output needs
   bool features_present = false;            // the Features message itself, even if empty
+
+  // Fields of the wire data this library does not know, kept as libprotobuf keeps them, so
+  // that re-encoding gives the input back: in Example, in Features, and per key in the
+  // Feature and in its list.
+  struct unknown_fields {
+    std::string in_example, in_features;
+    std::map<std::string, std::pair<std::string, std::string>> in_feature;
+    bool operator==(const unknown_fields&) const = default;
+  } unknown;
 
   void set(std::string key, std::vector<std::int64_t> v) { put(std::move(key), std::move(v)); }
   void set(std::string key, std::vector<float> v) { put(std::move(key), std::move(v)); }
@@ -96,6 +106,11 @@ struct cursor {
   cursor sub(std::string_view bytes) const {
     return {bytes.data(), bytes.data() + bytes.size(), begin, name};
   }
+  // Skips the field whose tag started at tag_start and keeps its bytes in `kept`.
+  void keep_unknown(const char* tag_start, std::uint32_t type, std::string& kept) {
+    skip(type);
+    kept.append(tag_start, p);
+  }
   void skip(std::uint32_t type) {
     switch (type) {
       case varint:
@@ -125,13 +140,15 @@ struct cursor {
 
 namespace detail {
 
-inline void decode_feature(protobuf_wire::cursor c, feature& f) {
+inline void decode_feature(protobuf_wire::cursor c, feature& f,
+                           std::pair<std::string, std::string>& unknown) {
   using namespace protobuf_wire;
   while (!c.done()) {
+    const char* tag_start = c.p;
     std::uint64_t tag = c.get_varint();
     std::uint32_t field = static_cast<std::uint32_t>(tag >> 3), type = static_cast<std::uint32_t>(tag & 7);
     if (field < 1 || field > 3 || type != length_delimited) {
-      c.skip(type);
+      c.keep_unknown(tag_start, type, unknown.first);
       continue;
     }
     cursor list = c.sub(c.get_bytes());
@@ -150,6 +167,7 @@ inline void decode_feature(protobuf_wire::cursor c, feature& f) {
       if (!std::holds_alternative<std::vector<float>>(f)) f = std::vector<float>{};
       auto& v = std::get<std::vector<float>>(f);
       while (!list.done()) {
+        const char* at = list.p;
         std::uint64_t t = list.get_varint();
         if ((t >> 3) == 1 && (t & 7) == length_delimited) {
           std::string_view packed = list.get_bytes();
@@ -162,13 +180,14 @@ inline void decode_feature(protobuf_wire::cursor c, feature& f) {
           v.push_back(load<std::endian::little, float>(list.p));
           list.p += 4;
         } else {
-          list.skip(static_cast<std::uint32_t>(t & 7));
+          list.keep_unknown(at, static_cast<std::uint32_t>(t & 7), unknown.second);
         }
       }
     } else {
       if (!std::holds_alternative<std::vector<std::int64_t>>(f)) f = std::vector<std::int64_t>{};
       auto& v = std::get<std::vector<std::int64_t>>(f);
       while (!list.done()) {
+        const char* at = list.p;
         std::uint64_t t = list.get_varint();
         if ((t >> 3) == 1 && (t & 7) == length_delimited) {
           cursor packed = list.sub(list.get_bytes());
@@ -176,14 +195,15 @@ inline void decode_feature(protobuf_wire::cursor c, feature& f) {
         } else if ((t >> 3) == 1 && (t & 7) == varint) {
           v.push_back(static_cast<std::int64_t>(list.get_varint()));
         } else {
-          list.skip(static_cast<std::uint32_t>(t & 7));
+          list.keep_unknown(at, static_cast<std::uint32_t>(t & 7), unknown.second);
         }
       }
     }
   }
 }
 
-inline void encode_feature(std::string& out, const feature& f) {
+inline void encode_feature(std::string& out, const feature& f,
+                           const std::pair<std::string, std::string>* unknown) {
   using namespace protobuf_wire;
   std::string list;
   char tag = 0;
@@ -213,12 +233,14 @@ inline void encode_feature(std::string& out, const feature& f) {
       put_varint(list, n);
       for (auto x : *in) put_varint(list, static_cast<std::uint64_t>(x));
     }
-  } else {
-    return;  // a Feature with no kind is empty
   }
-  out.push_back(tag);
-  put_varint(out, list.size());
-  out += list;
+  if (tag != 0) {
+    if (unknown) list += unknown->second;
+    out.push_back(tag);
+    put_varint(out, list.size());
+    out += list;
+  }
+  if (unknown) out += unknown->first;
 }
 
 }  // namespace detail
@@ -229,38 +251,43 @@ inline example decode_example(std::string_view bytes, const std::string& name = 
   example ex;
   cursor c{bytes.data(), bytes.data() + bytes.size(), bytes.data(), &name};
   while (!c.done()) {
+    const char* tag_start = c.p;
     std::uint64_t tag = c.get_varint();
     std::uint32_t type = static_cast<std::uint32_t>(tag & 7);
     if ((tag >> 3) != 1 || type != length_delimited) {
       if (type == 3 || type == 4) c.fail("no groups", "a group");
-      c.skip(type);
+      c.keep_unknown(tag_start, type, ex.unknown.in_example);
       continue;
     }
     ex.features_present = true;
     cursor features = c.sub(c.get_bytes());
     while (!features.done()) {
+      const char* at = features.p;
       std::uint64_t t = features.get_varint();
       if ((t >> 3) != 1 || (t & 7) != length_delimited) {
-        features.skip(static_cast<std::uint32_t>(t & 7));
+        features.keep_unknown(at, static_cast<std::uint32_t>(t & 7), ex.unknown.in_features);
         continue;
       }
       cursor entry = features.sub(features.get_bytes());
       std::string key;
       feature value;
-      bool have_value = false;
+      std::pair<std::string, std::string> value_unknown;
       while (!entry.done()) {
         std::uint64_t et = entry.get_varint();
         if ((et & 7) == length_delimited && (et >> 3) == 1) {
           key = std::string(entry.get_bytes());
         } else if ((et & 7) == length_delimited && (et >> 3) == 2) {
-          if (!have_value) value = feature{};
-          detail::decode_feature(entry.sub(entry.get_bytes()), value);
-          have_value = true;
+          detail::decode_feature(entry.sub(entry.get_bytes()), value, value_unknown);
         } else {
           entry.skip(static_cast<std::uint32_t>(et & 7));
         }
       }
-      ex.features[std::move(key)] = std::move(value);  // a repeated key: the last wins
+      // A repeated key: the last entry wins, with its own unknown fields.
+      if (value_unknown.first.empty() && value_unknown.second.empty())
+        ex.unknown.in_feature.erase(key);
+      else
+        ex.unknown.in_feature[key] = std::move(value_unknown);
+      ex.features[std::move(key)] = std::move(value);
     }
   }
   return ex;
@@ -273,7 +300,9 @@ inline std::string encode_example(const example& ex) {
   std::string features;
   for (const auto& [key, value] : ex.features) {
     std::string feature_bytes;
-    detail::encode_feature(feature_bytes, value);
+    auto unknown = ex.unknown.in_feature.find(key);
+    detail::encode_feature(feature_bytes, value,
+                           unknown == ex.unknown.in_feature.end() ? nullptr : &unknown->second);
     std::string entry;
     entry.push_back(0x0A);
     put_varint(entry, key.size());
@@ -285,12 +314,14 @@ inline std::string encode_example(const example& ex) {
     put_varint(features, entry.size());
     features += entry;
   }
+  features += ex.unknown.in_features;
   std::string out;
   if (ex.features_present || !ex.features.empty()) {
     out.push_back(0x0A);
     put_varint(out, features.size());
     out += features;
   }
+  out += ex.unknown.in_example;
   return out;
 }
 
