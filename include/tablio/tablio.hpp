@@ -21,4 +21,10 @@
 #include <tablio/stream/pipe.hpp>
 #include <tablio/table/table.hpp>
 #include <tablio/types/compressed_matrix.hpp>
+#include <tablio/types/example.hpp>
 #include <tablio/types/matrix.hpp>
+
+// Optional components, when their CMake target (which defines the macro) is linked.
+#if defined(TABLIO_WITH_ZLIB)
+#include <tablio/stream/zlib.hpp>
+#endif
