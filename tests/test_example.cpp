@@ -93,3 +93,38 @@ TEST_CASE("malformed Examples are format errors", "[example][bad]") {
   CHECK_THROWS_AS(decode_example(std::string("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12)),
                   format_error);
 }
+
+TEST_CASE("SequenceExamples decode and re-encode as libprotobuf does", "[example][golden]") {
+  const std::string path = test::data_path("tfrecord/generated/seq10.tfrecord");
+  auto flags = deterministic_flags(path + ".expect");
+  std::istringstream hexes(test::read_file(test::data_path("tfrecord/generated/seq10.deterministic.hex")));
+  tfrecord_reader r(reader(file_source(path), path));
+  std::string_view rec;
+  std::size_t i = 0;
+  for (std::string line; std::getline(hexes, line); ++i) {
+    REQUIRE(r.next(rec));
+    sequence_example seq = decode_sequence_example(rec, path);
+    CHECK((encode_sequence_example(seq) == rec) == flags[i]);
+    CHECK(hex(encode_sequence_example(seq)) == line);
+    CHECK(seq.context.get<std::int64_t>("id"));
+    CHECK(seq.context.get<std::string>("animal"));
+    REQUIRE(seq.feature_lists.count("tokens") == 1);
+    for (const feature& f : seq.feature_lists["tokens"].features)
+      CHECK(std::get<std::vector<std::int64_t>>(f).size() == 2u);
+  }
+  CHECK(i == flags.size());
+  // A cut inside a field is an error; a cut between top-level fields is a shorter, valid
+  // message (protobuf has no end marker), which must then differ from the whole.
+  const sequence_example whole = decode_sequence_example(rec);
+  std::string good = encode_sequence_example(whole);
+  for (std::size_t cut = 1; cut < good.size(); ++cut) {
+    sequence_example part;
+    bool rejected = false;
+    try {
+      part = decode_sequence_example(std::string_view(good).substr(0, cut));
+    } catch (const format_error&) {
+      rejected = true;
+    }
+    if (!rejected) CHECK_FALSE(part == whole);
+  }
+}

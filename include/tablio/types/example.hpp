@@ -245,6 +245,84 @@ inline void encode_feature(std::string& out, const feature& f,
 
 }  // namespace detail
 
+namespace detail {
+
+// Parses the entries of a protobuf map<string, V> held as field 1 of the message in `c`:
+// on_entry(key, value parts) for each entry, where the parts are every occurrence of the
+// value field (protobuf merges them). Other fields of the message are kept in `unknown`.
+template <class OnEntry>
+void parse_string_map(protobuf_wire::cursor c, std::string& unknown, OnEntry on_entry) {
+  using namespace protobuf_wire;
+  std::vector<cursor> parts;
+  while (!c.done()) {
+    const char* at = c.p;
+    std::uint64_t t = c.get_varint();
+    if ((t >> 3) != 1 || (t & 7) != length_delimited) {
+      c.keep_unknown(at, static_cast<std::uint32_t>(t & 7), unknown);
+      continue;
+    }
+    cursor entry = c.sub(c.get_bytes());
+    std::string key;
+    parts.clear();
+    while (!entry.done()) {
+      std::uint64_t et = entry.get_varint();
+      if ((et & 7) == length_delimited && (et >> 3) == 1)
+        key = std::string(entry.get_bytes());
+      else if ((et & 7) == length_delimited && (et >> 3) == 2)
+        parts.push_back(entry.sub(entry.get_bytes()));
+      else
+        entry.skip(static_cast<std::uint32_t>(et & 7));  // a map entry's extra fields are dropped
+    }
+    on_entry(std::move(key), parts);
+  }
+}
+
+// Fills ex.features (and their unknown fields) from a Features message.
+inline void decode_features(protobuf_wire::cursor c, example& ex) {
+  parse_string_map(c, ex.unknown.in_features,
+                   [&](std::string key, const std::vector<protobuf_wire::cursor>& parts) {
+                     feature value;
+                     std::pair<std::string, std::string> value_unknown;
+                     for (const auto& part : parts) decode_feature(part, value, value_unknown);
+                     // A repeated key: the last entry wins, with its own unknown fields.
+                     if (value_unknown.first.empty() && value_unknown.second.empty())
+                       ex.unknown.in_feature.erase(key);
+                     else
+                       ex.unknown.in_feature[key] = std::move(value_unknown);
+                     ex.features[std::move(key)] = std::move(value);
+                   });
+}
+
+// Appends "tag, length, body" for a length-delimited field.
+inline void put_field(std::string& out, char tag, std::string_view body) {
+  out.push_back(tag);
+  protobuf_wire::put_varint(out, body.size());
+  out.append(body);
+}
+
+// A map entry of a string key and a message value, both always written, as libprotobuf does.
+inline void put_map_entry(std::string& out, std::string_view key, std::string_view value) {
+  std::string entry;
+  put_field(entry, 0x0A, key);
+  put_field(entry, 0x12, value);
+  put_field(out, 0x0A, entry);
+}
+
+// The Features message of ex: entries in bytewise key order, then its unknown fields.
+inline std::string encode_features(const example& ex) {
+  std::string features;
+  for (const auto& [key, value] : ex.features) {
+    std::string feature_bytes;
+    auto unknown = ex.unknown.in_feature.find(key);
+    encode_feature(feature_bytes, value, unknown == ex.unknown.in_feature.end() ? nullptr : &unknown->second);
+    put_map_entry(features, key, feature_bytes);
+  }
+  features += ex.unknown.in_features;
+  return features;
+}
+
+}  // namespace detail
+
 // Parses a serialized tf.Example; `name` appears in errors.
 inline example decode_example(std::string_view bytes, const std::string& name = "<example>") {
   using namespace protobuf_wire;
@@ -260,68 +338,104 @@ inline example decode_example(std::string_view bytes, const std::string& name = 
       continue;
     }
     ex.features_present = true;
-    cursor features = c.sub(c.get_bytes());
-    while (!features.done()) {
-      const char* at = features.p;
-      std::uint64_t t = features.get_varint();
-      if ((t >> 3) != 1 || (t & 7) != length_delimited) {
-        features.keep_unknown(at, static_cast<std::uint32_t>(t & 7), ex.unknown.in_features);
-        continue;
-      }
-      cursor entry = features.sub(features.get_bytes());
-      std::string key;
-      feature value;
-      std::pair<std::string, std::string> value_unknown;
-      while (!entry.done()) {
-        std::uint64_t et = entry.get_varint();
-        if ((et & 7) == length_delimited && (et >> 3) == 1) {
-          key = std::string(entry.get_bytes());
-        } else if ((et & 7) == length_delimited && (et >> 3) == 2) {
-          detail::decode_feature(entry.sub(entry.get_bytes()), value, value_unknown);
-        } else {
-          entry.skip(static_cast<std::uint32_t>(et & 7));
-        }
-      }
-      // A repeated key: the last entry wins, with its own unknown fields.
-      if (value_unknown.first.empty() && value_unknown.second.empty())
-        ex.unknown.in_feature.erase(key);
-      else
-        ex.unknown.in_feature[key] = std::move(value_unknown);
-      ex.features[std::move(key)] = std::move(value);
-    }
+    detail::decode_features(c.sub(c.get_bytes()), ex);  // several Features fields merge
   }
   return ex;
 }
 
 // Serializes as libprotobuf does with deterministic output: keys in bytewise order, both key
-// and value written in every map entry.
+// and value written in every map entry, unknown fields after the known ones.
 inline std::string encode_example(const example& ex) {
-  using namespace protobuf_wire;
-  std::string features;
-  for (const auto& [key, value] : ex.features) {
-    std::string feature_bytes;
-    auto unknown = ex.unknown.in_feature.find(key);
-    detail::encode_feature(feature_bytes, value,
-                           unknown == ex.unknown.in_feature.end() ? nullptr : &unknown->second);
-    std::string entry;
-    entry.push_back(0x0A);
-    put_varint(entry, key.size());
-    entry += key;
-    entry.push_back(0x12);
-    put_varint(entry, feature_bytes.size());
-    entry += feature_bytes;
-    features.push_back(0x0A);
-    put_varint(features, entry.size());
-    features += entry;
-  }
-  features += ex.unknown.in_features;
   std::string out;
-  if (ex.features_present || !ex.features.empty()) {
-    out.push_back(0x0A);
-    put_varint(out, features.size());
-    out += features;
-  }
+  if (ex.features_present || !ex.features.empty()) detail::put_field(out, 0x0A, detail::encode_features(ex));
   out += ex.unknown.in_example;
+  return out;
+}
+
+// One feature list of a SequenceExample: a sequence of features (frames, tokens...).
+struct feature_list {
+  std::vector<feature> features;
+  // Unknown fields kept for re-encoding: per feature (in the Feature, in its list), and in
+  // the FeatureList itself.
+  std::vector<std::pair<std::string, std::string>> unknown_in_features;
+  std::string unknown;
+  bool operator==(const feature_list&) const = default;
+};
+
+// tf.SequenceExample: context features and named feature lists.
+struct sequence_example {
+  example context;  // its Features and their unknown fields
+  bool context_present = false;
+  std::map<std::string, feature_list> feature_lists;
+  bool feature_lists_present = false;
+  std::string unknown;                   // in SequenceExample
+  std::string unknown_in_feature_lists;  // in FeatureLists
+  bool operator==(const sequence_example&) const = default;
+};
+
+inline sequence_example decode_sequence_example(std::string_view bytes,
+                                                const std::string& name = "<sequence_example>") {
+  using namespace protobuf_wire;
+  sequence_example seq;
+  cursor c{bytes.data(), bytes.data() + bytes.size(), bytes.data(), &name};
+  while (!c.done()) {
+    const char* tag_start = c.p;
+    std::uint64_t tag = c.get_varint();
+    std::uint32_t field = static_cast<std::uint32_t>(tag >> 3), type = static_cast<std::uint32_t>(tag & 7);
+    if (type == 3 || type == 4) c.fail("no groups", "a group");
+    if (field == 1 && type == length_delimited) {
+      seq.context_present = true;
+      detail::decode_features(c.sub(c.get_bytes()), seq.context);
+    } else if (field == 2 && type == length_delimited) {
+      seq.feature_lists_present = true;
+      detail::parse_string_map(c.sub(c.get_bytes()), seq.unknown_in_feature_lists,
+                               [&](std::string key, const std::vector<cursor>& parts) {
+                                 feature_list list;
+                                 for (cursor part : parts) {
+                                   while (!part.done()) {
+                                     const char* at = part.p;
+                                     std::uint64_t t = part.get_varint();
+                                     if ((t >> 3) == 1 && (t & 7) == length_delimited) {
+                                       list.features.emplace_back();
+                                       list.unknown_in_features.emplace_back();
+                                       detail::decode_feature(part.sub(part.get_bytes()),
+                                                              list.features.back(),
+                                                              list.unknown_in_features.back());
+                                     } else {
+                                       part.keep_unknown(at, static_cast<std::uint32_t>(t & 7), list.unknown);
+                                     }
+                                   }
+                                 }
+                                 seq.feature_lists[std::move(key)] = std::move(list);
+                               });
+    } else {
+      c.keep_unknown(tag_start, type, seq.unknown);
+    }
+  }
+  return seq;
+}
+
+inline std::string encode_sequence_example(const sequence_example& seq) {
+  std::string out;
+  if (seq.context_present || !seq.context.features.empty())
+    detail::put_field(out, 0x0A, detail::encode_features(seq.context));
+  if (seq.feature_lists_present || !seq.feature_lists.empty()) {
+    std::string lists;
+    for (const auto& [key, list] : seq.feature_lists) {
+      std::string list_bytes;
+      for (std::size_t i = 0; i < list.features.size(); ++i) {
+        std::string feature_bytes;
+        detail::encode_feature(feature_bytes, list.features[i],
+                               i < list.unknown_in_features.size() ? &list.unknown_in_features[i] : nullptr);
+        detail::put_field(list_bytes, 0x0A, feature_bytes);
+      }
+      list_bytes += list.unknown;
+      detail::put_map_entry(lists, key, list_bytes);
+    }
+    lists += seq.unknown_in_feature_lists;
+    detail::put_field(out, 0x12, lists);
+  }
+  out += seq.unknown;
   return out;
 }
 
