@@ -1,7 +1,7 @@
 // Loads the object a script line points at: "f.ark:1234" (a file at an offset), a file,
 // "cmd |" or "-". Consecutive offsets into the same file reuse one open file (a seek instead
-// of an open), and a line whose rxfilename equals the previous one's reuses the object read
-// for it, so "f.ark:42[0:9]" then "f.ark:42[10:19]" read the matrix once.
+// of an open), and consecutive ranged lines with the same rxfilename reuse the object read
+// for the first, so "f.ark:42[0:9]" then "f.ark:42[10:19]" read the matrix once.
 #pragma once
 
 #include <tablio/framing/scp.hpp>
@@ -21,15 +21,20 @@ class script_loader {
 
   // Reads the entry's object (range applied) into out; throws with the key on failure.
   void load(const script_entry& e, value_type& out) {
+    if (e.range.empty()) {
+      // No range: read straight into out, with no cached copy to make.
+      cached_.reset();
+      cached_name_.clear();
+      out = read_value(e);
+      return;
+    }
     if (e.rxfilename != cached_name_ || !cached_) {
       cached_.reset();
       cached_name_.clear();
-      H h;
-      read(e, h);
-      cached_ = std::move(h.value());
+      cached_ = read_value(e);
       cached_name_ = e.rxfilename;
     }
-    out = *cached_;
+    out = *cached_;  // the range is cut from a copy: the next line may take another range
     detail::apply_script_range(out, e.range, e.key, e.rxfilename);
   }
 
@@ -42,6 +47,11 @@ class script_loader {
   }
 
  private:
+  value_type read_value(const script_entry& e) {
+    H h;
+    read(e, h);
+    return std::move(h.value());
+  }
   void read(const script_entry& e, H& h) {
     if (classify_rxfilename(e.rxfilename) == input_kind::offset_file) {
       offset_filename o = split_offset_filename(e.rxfilename);
