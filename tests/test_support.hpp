@@ -8,12 +8,37 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 namespace test {
+
+// A fresh folder that is removed with everything in it at the end of the scope.
+struct temp_dir {
+  std::filesystem::path path;
+  temp_dir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "tablio-test-XXXXXX").string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~temp_dir() { std::filesystem::remove_all(path); }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+// Runs in a folder for its lifetime: Kaldi's scripts name files relative to their folder.
+struct in_folder {
+  std::filesystem::path previous = std::filesystem::current_path();
+  explicit in_folder(const std::filesystem::path& p) { std::filesystem::current_path(p); }
+  ~in_folder() { std::filesystem::current_path(previous); }
+  in_folder(const in_folder&) = delete;
+  in_folder& operator=(const in_folder&) = delete;
+};
 
 inline std::string data_path(const std::string& relative) {
   return std::string(TABLIO_TEST_DATA) + "/" + relative;
@@ -86,21 +111,18 @@ std::string expect_line(const std::string& key, const std::string& type, const T
   }
 }
 
-// Reads every "key object" entry of an archive with holder H (a minimal ark reader).
+// Reads every "key object" entry of an archive with holder H.
 template <class H>
 std::vector<std::pair<std::string, typename H::value_type>> read_archive(tablio::reader& r) {
   std::vector<std::pair<std::string, typename H::value_type>> out;
-  for (;;) {
-    r.skip_whitespace();
-    if (r.at_end()) break;
-    std::string key;
-    r.read_until_space(key);
-    int c = r.peek();
-    if (c == ' ' || c == '\t') r.advance(1);
+  tablio::archive_reader archive(std::move(r));
+  std::string key;
+  while (archive.next_key(key)) {
     H h;
-    h.read(r);
+    h.read(archive.in());
     out.emplace_back(key, std::move(h.value()));
   }
+  r = std::move(archive.in());
   return out;
 }
 

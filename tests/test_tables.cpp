@@ -8,22 +8,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs in a folder for its lifetime: Kaldi's scripts name files relative to their folder.
-struct in_folder {
-  fs::path previous = fs::current_path();
-  explicit in_folder(const fs::path& p) { fs::current_path(p); }
-  ~in_folder() { fs::current_path(previous); }
-};
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    std::string tmpl = (fs::temp_directory_path() / "tablio-tables-XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~temp_dir() { fs::remove_all(path); }
-};
+using test::in_folder;
+using test::temp_dir;
 
 template <class T>
 std::string matrix_line(const std::string& key, const matrix<T>& m) {
@@ -305,5 +291,43 @@ TEST_CASE("waves: Kaldi's archive and wav.scp, written back byte for byte", "[ta
     std::string out;
     writer w = memory_writer(out);
     CHECK_THROWS_AS(wave_holder::write(w, false, entries[0].second), usage_error);
+  }
+}
+
+TEST_CASE("bad script lines and key separators are errors naming where", "[table][bad]") {
+  SECTION("a line with a key and no value names its line number") {
+    std::string scp = "a feats.ark:5\nonly_a_key\n";
+    script_reader in(memory_reader(std::string_view(scp), "bad.scp"));
+    script_entry e;
+    REQUIRE(in.next(e));
+    CHECK(e.rxfilename == "feats.ark:5");
+    try {
+      in.next(e);
+      FAIL("no error");
+    } catch (const format_error& err) {
+      CHECK(err.path() == "bad.scp");
+      CHECK(err.offset() == 14u);
+      CHECK_THAT(err.what(), Catch::Contains("line 2") && Catch::Contains("'only_a_key'"));
+    }
+  }
+  SECTION("malformed ranges make the line invalid, as in Kaldi") {
+    CHECK_FALSE(parse_script_line("k f.ark:5[]"));
+    CHECK_FALSE(parse_script_line("k f.ark:5[0:1][2:3]"));
+    CHECK(parse_script_line("  k   gunzip -c a.gz |  \r")->rxfilename == "gunzip -c a.gz |");
+  }
+  SECTION("a script line longer than the limit is rejected") {
+    limits small;
+    small.max_record_bytes = 64;
+    std::string scp = "k " + std::string(1000, 'x') + "\n";
+    script_reader in(memory_reader(std::string_view(scp), "long.scp", small));
+    script_entry e;
+    CHECK_THROWS_WITH(in.next(e), Catch::Contains("longer line"));
+  }
+  SECTION("a key followed by a carriage return is not an archive") {
+    std::string ark = std::string("k1\r\0B\4\1\0\0\0", 10);
+    archive_reader a(memory_reader(std::string_view(ark), "cr.ark"));
+    std::string key;
+    CHECK_THROWS_WITH(a.next_key(key),
+                      Catch::Contains("a space after key 'k1'") && Catch::Contains("byte 13"));
   }
 }

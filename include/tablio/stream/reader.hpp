@@ -271,16 +271,14 @@ class reader {
     for (;;) {
       const char* nl =
           static_cast<const char*>(std::memchr(cur_, '\n', static_cast<std::size_t>(end_ - cur_)));
-      if (nl) {
-        line.append(cur_, nl);
-        cur_ = nl + 1;
-        return true;
-      }
-      line.append(cur_, end_);
-      cur_ = end_;
-      if (line.size() > limits_.max_record_bytes)
-        fail("a line of at most limits::max_record_bytes", "a longer line");
-      if (!refill()) return true;
+      const char* stop = nl ? nl : end_;
+      if (line.size() + static_cast<std::size_t>(stop - cur_) > limits_.max_record_bytes)
+        fail("a line of at most " + std::to_string(limits_.max_record_bytes) +
+                 " bytes (limits::max_record_bytes)",
+             "a longer line");
+      line.append(cur_, stop);
+      cur_ = nl ? nl + 1 : end_;
+      if (nl || !refill()) return true;
     }
   }
 
