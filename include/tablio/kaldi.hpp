@@ -43,6 +43,18 @@ using KaldiFatalError = tablio::error;
 
 namespace detail {
 
+// Kaldi's bool-returning Open/Close: false, with the error reported, instead of an exception.
+template <class F>
+bool succeeded(F&& f) {
+  try {
+    f();
+    return true;
+  } catch (const tablio::error& e) {
+    report_error(e.what());
+    return false;
+  }
+}
+
 // Runs f on a tablio::reader positioned where `is` is: the stream's own reader when it is one
 // of tablio's streams, otherwise a one-byte-at-a-time reader whose unread bytes go back.
 template <class F>
@@ -177,13 +189,7 @@ class Input {
     open(rxfilename, contents_binary);
   }
   bool Open(const std::string& rxfilename, bool* contents_binary = nullptr) {
-    try {
-      open(rxfilename, contents_binary);
-      return true;
-    } catch (const tablio::error& e) {
-      report_error(e.what());
-      return false;
-    }
+    return detail::succeeded([&] { open(rxfilename, contents_binary); });
   }
   bool OpenTextMode(const std::string& rxfilename) { return Open(rxfilename); }
   bool IsOpen() const noexcept { return stream_ != nullptr; }
@@ -195,15 +201,8 @@ class Input {
     stream_.reset();
     buffer_.reset();
     if (!reader_) return 0;
-    try {
-      reader_->close();
-      reader_.reset();
-      return 0;
-    } catch (const tablio::error& e) {
-      reader_.reset();
-      report_error(e.what());
-      return 1;
-    }
+    auto in = std::move(reader_);
+    return detail::succeeded([&] { in->close(); }) ? 0 : 1;
   }
   ~Input() { Close(); }
 
@@ -228,13 +227,7 @@ class Output {
     open(wxfilename, binary, write_header);
   }
   bool Open(const std::string& wxfilename, bool binary, bool write_header) {
-    try {
-      open(wxfilename, binary, write_header);
-      return true;
-    } catch (const tablio::error& e) {
-      report_error(e.what());
-      return false;
-    }
+    return detail::succeeded([&] { open(wxfilename, binary, write_header); });
   }
   bool IsOpen() const noexcept { return stream_ != nullptr; }
   std::ostream& Stream() {
@@ -245,15 +238,8 @@ class Output {
     stream_.reset();
     buffer_.reset();
     if (!writer_) return true;
-    try {
-      writer_->close();
-      writer_.reset();
-      return true;
-    } catch (const tablio::error& e) {
-      writer_.reset();
-      report_error(e.what());
-      return false;
-    }
+    auto out = std::move(writer_);
+    return detail::succeeded([&] { out->close(); });
   }
   ~Output() { Close(); }
 
@@ -444,25 +430,13 @@ class TableWriter {
   TableWriter() = default;
   explicit TableWriter(const std::string& wspecifier) : w_(wspecifier) {}
   bool Open(const std::string& wspecifier) {
-    try {
-      w_.open(wspecifier);
-      return true;
-    } catch (const tablio::error& e) {
-      report_error(e.what());
-      return false;
-    }
+    return detail::succeeded([&] { w_.open(wspecifier); });
   }
   bool IsOpen() const { return w_.is_open(); }
   void Write(const std::string& key, const T& value) const { w_.write(key, value); }
   void Flush() { w_.flush(); }
   bool Close() {
-    try {
-      w_.close();
-      return true;
-    } catch (const tablio::error& e) {
-      report_error(e.what());
-      return false;
-    }
+    return detail::succeeded([&] { w_.close(); });
   }
 
  private:
@@ -486,13 +460,7 @@ class SequentialTableReader {
   void Next() { r_.next(); }
   void FreeCurrent() { r_.free_current(); }
   bool Close() {
-    try {
-      r_.close();
-      return true;
-    } catch (const tablio::error& e) {
-      report_error(e.what());
-      return false;
-    }
+    return detail::succeeded([&] { r_.close(); });
   }
 
  private:
