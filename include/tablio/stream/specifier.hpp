@@ -5,7 +5,7 @@
 // refuses an rxfilename such as "ark:foo" that looks like a specifier.
 #pragma once
 
-#include <tablio/core/version.hpp>
+#include <tablio/core/error.hpp>
 
 #include <cctype>
 #include <optional>
@@ -143,6 +143,16 @@ inline std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
   if (!have_kind) return std::nullopt;
   r.filename = split->second;
   return r;
+}
+
+// The same, throwing usage_error for a specifier Kaldi would not accept.
+inline wspecifier require_wspecifier(std::string_view spec) {
+  if (auto w = parse_wspecifier(spec)) return std::move(*w);
+  throw usage_error("invalid wspecifier '" + std::string(spec) + "'");
+}
+inline rspecifier require_rspecifier(std::string_view spec) {
+  if (auto r = parse_rspecifier(spec)) return std::move(*r);
+  throw usage_error("invalid rspecifier '" + std::string(spec) + "'");
 }
 
 TABLIO_END_NAMESPACE

@@ -41,9 +41,7 @@ class random_access_table_reader {
 
   void open(std::string_view rspec, const open_options& options = {}) {
     close();
-    auto parsed = parse_rspecifier(rspec);
-    if (!parsed) throw usage_error("invalid rspecifier '" + std::string(rspec) + "'");
-    spec_ = std::move(*parsed);
+    spec_ = require_rspecifier(rspec);
     options_ = options;
     if (spec_.kind == rspecifier_kind::script) {
       open_script();
@@ -193,13 +191,14 @@ class random_access_table_reader {
         if (index_.count(k) || (current_ && current_->first == k && !spec_.called_sorted))
           throw format_error({spec_.filename, archive_->key_offset(), k}, "distinct keys in the archive",
                              "duplicate key '" + k + "'");
-        H h;
-        detail::read_object(h, archive_->in(), k);
+        // One reused holder: a seekable archive keeps only offsets, so reading ahead need not
+        // allocate per entry.
+        detail::read_object(scan_holder_, archive_->in(), k);
         slot s{offset, std::nullopt};
         if (!seekable_)
-          s.object = std::move(h.value());
+          s.object = std::move(scan_holder_.value());
         else if (k == key)
-          current_.emplace(k, std::move(h.value()));
+          current_.emplace(k, scan_holder_.value());
         index_.emplace(k, std::move(s));
       } catch (const format_error& e) {
         if (!spec_.permissive) throw;
@@ -281,6 +280,7 @@ class random_access_table_reader {
   bool seekable_ = false;
   bool eof_ = false;
   std::optional<archive_reader> archive_;
+  H scan_holder_;
   std::optional<reader> lookup_reader_;
   std::unordered_map<std::string, slot> index_;
   std::optional<std::pair<std::string, value_type>> current_;

@@ -33,9 +33,7 @@ class sequential_table_reader {
 
   void open(std::string_view rspec, const open_options& options = {}) {
     close_quietly();
-    auto parsed = parse_rspecifier(rspec);
-    if (!parsed) throw usage_error("invalid rspecifier '" + std::string(rspec) + "'");
-    spec_ = std::move(*parsed);
+    spec_ = require_rspecifier(rspec);
     options_ = options;
     done_ = false;
     error_.clear();

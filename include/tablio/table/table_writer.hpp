@@ -43,9 +43,7 @@ class table_writer {
 
   void open(std::string_view wspec, const open_options& options = {}) {
     close();
-    auto parsed = parse_wspecifier(wspec);
-    if (!parsed) throw usage_error("invalid wspecifier '" + std::string(wspec) + "'");
-    spec_ = std::move(*parsed);
+    spec_ = require_wspecifier(wspec);
     options_ = options;
     if (spec_.kind != wspecifier_kind::script)
       archive_.emplace(open_output(spec_.archive, options), spec_.flush);
