@@ -86,7 +86,9 @@ TEST_CASE("malformed Examples are format errors", "[example][bad]") {
   std::string good = encode_example(ex);
   CHECK(decode_example(good) == ex);
   for (std::size_t cut = 1; cut < good.size(); ++cut)
-    CHECK_THROWS_AS(decode_example(std::string_view(good).substr(0, cut)), format_error);
+    CHECK_THROWS_WITH(decode_example(std::string_view(good).substr(0, cut), "cut"),
+                      Catch::Contains("format error in 'cut' at byte") &&
+                          (Catch::Contains("end of data") || Catch::Contains("found only")));
   CHECK_THROWS_WITH(decode_example(std::string("\x0a\xff\xff\xff\xff\x0f", 6), "r"),
                     Catch::Contains("bytes"));
   CHECK_THROWS_WITH(decode_example(std::string("\x0b", 1), "r"), Catch::Contains("group"));
