@@ -67,4 +67,24 @@ inline void byteswap_in_place(T* data, std::size_t count) noexcept {
   }
 }
 
+// Copies count values stored in byte order E at src into dst (a memcpy on a matching host).
+template <std::endian E, class T>
+requires std::is_arithmetic_v<T>
+inline void load_array(T* dst, const void* src, std::size_t count) noexcept {
+  if (count == 0) return;
+  std::memcpy(dst, src, count * sizeof(T));
+  if constexpr (E != std::endian::native) byteswap_in_place(dst, count);
+}
+
+// Stores count values from src at dst in byte order E.
+template <std::endian E, class T>
+requires std::is_arithmetic_v<T>
+inline void store_array(void* dst, const T* src, std::size_t count) noexcept {
+  if constexpr (E == std::endian::native) {
+    if (count) std::memcpy(dst, src, count * sizeof(T));
+  } else {
+    for (std::size_t i = 0; i < count; ++i) store<E>(static_cast<char*>(dst) + i * sizeof(T), src[i]);
+  }
+}
+
 TABLIO_END_NAMESPACE

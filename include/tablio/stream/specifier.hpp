@@ -1,5 +1,15 @@
 // The grammar of Kaldi's table specifiers: wspecifiers ("ark,scp,t:a.ark,a.scp") and
-// rspecifiers ("ark,s,cs:-"), exactly as Kaldi accepts and rejects them.
+// rspecifiers ("ark,s,cs:-"), exactly as Kaldi accepts and rejects them, extended with
+// TFRecord tables:
+//
+//   "tfrecord:f.tfrecord"               records keyed by ordinal ("00000000", "00000001"...)
+//   "tfrecord,key=utt:f.tfrecord"       keys kept in the Example's bytes feature "utt"
+//   "tfrecord,scp:f.tfrecord,f.scp"     (writing) also an scp pointing at each record
+//   "tfrecord,gzip:f.tfrecord.gz"       (writing) GZIP or "zlib"; also chosen by a .gz or .zz
+//                                       suffix; readers detect compression themselves
+//   "tfrecord,shard=2/8:train-*"        (reading) every 8th record from the 3rd, of all files
+//                                       the glob matches, in name order ("train@128" names
+//                                       TensorFlow's train-00000-of-00128 ... shards)
 //
 // It lives in the stream layer because classifying an extended filename needs it: Kaldi
 // refuses an rxfilename such as "ark:foo" that looks like a specifier.
@@ -8,6 +18,7 @@
 #include <tablio/core/error.hpp>
 
 #include <cctype>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,8 +26,16 @@
 
 TABLIO_BEGIN_NAMESPACE
 
-enum class wspecifier_kind { archive, script, archive_and_script };
-enum class rspecifier_kind { archive, script };
+enum class wspecifier_kind { archive, script, archive_and_script, tfrecord, tfrecord_and_script };
+enum class rspecifier_kind { archive, script, tfrecord };
+
+enum class output_compression { by_suffix, none, gzip, zlib };
+
+// Options of record tables (TFRecord), shared by both kinds of specifier.
+struct record_table_options {
+  std::string key_feature;  // key=NAME: the bytes feature holding each record's key
+  bool operator==(const record_table_options&) const = default;
+};
 
 struct wspecifier {
   wspecifier_kind kind{};
@@ -25,6 +44,8 @@ struct wspecifier {
   bool binary = true;       // b (default) / t
   bool flush = false;       // f / nf (default)
   bool permissive = false;  // p
+  record_table_options records;
+  output_compression compression = output_compression::by_suffix;  // gzip / zlib / nz
 };
 
 struct rspecifier {
@@ -35,6 +56,8 @@ struct rspecifier {
   bool called_sorted = false;  // cs / ncs
   bool permissive = false;     // p / np
   bool background = false;     // bg
+  record_table_options records;
+  std::uint64_t shard_index = 0, shard_count = 1;  // shard=I/N
 };
 
 namespace detail {
@@ -58,6 +81,32 @@ inline std::optional<std::pair<std::vector<std::string_view>, std::string_view>>
   return std::pair{std::move(options), spec.substr(colon + 1)};
 }
 
+// Parses "key=NAME" into options; false if o is not a key option or NAME is empty.
+inline bool parse_key_option(std::string_view o, record_table_options& options) {
+  if (!o.starts_with("key=") || o.size() == 4) return false;
+  options.key_feature = o.substr(4);
+  return true;
+}
+
+// Parses "shard=I/N" with I < N; false otherwise.
+inline bool parse_shard_option(std::string_view o, std::uint64_t& index, std::uint64_t& count) {
+  if (!o.starts_with("shard=")) return false;
+  o.remove_prefix(6);
+  auto number = [](std::string_view digits, std::uint64_t& v) {
+    if (digits.empty() || digits.size() > 18) return false;
+    v = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return true;
+  };
+  std::size_t slash = o.find('/');
+  if (slash == std::string_view::npos) return false;
+  return number(o.substr(0, slash), index) && number(o.substr(slash + 1), count) && count > 0 &&
+         index < count;
+}
+
 }  // namespace detail
 
 // Parses a wspecifier; nullopt when Kaldi would classify it as kNoWspecifier.
@@ -65,7 +114,7 @@ inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
   auto split = detail::split_specifier(spec);
   if (!split) return std::nullopt;
   wspecifier w;
-  bool have_archive = false, have_script = false;
+  bool have_archive = false, have_script = false, have_tfrecord = false, record_options = false;
   for (std::string_view o : split->first) {
     if (o == "b")
       w.binary = true;
@@ -77,9 +126,16 @@ inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
       w.flush = false;
     else if (o == "p")
       w.permissive = true;
-    else if (o == "ark") {
-      if (have_archive || have_script) return std::nullopt;  // only "ark,scp", once
-      have_archive = true;
+    else if (o == "gzip" || o == "zlib" || o == "nz") {
+      w.compression = o == "gzip"   ? output_compression::gzip
+                      : o == "zlib" ? output_compression::zlib
+                                    : output_compression::none;
+      record_options = true;
+    } else if (detail::parse_key_option(o, w.records)) {
+      record_options = true;
+    } else if (o == "ark" || o == "tfrecord") {
+      if (have_archive || have_tfrecord || have_script) return std::nullopt;  // "ark,scp" once
+      (o == "ark" ? have_archive : have_tfrecord) = true;
     } else if (o == "scp") {
       if (have_script) return std::nullopt;
       have_script = true;
@@ -88,14 +144,15 @@ inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
     }
   }
   std::string_view rest = split->second;
-  if (have_archive && have_script) {
+  if (record_options && !have_tfrecord) return std::nullopt;
+  if ((have_archive || have_tfrecord) && have_script) {
     std::size_t comma = rest.find(',');
     if (comma == std::string_view::npos) return std::nullopt;
-    w.kind = wspecifier_kind::archive_and_script;
+    w.kind = have_archive ? wspecifier_kind::archive_and_script : wspecifier_kind::tfrecord_and_script;
     w.archive = rest.substr(0, comma);
     w.script = rest.substr(comma + 1);
-  } else if (have_archive) {
-    w.kind = wspecifier_kind::archive;
+  } else if (have_archive || have_tfrecord) {
+    w.kind = have_archive ? wspecifier_kind::archive : wspecifier_kind::tfrecord;
     w.archive = rest;
   } else if (have_script) {
     w.kind = wspecifier_kind::script;
@@ -111,7 +168,7 @@ inline std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
   auto split = detail::split_specifier(spec);
   if (!split) return std::nullopt;
   rspecifier r;
-  bool have_kind = false;
+  bool have_kind = false, record_options = false;
   for (std::string_view o : split->first) {
     if (o == "b" || o == "t") continue;  // accepted and ignored: objects say their own mode
     if (o == "o")
@@ -132,15 +189,20 @@ inline std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
       r.permissive = false;
     else if (o == "bg")
       r.background = true;
-    else if (o == "ark" || o == "scp") {
+    else if (detail::parse_key_option(o, r.records) ||
+             detail::parse_shard_option(o, r.shard_index, r.shard_count))
+      record_options = true;
+    else if (o == "ark" || o == "scp" || o == "tfrecord") {
       if (have_kind) return std::nullopt;
       have_kind = true;
-      r.kind = o == "ark" ? rspecifier_kind::archive : rspecifier_kind::script;
+      r.kind = o == "ark"   ? rspecifier_kind::archive
+               : o == "scp" ? rspecifier_kind::script
+                            : rspecifier_kind::tfrecord;
     } else {
       return std::nullopt;
     }
   }
-  if (!have_kind) return std::nullopt;
+  if (!have_kind || (record_options && r.kind != rspecifier_kind::tfrecord)) return std::nullopt;
   r.filename = split->second;
   return r;
 }

@@ -11,6 +11,7 @@
 #error "<tablio/stream/zlib.hpp> needs zlib: link the tablio::zlib CMake target (it defines TABLIO_WITH_ZLIB)"
 #endif
 
+#include <tablio/stream/compression.hpp>
 #include <tablio/stream/reader.hpp>
 #include <tablio/stream/writer.hpp>
 
@@ -21,19 +22,6 @@
 #include <vector>
 
 TABLIO_BEGIN_NAMESPACE
-
-enum class compression { none, gzip, zlib };
-
-// What the first bytes of a stream say it is: gzip (1f 8b), zlib (a valid CMF/FLG pair with
-// deflate), or neither.
-inline compression detect_compression(std::span<const char> head) noexcept {
-  if (head.size() >= 2) {
-    auto b0 = static_cast<unsigned char>(head[0]), b1 = static_cast<unsigned char>(head[1]);
-    if (b0 == 0x1f && b1 == 0x8b) return compression::gzip;
-    if ((b0 & 0x0f) == 8 && (b0 >> 4) <= 7 && ((b0 << 8) | b1) % 31 == 0) return compression::zlib;
-  }
-  return compression::none;
-}
 
 class zlib_source {
  public:

@@ -10,7 +10,9 @@
 #include <tablio/stream/reader.hpp>
 #include <tablio/stream/writer.hpp>
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <string_view>
@@ -53,6 +55,27 @@ struct example {
   }
 };
 
+// One feature list of a SequenceExample: a sequence of features (frames, tokens...).
+struct feature_list {
+  std::vector<feature> features;
+  // Unknown fields kept for re-encoding: per feature (in the Feature, in its list), and in
+  // the FeatureList itself.
+  std::vector<std::pair<std::string, std::string>> unknown_in_features;
+  std::string unknown;
+  bool operator==(const feature_list&) const = default;
+};
+
+// tf.SequenceExample: context features and named feature lists.
+struct sequence_example {
+  example context;  // its Features and their unknown fields
+  bool context_present = false;
+  std::map<std::string, feature_list> feature_lists;
+  bool feature_lists_present = false;
+  std::string unknown;                   // in SequenceExample
+  std::string unknown_in_feature_lists;  // in FeatureLists
+  bool operator==(const sequence_example&) const = default;
+};
+
 namespace protobuf_wire {
 
 enum wire_type : std::uint32_t { varint = 0, fixed64 = 1, length_delimited = 2, fixed32 = 5 };
@@ -65,13 +88,19 @@ inline void put_varint(std::string& out, std::uint64_t v) {
   out.push_back(static_cast<char>(v));
 }
 inline std::size_t varint_size(std::uint64_t v) noexcept {
-  std::size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
+  // ceil(significant bits / 7), with 0 taking one byte.
+  return static_cast<std::size_t>((9 * (64 - std::countl_zero(v | 1)) + 64) / 64);
 }
+inline char* put_varint(char* p, std::uint64_t v) noexcept {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+// The bytes a length-delimited field of a one-byte tag and an n-byte body takes.
+inline std::size_t field_size(std::size_t n) noexcept { return 1 + varint_size(n) + n; }
 
 // A bounded view being parsed; errors name the record and the offset in it.
 struct cursor {
@@ -136,6 +165,13 @@ struct cursor {
   }
 };
 
+// How many varints the bytes hold (their last bytes have the top bit clear): a reserve hint.
+inline std::size_t count_varints(const cursor& c) noexcept {
+  std::size_t n = 0;
+  for (const char* q = c.p; q != c.end; ++q) n += (static_cast<unsigned char>(*q) & 0x80) == 0;
+  return n;
+}
+
 }  // namespace protobuf_wire
 
 namespace detail {
@@ -173,8 +209,9 @@ inline void decode_feature(protobuf_wire::cursor c, feature& f,
           std::string_view packed = list.get_bytes();
           if (packed.size() % 4)
             list.fail("packed floats (a multiple of 4 bytes)", std::to_string(packed.size()) + " bytes");
-          for (std::size_t i = 0; i < packed.size(); i += 4)
-            v.push_back(load<std::endian::little, float>(packed.data() + i));
+          std::size_t at_end = v.size();
+          v.resize(at_end + packed.size() / 4);
+          load_array<std::endian::little>(v.data() + at_end, packed.data(), packed.size() / 4);
         } else if ((t >> 3) == 1 && (t & 7) == fixed32) {
           list.need(4);
           v.push_back(load<std::endian::little, float>(list.p));
@@ -191,6 +228,7 @@ inline void decode_feature(protobuf_wire::cursor c, feature& f,
         std::uint64_t t = list.get_varint();
         if ((t >> 3) == 1 && (t & 7) == length_delimited) {
           cursor packed = list.sub(list.get_bytes());
+          v.reserve(v.size() + count_varints(packed));
           while (!packed.done()) v.push_back(static_cast<std::int64_t>(packed.get_varint()));
         } else if ((t >> 3) == 1 && (t & 7) == varint) {
           v.push_back(static_cast<std::int64_t>(list.get_varint()));
@@ -202,46 +240,219 @@ inline void decode_feature(protobuf_wire::cursor c, feature& f,
   }
 }
 
-inline void encode_feature(std::string& out, const feature& f,
-                           const std::pair<std::string, std::string>* unknown) {
-  using namespace protobuf_wire;
-  std::string list;
-  char tag = 0;
-  if (auto* b = std::get_if<std::vector<std::string>>(&f)) {
-    tag = 0x0A;
-    for (const auto& s : *b) {
-      list.push_back(0x0A);
-      put_varint(list, s.size());
-      list += s;
-    }
-  } else if (auto* fl = std::get_if<std::vector<float>>(&f)) {
-    tag = 0x12;
-    if (!fl->empty()) {
-      list.push_back(0x0A);
-      put_varint(list, fl->size() * 4);
-      std::size_t at = list.size();
-      list.resize(at + fl->size() * 4);
-      for (std::size_t i = 0; i < fl->size(); ++i)
-        store<std::endian::little>(list.data() + at + 4 * i, (*fl)[i]);
-    }
-  } else if (auto* in = std::get_if<std::vector<std::int64_t>>(&f)) {
-    tag = 0x1A;
-    if (!in->empty()) {
-      std::size_t n = 0;
-      for (auto x : *in) n += varint_size(static_cast<std::uint64_t>(x));
-      list.push_back(0x0A);
-      put_varint(list, n);
-      for (auto x : *in) put_varint(list, static_cast<std::uint64_t>(x));
-    }
+// Serializes Examples and SequenceExamples in two passes, as libprotobuf does: the sizes of
+// nested messages first, kept in the order the second pass needs them, then the bytes,
+// written once into a buffer of the exact final size.
+class example_encoder {
+ public:
+  using unknown_pair = std::pair<std::string, std::string>;
+  // A bytes feature of one value written as if the Features held it (a table entry's key);
+  // it replaces a feature of the same name.
+  struct extra_feature {
+    std::string_view name, value;
+  };
+
+  void run(const example& ex, std::string& out, const extra_feature* extra = nullptr) {
+    sizes_.clear();
+    bool features = ex.features_present || !ex.features.empty() || extra;
+    std::size_t size = features ? protobuf_wire::field_size(features_size(ex, extra)) : 0;
+    start(out, size + ex.unknown.in_example.size());
+    if (features) put_features(0x0A, ex, extra);
+    put(ex.unknown.in_example);
   }
-  if (tag != 0) {
-    if (unknown) list += unknown->second;
-    out.push_back(tag);
-    put_varint(out, list.size());
-    out += list;
+
+  void run(const sequence_example& seq, std::string& out, const extra_feature* extra = nullptr) {
+    sizes_.clear();
+    using protobuf_wire::field_size;
+    bool context = seq.context_present || !seq.context.features.empty() || extra;
+    bool lists = seq.feature_lists_present || !seq.feature_lists.empty();
+    std::size_t size = context ? field_size(features_size(seq.context, extra)) : 0;
+    if (lists) size += field_size(feature_lists_size(seq));
+    start(out, size + seq.unknown.size());
+    if (context) put_features(0x0A, seq.context, extra);
+    if (lists) put_feature_lists(seq);
+    put(seq.unknown);
   }
-  if (unknown) out += unknown->first;
-}
+
+ private:
+  // ----- pass 1: sizes
+  std::size_t feature_size(const feature& f, const unknown_pair* unknown) {
+    using protobuf_wire::field_size;
+    if (std::holds_alternative<std::monostate>(f)) return unknown ? unknown->first.size() : 0;
+    std::size_t slot = sizes_.size();
+    sizes_.push_back(0);
+    std::size_t list = 0;
+    if (auto* b = std::get_if<std::vector<std::string>>(&f)) {
+      for (const auto& v : *b) list += field_size(v.size());
+    } else if (auto* fl = std::get_if<std::vector<float>>(&f)) {
+      if (!fl->empty()) list = field_size(4 * fl->size());
+    } else if (auto* in = std::get_if<std::vector<std::int64_t>>(&f); in && !in->empty()) {
+      std::size_t packed = 0;
+      for (auto x : *in) packed += protobuf_wire::varint_size(static_cast<std::uint64_t>(x));
+      sizes_.push_back(packed);
+      list = field_size(packed);
+    }
+    if (unknown) list += unknown->second.size();
+    sizes_[slot] = list;
+    return field_size(list) + (unknown ? unknown->first.size() : 0);
+  }
+
+  static std::size_t extra_feature_size(const extra_feature& e) {
+    return protobuf_wire::field_size(protobuf_wire::field_size(e.value.size()));
+  }
+
+  // Visits (key, feature or nullptr for the extra one, its unknown fields) in key order.
+  template <class Visit>
+  static void for_each_entry(const example& ex, const extra_feature* extra, Visit visit) {
+    bool extra_done = extra == nullptr;
+    const auto& unknown = ex.unknown.in_feature;
+    for (const auto& [key, value] : ex.features) {
+      if (!extra_done && std::string_view(key) >= extra->name) {
+        visit(extra->name, nullptr, nullptr);
+        extra_done = true;
+        if (std::string_view(key) == extra->name) continue;
+      }
+      const unknown_pair* u = nullptr;
+      if (!unknown.empty())
+        if (auto it = unknown.find(key); it != unknown.end()) u = &it->second;
+      visit(std::string_view(key), &value, u);
+    }
+    if (!extra_done) visit(extra->name, nullptr, nullptr);
+  }
+
+  std::size_t features_size(const example& ex, const extra_feature* extra) {
+    using protobuf_wire::field_size;
+    std::size_t slot = sizes_.size();
+    sizes_.push_back(0);
+    std::size_t total = ex.unknown.in_features.size();
+    for_each_entry(ex, extra, [&](std::string_view key, const feature* f, const unknown_pair* unknown) {
+      std::size_t value = f ? feature_size(*f, unknown) : extra_feature_size(*extra);
+      total += field_size(field_size(key.size()) + field_size(value));
+    });
+    sizes_[slot] = total;
+    return total;
+  }
+
+  std::size_t feature_lists_size(const sequence_example& seq) {
+    using protobuf_wire::field_size;
+    std::size_t slot = sizes_.size();
+    sizes_.push_back(0);
+    std::size_t total = seq.unknown_in_feature_lists.size();
+    for (const auto& [key, list] : seq.feature_lists) {
+      std::size_t list_slot = sizes_.size();
+      sizes_.push_back(0);
+      std::size_t body = list.unknown.size();
+      for (std::size_t i = 0; i < list.features.size(); ++i)
+        body += field_size(feature_size(list.features[i], list_unknown(list, i)));
+      sizes_[list_slot] = body;
+      total += field_size(field_size(key.size()) + field_size(body));
+    }
+    sizes_[slot] = total;
+    return total;
+  }
+
+  static const unknown_pair* list_unknown(const feature_list& list, std::size_t i) {
+    return i < list.unknown_in_features.size() ? &list.unknown_in_features[i] : nullptr;
+  }
+
+  // ----- pass 2: bytes
+  void start(std::string& out, std::size_t size) {
+    out.resize(size);
+    p_ = out.data();
+    next_ = 0;
+  }
+
+  void put(std::string_view bytes) {
+    if (bytes.empty()) return;
+    std::memcpy(p_, bytes.data(), bytes.size());
+    p_ += bytes.size();
+  }
+  void put_header(char tag, std::size_t size) {
+    *p_++ = tag;
+    p_ = protobuf_wire::put_varint(p_, size);
+  }
+  void put_field(char tag, std::string_view body) {
+    put_header(tag, body.size());
+    put(body);
+  }
+  std::size_t take() { return sizes_[next_++]; }
+
+  void put_feature(const feature& f, const unknown_pair* unknown) {
+    if (!std::holds_alternative<std::monostate>(f)) {
+      std::size_t list = take();
+      if (auto* b = std::get_if<std::vector<std::string>>(&f)) {
+        put_header(0x0A, list);
+        for (const auto& v : *b) put_field(0x0A, v);
+      } else if (auto* fl = std::get_if<std::vector<float>>(&f)) {
+        put_header(0x12, list);
+        if (!fl->empty()) {
+          put_header(0x0A, 4 * fl->size());
+          store_array<std::endian::little>(p_, fl->data(), fl->size());
+          p_ += 4 * fl->size();
+        }
+      } else if (auto* in = std::get_if<std::vector<std::int64_t>>(&f)) {
+        put_header(0x1A, list);
+        if (!in->empty()) {
+          put_header(0x0A, take());
+          for (auto x : *in) p_ = protobuf_wire::put_varint(p_, static_cast<std::uint64_t>(x));
+        }
+      }
+      if (unknown) put(unknown->second);
+    }
+    if (unknown) put(unknown->first);
+  }
+
+  void put_features(char tag, const example& ex, const extra_feature* extra) {
+    using protobuf_wire::field_size;
+    put_header(tag, take());
+    for_each_entry(ex, extra, [&](std::string_view key, const feature* f, const unknown_pair* unknown) {
+      if (f) {
+        std::size_t value = feature_size_at(*f, unknown);
+        put_header(0x0A, field_size(key.size()) + field_size(value));
+        put_field(0x0A, key);
+        put_header(0x12, value);
+        put_feature(*f, unknown);
+      } else {
+        std::size_t value = extra_feature_size(*extra);
+        put_header(0x0A, field_size(key.size()) + field_size(value));
+        put_field(0x0A, key);
+        put_header(0x12, value);
+        put_header(0x0A, field_size(extra->value.size()));
+        put_field(0x0A, extra->value);
+      }
+    });
+    put(ex.unknown.in_features);
+  }
+
+  // A feature's encoded size from the sizes pass 1 stored (the next one to take).
+  std::size_t feature_size_at(const feature& f, const unknown_pair* unknown) const {
+    std::size_t tail = unknown ? unknown->first.size() : 0;
+    if (std::holds_alternative<std::monostate>(f)) return tail;
+    return protobuf_wire::field_size(sizes_[next_]) + tail;
+  }
+
+  void put_feature_lists(const sequence_example& seq) {
+    using protobuf_wire::field_size;
+    put_header(0x12, take());
+    for (const auto& [key, list] : seq.feature_lists) {
+      std::size_t body = take();
+      put_header(0x0A, field_size(key.size()) + field_size(body));
+      put_field(0x0A, key);
+      put_header(0x12, body);
+      for (std::size_t i = 0; i < list.features.size(); ++i) {
+        const unknown_pair* unknown = list_unknown(list, i);
+        put_header(0x0A, feature_size_at(list.features[i], unknown));
+        put_feature(list.features[i], unknown);
+      }
+      put(list.unknown);
+    }
+    put(seq.unknown_in_feature_lists);
+  }
+
+  std::vector<std::size_t> sizes_;
+  std::size_t next_ = 0;
+  char* p_ = nullptr;
+};
 
 }  // namespace detail
 
@@ -293,34 +504,6 @@ inline void decode_features(protobuf_wire::cursor c, example& ex) {
                    });
 }
 
-// Appends "tag, length, body" for a length-delimited field.
-inline void put_field(std::string& out, char tag, std::string_view body) {
-  out.push_back(tag);
-  protobuf_wire::put_varint(out, body.size());
-  out.append(body);
-}
-
-// A map entry of a string key and a message value, both always written, as libprotobuf does.
-inline void put_map_entry(std::string& out, std::string_view key, std::string_view value) {
-  std::string entry;
-  put_field(entry, 0x0A, key);
-  put_field(entry, 0x12, value);
-  put_field(out, 0x0A, entry);
-}
-
-// The Features message of ex: entries in bytewise key order, then its unknown fields.
-inline std::string encode_features(const example& ex) {
-  std::string features;
-  for (const auto& [key, value] : ex.features) {
-    std::string feature_bytes;
-    auto unknown = ex.unknown.in_feature.find(key);
-    encode_feature(feature_bytes, value, unknown == ex.unknown.in_feature.end() ? nullptr : &unknown->second);
-    put_map_entry(features, key, feature_bytes);
-  }
-  features += ex.unknown.in_features;
-  return features;
-}
-
 }  // namespace detail
 
 // Parses a serialized tf.Example; `name` appears in errors.
@@ -345,33 +528,15 @@ inline example decode_example(std::string_view bytes, const std::string& name = 
 
 // Serializes as libprotobuf does with deterministic output: keys in bytewise order, both key
 // and value written in every map entry, unknown fields after the known ones.
+inline void encode_example(const example& ex, std::string& out) {
+  thread_local detail::example_encoder encoder;  // keeps its size table between calls
+  encoder.run(ex, out);
+}
 inline std::string encode_example(const example& ex) {
   std::string out;
-  if (ex.features_present || !ex.features.empty()) detail::put_field(out, 0x0A, detail::encode_features(ex));
-  out += ex.unknown.in_example;
+  encode_example(ex, out);
   return out;
 }
-
-// One feature list of a SequenceExample: a sequence of features (frames, tokens...).
-struct feature_list {
-  std::vector<feature> features;
-  // Unknown fields kept for re-encoding: per feature (in the Feature, in its list), and in
-  // the FeatureList itself.
-  std::vector<std::pair<std::string, std::string>> unknown_in_features;
-  std::string unknown;
-  bool operator==(const feature_list&) const = default;
-};
-
-// tf.SequenceExample: context features and named feature lists.
-struct sequence_example {
-  example context;  // its Features and their unknown fields
-  bool context_present = false;
-  std::map<std::string, feature_list> feature_lists;
-  bool feature_lists_present = false;
-  std::string unknown;                   // in SequenceExample
-  std::string unknown_in_feature_lists;  // in FeatureLists
-  bool operator==(const sequence_example&) const = default;
-};
 
 inline sequence_example decode_sequence_example(std::string_view bytes,
                                                 const std::string& name = "<sequence_example>") {
@@ -415,27 +580,13 @@ inline sequence_example decode_sequence_example(std::string_view bytes,
   return seq;
 }
 
+inline void encode_sequence_example(const sequence_example& seq, std::string& out) {
+  thread_local detail::example_encoder encoder;
+  encoder.run(seq, out);
+}
 inline std::string encode_sequence_example(const sequence_example& seq) {
   std::string out;
-  if (seq.context_present || !seq.context.features.empty())
-    detail::put_field(out, 0x0A, detail::encode_features(seq.context));
-  if (seq.feature_lists_present || !seq.feature_lists.empty()) {
-    std::string lists;
-    for (const auto& [key, list] : seq.feature_lists) {
-      std::string list_bytes;
-      for (std::size_t i = 0; i < list.features.size(); ++i) {
-        std::string feature_bytes;
-        detail::encode_feature(feature_bytes, list.features[i],
-                               i < list.unknown_in_features.size() ? &list.unknown_in_features[i] : nullptr);
-        detail::put_field(list_bytes, 0x0A, feature_bytes);
-      }
-      list_bytes += list.unknown;
-      detail::put_map_entry(lists, key, list_bytes);
-    }
-    lists += seq.unknown_in_feature_lists;
-    detail::put_field(out, 0x12, lists);
-  }
-  out += seq.unknown;
+  encode_sequence_example(seq, out);
   return out;
 }
 
