@@ -4,6 +4,9 @@
 #include <tablio/framing/tfrecord.hpp>
 #include <tablio/stream/zlib.hpp>
 #include <tablio/types/example.hpp>
+#include <tablio/types/example_view.hpp>
+
+#include <random>
 
 #include "test_support.hpp"
 
@@ -29,6 +32,40 @@ std::string hex(std::string_view s) {
     out += digits[c & 15];
   }
   return out;
+}
+
+// Every record of the reference files, in order.
+std::vector<std::string> all_records() {
+  std::vector<std::string> out;
+  for (const char* file :
+       {"tfrecord/generated/tutorial10.tfrecord", "tfrecord/generated/edge_cases.tfrecord",
+        "tfrecord/tfx/mnist.tfrecord", "tfrecord/tfx/penguin-train.tfrecord.gz",
+        "tfrecord/tfx/penguin-eval.tfrecord.gz", "tfrecord/tfx/tfjs-next-page.tfrecord.gz"}) {
+    const std::string path = test::data_path(file);
+    tfrecord_reader r(maybe_decompress(reader(file_source(path), path)));
+    std::string_view rec;
+    while (r.next(rec)) out.emplace_back(rec);
+  }
+  return out;
+}
+
+// Whether decoding throws, as a view and as an owned example; they must agree.
+void check_same_verdict(std::string_view bytes) {
+  bool owned_ok = true, view_ok = true;
+  example owned;
+  example_view view;
+  try {
+    owned = decode_example(bytes);
+  } catch (const format_error&) {
+    owned_ok = false;
+  }
+  try {
+    view.parse(bytes);
+  } catch (const format_error&) {
+    view_ok = false;
+  }
+  REQUIRE(owned_ok == view_ok);
+  if (owned_ok) CHECK(view.to_example().features == owned.features);
 }
 
 }  // namespace
@@ -128,5 +165,62 @@ TEST_CASE("SequenceExamples decode and re-encode as libprotobuf does", "[example
       rejected = true;
     }
     if (!rejected) CHECK_FALSE(part == whole);
+  }
+}
+
+TEST_CASE("example_view sees the values decode_example sees", "[example][view]") {
+  auto records = all_records();
+  REQUIRE(records.size() > 1000);
+  example_view view;
+  for (const auto& rec : records) {
+    example owned = decode_example(rec);
+    view.parse(rec);
+    REQUIRE(view.to_example().features == owned.features);
+    REQUIRE(view.size() == owned.features.size());
+  }
+  // The tutorial record through the accessors: views into the record, no copies.
+  const std::string& first = records[0];
+  view.parse(first);
+  CHECK(view.int64s("feature1").size() == 1);
+  CHECK(view.int64s("feature1").front() == 2);
+  CHECK(view.bytes("feature2").front() == "chicken");
+  CHECK(view.bytes("feature2").front().data() >= first.data());
+  CHECK(view.bytes("feature2").front().data() < first.data() + first.size());
+  CHECK(std::bit_cast<std::uint32_t>(view.floats("feature3")[0]) == 1055080971u);
+  CHECK(view.floats("feature0").empty());  // another kind: an empty list
+  CHECK(view.find("nope") == nullptr);
+  float out[1];
+  view.floats("feature3").copy_to(out);
+  CHECK(std::bit_cast<std::uint32_t>(out[0]) == 1055080971u);
+}
+
+TEST_CASE("example_view accepts and rejects what decode_example does", "[example][view][bad]") {
+  example ex;
+  ex.set("a", std::vector<std::int64_t>{-1, 300});
+  ex.set("b", std::vector<float>{1.5f, 2});
+  ex.set("c", std::vector<std::string>{"x", ""});
+  std::string good = encode_example(ex);
+  for (std::size_t cut = 0; cut <= good.size(); ++cut)
+    check_same_verdict(std::string_view(good).substr(0, cut));
+  // The rare forms: an unpacked list, a repeated key, an entry with value before key,
+  // an unknown field in a list.
+  std::string unpacked("\x0a\x0f\x0a\x0d\x0a\x01k\x12\x08\x12\x06\x0d\x00\x00\x80\x3f\x00", 17);
+  check_same_verdict(unpacked);
+  std::string twice = good + good;
+  check_same_verdict(twice);
+  std::string swapped("\x0a\x0b\x0a\x09\x12\x04\x1a\x02\x0a\x00\x0a\x01k", 13);
+  check_same_verdict(swapped);
+  example_view v(swapped);
+  REQUIRE(v.find("k"));
+  CHECK(v.find("k")->kind == feature_kind::int64s);
+  // Random corruption of real records.
+  std::mt19937 rng(7);
+  auto records = all_records();
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string rec = records[rng() % records.size()];
+    if (rec.empty()) continue;
+    for (int flips = 1 + static_cast<int>(rng() % 3); flips > 0; --flips)
+      rec[rng() % rec.size()] = static_cast<char>(rng());
+    check_same_verdict(rec);
   }
 }

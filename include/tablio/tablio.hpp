@@ -12,6 +12,7 @@
 #include <tablio/framing/ark.hpp>
 #include <tablio/framing/scp.hpp>
 #include <tablio/framing/tfrecord.hpp>
+#include <tablio/holder/example.hpp>
 #include <tablio/holder/holders.hpp>
 #include <tablio/stream/file.hpp>
 #include <tablio/stream/filename.hpp>
@@ -19,9 +20,11 @@
 #include <tablio/stream/memory.hpp>
 #include <tablio/stream/mmap.hpp>
 #include <tablio/stream/pipe.hpp>
+#include <tablio/stream/shards.hpp>
 #include <tablio/table/table.hpp>
 #include <tablio/types/compressed_matrix.hpp>
 #include <tablio/types/example.hpp>
+#include <tablio/types/example_view.hpp>
 #include <tablio/types/matrix.hpp>
 
 // Optional components, when their CMake target (which defines the macro) is linked.

@@ -191,14 +191,19 @@ namespace detail {
 
 }  // namespace detail
 
+// How the TFRecord stream `in` (at its start) is compressed. A plain file is recognised by
+// its first header's CRC, so a record length that looks like a zlib header is no mistake.
+inline compression tfrecord_compression(reader& in) {
+  in.ensure(12);
+  if (is_tfrecord_header(in.window())) return compression::none;
+  return detect_compression(in.window());
+}
+
 // Opens a TFRecord file (any rxfilename) for reading, inflating it when it is GZIP or ZLIB
-// compressed. A plain file is recognised by its first header's CRC, so a record length that
-// happens to look like a zlib header is not mistaken for one.
+// compressed.
 inline reader open_tfrecord_input(std::string_view name, const open_options& options = {}) {
   reader in = open_input(name, options);
-  in.ensure(12);
-  if (is_tfrecord_header(in.window())) return in;
-  compression c = detect_compression(in.window());
+  compression c = tfrecord_compression(in);
   if (c == compression::none) return in;
 #if defined(TABLIO_WITH_ZLIB)
   std::string n = in.name();

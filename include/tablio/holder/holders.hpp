@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tablio/holder/basic.hpp>
+#include <tablio/holder/bytes.hpp>
 #include <tablio/holder/concepts.hpp>
 #include <tablio/holder/holder.hpp>
 #include <tablio/holder/token.hpp>

@@ -7,6 +7,7 @@
 //   "tfrecord,scp:f.tfrecord,f.scp"     (writing) also an scp pointing at each record
 //   "tfrecord,gzip:f.tfrecord.gz"       (writing) GZIP or "zlib"; also chosen by a .gz or .zz
 //                                       suffix; readers detect compression themselves
+//   "scp,key=utt:f.scp"                 (reading) such a script, the keys checked and taken out
 //   "tfrecord,shard=2/8:train-*"        (reading) every 8th record from the 3rd, of all files
 //                                       the glob matches, in name order ("train@128" names
 //                                       TensorFlow's train-00000-of-00128 ... shards)
@@ -202,7 +203,10 @@ inline std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
       return std::nullopt;
     }
   }
-  if (!have_kind || (record_options && r.kind != rspecifier_kind::tfrecord)) return std::nullopt;
+  // key=NAME also applies to scripts that point at records; shard=I/N only to TFRecord files.
+  if (!have_kind || (record_options && r.kind == rspecifier_kind::archive) ||
+      (r.shard_count > 1 && r.kind != rspecifier_kind::tfrecord))
+    return std::nullopt;
   r.filename = split->second;
   return r;
 }

@@ -9,6 +9,9 @@
 //   'o'              each key is asked for once: values are freed after use
 //   'p'              unreadable entries are absent instead of errors
 //
+//   "tfrecord:f.tfrecord"  the records are indexed at open (keys as for sequential reading)
+//                    and read when asked for; as with scripts, values are never held
+//
 // Unlike Kaldi, an archive that is a seekable file is indexed by offset: memory holds keys and
 // offsets, not every value read ahead, and a value is read again when it is asked for.
 #pragma once
@@ -19,6 +22,7 @@
 #include <tablio/stream/filename.hpp>
 #include <tablio/table/object_io.hpp>
 #include <tablio/table/script_loader.hpp>
+#include <tablio/table/tfrecord_index.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -45,6 +49,12 @@ class random_access_table_reader {
     options_ = options;
     if (spec_.kind == rspecifier_kind::script) {
       open_script();
+    } else if (spec_.kind == rspecifier_kind::tfrecord) {
+      // Indexed at open: the records are then read like the entries of a script.
+      detail::check_record_key_option<H>(spec_.records, rspec);
+      script_ = index_tfrecord(rspec, options);
+      spec_.kind = rspecifier_kind::script;
+      index_script();
     } else {
       seekable_ = classify_rxfilename(spec_.filename) == input_kind::file;
       archive_.emplace(open_input(spec_.filename, options));
@@ -114,6 +124,11 @@ class random_access_table_reader {
     script_entry e;
     while (in.next(e)) script_.push_back(std::move(e));
     in.close();
+    index_script();
+  }
+
+  // Sorts the script's entries by key (or checks they are sorted) and refuses repeated keys.
+  void index_script() {
     auto by_key = [](const script_entry& a, const script_entry& b) { return a.key < b.key; };
     if (spec_.sorted) {
       auto bad = std::is_sorted_until(script_.begin(), script_.end(),
@@ -129,7 +144,8 @@ class random_access_table_reader {
       if (script_[i].key == script_[i - 1].key)
         throw format_error({spec_.filename, std::nullopt, script_[i].key}, "distinct keys in the script",
                            "key '" + script_[i].key + "' twice");
-    loader_.emplace(options_);
+    detail::check_record_key_option<H>(spec_.records, spec_.filename);
+    loader_.emplace(options_, spec_.records);
   }
 
   const value_type* lookup_script(std::string_view key, bool load) {

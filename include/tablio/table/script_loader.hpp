@@ -2,11 +2,17 @@
 // "cmd |" or "-". Consecutive offsets into the same file reuse one open file (a seek instead
 // of an open), and consecutive ranged lines with the same rxfilename reuse the object read
 // for the first, so "f.ark:42[0:9]" then "f.ark:42[10:19]" read the matrix once.
+//
+// An offset may also point at a TFRecord record ("tfrecord,scp:" writes such scripts): a
+// record header is recognised by its CRC, and the record's value is read as a record table
+// reads it (with its key feature taken out under "key=NAME").
 #pragma once
 
 #include <tablio/framing/scp.hpp>
+#include <tablio/framing/tfrecord.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/table/object_io.hpp>
+#include <tablio/table/record_keys.hpp>
 
 #include <optional>
 #include <string>
@@ -17,7 +23,8 @@ template <holder_type H>
 class script_loader {
  public:
   using value_type = typename H::value_type;
-  explicit script_loader(open_options options = {}) : options_(std::move(options)) {}
+  explicit script_loader(open_options options = {}, record_table_options records = {})
+      : options_(std::move(options)), records_(std::move(records)) {}
 
   // Reads the entry's object (range applied) into out; throws with the key on failure.
   void load(const script_entry& e, value_type& out) {
@@ -61,6 +68,7 @@ class script_loader {
         file_name_ = o.file;
       }
       file_->seek(o.offset);
+      if (file_->ensure(12) && is_tfrecord_header(file_->window())) return read_record(e, h);
       detail::read_object(h, *file_, e.key);
       return;
     }
@@ -69,7 +77,20 @@ class script_loader {
     in.close();  // a pipe is drained and its exit status checked
   }
 
+  void read_record(const script_entry& e, H& h) {
+    std::uint64_t data_offset = file_->tell() + 12;
+    std::string_view record =
+        detail::with_key(e.key, file_name_, [&] { return read_tfrecord_at(*file_, scratch_); });
+    std::string key;
+    detail::decode_keyed_record(h, key, records_, 0, record, file_name_, data_offset);
+    if (!records_.key_feature.empty() && key != e.key)
+      throw format_error({file_name_, data_offset, e.key}, "the record of key '" + e.key + "'",
+                         "the record of key '" + key + "'");
+  }
+
   open_options options_;
+  record_table_options records_;
+  std::string scratch_;
   std::optional<reader> file_;
   std::string file_name_;
   std::optional<value_type> cached_;

@@ -1,5 +1,6 @@
 // sequential_table_reader<Holder>: reads a table in order from a Kaldi rspecifier,
-// "ark:f.ark" or "scp:f.scp" (with options such as "ark,p:", "scp,p:", "ark:gunzip -c f.gz |").
+// "ark:f.ark" or "scp:f.scp" (with options such as "ark,p:", "scp,p:", "ark:gunzip -c f.gz |"),
+// or from TFRecord files: "tfrecord:f.tfrecord", "tfrecord,key=utt,shard=0/4:train@128".
 //
 //   for (auto& [key, value] : sequential_table_reader<basic_holder<int>>("ark:ali.ark")) ...
 //   for (reader r("scp:feats.scp"); !r.done(); r.next()) use(r.key(), r.value());
@@ -13,7 +14,9 @@
 #include <tablio/framing/scp.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/table/object_io.hpp>
+#include <tablio/table/record_keys.hpp>
 #include <tablio/table/script_loader.hpp>
+#include <tablio/table/tfrecord_input.hpp>
 
 #include <iterator>
 #include <optional>
@@ -39,14 +42,20 @@ class sequential_table_reader {
     error_.clear();
     if (spec_.kind == rspecifier_kind::archive) {
       archive_.emplace(open_input(spec_.filename, options));
+    } else if (spec_.kind == rspecifier_kind::tfrecord) {
+      detail::check_record_key_option<H>(spec_.records, rspec);
+      records_.emplace(spec_, options);
     } else {
       script_.emplace(open_input(spec_.filename, options));
-      loader_.emplace(options);
+      detail::check_record_key_option<H>(spec_.records, rspec);
+      loader_.emplace(options, spec_.records);
     }
     advance();
   }
 
-  bool is_open() const noexcept { return archive_.has_value() || script_.has_value(); }
+  bool is_open() const noexcept {
+    return archive_.has_value() || script_.has_value() || records_.has_value();
+  }
   bool done() const noexcept { return done_; }
   const std::string& key() const noexcept { return key_; }
 
@@ -76,11 +85,14 @@ class sequential_table_reader {
     done_ = true;
     auto archive = std::move(archive_);
     auto script = std::move(script_);
+    auto records = std::move(records_);
     archive_.reset();
     script_.reset();
+    records_.reset();
     loader_.reset();
     if (archive) archive->close();
     if (script) script->close();
+    if (records) records->close();
   }
 
   ~sequential_table_reader() { close_quietly(); }
@@ -116,17 +128,13 @@ class sequential_table_reader {
  private:
   void advance() {
     loaded_ = false;
-    if (archive_) return advance_archive();
-    advance_script();
-  }
-
-  void advance_archive() {
+    if (script_) return advance_script();
+    // Archives and record files: a bad entry is an error, or under 'p' the end of the table.
     try {
-      if (!archive_->next_key(key_)) {
+      if (archive_ ? !next_archive_entry() : !next_record()) {
         finish();
         return;
       }
-      detail::read_object(holder_, archive_->in(), key_);
       loaded_ = true;
     } catch (const format_error& e) {
       if (!spec_.permissive) {
@@ -136,6 +144,20 @@ class sequential_table_reader {
       error_ = e.what();
       done_ = true;
     }
+  }
+
+  bool next_archive_entry() {
+    if (!archive_->next_key(key_)) return false;
+    detail::read_object(holder_, archive_->in(), key_);
+    return true;
+  }
+
+  bool next_record() {
+    std::string_view record;
+    if (!records_->next(record)) return false;
+    detail::decode_keyed_record(holder_, key_, spec_.records, records_->ordinal(), record, records_->file(),
+                                records_->data_offset());
+    return true;
   }
 
   void advance_script() {
@@ -175,6 +197,7 @@ class sequential_table_reader {
   std::optional<archive_reader> archive_;
   std::optional<script_reader> script_;
   std::optional<script_loader<H>> loader_;
+  std::optional<tfrecord_table_input> records_;
   H holder_;
   script_entry entry_;
   std::string key_;

@@ -4,3 +4,4 @@
 #include <tablio/table/random_access_reader.hpp>
 #include <tablio/table/sequential_reader.hpp>
 #include <tablio/table/table_writer.hpp>
+#include <tablio/table/tfrecord_index.hpp>

@@ -4,14 +4,19 @@
 //   "ark,scp:f.ark,f.scp"    an archive and a script file pointing at each entry's offset
 //   "scp:targets.scp"        each object to its own file, as listed in an existing script
 //                            ("scp,p:" skips keys the script does not list)
+//   "tfrecord:f.tfrecord"    a TFRecord file, one record per entry ("tfrecord,key=NAME:" keeps
+//                            keys in the Example; ",gzip"/",zlib" or a .gz/.zz name compress)
+//   "tfrecord,scp:f.tfrecord,f.scp"  and a script pointing at each record, for random access
 // Archives and scripts may be "-", "| command" or files. close() reports every failure (a
 // full disk, a command that failed); the destructor closes and reports instead of throwing.
 #pragma once
 
 #include <tablio/framing/ark.hpp>
 #include <tablio/framing/scp.hpp>
+#include <tablio/framing/tfrecord.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/table/object_io.hpp>
+#include <tablio/table/record_keys.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -33,6 +38,7 @@ class table_writer {
       close_quietly();
       spec_ = std::move(o.spec_);
       archive_ = std::move(o.archive_);
+      records_ = std::move(o.records_);
       script_ = std::move(o.script_);
       targets_ = std::move(o.targets_);
       options_ = o.options_;
@@ -45,47 +51,78 @@ class table_writer {
     close();
     spec_ = require_wspecifier(wspec);
     options_ = options;
-    if (spec_.kind != wspecifier_kind::script)
+    bool records =
+        spec_.kind == wspecifier_kind::tfrecord || spec_.kind == wspecifier_kind::tfrecord_and_script;
+    if (records) {
+      detail::check_record_key_option<H>(spec_.records, wspec);
+      compression c = spec_.compression == output_compression::by_suffix
+                          ? compression_for_suffix(spec_.archive)
+                      : spec_.compression == output_compression::gzip ? compression::gzip
+                      : spec_.compression == output_compression::zlib ? compression::zlib
+                                                                      : compression::none;
+      if (c != compression::none && spec_.kind == wspecifier_kind::tfrecord_and_script)
+        throw usage_error("'" + std::string(wspec) +
+                          "': a script cannot point into a compressed TFRecord file");
+      records_.emplace(open_tfrecord_output(spec_.archive, c, options));
+    } else if (spec_.kind != wspecifier_kind::script) {
       archive_.emplace(open_output(spec_.archive, options), spec_.flush);
-    if (spec_.kind == wspecifier_kind::archive_and_script)
+    }
+    if (spec_.kind == wspecifier_kind::archive_and_script ||
+        spec_.kind == wspecifier_kind::tfrecord_and_script)
       script_.emplace(open_output(spec_.script, options));
     if (spec_.kind == wspecifier_kind::script) read_targets();
   }
 
   bool is_open() const noexcept {
-    return archive_.has_value() || spec_.kind == wspecifier_kind::script && !targets_.empty();
+    return archive_.has_value() || records_.has_value() ||
+           spec_.kind == wspecifier_kind::script && !targets_.empty();
   }
 
   void write(std::string_view key, const value_type& value) {
     if (spec_.kind == wspecifier_kind::script) return write_to_target(key, value);
+    if (records_) return write_record(key, value);
     if (!archive_) throw usage_error("table_writer::write on a writer that is not open");
     std::uint64_t offset = archive_->begin_entry(key);
     // The script line comes first, as Kaldi writes it: it points at the object.
-    if (script_) {
-      script_->write(key, spec_.archive + ":" + std::to_string(offset));
-      if (spec_.flush) script_->out().flush();
-    }
+    write_script_line(key, offset);
     H::write(archive_->out(), spec_.binary, value);
     archive_->end_entry();
   }
 
   void flush() {
     if (archive_) archive_->out().flush();
+    if (records_) records_->flush();
     if (script_) script_->out().flush();
   }
 
   // Flushes and closes everything; throws io_error for any loss.
   void close() {
     auto archive = std::move(archive_);
+    auto records = std::move(records_);
     auto script = std::move(script_);
     archive_.reset();
+    records_.reset();
     script_.reset();
     targets_.clear();
     if (archive) archive->close();
+    if (records) records->close();
     if (script) script->close();
   }
 
  private:
+  void write_script_line(std::string_view key, std::uint64_t offset) {
+    if (!script_) return;
+    script_->write(key, spec_.archive + ":" + std::to_string(offset));
+    if (spec_.flush) script_->out().flush();
+  }
+
+  void write_record(std::string_view key, const value_type& value) {
+    if (!kaldi_io::is_token(key)) throw usage_error("invalid key '" + std::string(key) + "'");
+    detail::encode_keyed_record<H>(record_, spec_.records, key, value);
+    write_script_line(key, records_->write(record_));
+    if (spec_.flush) records_->flush();
+  }
+
   void read_targets() {
     script_reader in(open_input(spec_.script, options_));
     script_entry e;
@@ -121,6 +158,8 @@ class table_writer {
   wspecifier spec_;
   open_options options_;
   std::optional<archive_writer> archive_;
+  std::optional<tfrecord_writer> records_;
+  std::string record_;  // the encoded record, reused
   std::optional<script_writer> script_;
   std::vector<std::pair<std::string, std::string>> targets_;  // scp: key -> wxfilename
 };

@@ -571,6 +571,11 @@ inline sequence_example decode_sequence_example(std::string_view bytes,
                                      }
                                    }
                                  }
+                                 // Only lists with unknown fields keep per-feature entries.
+                                 bool any_unknown = false;
+                                 for (const auto& u : list.unknown_in_features)
+                                   any_unknown |= !u.first.empty() || !u.second.empty();
+                                 if (!any_unknown) list.unknown_in_features.clear();
                                  seq.feature_lists[std::move(key)] = std::move(list);
                                });
     } else {

@@ -1,0 +1,67 @@
+// Script-file indexes of TFRecord files: one "key file:offset" line per record, so that an
+// "scp:" table gives random access to the records (and random_access_table_reader does the
+// same for "tfrecord:" specifiers, indexing at open). Keys are ordinals, or with key=NAME the
+// bytes feature NAME of each Example (of a SequenceExample's context).
+#pragma once
+
+#include <tablio/framing/scp.hpp>
+#include <tablio/framing/tfrecord.hpp>
+#include <tablio/table/object_io.hpp>
+#include <tablio/table/record_keys.hpp>
+#include <tablio/table/tfrecord_input.hpp>
+#include <tablio/types/example_view.hpp>
+
+#include <string>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+// The index entries of the records a "tfrecord:" rspecifier names (shards included). The
+// files must be plain (offsets into compressed data cannot be seeked to).
+inline std::vector<script_entry> index_tfrecord(std::string_view rspec, const open_options& options = {}) {
+  rspecifier spec = require_rspecifier(rspec);
+  if (spec.kind != rspecifier_kind::tfrecord)
+    throw usage_error("index_tfrecord needs a tfrecord: rspecifier, not '" + std::string(rspec) + "'");
+  tfrecord_table_input input(spec, options);
+  for (const auto& file : input.files()) {
+    if (classify_rxfilename(file) != input_kind::file)
+      throw usage_error("cannot index '" + file + "': offsets need a plain file, not a pipe or stdin");
+    reader head = open_input(file, options);
+    if (compression c = tfrecord_compression(head); c != compression::none)
+      throw usage_error("cannot index '" + file + "': it is " + compression_name(c) +
+                        "-compressed, and offsets into compressed data cannot be seeked to");
+  }
+  std::vector<script_entry> entries;
+  example_view view;
+  std::string_view record;
+  while (input.next(record)) {
+    script_entry& e = entries.emplace_back();
+    std::uint64_t offset = input.data_offset() - 12;
+    e.rxfilename = input.file() + ":" + std::to_string(offset);
+    if (spec.records.key_feature.empty()) {
+      e.key = ordinal_key(input.ordinal());
+      continue;
+    }
+    detail::with_key(ordinal_key(input.ordinal()), input.file(), [&] {
+      view.parse(record, input.file());
+      const feature_view* f = view.find(spec.records.key_feature);
+      if (!f || f->kind != feature_kind::bytes || f->count != 1)
+        throw format_error({input.file(), offset, {}},
+                           "a bytes feature '" + spec.records.key_feature + "' holding the key",
+                           f ? "a feature of another kind or size" : "no such feature");
+      e.key = f->bytes().front();
+    });
+  }
+  input.close();
+  return entries;
+}
+
+// Writes the index of the records `rspec` names to a script file (any wxfilename).
+inline void write_tfrecord_index(std::string_view rspec, std::string_view script_wxfilename,
+                                 const open_options& options = {}) {
+  script_writer out(open_output(script_wxfilename, options));
+  for (const auto& e : index_tfrecord(rspec, options)) out.write(e.key, e.rxfilename);
+  out.close();
+}
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,390 @@
+// example_view: a tf.Example parsed without copying. Keys, bytes values and the packed
+// float and int64 lists stay where they are in the record; the view allocates nothing once
+// its feature table has grown to the record's feature count, and is valid while the record
+// bytes are.
+//
+// It accepts exactly what decode_example accepts (and rejects the same malformed input). The
+// common wire form (one packed list per feature, as every writer produces) is viewed in
+// place; the rare forms libprotobuf also accepts (unpacked lists, a feature split over
+// several map entries, unknown fields inside a list) are normalised into storage the view
+// owns. Unknown fields are otherwise skipped: a view is for reading values, an example for
+// round trips.
+#pragma once
+
+#include <tablio/core/minmax.hpp>
+#include <tablio/types/example.hpp>
+
+#include <algorithm>
+#include <deque>
+#include <iterator>
+#include <span>
+
+TABLIO_BEGIN_NAMESPACE
+
+enum class feature_kind : std::uint8_t { none, bytes, floats, int64s };
+
+// The values of a bytes list, as string_views into the record.
+class bytes_list_view {
+ public:
+  class iterator {
+   public:
+    using value_type = std::string_view;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    iterator(const char* p, const char* end) : p_(p), end_(end) { load(); }
+    std::string_view operator*() const { return current_; }
+    iterator& operator++() {
+      p_ = current_.data() + current_.size();
+      load();
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++*this;
+      return old;
+    }
+    bool operator==(const iterator& o) const { return p_ == o.p_; }
+
+   private:
+    // The list was validated when parsed: every entry is tag 0x0A, a varint length, bytes.
+    void load() {
+      if (p_ == end_) return;
+      const char* q = p_ + 1;
+      std::uint64_t n = 0;
+      for (int shift = 0;; shift += 7) {
+        auto b = static_cast<unsigned char>(*q++);
+        n |= static_cast<std::uint64_t>(b & 0x7F) << shift;
+        if (!(b & 0x80)) break;
+      }
+      current_ = {q, static_cast<std::size_t>(n)};
+    }
+    const char* p_ = nullptr;
+    const char* end_ = nullptr;
+    std::string_view current_;
+  };
+
+  bytes_list_view() = default;
+  bytes_list_view(std::string_view entries, std::size_t count) : entries_(entries), count_(count) {}
+  std::size_t size() const noexcept { return count_; }
+  bool empty() const noexcept { return count_ == 0; }
+  iterator begin() const { return {entries_.data(), entries_.data() + entries_.size()}; }
+  iterator end() const { return {entries_.data() + entries_.size(), entries_.data() + entries_.size()}; }
+  std::string_view front() const { return *begin(); }
+  std::vector<std::string> to_vector() const { return {begin(), end()}; }
+
+ private:
+  std::string_view entries_;
+  std::size_t count_ = 0;
+};
+
+// A packed list of little-endian floats. The bytes in a record are not aligned for float,
+// so elements are loaded, not referenced; copy_to moves them in bulk.
+class float_list_view {
+ public:
+  float_list_view() = default;
+  explicit float_list_view(std::string_view packed) : bytes_(packed) {}
+  std::size_t size() const noexcept { return bytes_.size() / 4; }
+  bool empty() const noexcept { return bytes_.empty(); }
+  float operator[](std::size_t i) const noexcept {
+    return load<std::endian::little, float>(bytes_.data() + 4 * i);
+  }
+  void copy_to(std::span<float> out) const noexcept {
+    load_array<std::endian::little>(out.data(), bytes_.data(), detail::min_of(out.size(), size()));
+  }
+  std::vector<float> to_vector() const {
+    std::vector<float> v(size());
+    copy_to(v);
+    return v;
+  }
+  std::string_view bytes() const noexcept { return bytes_; }
+
+  class iterator {
+   public:
+    using value_type = float;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    explicit iterator(const char* p) : p_(p) {}
+    float operator*() const noexcept { return load<std::endian::little, float>(p_); }
+    iterator& operator++() {
+      p_ += 4;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      p_ += 4;
+      return old;
+    }
+    bool operator==(const iterator&) const = default;
+
+   private:
+    const char* p_ = nullptr;
+  };
+  iterator begin() const { return iterator(bytes_.data()); }
+  iterator end() const { return iterator(bytes_.data() + bytes_.size()); }
+
+ private:
+  std::string_view bytes_;
+};
+
+// A packed list of int64 varints, decoded as it is iterated.
+class int64_list_view {
+ public:
+  class iterator {
+   public:
+    using value_type = std::int64_t;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    iterator(const char* p, const char* end) : p_(p), end_(end) { load(); }
+    std::int64_t operator*() const noexcept { return current_; }
+    iterator& operator++() {
+      p_ = next_;
+      load();
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++*this;
+      return old;
+    }
+    bool operator==(const iterator& o) const { return p_ == o.p_; }
+
+   private:
+    void load() {  // validated when parsed
+      if (p_ == end_) return;
+      std::uint64_t v = 0;
+      const char* q = p_;
+      for (int shift = 0;; shift += 7) {
+        auto b = static_cast<unsigned char>(*q++);
+        v |= static_cast<std::uint64_t>(b & 0x7F) << shift;
+        if (!(b & 0x80)) break;
+      }
+      current_ = static_cast<std::int64_t>(v);
+      next_ = q;
+    }
+    const char* p_ = nullptr;
+    const char* end_ = nullptr;
+    const char* next_ = nullptr;
+    std::int64_t current_ = 0;
+  };
+
+  int64_list_view() = default;
+  int64_list_view(std::string_view packed, std::size_t count) : packed_(packed), count_(count) {}
+  std::size_t size() const noexcept { return count_; }
+  bool empty() const noexcept { return count_ == 0; }
+  iterator begin() const { return {packed_.data(), packed_.data() + packed_.size()}; }
+  iterator end() const { return {packed_.data() + packed_.size(), packed_.data() + packed_.size()}; }
+  std::int64_t front() const { return *begin(); }
+  std::vector<std::int64_t> to_vector() const { return {begin(), end()}; }
+
+ private:
+  std::string_view packed_;
+  std::size_t count_ = 0;
+};
+
+// One feature of a viewed Example. `data` is the list in its canonical wire form: bytes
+// entries (0A len bytes)..., packed floats, or packed varints.
+struct feature_view {
+  std::string_view key;
+  feature_kind kind = feature_kind::none;
+  std::string_view data;
+  std::size_t count = 0;
+
+  // The list, or an empty one when the feature holds another kind.
+  bytes_list_view bytes() const {
+    return kind == feature_kind::bytes ? bytes_list_view(data, count) : bytes_list_view();
+  }
+  float_list_view floats() const {
+    return kind == feature_kind::floats ? float_list_view(data) : float_list_view();
+  }
+  int64_list_view int64s() const {
+    return kind == feature_kind::int64s ? int64_list_view(data, count) : int64_list_view();
+  }
+  // The same values, owned.
+  feature to_feature() const {
+    switch (kind) {
+      case feature_kind::bytes:
+        return bytes().to_vector();
+      case feature_kind::floats:
+        return floats().to_vector();
+      case feature_kind::int64s:
+        return int64s().to_vector();
+      default:
+        return std::monostate{};
+    }
+  }
+};
+
+namespace detail {
+
+// Views one Feature message whose bytes are all in `c`; false if it is not in the common
+// form (exactly one list field, itself holding only its values in packed form).
+inline bool view_common_feature(protobuf_wire::cursor c, feature_view& f) {
+  using namespace protobuf_wire;
+  f.kind = feature_kind::none;
+  f.data = {};
+  f.count = 0;
+  if (c.done()) return true;
+  auto tag = static_cast<unsigned char>(*c.p);
+  if (tag != 0x0A && tag != 0x12 && tag != 0x1A) return false;
+  ++c.p;
+  cursor list = c.sub(c.get_bytes());
+  if (!c.done()) return false;  // a second field: merged or unknown, the rare path
+  f.kind = static_cast<feature_kind>(tag >> 3);
+  if (list.done()) return true;
+  if (f.kind == feature_kind::bytes) {
+    f.data = {list.p, static_cast<std::size_t>(list.end - list.p)};
+    while (!list.done()) {
+      if (*list.p != 0x0A) return false;
+      ++list.p;
+      list.get_bytes();
+      ++f.count;
+    }
+    return true;
+  }
+  if (*list.p != 0x0A) return false;
+  ++list.p;
+  std::string_view packed = list.get_bytes();
+  if (!list.done()) return false;
+  if (f.kind == feature_kind::floats) {
+    if (packed.size() % 4)
+      list.fail("packed floats (a multiple of 4 bytes)", std::to_string(packed.size()) + " bytes");
+    f.count = packed.size() / 4;
+  } else {
+    cursor values = list.sub(packed);
+    while (!values.done()) {
+      values.get_varint();
+      ++f.count;
+    }
+  }
+  f.data = packed;
+  return true;
+}
+
+}  // namespace detail
+
+class example_view {
+ public:
+  example_view() = default;
+  explicit example_view(std::string_view record, const std::string& name = "<example>") {
+    parse(record, name);
+  }
+
+  // Parses record (which must outlive the view's use); throws format_error as decode_example.
+  void parse(std::string_view record, const std::string& name = "<example>") {
+    using namespace protobuf_wire;
+    features_.clear();
+    owned_.clear();
+    bool rare = false;
+    cursor c{record.data(), record.data() + record.size(), record.data(), &name};
+    while (!c.done()) {
+      std::uint64_t tag = c.get_varint();
+      std::uint32_t type = static_cast<std::uint32_t>(tag & 7);
+      if ((tag >> 3) != 1 || type != length_delimited) {
+        if (type == 3 || type == 4) c.fail("no groups", "a group");
+        c.skip(type);
+        continue;
+      }
+      cursor features = c.sub(c.get_bytes());
+      while (!features.done()) {
+        std::uint64_t t = features.get_varint();
+        if ((t >> 3) != 1 || (t & 7) != length_delimited) {
+          features.skip(static_cast<std::uint32_t>(t & 7));
+          continue;
+        }
+        if (!view_entry(features.sub(features.get_bytes()))) rare = true;
+      }
+    }
+    if (rare) return parse_rare(record, name);
+    settle();
+  }
+
+  // The features in bytewise key order, one per key.
+  std::span<const feature_view> features() const noexcept { return features_; }
+  std::size_t size() const noexcept { return features_.size(); }
+  const feature_view* find(std::string_view key) const noexcept {
+    auto it = std::lower_bound(features_.begin(), features_.end(), key,
+                               [](const feature_view& f, std::string_view k) { return f.key < k; });
+    return it != features_.end() && it->key == key ? &*it : nullptr;
+  }
+  bytes_list_view bytes(std::string_view key) const { return find_or_empty(key).bytes(); }
+  float_list_view floats(std::string_view key) const { return find_or_empty(key).floats(); }
+  int64_list_view int64s(std::string_view key) const { return find_or_empty(key).int64s(); }
+
+  // The same values as an owned example (without unknown fields).
+  example to_example() const {
+    example ex;
+    ex.features_present = true;
+    for (const auto& f : features_) ex.features.emplace(std::string(f.key), f.to_feature());
+    return ex;
+  }
+
+ private:
+  static const feature_view& find_or_empty(const feature_view* f) {
+    static const feature_view none;
+    return f ? *f : none;
+  }
+  const feature_view& find_or_empty(std::string_view key) const { return find_or_empty(find(key)); }
+
+  // Views one map entry in the common form (key then value, each once); false otherwise.
+  bool view_entry(protobuf_wire::cursor entry) {
+    using namespace protobuf_wire;
+    if (entry.done() || *entry.p != 0x0A) return false;
+    ++entry.p;
+    std::string_view key = entry.get_bytes();
+    if (entry.done() || *entry.p != 0x12) return false;
+    ++entry.p;
+    cursor value = entry.sub(entry.get_bytes());
+    if (!entry.done()) return false;
+    feature_view& f = features_.emplace_back();
+    f.key = key;
+    return detail::view_common_feature(value, f);
+  }
+
+  // Last wins for repeated keys, as in decode_example; keys end up sorted.
+  void settle() {
+    if (features_.size() < 2) return;
+    std::stable_sort(features_.begin(), features_.end(),
+                     [](const feature_view& a, const feature_view& b) { return a.key < b.key; });
+    auto last = features_.begin();
+    for (auto it = features_.begin() + 1; it != features_.end(); ++it) {
+      if (it->key == last->key)
+        *last = *it;
+      else
+        *++last = *it;
+    }
+    features_.erase(last + 1, features_.end());
+  }
+
+  // The rare forms: decode fully, then keep canonical encodings of what is not viewable.
+  void parse_rare(std::string_view record, const std::string& name) {
+    example ex = decode_example(record, name);
+    features_.clear();
+    for (auto& [key, value] : ex.features) {
+      std::string& list = owned_.emplace_back();
+      feature_view& f = features_.emplace_back();
+      f.kind = static_cast<feature_kind>(value.index());
+      if (auto* b = std::get_if<std::vector<std::string>>(&value)) {
+        for (const auto& v : *b) {
+          list.push_back(0x0A);
+          protobuf_wire::put_varint(list, v.size());
+          list += v;
+        }
+        f.count = b->size();
+      } else if (auto* fl = std::get_if<std::vector<float>>(&value)) {
+        list.resize(4 * fl->size());
+        store_array<std::endian::little>(list.data(), fl->data(), fl->size());
+        f.count = fl->size();
+      } else if (auto* in = std::get_if<std::vector<std::int64_t>>(&value)) {
+        for (auto x : *in) protobuf_wire::put_varint(list, static_cast<std::uint64_t>(x));
+        f.count = in->size();
+      }
+      f.data = list;
+      f.key = owned_.emplace_back(key);
+    }
+  }
+
+  std::vector<feature_view> features_;
+  std::deque<std::string> owned_;  // deque: views into it stay valid as it grows
+};
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,283 @@
+// Tables over TFRecord files: specifiers, ordinal and feature keys, scripts pointing at
+// records, indexes, shards, compression, and the errors a table reports for bad records.
+#include <tablio/tablio.hpp>
+
+#include "test_support.hpp"
+
+using namespace tablio;
+
+namespace {
+
+example make_example(int i) {
+  example ex;
+  ex.set("label", std::vector<std::int64_t>{i});
+  ex.set("pixels", std::vector<float>{0.5f * i, -1.0f, 3.25f});
+  ex.set("name", std::vector<std::string>{"item" + std::to_string(i)});
+  return ex;
+}
+
+std::string key_of(int i) { return "utt" + std::to_string(100 + i); }
+
+// Writes n Examples under keys utt100... to a wspecifier.
+void write_examples(const std::string& wspec, int n) {
+  table_writer<example_holder> out(wspec);
+  for (int i = 0; i < n; ++i) out.write(key_of(i), make_example(i));
+  out.close();
+}
+
+std::vector<std::pair<std::string, example>> read_all(const std::string& rspec) {
+  std::vector<std::pair<std::string, example>> got;
+  for (auto& [key, value] : sequential_table_reader<example_holder>(rspec)) got.emplace_back(key, value);
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("tfrecord specifiers", "[tfrecord][specifier]") {
+  auto w = parse_wspecifier("tfrecord,scp,key=utt,gzip:a.tfrecord,a.scp");
+  REQUIRE(w);
+  CHECK(w->kind == wspecifier_kind::tfrecord_and_script);
+  CHECK(w->archive == "a.tfrecord");
+  CHECK(w->script == "a.scp");
+  CHECK(w->records.key_feature == "utt");
+  CHECK(w->compression == output_compression::gzip);
+  CHECK(parse_wspecifier("tfrecord:-")->kind == wspecifier_kind::tfrecord);
+  auto r = parse_rspecifier("tfrecord,key=k,shard=2/8:train@16");
+  REQUIRE(r);
+  CHECK(r->kind == rspecifier_kind::tfrecord);
+  CHECK(r->shard_index == 2);
+  CHECK(r->shard_count == 8);
+  CHECK(parse_rspecifier("scp,key=k:a.scp")->records.key_feature == "k");
+  for (const char* bad : {"ark,key=k:a.ark", "ark,gzip:a.ark", "tfrecord,ark:a", "ark,tfrecord:a",
+                          "tfrecord,key=:a", "tfrecord,shard=3/3:a"})
+    CHECK_FALSE(parse_wspecifier(bad));
+  for (const char* bad : {"ark,key=k:a", "scp,shard=0/2:a", "tfrecord,shard=2/2:a", "tfrecord,shard=1:a",
+                          "tfrecord,shard=a/2:a", "tfrecord,gzip:a", "tfrecord,scp:a"})
+    CHECK_FALSE(parse_rspecifier(bad));
+}
+
+TEST_CASE("a tfrecord table is a TFRecord file of the holder's records", "[tfrecord][table]") {
+  test::temp_dir dir;
+  write_examples("tfrecord:" + (dir / "a.tfrecord"), 3);
+  // The file is exactly what the framing writes for the encoded Examples.
+  std::string expected;
+  {
+    tfrecord_writer w(memory_writer(expected));
+    for (int i = 0; i < 3; ++i) w.write(encode_example(make_example(i)));
+    w.close();
+  }
+  CHECK(test::read_file(dir / "a.tfrecord") == expected);
+  auto got = read_all("tfrecord:" + (dir / "a.tfrecord"));
+  REQUIRE(got.size() == 3);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(got[i].first == ordinal_key(i));
+    CHECK(got[i].second == make_example(i));
+  }
+  CHECK(ordinal_key(0) == "00000000");
+  CHECK(ordinal_key(123456789012) == "123456789012");
+}
+
+TEST_CASE("keys kept in a bytes feature survive ark -> tfrecord -> ark", "[tfrecord][table]") {
+  test::temp_dir dir;
+  write_examples("ark:" + (dir / "in.ark"), 5);
+  {
+    table_writer<example_holder> out("tfrecord,key=utt:" + (dir / "mid.tfrecord"));
+    for (auto& [key, value] : sequential_table_reader<example_holder>("ark:" + (dir / "in.ark")))
+      out.write(key, value);
+  }
+  // The key is a feature of each record...
+  {
+    tfrecord_reader r(open_tfrecord_input(dir / "mid.tfrecord"));
+    std::string_view rec;
+    REQUIRE(r.next(rec));
+    example first = decode_example(rec);
+    REQUIRE(first.get<std::string>("utt"));
+    CHECK(first.get<std::string>("utt")->at(0) == key_of(0));
+  }
+  // ...and is taken out again on reading.
+  {
+    table_writer<example_holder> out("ark:" + (dir / "out.ark"));
+    for (auto& [key, value] :
+         sequential_table_reader<example_holder>("tfrecord,key=utt:" + (dir / "mid.tfrecord")))
+      out.write(key, value);
+  }
+  CHECK(test::read_file(dir / "out.ark") == test::read_file(dir / "in.ark"));
+  // Without key=, the records keep the feature and keys are ordinals.
+  auto plain = read_all("tfrecord:" + (dir / "mid.tfrecord"));
+  CHECK(plain[1].first == "00000001");
+  CHECK(plain[1].second.get<std::string>("utt")->at(0) == key_of(1));
+}
+
+TEST_CASE("SequenceExamples keep their key in the context", "[tfrecord][table]") {
+  test::temp_dir dir;
+  sequence_example seq;
+  seq.context.set("length", std::vector<std::int64_t>{2});
+  seq.feature_lists["frames"].features = {std::vector<float>{1, 2}, std::vector<float>{3, 4}};
+  {
+    table_writer<sequence_example_holder> out("tfrecord,key=id:" + (dir / "s.tfrecord"));
+    out.write("first", seq);
+  }
+  sequential_table_reader<sequence_example_holder> in("tfrecord,key=id:" + (dir / "s.tfrecord"));
+  REQUIRE(!in.done());
+  CHECK(in.key() == "first");
+  CHECK(in.value().context.features == seq.context.features);
+  CHECK(in.value().feature_lists == seq.feature_lists);
+}
+
+TEST_CASE("tfrecord,scp writes a script of record offsets for random access", "[tfrecord][table][scp]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  write_examples("tfrecord,scp,key=utt:d.tfrecord,d.scp", 4);
+  std::string script = test::read_file("d.scp");
+  CHECK(script.starts_with("utt100 d.tfrecord:0\nutt101 d.tfrecord:"));
+  // The built index is the same script.
+  std::string rebuilt;
+  {
+    script_writer w(memory_writer(rebuilt));
+    for (const auto& e : index_tfrecord("tfrecord,key=utt:d.tfrecord")) w.write(e.key, e.rxfilename);
+    w.close();
+  }
+  CHECK(rebuilt == script);
+  write_tfrecord_index("tfrecord,key=utt:d.tfrecord", "again.scp");
+  CHECK(test::read_file("again.scp") == script);
+
+  random_access_table_reader<example_holder> by_script("scp,key=utt:d.scp");
+  CHECK(by_script.at("utt102") == make_example(2));
+  CHECK(by_script.at("utt100") == make_example(0));
+  CHECK_FALSE(by_script.contains("utt999"));
+  // Without key=, the key feature stays in the value.
+  random_access_table_reader<example_holder> raw("scp:d.scp");
+  CHECK(raw.at("utt103").get<std::string>("utt")->at(0) == "utt103");
+  // A tfrecord: specifier is indexed at open.
+  random_access_table_reader<example_holder> direct("tfrecord,key=utt:d.tfrecord");
+  CHECK(direct.at("utt101") == make_example(1));
+  random_access_table_reader<example_holder> ordinals("tfrecord:d.tfrecord");
+  CHECK(ordinals.at("00000003").get<std::int64_t>("label")->at(0) == 3);
+  // Sequential reading of the script gives the same values.
+  int n = 0;
+  for (auto& [key, value] : sequential_table_reader<example_holder>("scp,key=utt:d.scp")) {
+    CHECK(key == key_of(n));
+    CHECK(value == make_example(n));
+    ++n;
+  }
+  CHECK(n == 4);
+}
+
+TEST_CASE("a script whose record holds another key is an error", "[tfrecord][table][bad]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  write_examples("tfrecord,scp,key=utt:d.tfrecord,d.scp", 2);
+  std::string script = test::read_file("d.scp");
+  { std::ofstream("swapped.scp") << "utt100 " << script.substr(script.find('\n') + 8); }
+  random_access_table_reader<example_holder> in("scp,key=utt:swapped.scp");
+  CHECK_THROWS_WITH(in.at("utt100"), Catch::Contains("the record of key 'utt101'"));
+}
+
+TEST_CASE("holders without a record form store their binary object", "[tfrecord][table]") {
+  test::temp_dir dir;
+  {
+    table_writer<holder<matrix<float>>> out("tfrecord,scp:" + (dir / "m.tfrecord") + "," + (dir / "m.scp"));
+    out.write("a", matrix<float>(2, 3, std::vector<float>(6, 1.5f)));
+  }
+  tfrecord_reader r(open_tfrecord_input(dir / "m.tfrecord"));
+  std::string_view rec;
+  REQUIRE(r.next(rec));
+  CHECK(rec.substr(0, 5) == std::string_view("\0BFM ", 5));
+  sequential_table_reader<holder<matrix<float>>> in("tfrecord:" + (dir / "m.tfrecord"));
+  CHECK(in.value() == matrix<float>(2, 3, std::vector<float>(6, 1.5f)));
+  CHECK_THROWS_WITH(table_writer<holder<matrix<float>>>("tfrecord,key=k:" + (dir / "x.tfrecord")),
+                    Catch::Contains("key=NAME"));
+  // A record with bytes after the object is an error naming the record's offset.
+  {
+    tfrecord_writer w(open_output(dir / "extra.tfrecord"));
+    w.write(std::string(rec) + "junk");
+    w.close();
+  }
+  CHECK_THROWS_WITH(
+      sequential_table_reader<holder<matrix<float>>>("tfrecord:" + (dir / "extra.tfrecord")),
+      Catch::Contains("extra.tfrecord' at byte 51 (key '00000000')") && Catch::Contains("4 more bytes"));
+}
+
+TEST_CASE("bytes_holder stores records unchanged", "[tfrecord][table]") {
+  test::temp_dir dir;
+  const std::string path = test::data_path("tfrecord/generated/tutorial10.tfrecord");
+  table_writer<bytes_holder> out("tfrecord:" + (dir / "copy.tfrecord"));
+  for (auto& [key, value] : sequential_table_reader<bytes_holder>("tfrecord:" + path)) out.write(key, value);
+  out.close();
+  CHECK(test::read_file(dir / "copy.tfrecord") == test::read_file(path));
+}
+
+TEST_CASE("shards: lists, patterns, name@N and shard=I/N", "[tfrecord][table][shard]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  CHECK(shard_name("train", 3, 128) == "train-00003-of-00128");
+  int next = 0;
+  for (int s = 0; s < 3; ++s) {
+    table_writer<example_holder> out("tfrecord,key=utt:" + shard_name("train", s, 3));
+    for (int i = 0; i < 4; ++i, ++next) out.write(key_of(next), make_example(next));
+  }
+  auto keys = [](const std::string& rspec) {
+    std::vector<std::string> k;
+    for (auto& [key, value] : sequential_table_reader<example_holder>(rspec)) k.push_back(key);
+    return k;
+  };
+  std::vector<std::string> all;
+  for (int i = 0; i < 12; ++i) all.push_back(key_of(i));
+  CHECK(keys("tfrecord,key=utt:train@3") == all);
+  CHECK(keys("tfrecord,key=utt:train-*-of-00003") == all);
+  CHECK(keys("tfrecord,key=utt:train-00000-of-00003,train-00002-of-00003").size() == 8);
+  std::vector<std::string> odd;
+  for (int i = 1; i < 12; i += 2) odd.push_back(key_of(i));
+  CHECK(keys("tfrecord,key=utt,shard=1/2:train@3") == odd);
+  // Ordinals count over all files.
+  CHECK(keys("tfrecord,shard=2/5:train@3") == std::vector<std::string>{"00000002", "00000007"});
+  CHECK_THROWS_WITH(keys("tfrecord:nothing-*"), Catch::Contains("no file matches"));
+  random_access_table_reader<example_holder> any("tfrecord,key=utt:train@3");
+  CHECK(any.at(key_of(9)) == make_example(9));
+}
+
+TEST_CASE("compressed tfrecord tables", "[tfrecord][table][zlib]") {
+  test::temp_dir dir;
+  write_examples("tfrecord:" + (dir / "plain.tfrecord"), 3);
+#if defined(TABLIO_WITH_ZLIB)
+  write_examples("tfrecord,key=utt:" + (dir / "a.tfrecord.gz"), 3);
+  write_examples("tfrecord,zlib:" + (dir / "b.tfrecord"), 3);
+  CHECK(detect_compression(test::read_file(dir / "a.tfrecord.gz")) == compression::gzip);
+  CHECK(detect_compression(test::read_file(dir / "b.tfrecord")) == compression::zlib);
+  CHECK(read_all("tfrecord,key=utt:" + (dir / "a.tfrecord.gz"))[2].first == key_of(2));
+  CHECK(read_all("tfrecord:" + (dir / "b.tfrecord")) == read_all("tfrecord:" + (dir / "plain.tfrecord")));
+  write_examples("tfrecord,nz:" + (dir / "c.tfrecord.gz"), 3);
+  CHECK(test::read_file(dir / "c.tfrecord.gz") == test::read_file(dir / "plain.tfrecord"));
+  CHECK_THROWS_WITH(write_examples("tfrecord,scp,gzip:" + (dir / "d") + "," + (dir / "d.scp"), 1),
+                    Catch::Contains("compressed"));
+  CHECK_THROWS_WITH(index_tfrecord("tfrecord:" + (dir / "a.tfrecord.gz")),
+                    Catch::Contains("gzip-compressed"));
+#else
+  CHECK_THROWS_WITH(write_examples("tfrecord:" + (dir / "a.tfrecord.gz"), 1),
+                    Catch::Contains("tablio::zlib"));
+#endif
+}
+
+TEST_CASE("bad records in a tfrecord table", "[tfrecord][table][bad]") {
+  const std::string bad = test::data_path("tfrecord/corrupt/bad_datacrc.tfrecord");
+  // The first records are good; the bad one is a data-loss error at its offset.
+  std::vector<std::string> keys;
+  try {
+    for (auto& [key, value] : sequential_table_reader<example_holder>("tfrecord:" + bad)) keys.push_back(key);
+    FAIL("no error");
+  } catch (const data_loss_error& e) {
+    CHECK(e.path() == bad);
+    CHECK(e.offset().has_value());
+  }
+  CHECK(!keys.empty());
+  // Under p the table ends there and says why.
+  sequential_table_reader<example_holder> p("tfrecord,p:" + bad);
+  std::size_t n = 0;
+  for (; !p.done(); p.next()) ++n;
+  CHECK(n == keys.size());
+  CHECK_THAT(p.error(), Catch::Contains("corrupted record"));
+  // A missing key feature names it.
+  CHECK_THROWS_WITH(read_all("tfrecord,key=utt:" + test::data_path("tfrecord/generated/tutorial10.tfrecord")),
+                    Catch::Contains("bytes feature 'utt'") && Catch::Contains("no such feature") &&
+                        Catch::Contains("at byte 12 (key '00000000')"));
+}
