@@ -189,7 +189,7 @@ TEST_CASE("example_view sees the values decode_example sees", "[example][view]")
   CHECK(std::bit_cast<std::uint32_t>(view.floats("feature3")[0]) == 1055080971u);
   CHECK(view.floats("feature0").empty());  // another kind: an empty list
   CHECK(view.find("nope") == nullptr);
-  float out[1];
+  float out[1] = {};
   view.floats("feature3").copy_to(out);
   CHECK(std::bit_cast<std::uint32_t>(out[0]) == 1055080971u);
 }

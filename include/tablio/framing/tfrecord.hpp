@@ -23,9 +23,16 @@
 TABLIO_BEGIN_NAMESPACE
 
 // A TensorFlow DATA_LOSS condition: the file is not a valid TFRecord file from here on.
+// found() is TensorFlow's message ("corrupted record at 115", "truncated record at 901").
 class data_loss_error : public format_error {
  public:
-  using format_error::format_error;
+  enum class cause { corrupted_header, truncated_data, corrupted_data };
+  data_loss_error(error_location where, std::string expected, std::string found, enum cause c)
+      : format_error(std::move(where), std::move(expected), std::move(found)), cause_(c) {}
+  enum cause cause() const noexcept { return cause_; }
+
+ private:
+  enum cause cause_;
 };
 
 class tfrecord_writer {
@@ -78,7 +85,8 @@ namespace detail {
 
 [[noreturn]] inline void tfrecord_truncated(const reader& in, const tfrecord_record_info& info) {
   throw data_loss_error({in.name(), info.offset, {}}, std::to_string(info.length) + " record bytes and a CRC",
-                        "truncated record at " + std::to_string(info.offset));
+                        "truncated record at " + std::to_string(info.offset),
+                        data_loss_error::cause::truncated_data);
 }
 
 // Reads one record at the current position of `in` into `record` (a view into the reader's
@@ -98,7 +106,8 @@ inline bool read_tfrecord(reader& in, std::string& scratch, std::string_view& re
   if (!is_tfrecord_header({h, 12}))
     throw data_loss_error({in.name(), info.offset, {}}, "a record header whose CRC matches",
                           "corrupted record at " + std::to_string(info.offset) +
-                              (info.offset == 0 ? " (Is this even a TFRecord file?)" : ""));
+                              (info.offset == 0 ? " (Is this even a TFRecord file?)" : ""),
+                          data_loss_error::cause::corrupted_header);
   info.length = load<std::endian::little, std::uint64_t>(h);
   info.masked_length_crc = load<std::endian::little, std::uint32_t>(h + 8);
   in.advance(12);
@@ -118,7 +127,8 @@ inline bool tfrecord_data_crc_matches(std::string_view record, const tfrecord_re
 
 [[noreturn]] inline void tfrecord_corrupted_data(const reader& in, const tfrecord_record_info& info) {
   throw data_loss_error({in.name(), info.offset + 12, {}}, "record data whose CRC matches",
-                        "corrupted record at " + std::to_string(info.offset + 12));
+                        "corrupted record at " + std::to_string(info.offset + 12),
+                        data_loss_error::cause::corrupted_data);
 }
 
 }  // namespace detail
@@ -130,7 +140,8 @@ inline std::string_view read_tfrecord_at(reader& in, std::string& scratch) {
   std::string_view record;
   if (!detail::read_tfrecord(in, scratch, record, info))
     throw data_loss_error({in.name(), info.offset, {}}, "a TFRecord record",
-                          info.truncated_header ? "a partial header" : "end of file");
+                          info.truncated_header ? "a partial header" : "end of file",
+                          data_loss_error::cause::truncated_data);
   if (!detail::tfrecord_data_crc_matches(record, info)) detail::tfrecord_corrupted_data(in, info);
   return record;
 }

@@ -1,0 +1,20 @@
+# Runs tfrecord_dump on FILE and compares its output with FILE.expect: the same lines, the
+# same exit status. The expectation's "name" fields (labels of the test records) are not
+# part of the dump; in raw mode only the framing fields are compared.
+set(args --as ${AS})
+if(FILE MATCHES "mnist")
+  list(APPEND args --digest-after 10)
+endif()
+execute_process(COMMAND ${DUMP} ${args} ${FILE} OUTPUT_VARIABLE got RESULT_VARIABLE rc)
+file(READ ${FILE}.expect expected)
+string(REGEX REPLACE ",\"name\":\"[^\"]*\"" "" expected "${expected}")
+if(AS STREQUAL "raw")
+  string(REGEX REPLACE "(\"crc\":[0-9]+),\"example\":[^\n]*" "\\1}" expected "${expected}")
+endif()
+if(NOT rc EQUAL STATUS)
+  message(FATAL_ERROR "exit status ${rc}, expected ${STATUS}")
+endif()
+if(NOT got STREQUAL expected)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/dump-got.jsonl "${got}")
+  message(FATAL_ERROR "the dump of ${FILE} differs from its expectation (written to dump-got.jsonl)")
+endif()
