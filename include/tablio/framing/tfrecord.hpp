@@ -114,10 +114,16 @@ inline bool read_tfrecord(reader& in, std::string& scratch, std::string_view& re
   if (auto rem = in.remaining();
       (rem && info.length + 4 > *rem) || info.length > in.limits().max_record_bytes)
     tfrecord_truncated(in, info);
-  record = in.read_view(static_cast<std::size_t>(info.length), scratch, "record bytes");
-  char footer[4];
-  if (in.read_some(footer, 4) != 4) tfrecord_truncated(in, info);
-  info.masked_crc = load<std::endian::little, std::uint32_t>(footer);
+  // Data and CRC in one view: reading the CRC separately could refill the window and
+  // invalidate a view of data that ended exactly at the window's end.
+  std::string_view data_and_crc;
+  try {
+    data_and_crc = in.read_view(static_cast<std::size_t>(info.length) + 4, scratch, "record bytes");
+  } catch (const format_error&) {
+    tfrecord_truncated(in, info);
+  }
+  record = data_and_crc.substr(0, data_and_crc.size() - 4);
+  info.masked_crc = load<std::endian::little, std::uint32_t>(data_and_crc.data() + record.size());
   return true;
 }
 
