@@ -281,3 +281,68 @@ TEST_CASE("bad records in a tfrecord table", "[tfrecord][table][bad]") {
                     Catch::Contains("bytes feature 'utt'") && Catch::Contains("no such feature") &&
                         Catch::Contains("at byte 12 (key '00000000')"));
 }
+
+namespace {
+enum class split : std::uint8_t { train, test };
+struct digit {
+  std::int64_t label;
+  std::vector<float> image;
+  std::string source;
+  split part;
+  double weight;
+  std::array<std::int32_t, 2> shape;
+  std::optional<std::string> note;
+};
+}  // namespace
+
+template <>
+struct tablio::example_field_names<digit> {
+  static constexpr std::array names{"label", "image", "source", "split", "weight", "shape", "note"};
+};
+
+TEST_CASE("a user's aggregate as an Example, with explicit feature names", "[example][mapping]") {
+  digit d{7, {0.5f, 1.0f}, "mnist", split::test, 0.25, {28, 28}, std::nullopt};
+  example ex = to_example(d);
+  CHECK(*ex.get<std::int64_t>("label") == std::vector<std::int64_t>{7});
+  CHECK(*ex.get<float>("image") == std::vector<float>{0.5f, 1.0f});
+  CHECK(*ex.get<std::string>("source") == std::vector<std::string>{"mnist"});
+  CHECK(*ex.get<std::int64_t>("split") == std::vector<std::int64_t>{1});
+  CHECK(*ex.get<float>("weight") == std::vector<float>{0.25f});
+  CHECK(*ex.get<std::int64_t>("shape") == std::vector<std::int64_t>{28, 28});
+  CHECK(ex.features.count("note") == 0);
+  digit back = from_example<digit>(ex);
+  CHECK(back.label == 7);
+  CHECK(back.image == d.image);
+  CHECK(back.part == split::test);
+  CHECK(back.shape == d.shape);
+  CHECK_FALSE(back.note);
+  ex.set("note", std::vector<std::string>{"hi"});
+  CHECK(from_example<digit>(ex).note == "hi");
+
+  example bad = to_example(d);
+  bad.features.erase("label");
+  CHECK_THROWS_WITH(from_example<digit>(bad, "r"),
+                    Catch::Contains("feature 'label'") && Catch::Contains("no such feature"));
+  bad = to_example(d);
+  bad.set("label", std::vector<float>{1});
+  CHECK_THROWS_WITH(from_example<digit>(bad),
+                    Catch::Contains("an int64 list") && Catch::Contains("a float list"));
+  bad.set("label", std::vector<std::int64_t>{1, 2});
+  CHECK_THROWS_WITH(from_example<digit>(bad), Catch::Contains("one value") && Catch::Contains("2 values"));
+  bad = to_example(d);
+  bad.set("shape", std::vector<std::int64_t>{28});
+  CHECK_THROWS_WITH(from_example<digit>(bad), Catch::Contains("2 values") && Catch::Contains("1 values"));
+
+  // Through a keyed TFRecord table and back.
+  test::temp_dir dir;
+  {
+    table_writer<example_struct_holder<digit>> out("tfrecord,key=id:" + (dir / "d.tfrecord"));
+    out.write("seven", d);
+  }
+  sequential_table_reader<example_struct_holder<digit>> in("tfrecord,key=id:" + (dir / "d.tfrecord"));
+  CHECK(in.key() == "seven");
+  CHECK(in.value().image == d.image);
+  // The records are plain Examples for any reader.
+  sequential_table_reader<example_holder> plain("tfrecord:" + (dir / "d.tfrecord"));
+  CHECK(plain.value().get<std::string>("id")->at(0) == "seven");
+}

@@ -5,9 +5,9 @@
 #include <tablio/types/example.hpp>
 #include <tablio/types/example_view.hpp>
 
-#include <catch2/catch.hpp>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <catch2/catch.hpp>
 
 #include <bit>
 #include <random>

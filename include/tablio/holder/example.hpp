@@ -7,11 +7,13 @@
 // bytes are stored as a bytes_holder stores them.
 //
 // example_view_holder reads without copying: its value views the record and is valid until
-// the table moves on.
+// the table moves on. example_struct_holder<T> holds a user's aggregate stored as an Example
+// (see types/example_mapping.hpp).
 #pragma once
 
 #include <tablio/holder/bytes.hpp>
 #include <tablio/types/example.hpp>
+#include <tablio/types/example_mapping.hpp>
 #include <tablio/types/example_view.hpp>
 
 #include <string>
@@ -116,6 +118,30 @@ class example_view_holder : public holder_storage<example_view> {
 
  private:
   bytes_holder bytes_;
+};
+
+template <class T>
+class example_struct_holder : public holder_storage<T> {
+ public:
+  static void write(writer& w, bool binary, const T& v) { example_holder::write(w, binary, to_example(v)); }
+  void read(reader& r) {
+    example_.read(r);
+    from_example(example_.value(), this->value_, r.name());
+  }
+  static void encode_record(std::string& out, const T& v) { encode_example(to_example(v), out); }
+  static void encode_record(std::string& out, const T& v, std::string_view key_name, std::string_view key) {
+    example_holder::encode_record(out, to_example(v), key_name, key);
+  }
+  void decode_record(std::string_view bytes, const std::string& name) {
+    example_.decode_record(bytes, name);
+    from_example(example_.value(), this->value_, name);
+  }
+  std::string take_record_key(std::string_view key_name, const std::string& name) {
+    return example_.take_record_key(key_name, name);
+  }
+
+ private:
+  example_holder example_;
 };
 
 TABLIO_END_NAMESPACE

@@ -155,6 +155,13 @@ inline reader memory_reader(std::string_view bytes, std::string name = "<memory>
                             const limits& lim = default_limits) {
   return reader(memory_source(bytes), std::move(name), lim);
 }
+inline reader memory_reader(const std::string& bytes, std::string name = "<memory>",
+                            const limits& lim = default_limits) {
+  return memory_reader(std::string_view(bytes), std::move(name), lim);
+}
+// The reader would outlive a temporary string.
+reader memory_reader(std::string&& bytes, std::string name = "<memory>",
+                     const limits& lim = default_limits) = delete;
 
 // A writer appending to `out`; `out` has its final size once the writer is flushed or closed.
 template <class Container>
