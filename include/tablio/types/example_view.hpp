@@ -23,18 +23,54 @@ TABLIO_BEGIN_NAMESPACE
 
 enum class feature_kind : std::uint8_t { none, bytes, floats, int64s };
 
-// The values of a bytes list, as string_views into the record.
-class bytes_list_view {
+namespace detail {
+
+// Reads a varint that was validated when the record was parsed.
+inline std::uint64_t read_checked_varint(const char*& p) noexcept {
+  std::uint64_t v = 0;
+  for (int shift = 0;; shift += 7) {
+    auto b = static_cast<unsigned char>(*p++);
+    v |= static_cast<std::uint64_t>(b & 0x7F) << shift;
+    if (!(b & 0x80)) return v;
+  }
+}
+
+// A bytes list's entries: tag 0x0A, a varint length, the bytes.
+struct bytes_entry_decoder {
+  using value_type = std::string_view;
+  using owned_type = std::string;
+  static std::string_view next(const char*& p) noexcept {
+    ++p;
+    auto n = static_cast<std::size_t>(read_checked_varint(p));
+    std::string_view v(p, n);
+    p += n;
+    return v;
+  }
+};
+
+// A packed int64 list's varints.
+struct int64_decoder {
+  using value_type = std::int64_t;
+  using owned_type = std::int64_t;
+  static std::int64_t next(const char*& p) noexcept {
+    return static_cast<std::int64_t>(read_checked_varint(p));
+  }
+};
+
+// Values encoded back to back, decoded as they are iterated.
+template <class Decoder>
+class encoded_list_view {
  public:
+  using value_type = typename Decoder::value_type;
   class iterator {
    public:
-    using value_type = std::string_view;
+    using value_type = typename Decoder::value_type;
     using difference_type = std::ptrdiff_t;
     iterator() = default;
     iterator(const char* p, const char* end) : p_(p), end_(end) { load(); }
-    std::string_view operator*() const { return current_; }
+    value_type operator*() const { return current_; }
     iterator& operator++() {
-      p_ = current_.data() + current_.size();
+      p_ = next_;
       load();
       return *this;
     }
@@ -46,36 +82,37 @@ class bytes_list_view {
     bool operator==(const iterator& o) const { return p_ == o.p_; }
 
    private:
-    // The list was validated when parsed: every entry is tag 0x0A, a varint length, bytes.
     void load() {
       if (p_ == end_) return;
-      const char* q = p_ + 1;
-      std::uint64_t n = 0;
-      for (int shift = 0;; shift += 7) {
-        auto b = static_cast<unsigned char>(*q++);
-        n |= static_cast<std::uint64_t>(b & 0x7F) << shift;
-        if (!(b & 0x80)) break;
-      }
-      current_ = {q, static_cast<std::size_t>(n)};
+      next_ = p_;
+      current_ = Decoder::next(next_);
     }
     const char* p_ = nullptr;
     const char* end_ = nullptr;
-    std::string_view current_;
+    const char* next_ = nullptr;
+    value_type current_{};
   };
 
-  bytes_list_view() = default;
-  bytes_list_view(std::string_view entries, std::size_t count) : entries_(entries), count_(count) {}
+  encoded_list_view() = default;
+  encoded_list_view(std::string_view bytes, std::size_t count) : bytes_(bytes), count_(count) {}
   std::size_t size() const noexcept { return count_; }
   bool empty() const noexcept { return count_ == 0; }
-  iterator begin() const { return {entries_.data(), entries_.data() + entries_.size()}; }
-  iterator end() const { return {entries_.data() + entries_.size(), entries_.data() + entries_.size()}; }
-  std::string_view front() const { return *begin(); }
-  std::vector<std::string> to_vector() const { return {begin(), end()}; }
+  iterator begin() const { return {bytes_.data(), bytes_.data() + bytes_.size()}; }
+  iterator end() const { return {bytes_.data() + bytes_.size(), bytes_.data() + bytes_.size()}; }
+  value_type front() const { return *begin(); }
+  std::vector<typename Decoder::owned_type> to_vector() const { return {begin(), end()}; }
 
  private:
-  std::string_view entries_;
+  std::string_view bytes_;
   std::size_t count_ = 0;
 };
+
+}  // namespace detail
+
+// The values of a bytes list, as string_views into the record.
+using bytes_list_view = detail::encoded_list_view<detail::bytes_entry_decoder>;
+// A packed list of int64 varints, decoded as it is iterated.
+using int64_list_view = detail::encoded_list_view<detail::int64_decoder>;
 
 // A packed list of little-endian floats. The bytes in a record are not aligned for float,
 // so elements are loaded, not referenced; copy_to moves them in bulk.
@@ -124,61 +161,6 @@ class float_list_view {
 
  private:
   std::string_view bytes_;
-};
-
-// A packed list of int64 varints, decoded as it is iterated.
-class int64_list_view {
- public:
-  class iterator {
-   public:
-    using value_type = std::int64_t;
-    using difference_type = std::ptrdiff_t;
-    iterator() = default;
-    iterator(const char* p, const char* end) : p_(p), end_(end) { load(); }
-    std::int64_t operator*() const noexcept { return current_; }
-    iterator& operator++() {
-      p_ = next_;
-      load();
-      return *this;
-    }
-    iterator operator++(int) {
-      iterator old = *this;
-      ++*this;
-      return old;
-    }
-    bool operator==(const iterator& o) const { return p_ == o.p_; }
-
-   private:
-    void load() {  // validated when parsed
-      if (p_ == end_) return;
-      std::uint64_t v = 0;
-      const char* q = p_;
-      for (int shift = 0;; shift += 7) {
-        auto b = static_cast<unsigned char>(*q++);
-        v |= static_cast<std::uint64_t>(b & 0x7F) << shift;
-        if (!(b & 0x80)) break;
-      }
-      current_ = static_cast<std::int64_t>(v);
-      next_ = q;
-    }
-    const char* p_ = nullptr;
-    const char* end_ = nullptr;
-    const char* next_ = nullptr;
-    std::int64_t current_ = 0;
-  };
-
-  int64_list_view() = default;
-  int64_list_view(std::string_view packed, std::size_t count) : packed_(packed), count_(count) {}
-  std::size_t size() const noexcept { return count_; }
-  bool empty() const noexcept { return count_ == 0; }
-  iterator begin() const { return {packed_.data(), packed_.data() + packed_.size()}; }
-  iterator end() const { return {packed_.data() + packed_.size(), packed_.data() + packed_.size()}; }
-  std::int64_t front() const { return *begin(); }
-  std::vector<std::int64_t> to_vector() const { return {begin(), end()}; }
-
- private:
-  std::string_view packed_;
-  std::size_t count_ = 0;
 };
 
 // One feature of a viewed Example. `data` is the list in its canonical wire form: bytes
