@@ -10,6 +10,7 @@
 #include <tablio/core/owned.hpp>
 #include <tablio/core/version.hpp>
 #include <tablio/framing/ark.hpp>
+#include <tablio/framing/idx.hpp>
 #include <tablio/framing/scp.hpp>
 #include <tablio/framing/tfrecord.hpp>
 #include <tablio/holder/example.hpp>

@@ -1,0 +1,409 @@
+// IDX files (MNIST's format): a 4-byte magic 00 00 TYPE NDIMS, NDIMS big-endian uint32
+// dimensions, then the values, big-endian, in C order. Dimension 0 counts the items; item i
+// starts at header + i * item_bytes, so access to any item is arithmetic.
+//
+// idx_file reads a whole file: mapped into memory when it is a plain file, inflated into
+// memory when it is GZIP-compressed (with the tablio::zlib component), or read from a pipe.
+// Every header field is checked (the two zero bytes, the type, the dimensions, products that
+// overflow, the size of the file) before anything is allocated. idx_writer writes one, and
+// patches the item count in the header at close when it was not given up front.
+#pragma once
+
+#include <tablio/core/endian.hpp>
+#include <tablio/core/error.hpp>
+#include <tablio/core/minmax.hpp>
+#include <tablio/stream/compression.hpp>
+#include <tablio/stream/filename.hpp>
+#include <tablio/stream/memory.hpp>
+#include <tablio/stream/mmap.hpp>
+#include <tablio/stream/reader.hpp>
+#include <tablio/stream/writer.hpp>
+#if defined(TABLIO_WITH_ZLIB)
+#include <tablio/stream/zlib.hpp>
+#endif
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+enum class idx_type : std::uint8_t { u8 = 0x08, i8 = 0x09, i16 = 0x0B, i32 = 0x0C, f32 = 0x0D, f64 = 0x0E };
+
+inline bool is_idx_type(std::uint8_t code) noexcept {
+  return code == 0x08 || code == 0x09 || (code >= 0x0B && code <= 0x0E);
+}
+inline std::size_t idx_type_size(idx_type t) noexcept {
+  switch (t) {
+    case idx_type::u8:
+    case idx_type::i8:
+      return 1;
+    case idx_type::i16:
+      return 2;
+    case idx_type::i32:
+    case idx_type::f32:
+      return 4;
+    case idx_type::f64:
+      return 8;
+  }
+  return 0;
+}
+inline const char* idx_type_name(idx_type t) noexcept {
+  switch (t) {
+    case idx_type::u8:
+      return "u8";
+    case idx_type::i8:
+      return "i8";
+    case idx_type::i16:
+      return "i16";
+    case idx_type::i32:
+      return "i32";
+    case idx_type::f32:
+      return "f32";
+    case idx_type::f64:
+      return "f64";
+  }
+  return "?";
+}
+
+// The IDX type that stores T (uint8_t, int8_t, int16_t, int32_t, float, double).
+template <class T>
+constexpr idx_type idx_type_of() {
+  if constexpr (std::is_same_v<T, std::uint8_t>)
+    return idx_type::u8;
+  else if constexpr (std::is_same_v<T, std::int8_t>)
+    return idx_type::i8;
+  else if constexpr (std::is_same_v<T, std::int16_t>)
+    return idx_type::i16;
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    return idx_type::i32;
+  else if constexpr (std::is_same_v<T, float>)
+    return idx_type::f32;
+  else {
+    static_assert(std::is_same_v<T, double>, "IDX stores uint8, int8, int16, int32, float and double");
+    return idx_type::f64;
+  }
+}
+
+struct idx_header {
+  idx_type type = idx_type::u8;
+  std::vector<std::uint32_t> dims;  // dims[0] counts the items
+
+  std::size_t size_bytes() const noexcept { return 4 + 4 * dims.size(); }
+  std::uint64_t items() const noexcept { return dims.empty() ? 0 : dims[0]; }
+  // Values per item: the product of the other dimensions (checked not to overflow on parsing).
+  std::uint64_t item_values() const noexcept {
+    std::uint64_t n = 1;
+    for (std::size_t i = 1; i < dims.size(); ++i) n *= dims[i];
+    return n;
+  }
+  std::uint64_t item_bytes() const noexcept { return item_values() * idx_type_size(type); }
+  std::uint64_t data_bytes() const noexcept { return items() * item_bytes(); }
+  std::span<const std::uint32_t> item_dims() const noexcept {
+    return dims.empty() ? std::span<const std::uint32_t>() : std::span(dims).subspan(1);
+  }
+  std::uint32_t magic() const noexcept {
+    return (static_cast<std::uint32_t>(type) << 8) | static_cast<std::uint32_t>(dims.size());
+  }
+  bool operator==(const idx_header&) const = default;
+};
+
+struct idx_read_options {
+  // Caffe ignores bytes after the data; strict readers (and tablio by default) refuse them.
+  bool allow_trailing_bytes = false;
+};
+
+// Parses and checks a header from its first bytes; `file_bytes` (the whole file's size) is
+// checked against it when known.
+inline idx_header parse_idx_header(std::span<const char> bytes, const std::string& name,
+                                   std::optional<std::uint64_t> file_bytes,
+                                   const idx_read_options& options = {}) {
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
+  auto fail = [&](std::uint64_t offset, std::string expected, std::string found) {
+    throw format_error({name, offset, {}}, std::move(expected), std::move(found));
+  };
+  if (bytes.size() < 4) fail(0, "a 4-byte IDX magic number", std::to_string(bytes.size()) + " bytes");
+  if (byte(0) != 0 || byte(1) != 0) {
+    if (detect_compression(bytes) == compression::gzip)
+      fail(0, "an IDX file (magic 00 00 TT DD)",
+           "gzip data: decompress it first, or read it with tablio::zlib");
+    char found[32];
+    std::snprintf(found, sizeof found, "bytes %02x %02x", byte(0), byte(1));
+    fail(0, "00 00, the start of an IDX magic number", found);
+  }
+  if (!is_idx_type(byte(2))) {
+    char found[32];
+    std::snprintf(found, sizeof found, "type code 0x%02x", byte(2));
+    fail(2, "an IDX type code (08, 09, 0B, 0C, 0D, 0E)", found);
+  }
+  idx_header h;
+  h.type = static_cast<idx_type>(byte(2));
+  std::size_t ndims = byte(3);
+  if (ndims == 0) fail(3, "at least one dimension", "0 dimensions");
+  if (bytes.size() < 4 + 4 * ndims)
+    fail(bytes.size(),
+         std::to_string(4 + 4 * ndims) + " header bytes for " + std::to_string(ndims) + " dimensions",
+         std::to_string(bytes.size()) + " bytes");
+  h.dims.resize(ndims);
+  std::uint64_t values = 1, data = 0;
+  for (std::size_t i = 0; i < ndims; ++i) {
+    h.dims[i] = load<std::endian::big, std::uint32_t>(bytes.data() + 4 + 4 * i);
+    if (__builtin_mul_overflow(values, std::uint64_t{h.dims[i]}, &values))
+      fail(4 + 4 * i, "dimensions whose product fits in 64 bits", "a product of 2^64 or more");
+  }
+  if (__builtin_mul_overflow(values, std::uint64_t{idx_type_size(h.type)}, &data))
+    fail(4, "a data size that fits in 64 bits", "2^64 bytes or more");
+  if (file_bytes) {
+    std::uint64_t have = *file_bytes - h.size_bytes(), need = data;
+    if (have < need)
+      fail(*file_bytes, std::to_string(need) + " data bytes",
+           "only " + std::to_string(have) + " (the file is truncated)");
+    if (have > need && !options.allow_trailing_bytes)
+      fail(h.size_bytes() + need, "the end of the file after " + std::to_string(need) + " data bytes",
+           std::to_string(have - need) + " more bytes");
+  }
+  return h;
+}
+
+// Converts n values of type `stored` (big-endian, at src) to T.
+template <class T>
+void convert_idx_values(idx_type stored, const char* src, std::size_t n, T* out) noexcept {
+  auto each = [&]<class S>(S) {
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = static_cast<T>(load<std::endian::big, S>(src + i * sizeof(S)));
+  };
+  switch (stored) {
+    case idx_type::u8:
+      if constexpr (sizeof(T) == 1 && std::is_unsigned_v<T>)
+        std::memcpy(out, src, n);
+      else
+        each(std::uint8_t{});
+      return;
+    case idx_type::i8:
+      return each(std::int8_t{});
+    case idx_type::i16:
+      return each(std::int16_t{});
+    case idx_type::i32:
+      return each(std::int32_t{});
+    case idx_type::f32:
+      return each(float{});
+    case idx_type::f64:
+      return each(double{});
+  }
+}
+
+class idx_file {
+ public:
+  // Opens an IDX file (any rxfilename; GZIP is inflated when the zlib component is linked).
+  explicit idx_file(const std::string& name, const idx_read_options& options = {},
+                    const open_options& open = {})
+      : name_(name) {
+    if (classify_rxfilename(name) == input_kind::file) {
+      mmap_source mapped(name, access_pattern::random);
+      std::span<const char> all = mapped.contiguous();
+      if (detect_compression(all) != compression::gzip) {
+        mapped_.emplace(std::move(mapped));
+        bytes_ = mapped_->contiguous();
+        header_ = parse_idx_header(bytes_, name_, bytes_.size(), options);
+        return;
+      }
+    }
+    reader in = open_input(name, open);
+    in.ensure(2);
+    if (detect_compression(in.window()) == compression::gzip) {
+#if defined(TABLIO_WITH_ZLIB)
+      limits lim = in.limits();
+      in = reader(zlib_source(std::move(in)), name, lim);
+#else
+      throw format_error({name, 0, {}}, "an IDX file",
+                         "gzip data: decompress it first, or link the tablio::zlib component to read it");
+#endif
+    }
+    read_all(in, options);
+  }
+
+  // Reads an IDX file held in memory (which must outlive this object).
+  idx_file(std::span<const char> bytes, std::string name, const idx_read_options& options = {})
+      : name_(std::move(name)), bytes_(bytes) {
+    header_ = parse_idx_header(bytes_, name_, bytes_.size(), options);
+  }
+
+  const idx_header& header() const noexcept { return header_; }
+  const std::string& name() const noexcept { return name_; }
+  std::uint64_t size() const noexcept { return header_.items(); }
+
+  // Item i's stored bytes (big-endian values).
+  std::span<const char> item_bytes(std::uint64_t i) const {
+    check_index(i);
+    std::size_t n = static_cast<std::size_t>(header_.item_bytes());
+    return bytes_.subspan(header_.size_bytes() + static_cast<std::size_t>(i) * n, n);
+  }
+  // Item i's values converted to T; out must hold header().item_values() values.
+  template <class T>
+  void read_item(std::uint64_t i, std::span<T> out) const {
+    if (out.size() < header_.item_values())
+      throw usage_error("idx_file::read_item: room for " + std::to_string(out.size()) + " values, item has " +
+                        std::to_string(header_.item_values()));
+    convert_idx_values(header_.type, item_bytes(i).data(), static_cast<std::size_t>(header_.item_values()),
+                       out.data());
+  }
+  template <class T>
+  std::vector<T> item(std::uint64_t i) const {
+    std::vector<T> v(static_cast<std::size_t>(header_.item_values()));
+    read_item<T>(i, v);
+    return v;
+  }
+  // Every value of the file, converted to T.
+  template <class T>
+  std::vector<T> values() const {
+    std::vector<T> v(static_cast<std::size_t>(header_.items() * header_.item_values()));
+    convert_idx_values(header_.type, bytes_.data() + header_.size_bytes(), v.size(), v.data());
+    return v;
+  }
+
+ private:
+  void check_index(std::uint64_t i) const {
+    if (i >= size())
+      throw usage_error("item " + std::to_string(i) + " of '" + name_ + "', which has " +
+                        std::to_string(size()));
+  }
+
+  // A stream of unknown length: read the header, then exactly the data it announces (the
+  // allocation bounded by the bytes that actually arrive).
+  void read_all(reader& in, const idx_read_options& options) {
+    char head[4 + 4 * 255];
+    std::size_t got = in.read_some(head, 4);
+    if (got == 4 && head[0] == 0 && head[1] == 0)
+      got += in.read_some(head + 4, 4 * static_cast<unsigned char>(head[3]));
+    header_ = parse_idx_header({head, got}, name_, std::nullopt, options);
+    owned_.assign(head, head + got);
+    std::uint64_t need = header_.data_bytes();
+    while (owned_.size() - got < need) {
+      std::size_t chunk =
+          static_cast<std::size_t>(detail::min_of<std::uint64_t>(need - (owned_.size() - got), 1 << 20));
+      std::size_t at = owned_.size();
+      owned_.resize(at + chunk);
+      std::size_t n = in.read_some(owned_.data() + at, chunk);
+      owned_.resize(at + n);
+      if (n == 0)
+        throw format_error({name_, owned_.size(), {}}, std::to_string(need) + " data bytes",
+                           "only " + std::to_string(owned_.size() - got) + " (the file is truncated)");
+    }
+    if (!options.allow_trailing_bytes && !in.at_end())
+      throw format_error({name_, owned_.size(), {}},
+                         "the end of the file after " + std::to_string(need) + " data bytes", "more bytes");
+    in.close();
+    bytes_ = owned_;
+  }
+
+  std::string name_;
+  std::optional<mmap_source> mapped_;
+  std::vector<char> owned_;
+  std::span<const char> bytes_;
+  idx_header header_;
+};
+
+// Writes an IDX file item by item. With the item count given up front the output may be a
+// pipe; without it, the count is patched into the header at close, which needs a seekable
+// file. close() checks that the items written match a count given up front.
+class idx_writer {
+ public:
+  idx_writer(writer out, idx_type type, std::vector<std::uint32_t> item_dims,
+             std::optional<std::uint32_t> items = std::nullopt)
+      : out_(std::move(out)), items_(items) {
+    header_.type = type;
+    header_.dims.push_back(items.value_or(0));
+    header_.dims.insert(header_.dims.end(), item_dims.begin(), item_dims.end());
+    if (header_.dims.size() > 255) throw usage_error("IDX files have at most 255 dimensions");
+    char head[4 + 4 * 255] = {0, 0, static_cast<char>(type), static_cast<char>(header_.dims.size())};
+    for (std::size_t i = 0; i < header_.dims.size(); ++i)
+      store<std::endian::big>(head + 4 + 4 * i, header_.dims[i]);
+    out_.write(head, header_.size_bytes());
+    values_per_item_ = header_.item_values();
+  }
+  idx_writer(idx_writer&&) noexcept = default;
+  ~idx_writer() {
+    try {
+      close();
+    } catch (const std::exception& e) {
+      report_error(e.what());
+    }
+  }
+
+  // Appends one item of item_values() values, converted to the file's type (big-endian).
+  template <class T>
+  void write_item(std::span<const T> values) {
+    if (values.size() != values_per_item_)
+      throw usage_error("an IDX item of '" + out_.name() + "' has " + std::to_string(values_per_item_) +
+                        " values, not " + std::to_string(values.size()));
+    if (written_ == UINT32_MAX) throw usage_error("IDX files hold at most 2^32-1 items");
+    std::size_t size = idx_type_size(header_.type);
+    scratch_.resize(values.size() * size);
+    char* p = scratch_.data();
+    auto each = [&]<class S>(S) {
+      for (std::size_t i = 0; i < values.size(); ++i)
+        store<std::endian::big>(p + i * sizeof(S), static_cast<S>(values[i]));
+    };
+    switch (header_.type) {
+      case idx_type::u8:
+        each(std::uint8_t{});
+        break;
+      case idx_type::i8:
+        each(std::int8_t{});
+        break;
+      case idx_type::i16:
+        each(std::int16_t{});
+        break;
+      case idx_type::i32:
+        each(std::int32_t{});
+        break;
+      case idx_type::f32:
+        each(float{});
+        break;
+      case idx_type::f64:
+        each(double{});
+        break;
+    }
+    out_.write(scratch_.data(), scratch_.size());
+    ++written_;
+  }
+  std::uint64_t item_values() const noexcept { return values_per_item_; }
+  std::uint64_t written() const noexcept { return written_; }
+
+  void close() {
+    if (!out_.is_open()) return;
+    if (items_ && *items_ != written_) {
+      out_.close();
+      throw format_error({out_.name(), std::nullopt, {}},
+                         std::to_string(*items_) + " items, as the header says",
+                         std::to_string(written_) + " written");
+    }
+    if (!items_) {
+      char count[4];
+      store<std::endian::big>(count, static_cast<std::uint32_t>(written_));
+      try {
+        out_.seek(4);
+      } catch (const usage_error&) {
+        out_.close();
+        throw usage_error("'" + out_.name() + "' cannot seek back to patch the item count: give it up front");
+      }
+      out_.write(count, 4);
+    }
+    out_.close();
+  }
+
+ private:
+  writer out_;
+  std::optional<std::uint32_t> items_;
+  idx_header header_;
+  std::uint64_t values_per_item_ = 0;
+  std::uint64_t written_ = 0;
+  std::vector<char> scratch_;
+};
+
+TABLIO_END_NAMESPACE
