@@ -24,6 +24,7 @@
 #include <tablio/stream/shards.hpp>
 #include <tablio/table/table.hpp>
 #include <tablio/types/compressed_matrix.hpp>
+#include <tablio/types/datum.hpp>
 #include <tablio/types/example.hpp>
 #include <tablio/types/example_mapping.hpp>
 #include <tablio/types/example_view.hpp>

@@ -6,6 +6,7 @@
 // libprotobuf does). Malformed wire data is a format_error.
 #pragma once
 
+#include <tablio/codec/protobuf_wire.hpp>
 #include <tablio/core/endian.hpp>
 #include <tablio/stream/reader.hpp>
 #include <tablio/stream/writer.hpp>
@@ -75,104 +76,6 @@ struct sequence_example {
   std::string unknown_in_feature_lists;  // in FeatureLists
   bool operator==(const sequence_example&) const = default;
 };
-
-namespace protobuf_wire {
-
-enum wire_type : std::uint32_t { varint = 0, fixed64 = 1, length_delimited = 2, fixed32 = 5 };
-
-inline void put_varint(std::string& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-inline std::size_t varint_size(std::uint64_t v) noexcept {
-  // ceil(significant bits / 7), with 0 taking one byte.
-  return static_cast<std::size_t>((9 * (64 - std::countl_zero(v | 1)) + 64) / 64);
-}
-inline char* put_varint(char* p, std::uint64_t v) noexcept {
-  while (v >= 0x80) {
-    *p++ = static_cast<char>(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<char>(v);
-  return p;
-}
-// The bytes a length-delimited field of a one-byte tag and an n-byte body takes.
-inline std::size_t field_size(std::size_t n) noexcept { return 1 + varint_size(n) + n; }
-
-// A bounded view being parsed; errors name the record and the offset in it.
-struct cursor {
-  const char* p;
-  const char* end;
-  const char* begin;
-  const std::string* name;
-
-  [[noreturn]] void fail(const std::string& expected, const std::string& found) const {
-    throw format_error({*name, static_cast<std::uint64_t>(p - begin), {}}, expected, found);
-  }
-  bool done() const noexcept { return p == end; }
-  std::uint64_t get_varint() {
-    std::uint64_t v = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-      if (p == end) fail("a varint", "end of data");
-      auto b = static_cast<unsigned char>(*p++);
-      if (shift == 63 && b > 1) fail("a varint of at most 64 bits", "more");
-      v |= static_cast<std::uint64_t>(b & 0x7F) << shift;
-      if (!(b & 0x80)) return v;
-    }
-    fail("a varint of at most 10 bytes", "more");
-  }
-  std::string_view get_bytes() {
-    std::uint64_t n = get_varint();
-    if (n > static_cast<std::uint64_t>(end - p))
-      fail(std::to_string(n) + " bytes", "only " + std::to_string(end - p));
-    std::string_view v(p, static_cast<std::size_t>(n));
-    p += n;
-    return v;
-  }
-  cursor sub(std::string_view bytes) const {
-    return {bytes.data(), bytes.data() + bytes.size(), begin, name};
-  }
-  // Skips the field whose tag started at tag_start and keeps its bytes in `kept`.
-  void keep_unknown(const char* tag_start, std::uint32_t type, std::string& kept) {
-    skip(type);
-    kept.append(tag_start, p);
-  }
-  void skip(std::uint32_t type) {
-    switch (type) {
-      case varint:
-        get_varint();
-        return;
-      case fixed64:
-        need(8);
-        p += 8;
-        return;
-      case length_delimited:
-        get_bytes();
-        return;
-      case fixed32:
-        need(4);
-        p += 4;
-        return;
-      default:
-        fail("a known wire type", "wire type " + std::to_string(type));
-    }
-  }
-  void need(std::size_t n) const {
-    if (static_cast<std::size_t>(end - p) < n) fail(std::to_string(n) + " bytes", "end of data");
-  }
-};
-
-// How many varints the bytes hold (their last bytes have the top bit clear): a reserve hint.
-inline std::size_t count_varints(const cursor& c) noexcept {
-  std::size_t n = 0;
-  for (const char* q = c.p; q != c.end; ++q) n += (static_cast<unsigned char>(*q) & 0x80) == 0;
-  return n;
-}
-
-}  // namespace protobuf_wire
 
 namespace detail {
 
