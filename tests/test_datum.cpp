@@ -45,7 +45,8 @@ void check_columns(const basic_datum<Bytes>& d, const std::vector<std::string>& 
   CHECK(crc_hex(d.data) == cols[6]);
   std::string bits;
   for (float f : d.float_data)
-    bits += (bits.empty() ? "" : ",") + std::to_string(std::bit_cast<std::uint32_t>(f));
+    if (!bits.empty()) bits += ',';
+  bits += std::to_string(std::bit_cast<std::uint32_t>(f));
   CHECK((bits.empty() ? "-" : bits) == cols[7]);
   CHECK((d.present.encoded ? (d.encoded ? "true" : "false") : "-") == cols[8]);
 }
