@@ -44,9 +44,10 @@ void check_columns(const basic_datum<Bytes>& d, const std::vector<std::string>& 
   CHECK(std::to_string(d.data.size()) == cols[5]);
   CHECK(crc_hex(d.data) == cols[6]);
   std::string bits;
-  for (float f : d.float_data)
+  for (float value : d.float_data) {
     if (!bits.empty()) bits += ',';
-  bits += std::to_string(std::bit_cast<std::uint32_t>(f));
+    bits += std::to_string(std::bit_cast<std::uint32_t>(value));
+  }
   CHECK((bits.empty() ? "-" : bits) == cols[7]);
   CHECK((d.present.encoded ? (d.encoded ? "true" : "false") : "-") == cols[8]);
 }
