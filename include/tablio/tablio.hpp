@@ -34,3 +34,6 @@
 #if defined(TABLIO_WITH_ZLIB)
 #include <tablio/stream/zlib.hpp>
 #endif
+#if defined(TABLIO_WITH_LMDB)
+#include <tablio/framing/lmdb.hpp>
+#endif

@@ -1,0 +1,384 @@
+// LMDB databases (component tablio::lmdb, linked with liblmdb), as Caffe stores datasets in
+// them: a folder holding data.mdb and lock.mdb (or one file, with no_subdir), keys in bytewise
+// order, one value per key.
+//
+// lmdb_writer batches puts into transactions (1000 by default). When the map is full, it
+// aborts the batch, doubles the map and replays the batch, so nobody sizes maps by hand; any
+// other LMDB error is an lmdb_error with LMDB's message. lmdb_reader reads in one read-only
+// transaction (MDB_RDONLY | MDB_NOTLS, as Caffe's DataLayer): in key order with a cursor,
+// optionally wrapping around and keeping every n-th record, and by key with get(); values
+// are views into the map, valid while the reader lives.
+//
+// LMDB's own rules, which these classes enforce or document:
+// - One environment per database per process: closing a second one would drop the first
+//   one's locks. Opening a path that is already open in this process is a usage_error.
+// - No use after fork(): an environment is tied to the process that opened it, and using it
+//   in a child is a usage_error that says so (open a new one in the child).
+// - A read-only open needs a writable lock file. When the folder is not writable (a dataset
+//   owned by someone else), the reader opens without locks (MDB_NOLOCK) instead, which is
+//   safe as long as no process writes the database meanwhile; no_lock asks for it directly.
+// - Transactions and cursors belong to the reader or writer that made them; share a reader
+//   between threads only with your own locking.
+#pragma once
+
+#if !defined(TABLIO_WITH_LMDB)
+#error \
+    "<tablio/framing/lmdb.hpp> needs liblmdb: link the tablio::lmdb CMake target (it defines TABLIO_WITH_LMDB)"
+#endif
+
+#include <tablio/core/error.hpp>
+
+#include <lmdb.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+// An LMDB call that failed: the database, what was being done, and LMDB's message.
+class lmdb_error : public io_error {
+ public:
+  lmdb_error(const std::string& path, int code, std::string_view what)
+      : io_error(path, code > 0 ? code : 0, std::string(what) + " (" + mdb_strerror(code) + ") in"),
+        code_(code) {}
+  int code() const noexcept { return code_; }
+
+ private:
+  int code_;
+};
+
+struct lmdb_options {
+  bool no_subdir = false;                  // the database is one file, not a folder (MDB_NOSUBDIR)
+  bool no_lock = false;                    // read without a lock file (MDB_NOLOCK): no concurrent writer
+  std::size_t initial_map_size = 1 << 24;  // writers grow it as needed
+  unsigned max_readers = 126;
+  std::size_t batch_size = 1000;  // puts per write transaction
+};
+
+namespace detail {
+
+// The databases this process has open: LMDB forbids opening one twice.
+inline std::set<std::string>& open_lmdb_paths() {
+  static std::set<std::string> paths;
+  return paths;
+}
+inline std::mutex& open_lmdb_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+inline std::string canonical_path(const std::string& path) {
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+}
+
+}  // namespace detail
+
+// An open LMDB environment and its unnamed database.
+class lmdb_environment {
+ public:
+  lmdb_environment(const std::string& path, bool read_only, const lmdb_options& options)
+      : path_(path), read_only_(read_only), pid_(::getpid()) {
+    if (!read_only && !options.no_subdir && ::mkdir(path.c_str(), 0775) != 0 && errno != EEXIST)
+      throw io_error(path, errno, "cannot create the LMDB folder");
+    key_ = detail::canonical_path(path);
+    {
+      std::lock_guard lock(detail::open_lmdb_mutex());
+      if (!detail::open_lmdb_paths().insert(key_).second)
+        throw usage_error(
+            "the LMDB database '" + path +
+            "' is already open in this process; LMDB allows one environment per database per process");
+    }
+    try {
+      open(options);
+    } catch (...) {
+      unregister();
+      throw;
+    }
+  }
+  lmdb_environment(const lmdb_environment&) = delete;
+  lmdb_environment& operator=(const lmdb_environment&) = delete;
+  ~lmdb_environment() {
+    if (env_ && pid_ == ::getpid()) mdb_env_close(env_);  // a child must not touch its parent's locks
+    unregister();
+  }
+
+  MDB_env* get() const {
+    if (pid_ != ::getpid())
+      throw usage_error("the LMDB database '" + path_ +
+                        "' was opened before fork(): LMDB environments cannot be used in a child process; "
+                        "open it again there");
+    return env_;
+  }
+  MDB_dbi dbi() const noexcept { return dbi_; }
+  const std::string& path() const noexcept { return path_; }
+  bool without_lock() const noexcept { return without_lock_; }
+
+  std::size_t map_size() const {
+    MDB_envinfo info;
+    check(mdb_env_info(get(), &info), "reading the map size");
+    return info.me_mapsize;
+  }
+  void set_map_size(std::size_t bytes) { check(mdb_env_set_mapsize(get(), bytes), "growing the map"); }
+
+  std::uint64_t entries() const {
+    MDB_txn* txn = nullptr;
+    check(mdb_txn_begin(get(), nullptr, MDB_RDONLY, &txn), "starting a read transaction");
+    MDB_stat stat;
+    int rc = mdb_stat(txn, dbi_, &stat);
+    mdb_txn_abort(txn);
+    check(rc, "reading the statistics");
+    return stat.ms_entries;
+  }
+
+  void check(int rc, std::string_view what) const {
+    if (rc != MDB_SUCCESS) throw lmdb_error(path_, rc, what);
+  }
+
+ private:
+  void open(const lmdb_options& options) {
+    unsigned flags = MDB_NOTLS | (options.no_subdir ? MDB_NOSUBDIR : 0);
+    if (read_only_) flags |= MDB_RDONLY | (options.no_lock ? MDB_NOLOCK : 0);
+    int rc = try_open(flags, options);
+    // Read-only but the lock file cannot be written (someone else's dataset): read unlocked.
+    if (read_only_ && !(flags & MDB_NOLOCK) && (rc == EACCES || rc == EROFS)) {
+      rc = try_open(flags | MDB_NOLOCK, options);
+      without_lock_ = rc == MDB_SUCCESS;
+    }
+    without_lock_ = without_lock_ || (read_only_ && options.no_lock);
+    check(rc, read_only_ ? "cannot open the LMDB database for reading"
+                         : "cannot open the LMDB database for writing");
+    MDB_txn* txn = nullptr;
+    check(mdb_txn_begin(env_, nullptr, read_only_ ? MDB_RDONLY : 0, &txn), "starting a transaction");
+    rc = mdb_dbi_open(txn, nullptr, 0, &dbi_);
+    if (rc != MDB_SUCCESS || read_only_)
+      mdb_txn_abort(txn);  // a read-only handle stays valid after its transaction
+    else
+      rc = mdb_txn_commit(txn);
+    check(rc, "opening the database");
+  }
+
+  int try_open(unsigned flags, const lmdb_options& options) {
+    if (env_) mdb_env_close(env_);
+    env_ = nullptr;
+    int rc = mdb_env_create(&env_);
+    if (rc != MDB_SUCCESS) return rc;
+    if (!read_only_ && (rc = mdb_env_set_mapsize(env_, options.initial_map_size)) != MDB_SUCCESS) return rc;
+    if ((rc = mdb_env_set_maxreaders(env_, options.max_readers)) != MDB_SUCCESS) return rc;
+    rc = mdb_env_open(env_, path_.c_str(), flags, 0664);
+    if (rc != MDB_SUCCESS) {
+      mdb_env_close(env_);
+      env_ = nullptr;
+    }
+    return rc;
+  }
+
+  void unregister() noexcept {
+    if (key_.empty()) return;
+    std::lock_guard lock(detail::open_lmdb_mutex());
+    detail::open_lmdb_paths().erase(key_);
+    key_.clear();
+  }
+
+  std::string path_, key_;
+  bool read_only_;
+  bool without_lock_ = false;
+  pid_t pid_;
+  MDB_env* env_ = nullptr;
+  MDB_dbi dbi_ = 0;
+};
+
+// Writes key/value pairs in batches, growing the map whenever it is full. close() commits
+// what is left; the destructor closes and reports instead of throwing.
+class lmdb_writer {
+ public:
+  explicit lmdb_writer(const std::string& path, const lmdb_options& options = {})
+      : env_(path, false, options), batch_size_(options.batch_size ? options.batch_size : 1) {}
+  lmdb_writer(const lmdb_writer&) = delete;
+  ~lmdb_writer() {
+    try {
+      close();
+    } catch (const std::exception& e) {
+      report_error(e.what());
+    }
+  }
+
+  // Stores value under key (replacing an existing one). The batch is kept until its
+  // commit, so that it can be replayed into a larger map; data is durable once commit() or
+  // close() has returned.
+  void put(std::string_view key, std::string_view value) {
+    if (closed_) throw usage_error("lmdb_writer::put after close");
+    if (key.empty() || key.size() > static_cast<std::size_t>(mdb_env_get_maxkeysize(env_.get())))
+      throw usage_error("LMDB keys are 1 to " + std::to_string(mdb_env_get_maxkeysize(env_.get())) +
+                        " bytes; '" + std::string(key.substr(0, 64)) + "' is " + std::to_string(key.size()));
+    batch_.emplace_back(std::string(key), std::string(value));
+    if (!txn_) begin();
+    int rc = put_one(batch_.back());
+    if (rc == MDB_MAP_FULL) {
+      grow_and_replay();
+    } else {
+      if (rc != MDB_SUCCESS) abort_batch();
+      env_.check(rc, "cannot store key '" + std::string(key) + "'");
+    }
+    if (batch_.size() >= batch_size_) commit();
+    ++written_;
+  }
+
+  // Commits the current batch.
+  void commit() {
+    if (!txn_) return;
+    for (;;) {
+      int rc = mdb_txn_commit(txn_);
+      txn_ = nullptr;
+      if (rc == MDB_SUCCESS) break;
+      if (rc != MDB_MAP_FULL) {
+        batch_.clear();
+        env_.check(rc, "cannot commit a transaction");
+      }
+      grow_and_replay();
+    }
+    batch_.clear();
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    commit();
+    env_.check(mdb_env_sync(env_.get(), 1), "cannot flush the database to disk");
+  }
+
+  std::uint64_t written() const noexcept { return written_; }
+  std::size_t map_size() const { return env_.map_size(); }
+  lmdb_environment& environment() noexcept { return env_; }
+
+ private:
+  void begin() {
+    env_.check(mdb_txn_begin(env_.get(), nullptr, 0, &txn_), "cannot start a write transaction");
+  }
+  int put_one(const std::pair<std::string, std::string>& kv) {
+    MDB_val k{kv.first.size(), const_cast<char*>(kv.first.data())};
+    MDB_val v{kv.second.size(), const_cast<char*>(kv.second.data())};
+    return mdb_put(txn_, env_.dbi(), &k, &v, 0);
+  }
+  void abort_batch() {
+    if (txn_) mdb_txn_abort(txn_);
+    txn_ = nullptr;
+    batch_.clear();
+  }
+  // A failed put leaves the transaction unusable: abort it, double the map, put it all again.
+  void grow_and_replay() {
+    for (;;) {
+      if (txn_) mdb_txn_abort(txn_);
+      txn_ = nullptr;
+      env_.set_map_size(env_.map_size() * 2);
+      begin();
+      int rc = MDB_SUCCESS;
+      for (const auto& kv : batch_)
+        if ((rc = put_one(kv)) != MDB_SUCCESS) break;
+      if (rc == MDB_SUCCESS) return;
+      if (rc != MDB_MAP_FULL) {
+        abort_batch();
+        env_.check(rc, "cannot store a batch");
+      }
+    }
+  }
+
+  lmdb_environment env_;
+  std::size_t batch_size_;
+  MDB_txn* txn_ = nullptr;
+  std::vector<std::pair<std::string, std::string>> batch_;
+  std::uint64_t written_ = 0;
+  bool closed_ = false;
+};
+
+struct lmdb_read_options {
+  bool wrap_around = false;  // after the last record, start again from the first (training loops)
+  std::uint64_t shard_index = 0, shard_count = 1;  // keep records i with i % count == index
+};
+
+class lmdb_reader {
+ public:
+  explicit lmdb_reader(const std::string& path, const lmdb_options& options = {},
+                       const lmdb_read_options& read = {})
+      : env_(path, true, options), read_(read) {
+    if (read_.shard_count == 0 || read_.shard_index >= read_.shard_count)
+      throw usage_error("invalid LMDB shard " + std::to_string(read_.shard_index) + " of " +
+                        std::to_string(read_.shard_count));
+    env_.check(mdb_txn_begin(env_.get(), nullptr, MDB_RDONLY, &txn_), "cannot start a read transaction");
+    int rc = mdb_cursor_open(txn_, env_.dbi(), &cursor_);
+    if (rc != MDB_SUCCESS) {
+      mdb_txn_abort(txn_);
+      env_.check(rc, "cannot open a cursor");
+    }
+  }
+  lmdb_reader(const lmdb_reader&) = delete;
+  ~lmdb_reader() {
+    if (cursor_) mdb_cursor_close(cursor_);
+    if (txn_) mdb_txn_abort(txn_);
+  }
+
+  // The next record of this shard, in key order; views valid while the reader lives.
+  bool next(std::string_view& key, std::string_view& value) {
+    for (;;) {
+      MDB_val k, v;
+      int rc = mdb_cursor_get(checked_cursor(), &k, &v, started_ ? MDB_NEXT : MDB_FIRST);
+      started_ = true;
+      if (rc == MDB_NOTFOUND) {
+        // Each pass over the data gives this shard the same records; an empty shard ends.
+        if (!read_.wrap_around || !kept_in_pass_) return false;
+        started_ = kept_in_pass_ = false;
+        ordinal_ = 0;
+        continue;
+      }
+      env_.check(rc, "cannot read the next record");
+      if (ordinal_++ % read_.shard_count != read_.shard_index) continue;
+      kept_in_pass_ = true;
+      key = {static_cast<const char*>(k.mv_data), k.mv_size};
+      value = {static_cast<const char*>(v.mv_data), v.mv_size};
+      return true;
+    }
+  }
+
+  // The value stored under key, or nothing.
+  std::optional<std::string_view> get(std::string_view key) {
+    checked_cursor();
+    MDB_val k{key.size(), const_cast<char*>(key.data())}, v;
+    int rc = mdb_get(txn_, env_.dbi(), &k, &v);
+    if (rc == MDB_NOTFOUND) return std::nullopt;
+    env_.check(rc, "cannot look up key '" + std::string(key) + "'");
+    return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size);
+  }
+
+  std::uint64_t size() const {
+    MDB_stat stat;
+    env_.check(mdb_stat(txn_, env_.dbi(), &stat), "cannot read the statistics");
+    return stat.ms_entries;
+  }
+  const std::string& path() const noexcept { return env_.path(); }
+  // Whether the database was opened without its lock file (see above).
+  bool without_lock() const noexcept { return env_.without_lock(); }
+
+ private:
+  MDB_cursor* checked_cursor() {
+    env_.get();  // refuses use after fork()
+    return cursor_;
+  }
+
+  lmdb_environment env_;
+  lmdb_read_options read_;
+  MDB_txn* txn_ = nullptr;
+  MDB_cursor* cursor_ = nullptr;
+  bool started_ = false, kept_in_pass_ = false;
+  std::uint64_t ordinal_ = 0;
+};
+
+TABLIO_END_NAMESPACE

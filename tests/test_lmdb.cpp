@@ -1,0 +1,173 @@
+// LMDB against the real thing: the database Caffe's convert_mnist_data wrote is read record
+// by record and by key; a database written here with Caffe's settings is byte-identical to
+// Caffe's; maps grow by themselves; LMDB's process rules are enforced; mdb_dump agrees.
+#include <tablio/framing/lmdb.hpp>
+#include <tablio/types/datum.hpp>
+
+#include <sys/wait.h>
+#include <zlib.h>
+
+#include "test_support.hpp"
+
+using namespace tablio;
+
+namespace {
+
+// A copy of a reference database (reading with locks writes lock.mdb into its folder).
+std::string copy_database(const test::temp_dir& dir, const std::string& name) {
+  std::string to = dir / name;
+  std::filesystem::copy(test::data_path("caffe/" + name), to);
+  return to;
+}
+
+struct expected_record {
+  std::string key, label, value_len, value_crc32;
+};
+
+std::vector<expected_record> expected_records(const std::string& expect) {
+  std::vector<expected_record> out;
+  std::istringstream in(test::read_file(test::data_path(expect)));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cols;
+    std::size_t start = 0;
+    for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
+      cols.push_back(line.substr(start, tab - start));
+    out.push_back({cols[0], cols[1], cols[9], cols[10]});
+  }
+  return out;
+}
+
+std::string crc_hex(std::string_view bytes) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%08lx",
+                crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
+  return buf;
+}
+
+std::string key_of(int i) {
+  char k[16];
+  std::snprintf(k, sizeof k, "%08d", i);
+  return k;
+}
+
+std::string run(const std::string& command) {
+  std::string out;
+  reader r = open_input(command + " |");
+  for (int c; (c = r.get()) >= 0;) out += static_cast<char>(c);
+  r.close();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the LMDB Caffe wrote, in cursor order and by key", "[lmdb]") {
+  test::temp_dir dir;
+  std::string db = copy_database(dir, "fashion_t10k_1000_lmdb");
+  auto expected = expected_records("caffe/datum.expect");
+  REQUIRE(expected.size() == 1000);
+  lmdb_reader r(db);
+  CHECK(r.size() == 1000);
+  std::string_view key, value;
+  std::size_t i = 0;
+  datum_view d;
+  while (r.next(key, value)) {
+    REQUIRE(i < expected.size());
+    CHECK(key == expected[i].key);
+    CHECK(std::to_string(value.size()) == expected[i].value_len);
+    CHECK(crc_hex(value) == expected[i].value_crc32);
+    decode_datum(value, d);
+    CHECK(std::to_string(d.label) == expected[i].label);
+    ++i;
+  }
+  CHECK(i == 1000);
+  auto v = r.get("00000500");
+  REQUIRE(v);
+  CHECK(crc_hex(*v) == expected[500].value_crc32);
+  CHECK_FALSE(r.get("99999999"));
+  CHECK(std::filesystem::exists(dir / "fashion_t10k_1000_lmdb/lock.mdb"));
+}
+
+TEST_CASE("reading without a lock file, shards and wrap-around", "[lmdb]") {
+  test::temp_dir dir;
+  std::string db = copy_database(dir, "fashion_t10k_1000_lmdb");
+  {
+    lmdb_reader r(db, {.no_lock = true}, {.shard_index = 2, .shard_count = 3});
+    CHECK(r.without_lock());
+    std::string_view key, value;
+    std::vector<std::string> keys;
+    while (r.next(key, value)) keys.emplace_back(key);
+    CHECK(keys.size() == 333);
+    CHECK(keys.front() == "00000002");
+    CHECK(keys.back() == "00000998");
+  }
+  CHECK_FALSE(std::filesystem::exists(dir / "fashion_t10k_1000_lmdb/lock.mdb"));
+  lmdb_reader r(db, {.no_lock = true}, {.wrap_around = true});
+  std::string_view key, value;
+  for (int n = 0; n < 1001; ++n) REQUIRE(r.next(key, value));
+  CHECK(key == "00000000");  // the 1001st record is the first again
+  // A single file, with no_subdir.
+  lmdb_reader file(db + "/data.mdb", {.no_subdir = true, .no_lock = true});
+  CHECK(file.size() == 1000);
+}
+
+TEST_CASE("written with Caffe's settings, the database is Caffe's, byte for byte", "[lmdb][write]") {
+  test::temp_dir dir;
+  std::string caffe = copy_database(dir, "fashion_t10k_1000_lmdb");
+  {
+    lmdb_reader in(caffe, {.no_lock = true});
+    // Caffe: liblmdb's 1 MiB map to start with, doubled when full; 1000 puts per transaction.
+    lmdb_writer out(dir / "ours", {.initial_map_size = 1 << 20, .batch_size = 1000});
+    std::string_view key, value;
+    while (in.next(key, value)) out.put(key, value);
+    out.close();
+  }
+  CHECK(test::read_file(dir / "ours/data.mdb") == test::read_file(caffe + "/data.mdb"));
+  // The LMDB tools read it as they read Caffe's.
+  CHECK(run("mdb_dump -n " + (dir / "ours/data.mdb")) == run("mdb_dump -n " + caffe + "/data.mdb"));
+}
+
+TEST_CASE("the map grows as needed, and batches survive it", "[lmdb][write]") {
+  test::temp_dir dir;
+  std::string big(100000, 'x');
+  {
+    lmdb_writer out(dir / "db", {.initial_map_size = 64 * 1024, .batch_size = 7});
+    for (int i = 0; i < 300; ++i) out.put(key_of(i), big + std::to_string(i));
+    out.close();
+    CHECK(out.map_size() >= 300u * 100000u);
+  }
+  lmdb_reader in(dir / "db");
+  CHECK(in.size() == 300);
+  CHECK(*in.get(key_of(299)) == big + "299");
+  CHECK(run("mdb_stat " + (dir / "db")).find("Entries: 300") != std::string::npos);
+}
+
+TEST_CASE("LMDB's rules: one environment per database, none after fork, clear errors", "[lmdb][bad]") {
+  test::temp_dir dir;
+  std::string db = copy_database(dir, "fashion_t10k_1000_lmdb");
+  lmdb_reader first(db);
+  CHECK_THROWS_WITH(lmdb_reader(db), Catch::Contains("already open in this process"));
+  pid_t child = ::fork();
+  if (child == 0) {
+    std::string_view key, value;
+    try {
+      first.next(key, value);
+    } catch (const usage_error& e) {
+      _exit(std::string(e.what()).find("fork()") != std::string::npos ? 0 : 1);
+    }
+    _exit(2);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  // The parent's reader still works.
+  std::string_view key, value;
+  CHECK(first.next(key, value));
+  CHECK_THROWS_WITH(lmdb_reader(dir / "missing"),
+                    Catch::Contains("No such file or directory") && Catch::Contains("missing"));
+  CHECK_THROWS_WITH(lmdb_reader(db + "/data.mdb"), Catch::Contains("Not a directory"));
+  lmdb_writer w(dir / "keys");
+  CHECK_THROWS_AS(w.put("", "value"), usage_error);
+  CHECK_THROWS_AS(w.put(std::string(600, 'k'), "value"), usage_error);
+}
