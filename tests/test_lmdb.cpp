@@ -146,7 +146,12 @@ TEST_CASE("LMDB's rules: one environment per database, none after fork, clear er
   test::temp_dir dir;
   std::string db = copy_database(dir, "fashion_t10k_1000_lmdb");
   lmdb_reader first(db);
-  CHECK_THROWS_WITH(lmdb_reader(db), Catch::Contains("already open in this process"));
+  {
+    // A second reader shares the environment; a writer cannot take it over.
+    lmdb_reader second(db);
+    CHECK(second.size() == 1000);
+    CHECK_THROWS_WITH(lmdb_writer(db), Catch::Contains("is open for reading in this process"));
+  }
   pid_t child = ::fork();
   if (child == 0) {
     std::string_view key, value;
@@ -170,4 +175,45 @@ TEST_CASE("LMDB's rules: one environment per database, none after fork, clear er
   lmdb_writer w(dir / "keys");
   CHECK_THROWS_AS(w.put("", "value"), usage_error);
   CHECK_THROWS_AS(w.put(std::string(600, 'k'), "value"), usage_error);
+}
+
+TEST_CASE("LMDB tables: Caffe's database through the table classes", "[lmdb][table]") {
+  test::temp_dir dir;
+  std::string caffe = copy_database(dir, "fashion_t10k_1000_lmdb");
+  auto expected = expected_records("caffe/datum.expect");
+  {
+    // Copied through a table: the same database, byte for byte.
+    table_writer<datum_holder> out("lmdb:" + (dir / "copy"));
+    std::size_t i = 0;
+    for (auto& [key, d] : sequential_table_reader<datum_holder>("lmdb:" + caffe)) {
+      CHECK(key == expected[i].key);
+      CHECK(std::to_string(d.label) == expected[i].label);
+      out.write(key, d);
+      ++i;
+    }
+    CHECK(i == 1000);
+    out.close();
+  }
+  CHECK(test::read_file(dir / "copy/data.mdb") == test::read_file(caffe + "/data.mdb"));
+  // Random access by key, and a shard.
+  random_access_table_reader<datum_view_holder> by_key("lmdb:" + (dir / "copy"));
+  CHECK(std::to_string(by_key.at("00000007").label) == expected[7].label);
+  CHECK(by_key.at("00000007").data.size() == 784);
+  CHECK_FALSE(by_key.contains("nope"));
+  std::size_t n = 0;
+  for (auto& [key, d] : sequential_table_reader<datum_view_holder>("lmdb,shard=1/4:" + (dir / "copy"))) {
+    CHECK(d.width == 28);
+    ++n;
+  }
+  CHECK(n == 250);
+  // LMDB to a Kaldi archive and back: the same Datums.
+  {
+    table_writer<datum_holder> ark("ark:" + (dir / "d.ark"));
+    for (auto& [key, d] : sequential_table_reader<datum_holder>("lmdb:" + (dir / "copy"))) ark.write(key, d);
+  }
+  {
+    table_writer<datum_holder> back("lmdb:" + (dir / "back"));
+    for (auto& [key, d] : sequential_table_reader<datum_holder>("ark:" + (dir / "d.ark"))) back.write(key, d);
+  }
+  CHECK(test::read_file(dir / "back/data.mdb") == test::read_file(caffe + "/data.mdb"));
 }

@@ -13,6 +13,7 @@
 #include <tablio/framing/idx.hpp>
 #include <tablio/framing/scp.hpp>
 #include <tablio/framing/tfrecord.hpp>
+#include <tablio/holder/datum.hpp>
 #include <tablio/holder/example.hpp>
 #include <tablio/holder/holders.hpp>
 #include <tablio/stream/file.hpp>

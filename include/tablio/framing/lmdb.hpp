@@ -11,7 +11,8 @@
 //
 // LMDB's own rules, which these classes enforce or document:
 // - One environment per database per process: closing a second one would drop the first
-//   one's locks. Opening a path that is already open in this process is a usage_error.
+//   one's locks. Readers and writers of one database in one process share its environment
+//   (lmdb_environment::open); a writer for a database opened read-only is a usage_error.
 // - No use after fork(): an environment is tied to the process that opened it, and using it
 //   in a child is a usage_error that says so (open a new one in the child).
 // - A read-only open needs a writable lock file. When the folder is not writable (a dataset
@@ -35,9 +36,10 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,17 +61,19 @@ class lmdb_error : public io_error {
 struct lmdb_options {
   bool no_subdir = false;                  // the database is one file, not a folder (MDB_NOSUBDIR)
   bool no_lock = false;                    // read without a lock file (MDB_NOLOCK): no concurrent writer
-  std::size_t initial_map_size = 1 << 24;  // writers grow it as needed
+  std::size_t initial_map_size = 1 << 20;  // liblmdb's default, as Caffe; writers grow it as needed
   unsigned max_readers = 126;
   std::size_t batch_size = 1000;  // puts per write transaction
 };
 
+class lmdb_environment;
+
 namespace detail {
 
-// The databases this process has open: LMDB forbids opening one twice.
-inline std::set<std::string>& open_lmdb_paths() {
-  static std::set<std::string> paths;
-  return paths;
+// The databases this process has open, by canonical path: LMDB forbids opening one twice.
+inline std::map<std::string, std::weak_ptr<lmdb_environment>>& open_lmdb_environments() {
+  static std::map<std::string, std::weak_ptr<lmdb_environment>> environments;
+  return environments;
 }
 inline std::mutex& open_lmdb_mutex() {
   static std::mutex m;
@@ -86,30 +90,36 @@ inline std::string canonical_path(const std::string& path) {
 // An open LMDB environment and its unnamed database.
 class lmdb_environment {
  public:
-  lmdb_environment(const std::string& path, bool read_only, const lmdb_options& options)
-      : path_(path), read_only_(read_only), pid_(::getpid()) {
+  // The process's environment for the database at path: the one already open, or a new one.
+  static std::shared_ptr<lmdb_environment> open(const std::string& path, bool read_only,
+                                                const lmdb_options& options) {
     if (!read_only && !options.no_subdir && ::mkdir(path.c_str(), 0775) != 0 && errno != EEXIST)
       throw io_error(path, errno, "cannot create the LMDB folder");
-    key_ = detail::canonical_path(path);
-    {
-      std::lock_guard lock(detail::open_lmdb_mutex());
-      if (!detail::open_lmdb_paths().insert(key_).second)
-        throw usage_error(
-            "the LMDB database '" + path +
-            "' is already open in this process; LMDB allows one environment per database per process");
+    std::string key = detail::canonical_path(path);
+    std::lock_guard lock(detail::open_lmdb_mutex());
+    auto& open = detail::open_lmdb_environments();
+    if (auto it = open.find(key); it != open.end()) {
+      if (auto env = it->second.lock()) {
+        if (!read_only && env->read_only_)
+          throw usage_error("the LMDB database '" + path +
+                            "' is open for reading in this process; close its readers before writing it "
+                            "(LMDB allows one environment per database per process)");
+        return env;
+      }
     }
-    try {
-      open(options);
-    } catch (...) {
-      unregister();
-      throw;
-    }
+    auto env = std::shared_ptr<lmdb_environment>(new lmdb_environment(path, read_only, options));
+    open[key] = env;
+    env->key_ = key;
+    return env;
   }
   lmdb_environment(const lmdb_environment&) = delete;
   lmdb_environment& operator=(const lmdb_environment&) = delete;
   ~lmdb_environment() {
     if (env_ && pid_ == ::getpid()) mdb_env_close(env_);  // a child must not touch its parent's locks
-    unregister();
+    if (key_.empty()) return;
+    std::lock_guard lock(detail::open_lmdb_mutex());
+    auto& open = detail::open_lmdb_environments();
+    if (auto it = open.find(key_); it != open.end() && it->second.expired()) open.erase(it);
   }
 
   MDB_env* get() const {
@@ -122,6 +132,7 @@ class lmdb_environment {
   MDB_dbi dbi() const noexcept { return dbi_; }
   const std::string& path() const noexcept { return path_; }
   bool without_lock() const noexcept { return without_lock_; }
+  bool read_only() const noexcept { return read_only_; }
 
   std::size_t map_size() const {
     MDB_envinfo info;
@@ -145,7 +156,7 @@ class lmdb_environment {
   }
 
  private:
-  void open(const lmdb_options& options) {
+  void open_database(const lmdb_options& options) {
     unsigned flags = MDB_NOTLS | (options.no_subdir ? MDB_NOSUBDIR : 0);
     if (read_only_) flags |= MDB_RDONLY | (options.no_lock ? MDB_NOLOCK : 0);
     int rc = try_open(flags, options);
@@ -182,11 +193,9 @@ class lmdb_environment {
     return rc;
   }
 
-  void unregister() noexcept {
-    if (key_.empty()) return;
-    std::lock_guard lock(detail::open_lmdb_mutex());
-    detail::open_lmdb_paths().erase(key_);
-    key_.clear();
+  lmdb_environment(const std::string& path, bool read_only, const lmdb_options& options)
+      : path_(path), read_only_(read_only), pid_(::getpid()) {
+    open_database(options);
   }
 
   std::string path_, key_;
@@ -202,7 +211,9 @@ class lmdb_environment {
 class lmdb_writer {
  public:
   explicit lmdb_writer(const std::string& path, const lmdb_options& options = {})
-      : env_(path, false, options), batch_size_(options.batch_size ? options.batch_size : 1) {}
+      : shared_(lmdb_environment::open(path, false, options)),
+        env_(*shared_),
+        batch_size_(options.batch_size ? options.batch_size : 1) {}
   lmdb_writer(const lmdb_writer&) = delete;
   ~lmdb_writer() {
     try {
@@ -292,7 +303,8 @@ class lmdb_writer {
     }
   }
 
-  lmdb_environment env_;
+  std::shared_ptr<lmdb_environment> shared_;  // with the other readers and writers of the database
+  lmdb_environment& env_;
   std::size_t batch_size_;
   MDB_txn* txn_ = nullptr;
   std::vector<std::pair<std::string, std::string>> batch_;
@@ -309,7 +321,7 @@ class lmdb_reader {
  public:
   explicit lmdb_reader(const std::string& path, const lmdb_options& options = {},
                        const lmdb_read_options& read = {})
-      : env_(path, true, options), read_(read) {
+      : shared_(lmdb_environment::open(path, true, options)), env_(*shared_), read_(read) {
     if (read_.shard_count == 0 || read_.shard_index >= read_.shard_count)
       throw usage_error("invalid LMDB shard " + std::to_string(read_.shard_index) + " of " +
                         std::to_string(read_.shard_count));
@@ -373,7 +385,8 @@ class lmdb_reader {
     return cursor_;
   }
 
-  lmdb_environment env_;
+  std::shared_ptr<lmdb_environment> shared_;  // with the other readers and writers of the database
+  lmdb_environment& env_;
   lmdb_read_options read_;
   MDB_txn* txn_ = nullptr;
   MDB_cursor* cursor_ = nullptr;

@@ -12,6 +12,8 @@
 //                                       the glob matches, in name order ("train@128" names
 //                                       TensorFlow's train-00000-of-00128 ... shards)
 //
+// and LMDB databases: "lmdb:folder" (keys are the database's; "lmdb,shard=I/N:" reads a shard)
+//
 // It lives in the stream layer because classifying an extended filename needs it: Kaldi
 // refuses an rxfilename such as "ark:foo" that looks like a specifier.
 #pragma once
@@ -27,8 +29,8 @@
 
 TABLIO_BEGIN_NAMESPACE
 
-enum class wspecifier_kind { archive, script, archive_and_script, tfrecord, tfrecord_and_script };
-enum class rspecifier_kind { archive, script, tfrecord };
+enum class wspecifier_kind { archive, script, archive_and_script, tfrecord, tfrecord_and_script, lmdb };
+enum class rspecifier_kind { archive, script, tfrecord, lmdb };
 
 enum class output_compression { by_suffix, none, gzip, zlib };
 
@@ -115,7 +117,7 @@ inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
   auto split = detail::split_specifier(spec);
   if (!split) return std::nullopt;
   wspecifier w;
-  bool have_archive = false, have_script = false, have_tfrecord = false, record_options = false;
+  bool have_archive = false, have_script = false, have_tfrecord = false, have_lmdb = false, record_options = false;
   for (std::string_view o : split->first) {
     if (o == "b")
       w.binary = true;
@@ -135,10 +137,13 @@ inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
     } else if (detail::parse_key_option(o, w.records)) {
       record_options = true;
     } else if (o == "ark" || o == "tfrecord") {
-      if (have_archive || have_tfrecord || have_script) return std::nullopt;  // "ark,scp" once
+      if (have_archive || have_tfrecord || have_lmdb || have_script) return std::nullopt;  // "ark,scp" once
       (o == "ark" ? have_archive : have_tfrecord) = true;
+    } else if (o == "lmdb") {
+      if (have_archive || have_tfrecord || have_lmdb || have_script) return std::nullopt;
+      have_lmdb = true;
     } else if (o == "scp") {
-      if (have_script) return std::nullopt;
+      if (have_script || have_lmdb) return std::nullopt;
       have_script = true;
     } else {
       return std::nullopt;
@@ -152,8 +157,8 @@ inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
     w.kind = have_archive ? wspecifier_kind::archive_and_script : wspecifier_kind::tfrecord_and_script;
     w.archive = rest.substr(0, comma);
     w.script = rest.substr(comma + 1);
-  } else if (have_archive || have_tfrecord) {
-    w.kind = have_archive ? wspecifier_kind::archive : wspecifier_kind::tfrecord;
+  } else if (have_archive || have_tfrecord || have_lmdb) {
+    w.kind = have_archive ? wspecifier_kind::archive : have_tfrecord ? wspecifier_kind::tfrecord : wspecifier_kind::lmdb;
     w.archive = rest;
   } else if (have_script) {
     w.kind = wspecifier_kind::script;
@@ -193,19 +198,22 @@ inline std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
     else if (detail::parse_key_option(o, r.records) ||
              detail::parse_shard_option(o, r.shard_index, r.shard_count))
       record_options = true;
-    else if (o == "ark" || o == "scp" || o == "tfrecord") {
+    else if (o == "ark" || o == "scp" || o == "tfrecord" || o == "lmdb") {
       if (have_kind) return std::nullopt;
       have_kind = true;
-      r.kind = o == "ark"   ? rspecifier_kind::archive
-               : o == "scp" ? rspecifier_kind::script
-                            : rspecifier_kind::tfrecord;
+      r.kind = o == "ark"        ? rspecifier_kind::archive
+               : o == "scp"      ? rspecifier_kind::script
+               : o == "tfrecord" ? rspecifier_kind::tfrecord
+                                 : rspecifier_kind::lmdb;
     } else {
       return std::nullopt;
     }
   }
-  // key=NAME also applies to scripts that point at records; shard=I/N only to TFRecord files.
-  if (!have_kind || (record_options && r.kind == rspecifier_kind::archive) ||
-      (r.shard_count > 1 && r.kind != rspecifier_kind::tfrecord))
+  // key=NAME applies to TFRecord files and scripts pointing at records; shard=I/N to TFRecord
+  // files and LMDB databases.
+  bool sharded = r.kind == rspecifier_kind::tfrecord || r.kind == rspecifier_kind::lmdb;
+  if (!have_kind || (record_options && r.kind == rspecifier_kind::archive) || (r.shard_count > 1 && !sharded) ||
+      (!r.records.key_feature.empty() && r.kind == rspecifier_kind::lmdb))
     return std::nullopt;
   r.filename = split->second;
   return r;

@@ -9,6 +9,7 @@
 //   'o'              each key is asked for once: values are freed after use
 //   'p'              unreadable entries are absent instead of errors
 //
+//   "lmdb:folder"    values are looked up in the database when asked for
 //   "tfrecord:f.tfrecord"  the records are indexed at open (keys as for sequential reading)
 //                    and read when asked for; as with scripts, values are never held
 //
@@ -20,11 +21,13 @@
 #include <tablio/framing/scp.hpp>
 #include <tablio/holder/token.hpp>
 #include <tablio/stream/filename.hpp>
+#include <tablio/table/lmdb_table.hpp>
 #include <tablio/table/object_io.hpp>
 #include <tablio/table/script_loader.hpp>
 #include <tablio/table/tfrecord_index.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -49,6 +52,8 @@ class random_access_table_reader {
     options_ = options;
     if (spec_.kind == rspecifier_kind::script) {
       open_script();
+    } else if (spec_.kind == rspecifier_kind::lmdb) {
+      lmdb_ = std::make_unique<lmdb_table_input>(spec_, options);
     } else if (spec_.kind == rspecifier_kind::tfrecord) {
       // Indexed at open: the records are then read like the entries of a script.
       detail::check_record_key_option<H>(spec_.records, rspec);
@@ -85,6 +90,7 @@ class random_access_table_reader {
     open_ = false;
     auto archive = std::move(archive_);
     archive_.reset();
+    lmdb_.reset();
     lookup_reader_.reset();
     loader_.reset();
     script_.clear();
@@ -115,6 +121,7 @@ class random_access_table_reader {
     absent_reason_.clear();
     release_previous_once();
     if (spec_.kind == rspecifier_kind::script) return lookup_script(key, load);
+    if (lmdb_) return lookup_lmdb(key, load);
     return lookup_archive(key, load);
   }
 
@@ -159,6 +166,25 @@ class random_access_table_reader {
       loader_->load(*it, v);
       current_.emplace(it->key, std::move(v));
       note_once(it->key);
+      return &current_->second;
+    } catch (const tablio::error& e) {
+      if (!spec_.permissive) throw;
+      absent_reason_ = e.what();
+      return nullptr;
+    }
+  }
+
+  // ----- LMDB databases
+  const value_type* lookup_lmdb(std::string_view key, bool load) {
+    if (current_ && current_->first == key) return &current_->second;
+    std::optional<std::string_view> bytes = lmdb_->get(key);
+    if (!bytes) return nullptr;
+    if (!load) return &placeholder();
+    try {
+      H h;
+      detail::with_key(key, lmdb_->path(), [&] { decode_record(h, *bytes, lmdb_->path()); });
+      current_.emplace(std::string(key), std::move(h.value()));
+      note_once(current_->first);
       return &current_->second;
     } catch (const tablio::error& e) {
       if (!spec_.permissive) throw;
@@ -296,6 +322,7 @@ class random_access_table_reader {
   bool seekable_ = false;
   bool eof_ = false;
   std::optional<archive_reader> archive_;
+  std::unique_ptr<lmdb_table_input> lmdb_;
   H scan_holder_;
   std::optional<reader> lookup_reader_;
   std::unordered_map<std::string, slot> index_;

@@ -1,6 +1,7 @@
 // sequential_table_reader<Holder>: reads a table in order from a Kaldi rspecifier,
 // "ark:f.ark" or "scp:f.scp" (with options such as "ark,p:", "scp,p:", "ark:gunzip -c f.gz |"),
-// or from TFRecord files: "tfrecord:f.tfrecord", "tfrecord,key=utt,shard=0/4:train@128".
+// from TFRecord files: "tfrecord:f.tfrecord", "tfrecord,key=utt,shard=0/4:train@128", or from
+// an LMDB database: "lmdb:train_lmdb", "lmdb,shard=1/8:train_lmdb".
 //
 //   for (auto& [key, value] : sequential_table_reader<basic_holder<int>>("ark:ali.ark")) ...
 //   for (reader r("scp:feats.scp"); !r.done(); r.next()) use(r.key(), r.value());
@@ -13,12 +14,14 @@
 #include <tablio/framing/ark.hpp>
 #include <tablio/framing/scp.hpp>
 #include <tablio/stream/filename.hpp>
+#include <tablio/table/lmdb_table.hpp>
 #include <tablio/table/object_io.hpp>
 #include <tablio/table/record_keys.hpp>
 #include <tablio/table/script_loader.hpp>
 #include <tablio/table/tfrecord_input.hpp>
 
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -45,6 +48,8 @@ class sequential_table_reader {
     } else if (spec_.kind == rspecifier_kind::tfrecord) {
       detail::check_record_key_option<H>(spec_.records, rspec);
       records_.emplace(spec_, options);
+    } else if (spec_.kind == rspecifier_kind::lmdb) {
+      lmdb_ = std::make_unique<lmdb_table_input>(spec_, options);
     } else {
       script_.emplace(open_input(spec_.filename, options));
       detail::check_record_key_option<H>(spec_.records, rspec);
@@ -54,7 +59,7 @@ class sequential_table_reader {
   }
 
   bool is_open() const noexcept {
-    return archive_.has_value() || script_.has_value() || records_.has_value();
+    return archive_.has_value() || script_.has_value() || records_.has_value() || lmdb_ != nullptr;
   }
   bool done() const noexcept { return done_; }
   const std::string& key() const noexcept { return key_; }
@@ -89,6 +94,7 @@ class sequential_table_reader {
     archive_.reset();
     script_.reset();
     records_.reset();
+    lmdb_.reset();
     loader_.reset();
     if (archive) archive->close();
     if (script) script->close();
@@ -131,7 +137,7 @@ class sequential_table_reader {
     if (script_) return advance_script();
     // Archives and record files: a bad entry is an error, or under 'p' the end of the table.
     try {
-      if (archive_ ? !next_archive_entry() : !next_record()) {
+      if (archive_ ? !next_archive_entry() : lmdb_ ? !next_lmdb_entry() : !next_record()) {
         finish();
         return;
       }
@@ -157,6 +163,14 @@ class sequential_table_reader {
     if (!records_->next(record)) return false;
     detail::decode_keyed_record(holder_, key_, spec_.records, records_->ordinal(), record, records_->file(),
                                 records_->data_offset());
+    return true;
+  }
+
+  bool next_lmdb_entry() {
+    std::string_view key, value;
+    if (!lmdb_->next(key, value)) return false;
+    key_ = key;
+    detail::with_key(key_, lmdb_->path(), [&] { decode_record(holder_, value, lmdb_->path()); });
     return true;
   }
 
@@ -198,6 +212,7 @@ class sequential_table_reader {
   std::optional<script_reader> script_;
   std::optional<script_loader<H>> loader_;
   std::optional<tfrecord_table_input> records_;
+  std::unique_ptr<lmdb_table_input> lmdb_;  // a pointer: LMDB handles do not move
   H holder_;
   script_entry entry_;
   std::string key_;

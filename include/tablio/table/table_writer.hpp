@@ -7,6 +7,7 @@
 //   "tfrecord:f.tfrecord"    a TFRecord file, one record per entry ("tfrecord,key=NAME:" keeps
 //                            keys in the Example; ",gzip"/",zlib" or a .gz/.zz name compress)
 //   "tfrecord,scp:f.tfrecord,f.scp"  and a script pointing at each record, for random access
+//   "lmdb:folder"            an LMDB database (a Caffe dataset), one key per entry
 // Archives and scripts may be "-", "| command" or files. close() reports every failure (a
 // full disk, a command that failed); the destructor closes and reports instead of throwing.
 #pragma once
@@ -15,10 +16,12 @@
 #include <tablio/framing/scp.hpp>
 #include <tablio/framing/tfrecord.hpp>
 #include <tablio/stream/filename.hpp>
+#include <tablio/table/lmdb_table.hpp>
 #include <tablio/table/object_io.hpp>
 #include <tablio/table/record_keys.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +42,7 @@ class table_writer {
       spec_ = std::move(o.spec_);
       archive_ = std::move(o.archive_);
       records_ = std::move(o.records_);
+      lmdb_ = std::move(o.lmdb_);
       script_ = std::move(o.script_);
       targets_ = std::move(o.targets_);
       options_ = o.options_;
@@ -64,6 +68,8 @@ class table_writer {
         throw usage_error("'" + std::string(wspec) +
                           "': a script cannot point into a compressed TFRecord file");
       records_.emplace(open_tfrecord_output(spec_.archive, c, options));
+    } else if (spec_.kind == wspecifier_kind::lmdb) {
+      lmdb_ = std::make_unique<lmdb_table_output>(spec_, options);
     } else if (spec_.kind != wspecifier_kind::script) {
       archive_.emplace(open_output(spec_.archive, options), spec_.flush);
     }
@@ -74,13 +80,13 @@ class table_writer {
   }
 
   bool is_open() const noexcept {
-    return archive_.has_value() || records_.has_value() ||
+    return archive_.has_value() || records_.has_value() || lmdb_ != nullptr ||
            spec_.kind == wspecifier_kind::script && !targets_.empty();
   }
 
   void write(std::string_view key, const value_type& value) {
     if (spec_.kind == wspecifier_kind::script) return write_to_target(key, value);
-    if (records_) return write_record(key, value);
+    if (records_ || lmdb_) return write_record(key, value);
     if (!archive_) throw usage_error("table_writer::write on a writer that is not open");
     std::uint64_t offset = archive_->begin_entry(key);
     // The script line comes first, as Kaldi writes it: it points at the object.
@@ -92,6 +98,7 @@ class table_writer {
   void flush() {
     if (archive_) archive_->out().flush();
     if (records_) records_->flush();
+    if (lmdb_) lmdb_->flush();
     if (script_) script_->out().flush();
   }
 
@@ -99,6 +106,7 @@ class table_writer {
   void close() {
     auto archive = std::move(archive_);
     auto records = std::move(records_);
+    auto lmdb = std::move(lmdb_);
     auto script = std::move(script_);
     archive_.reset();
     records_.reset();
@@ -106,6 +114,7 @@ class table_writer {
     targets_.clear();
     if (archive) archive->close();
     if (records) records->close();
+    if (lmdb) lmdb->close();
     if (script) script->close();
   }
 
@@ -119,6 +128,7 @@ class table_writer {
   void write_record(std::string_view key, const value_type& value) {
     if (!kaldi_io::is_token(key)) throw usage_error("invalid key '" + std::string(key) + "'");
     detail::encode_keyed_record<H>(record_, spec_.records, key, value);
+    if (lmdb_) return lmdb_->put(key, record_);
     write_script_line(key, records_->write(record_));
     if (spec_.flush) records_->flush();
   }
@@ -159,6 +169,7 @@ class table_writer {
   open_options options_;
   std::optional<archive_writer> archive_;
   std::optional<tfrecord_writer> records_;
+  std::unique_ptr<lmdb_table_output> lmdb_;
   std::string record_;  // the encoded record, reused
   std::optional<script_writer> script_;
   std::vector<std::pair<std::string, std::string>> targets_;  // scp: key -> wxfilename
