@@ -117,7 +117,8 @@ inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
   auto split = detail::split_specifier(spec);
   if (!split) return std::nullopt;
   wspecifier w;
-  bool have_archive = false, have_script = false, have_tfrecord = false, have_lmdb = false, record_options = false;
+  bool have_archive = false, have_script = false, have_tfrecord = false, have_lmdb = false,
+       record_options = false;
   for (std::string_view o : split->first) {
     if (o == "b")
       w.binary = true;
@@ -158,7 +159,9 @@ inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
     w.archive = rest.substr(0, comma);
     w.script = rest.substr(comma + 1);
   } else if (have_archive || have_tfrecord || have_lmdb) {
-    w.kind = have_archive ? wspecifier_kind::archive : have_tfrecord ? wspecifier_kind::tfrecord : wspecifier_kind::lmdb;
+    w.kind = have_archive    ? wspecifier_kind::archive
+             : have_tfrecord ? wspecifier_kind::tfrecord
+                             : wspecifier_kind::lmdb;
     w.archive = rest;
   } else if (have_script) {
     w.kind = wspecifier_kind::script;
@@ -212,8 +215,8 @@ inline std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
   // key=NAME applies to TFRecord files and scripts pointing at records; shard=I/N to TFRecord
   // files and LMDB databases.
   bool sharded = r.kind == rspecifier_kind::tfrecord || r.kind == rspecifier_kind::lmdb;
-  if (!have_kind || (record_options && r.kind == rspecifier_kind::archive) || (r.shard_count > 1 && !sharded) ||
-      (!r.records.key_feature.empty() && r.kind == rspecifier_kind::lmdb))
+  if (!have_kind || (record_options && r.kind == rspecifier_kind::archive) ||
+      (r.shard_count > 1 && !sharded) || (!r.records.key_feature.empty() && r.kind == rspecifier_kind::lmdb))
     return std::nullopt;
   r.filename = split->second;
   return r;
