@@ -4,7 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/ensure-packages.sh" g++ cmake make libboost1.81-dev catch2 zlib1g-dev gzip \
-  libprotobuf-dev protobuf-compiler liblmdb-dev lmdb-utils
+  libprotobuf-dev protobuf-compiler liblmdb-dev lmdb-utils dataset-fashion-mnist
 jobs=$(nproc)
 
 run_suite() {
