@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <zlib.h>
 
+#include <thread>
+
 #include "test_support.hpp"
 
 using namespace tablio;
@@ -216,4 +218,101 @@ TEST_CASE("LMDB tables: Caffe's database through the table classes", "[lmdb][tab
     for (auto& [key, d] : sequential_table_reader<datum_holder>("ark:" + (dir / "d.ark"))) back.write(key, d);
   }
   CHECK(test::read_file(dir / "back/data.mdb") == test::read_file(caffe + "/data.mdb"));
+}
+
+TEST_CASE("readers in many threads", "[lmdb][threads]") {
+  test::temp_dir dir;
+  std::string db = copy_database(dir, "fashion_t10k_1000_lmdb");
+  auto expected = expected_records("caffe/datum.expect");
+  std::vector<std::thread> threads;
+  std::vector<int> good(8, 0);
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      // Each thread has its own reader (its own transaction); they share the environment.
+      lmdb_reader r(db, {}, {.shard_index = static_cast<std::uint64_t>(t % 2), .shard_count = 2});
+      std::string_view key, value;
+      std::size_t i = static_cast<std::size_t>(t % 2);
+      while (r.next(key, value)) {
+        if (key == expected[i].key && crc_hex(value) == expected[i].value_crc32) ++good[t];
+        i += 2;
+      }
+      for (int n = 0; n < 200; ++n) {
+        std::size_t k = static_cast<std::size_t>((n * 37 + t) % 1000);
+        auto v = r.get(expected[k].key);
+        if (v && crc_hex(*v) == expected[k].value_crc32) ++good[t];
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (int g : good) CHECK(g == 700);
+}
+
+TEST_CASE("reading a database another process is writing", "[lmdb][process]") {
+  test::temp_dir dir;
+  const std::string db = dir / "live";
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::close(ready[0]);
+    int status = 0;
+    try {
+      // A small map, so that it grows while the parent reads.
+      lmdb_writer w(db, {.initial_map_size = 32 * 1024, .batch_size = 100});
+      std::string value(2000, 'v');
+      for (int i = 0; i < 3000; ++i) {
+        w.put(key_of(i), value);
+        if (i == 99) (void)!::write(ready[1], "x", 1);  // the first batch is committed
+      }
+      w.close();
+    } catch (...) {
+      status = 1;
+    }
+    _exit(status);
+  }
+  ::close(ready[1]);
+  char c;
+  REQUIRE(::read(ready[0], &c, 1) == 1);
+  ::close(ready[0]);
+  // While the child writes: every snapshot holds whole batches.
+  for (int n = 0; n < 20; ++n) {
+    lmdb_reader r(db);
+    std::uint64_t size = r.size();
+    CHECK(size % 100 == 0);
+    std::string_view key, value;
+    std::uint64_t seen = 0;
+    while (r.next(key, value)) ++seen;
+    CHECK(seen == size);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  lmdb_reader done(db);
+  CHECK(done.size() == 3000);
+}
+
+TEST_CASE("a read-only database of someone else's opens without a lock file", "[lmdb][permissions]") {
+  test::temp_dir dir;
+  std::string db = copy_database(dir, "fashion_t10k_1000_lmdb");
+  std::filesystem::permissions(db, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                                       std::filesystem::perms::group_exec |
+                                       std::filesystem::perms::others_read |
+                                       std::filesystem::perms::others_exec);
+  std::filesystem::permissions(dir.path, std::filesystem::perms::all);
+  pid_t child = ::fork();
+  if (child == 0) {
+    // As another user (root can write anywhere), or with the folder read-only otherwise.
+    if (::geteuid() == 0 ? ::setuid(65534) != 0 : ::chmod(db.c_str(), 0555) != 0) _exit(3);
+    try {
+      lmdb_reader r(db);
+      _exit(r.without_lock() && r.size() == 1000 ? 0 : 1);
+    } catch (...) {
+      _exit(2);
+    }
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK_FALSE(std::filesystem::exists(db + "/lock.mdb"));
 }

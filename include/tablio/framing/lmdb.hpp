@@ -141,14 +141,15 @@ class lmdb_environment {
   }
   void set_map_size(std::size_t bytes) { check(mdb_env_set_mapsize(get(), bytes), "growing the map"); }
 
-  std::uint64_t entries() const {
-    MDB_txn* txn = nullptr;
-    check(mdb_txn_begin(get(), nullptr, MDB_RDONLY, &txn), "starting a read transaction");
-    MDB_stat stat;
-    int rc = mdb_stat(txn, dbi_, &stat);
-    mdb_txn_abort(txn);
-    check(rc, "reading the statistics");
-    return stat.ms_entries;
+  // Begins a transaction. When another process has grown the map, LMDB says MDB_MAP_RESIZED:
+  // adopt the new size and begin again.
+  void begin_transaction(unsigned flags, MDB_txn*& txn) {
+    int rc = mdb_txn_begin(get(), nullptr, flags, &txn);
+    if (rc == MDB_MAP_RESIZED) {
+      check(mdb_env_set_mapsize(env_, 0), "adopting the map size another process set");
+      rc = mdb_txn_begin(env_, nullptr, flags, &txn);
+    }
+    check(rc, flags & MDB_RDONLY ? "cannot start a read transaction" : "cannot start a write transaction");
   }
 
   void check(int rc, std::string_view what) const {
@@ -272,9 +273,7 @@ class lmdb_writer {
   lmdb_environment& environment() noexcept { return env_; }
 
  private:
-  void begin() {
-    env_.check(mdb_txn_begin(env_.get(), nullptr, 0, &txn_), "cannot start a write transaction");
-  }
+  void begin() { env_.begin_transaction(0, txn_); }
   int put_one(const std::pair<std::string, std::string>& kv) {
     MDB_val k{kv.first.size(), const_cast<char*>(kv.first.data())};
     MDB_val v{kv.second.size(), const_cast<char*>(kv.second.data())};
@@ -325,7 +324,7 @@ class lmdb_reader {
     if (read_.shard_count == 0 || read_.shard_index >= read_.shard_count)
       throw usage_error("invalid LMDB shard " + std::to_string(read_.shard_index) + " of " +
                         std::to_string(read_.shard_count));
-    env_.check(mdb_txn_begin(env_.get(), nullptr, MDB_RDONLY, &txn_), "cannot start a read transaction");
+    env_.begin_transaction(MDB_RDONLY, txn_);
     int rc = mdb_cursor_open(txn_, env_.dbi(), &cursor_);
     if (rc != MDB_SUCCESS) {
       mdb_txn_abort(txn_);
