@@ -195,3 +195,65 @@ TEST_CASE("IDX writing is byte-identical", "[idx][write]") {
     CHECK_THROWS_AS(w.write_item<int>(std::vector<int>{1}), usage_error);
   }
 }
+
+TEST_CASE("IDX tables: items keyed by index, read and written like any table", "[idx][table]") {
+  const std::string fashion = test::data_path("idx/fashion/");
+  const std::string images = fashion + "t10k-images-100-idx3-ubyte",
+                    labels = fashion + "t10k-labels-100-idx1-ubyte";
+  idx_file label_file(labels), image_file(images);
+  int n = 0;
+  for (auto& [key, label] : sequential_table_reader<basic_holder<std::int32_t>>("idx:" + labels)) {
+    CHECK(key == ordinal_key(static_cast<std::uint64_t>(n)));
+    CHECK(label == label_file.item<std::int32_t>(static_cast<std::uint64_t>(n))[0]);
+    ++n;
+  }
+  CHECK(n == 100);
+  n = 0;
+  for (auto& [key, image] :
+       sequential_table_reader<holder<matrix<float>>>("idx,shard=1/4:" + images + ".gz")) {
+    CHECK(image.num_rows() == 28);
+    CHECK(image.num_cols() == 28);
+    CHECK(image(27, 27) ==
+          static_cast<float>(image_file.item<int>(static_cast<std::uint64_t>(1 + 4 * n))[783]));
+    ++n;
+  }
+  CHECK(n == 25);
+  random_access_table_reader<basic_vector_holder<std::int32_t>> by_key("idx:" + images);
+  CHECK(by_key.at("00000042") == image_file.item<std::int32_t>(42));
+  CHECK_FALSE(by_key.contains("00000100"));
+  CHECK_FALSE(by_key.contains("42"));
+  // A matrix needs items of two dimensions.
+  CHECK_THROWS_WITH(sequential_table_reader<holder<matrix<float>>>("idx:" + labels),
+                    Catch::Contains("two dimensions") && Catch::Contains("key '00000000'"));
+
+  // IDX -> Kaldi archive -> IDX gives the file back, byte for byte.
+  test::temp_dir dir;
+  using bytes_vector = holder<std::vector<std::uint8_t>>;
+  {
+    table_writer<bytes_vector> ark("ark:" + (dir / "images.ark"));
+    for (auto& [key, image] : sequential_table_reader<bytes_vector>("idx:" + images)) ark.write(key, image);
+  }
+  {
+    table_writer<bytes_vector> out("idx:" + (dir / "copy-idx1-ubyte"));
+    for (auto& [key, image] : sequential_table_reader<bytes_vector>("ark:" + (dir / "images.ark")))
+      out.write(key, image);
+  }
+  idx_file copy(dir / "copy-idx1-ubyte");
+  CHECK(copy.header().dims == std::vector<std::uint32_t>{100, 784});  // items keep their values, not 28x28
+  CHECK(copy.values<int>() == image_file.values<int>());
+  {
+    table_writer<holder<matrix<float>>> out("idx:" + (dir / "floats"));
+    for (auto& [key, image] : sequential_table_reader<holder<matrix<float>>>("idx:" + images))
+      out.write(key, image);
+  }
+  idx_file floats(dir / "floats");
+  CHECK(floats.header().type == idx_type::f32);
+  CHECK(floats.header().dims == std::vector<std::uint32_t>{100, 28, 28});
+  CHECK(floats.values<int>() == image_file.values<int>());
+
+  table_writer<basic_holder<std::int32_t>> keyed("idx:" + (dir / "labels"));
+  CHECK_THROWS_WITH(keyed.write("utt1", 3), Catch::Contains("must have key '00000000'"));
+  table_writer<basic_vector_holder<std::int32_t>> shaped("idx:" + (dir / "shaped"));
+  shaped.write("00000000", {1, 2});
+  CHECK_THROWS_WITH(shaped.write("00000001", {1, 2, 3}), Catch::Contains("first item's shape"));
+}

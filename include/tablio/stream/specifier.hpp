@@ -12,7 +12,8 @@
 //                                       the glob matches, in name order ("train@128" names
 //                                       TensorFlow's train-00000-of-00128 ... shards)
 //
-// and LMDB databases: "lmdb:folder" (keys are the database's; "lmdb,shard=I/N:" reads a shard)
+// LMDB databases: "lmdb:folder" (keys are the database's; "lmdb,shard=I/N:" reads a shard), and
+// IDX files: "idx:train-images-idx3-ubyte" (keys are the item indexes "00000000"...)
 //
 // It lives in the stream layer because classifying an extended filename needs it: Kaldi
 // refuses an rxfilename such as "ark:foo" that looks like a specifier.
@@ -29,8 +30,8 @@
 
 TABLIO_BEGIN_NAMESPACE
 
-enum class wspecifier_kind { archive, script, archive_and_script, tfrecord, tfrecord_and_script, lmdb };
-enum class rspecifier_kind { archive, script, tfrecord, lmdb };
+enum class wspecifier_kind { archive, script, archive_and_script, tfrecord, tfrecord_and_script, lmdb, idx };
+enum class rspecifier_kind { archive, script, tfrecord, lmdb, idx };
 
 enum class output_compression { by_suffix, none, gzip, zlib };
 
@@ -140,9 +141,10 @@ inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
     } else if (o == "ark" || o == "tfrecord") {
       if (have_archive || have_tfrecord || have_lmdb || have_script) return std::nullopt;  // "ark,scp" once
       (o == "ark" ? have_archive : have_tfrecord) = true;
-    } else if (o == "lmdb") {
+    } else if (o == "lmdb" || o == "idx") {
       if (have_archive || have_tfrecord || have_lmdb || have_script) return std::nullopt;
       have_lmdb = true;
+      w.kind = o == "lmdb" ? wspecifier_kind::lmdb : wspecifier_kind::idx;
     } else if (o == "scp") {
       if (have_script || have_lmdb) return std::nullopt;
       have_script = true;
@@ -159,9 +161,7 @@ inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
     w.archive = rest.substr(0, comma);
     w.script = rest.substr(comma + 1);
   } else if (have_archive || have_tfrecord || have_lmdb) {
-    w.kind = have_archive    ? wspecifier_kind::archive
-             : have_tfrecord ? wspecifier_kind::tfrecord
-                             : wspecifier_kind::lmdb;
+    if (!have_lmdb) w.kind = have_archive ? wspecifier_kind::archive : wspecifier_kind::tfrecord;
     w.archive = rest;
   } else if (have_script) {
     w.kind = wspecifier_kind::script;
@@ -201,22 +201,25 @@ inline std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
     else if (detail::parse_key_option(o, r.records) ||
              detail::parse_shard_option(o, r.shard_index, r.shard_count))
       record_options = true;
-    else if (o == "ark" || o == "scp" || o == "tfrecord" || o == "lmdb") {
+    else if (o == "ark" || o == "scp" || o == "tfrecord" || o == "lmdb" || o == "idx") {
       if (have_kind) return std::nullopt;
       have_kind = true;
       r.kind = o == "ark"        ? rspecifier_kind::archive
                : o == "scp"      ? rspecifier_kind::script
                : o == "tfrecord" ? rspecifier_kind::tfrecord
-                                 : rspecifier_kind::lmdb;
+               : o == "lmdb"     ? rspecifier_kind::lmdb
+                                 : rspecifier_kind::idx;
     } else {
       return std::nullopt;
     }
   }
   // key=NAME applies to TFRecord files and scripts pointing at records; shard=I/N to TFRecord
-  // files and LMDB databases.
-  bool sharded = r.kind == rspecifier_kind::tfrecord || r.kind == rspecifier_kind::lmdb;
-  if (!have_kind || (record_options && r.kind == rspecifier_kind::archive) ||
-      (r.shard_count > 1 && !sharded) || (!r.records.key_feature.empty() && r.kind == rspecifier_kind::lmdb))
+  // files, LMDB databases and IDX files.
+  bool sharded = r.kind == rspecifier_kind::tfrecord || r.kind == rspecifier_kind::lmdb ||
+                 r.kind == rspecifier_kind::idx;
+  bool keyed = r.kind == rspecifier_kind::tfrecord || r.kind == rspecifier_kind::script;
+  if (!have_kind || (r.shard_count > 1 && !sharded) || (!r.records.key_feature.empty() && !keyed) ||
+      (record_options && r.kind == rspecifier_kind::archive))
     return std::nullopt;
   r.filename = split->second;
   return r;

@@ -10,6 +10,7 @@
 //   'p'              unreadable entries are absent instead of errors
 //
 //   "lmdb:folder"    values are looked up in the database when asked for
+//   "idx:file"       item i has key "%08d" of i, and is read when asked for
 //   "tfrecord:f.tfrecord"  the records are indexed at open (keys as for sequential reading)
 //                    and read when asked for; as with scripts, values are never held
 //
@@ -21,6 +22,7 @@
 #include <tablio/framing/scp.hpp>
 #include <tablio/holder/token.hpp>
 #include <tablio/stream/filename.hpp>
+#include <tablio/table/idx_table.hpp>
 #include <tablio/table/lmdb_table.hpp>
 #include <tablio/table/object_io.hpp>
 #include <tablio/table/script_loader.hpp>
@@ -54,6 +56,9 @@ class random_access_table_reader {
       open_script();
     } else if (spec_.kind == rspecifier_kind::lmdb) {
       lmdb_ = std::make_unique<lmdb_table_input>(spec_, options);
+    } else if (spec_.kind == rspecifier_kind::idx) {
+      if constexpr (!idx_item<value_type>) detail::not_idx_items(spec_.filename);
+      idx_.emplace(spec_, options);
     } else if (spec_.kind == rspecifier_kind::tfrecord) {
       // Indexed at open: the records are then read like the entries of a script.
       detail::check_record_key_option<H>(spec_.records, rspec);
@@ -91,6 +96,7 @@ class random_access_table_reader {
     auto archive = std::move(archive_);
     archive_.reset();
     lmdb_.reset();
+    idx_.reset();
     lookup_reader_.reset();
     loader_.reset();
     script_.clear();
@@ -122,6 +128,7 @@ class random_access_table_reader {
     release_previous_once();
     if (spec_.kind == rspecifier_kind::script) return lookup_script(key, load);
     if (lmdb_) return lookup_lmdb(key, load);
+    if (idx_) return lookup_idx(key, load);
     return lookup_archive(key, load);
   }
 
@@ -191,6 +198,18 @@ class random_access_table_reader {
       absent_reason_ = e.what();
       return nullptr;
     }
+  }
+
+  // ----- IDX files
+  const value_type* lookup_idx(std::string_view key, bool load) {
+    if (current_ && current_->first == key) return &current_->second;
+    if (!idx_->contains(key)) return nullptr;
+    if (!load) return &placeholder();
+    value_type v{};
+    detail::with_key(key, idx_->path(), [&] { idx_->get(key, v); });
+    current_.emplace(std::string(key), std::move(v));
+    note_once(current_->first);
+    return &current_->second;
   }
 
   // ----- archives
@@ -323,6 +342,7 @@ class random_access_table_reader {
   bool eof_ = false;
   std::optional<archive_reader> archive_;
   std::unique_ptr<lmdb_table_input> lmdb_;
+  std::optional<idx_table_input> idx_;
   H scan_holder_;
   std::optional<reader> lookup_reader_;
   std::unordered_map<std::string, slot> index_;

@@ -1,7 +1,8 @@
 // sequential_table_reader<Holder>: reads a table in order from a Kaldi rspecifier,
 // "ark:f.ark" or "scp:f.scp" (with options such as "ark,p:", "scp,p:", "ark:gunzip -c f.gz |"),
 // from TFRecord files: "tfrecord:f.tfrecord", "tfrecord,key=utt,shard=0/4:train@128", or from
-// an LMDB database: "lmdb:train_lmdb", "lmdb,shard=1/8:train_lmdb".
+// an LMDB database: "lmdb:train_lmdb", "lmdb,shard=1/8:train_lmdb", or from an IDX file:
+// "idx:train-images-idx3-ubyte.gz".
 //
 //   for (auto& [key, value] : sequential_table_reader<basic_holder<int>>("ark:ali.ark")) ...
 //   for (reader r("scp:feats.scp"); !r.done(); r.next()) use(r.key(), r.value());
@@ -14,6 +15,7 @@
 #include <tablio/framing/ark.hpp>
 #include <tablio/framing/scp.hpp>
 #include <tablio/stream/filename.hpp>
+#include <tablio/table/idx_table.hpp>
 #include <tablio/table/lmdb_table.hpp>
 #include <tablio/table/object_io.hpp>
 #include <tablio/table/record_keys.hpp>
@@ -50,6 +52,9 @@ class sequential_table_reader {
       records_.emplace(spec_, options);
     } else if (spec_.kind == rspecifier_kind::lmdb) {
       lmdb_ = std::make_unique<lmdb_table_input>(spec_, options);
+    } else if (spec_.kind == rspecifier_kind::idx) {
+      if constexpr (!idx_item<value_type>) detail::not_idx_items(spec_.filename);
+      idx_.emplace(spec_, options);
     } else {
       script_.emplace(open_input(spec_.filename, options));
       detail::check_record_key_option<H>(spec_.records, rspec);
@@ -59,7 +64,8 @@ class sequential_table_reader {
   }
 
   bool is_open() const noexcept {
-    return archive_.has_value() || script_.has_value() || records_.has_value() || lmdb_ != nullptr;
+    return archive_.has_value() || script_.has_value() || records_.has_value() || lmdb_ != nullptr ||
+           idx_.has_value();
   }
   bool done() const noexcept { return done_; }
   const std::string& key() const noexcept { return key_; }
@@ -95,6 +101,7 @@ class sequential_table_reader {
     script_.reset();
     records_.reset();
     lmdb_.reset();
+    idx_.reset();
     loader_.reset();
     if (archive) archive->close();
     if (script) script->close();
@@ -137,7 +144,11 @@ class sequential_table_reader {
     if (script_) return advance_script();
     // Archives and record files: a bad entry is an error, or under 'p' the end of the table.
     try {
-      if (archive_ ? !next_archive_entry() : lmdb_ ? !next_lmdb_entry() : !next_record()) {
+      bool more = archive_ ? next_archive_entry()
+                  : lmdb_  ? next_lmdb_entry()
+                  : idx_   ? idx_->next(key_, holder_.value())
+                           : next_record();
+      if (!more) {
         finish();
         return;
       }
@@ -213,6 +224,7 @@ class sequential_table_reader {
   std::optional<script_loader<H>> loader_;
   std::optional<tfrecord_table_input> records_;
   std::unique_ptr<lmdb_table_input> lmdb_;  // a pointer: LMDB handles do not move
+  std::optional<idx_table_input> idx_;
   H holder_;
   script_entry entry_;
   std::string key_;

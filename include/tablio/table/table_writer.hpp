@@ -8,6 +8,7 @@
 //                            keys in the Example; ",gzip"/",zlib" or a .gz/.zz name compress)
 //   "tfrecord,scp:f.tfrecord,f.scp"  and a script pointing at each record, for random access
 //   "lmdb:folder"            an LMDB database (a Caffe dataset), one key per entry
+//   "idx:file"               an IDX file; the n-th entry's key must be "%08d" of n
 // Archives and scripts may be "-", "| command" or files. close() reports every failure (a
 // full disk, a command that failed); the destructor closes and reports instead of throwing.
 #pragma once
@@ -16,6 +17,7 @@
 #include <tablio/framing/scp.hpp>
 #include <tablio/framing/tfrecord.hpp>
 #include <tablio/stream/filename.hpp>
+#include <tablio/table/idx_table.hpp>
 #include <tablio/table/lmdb_table.hpp>
 #include <tablio/table/object_io.hpp>
 #include <tablio/table/record_keys.hpp>
@@ -43,6 +45,7 @@ class table_writer {
       archive_ = std::move(o.archive_);
       records_ = std::move(o.records_);
       lmdb_ = std::move(o.lmdb_);
+      idx_ = std::move(o.idx_);
       script_ = std::move(o.script_);
       targets_ = std::move(o.targets_);
       options_ = o.options_;
@@ -70,6 +73,8 @@ class table_writer {
       records_.emplace(open_tfrecord_output(spec_.archive, c, options));
     } else if (spec_.kind == wspecifier_kind::lmdb) {
       lmdb_ = std::make_unique<lmdb_table_output>(spec_, options);
+    } else if (spec_.kind == wspecifier_kind::idx) {
+      idx_.emplace(spec_, options);
     } else if (spec_.kind != wspecifier_kind::script) {
       archive_.emplace(open_output(spec_.archive, options), spec_.flush);
     }
@@ -80,13 +85,14 @@ class table_writer {
   }
 
   bool is_open() const noexcept {
-    return archive_.has_value() || records_.has_value() || lmdb_ != nullptr ||
+    return archive_.has_value() || records_.has_value() || lmdb_ != nullptr || idx_.has_value() ||
            spec_.kind == wspecifier_kind::script && !targets_.empty();
   }
 
   void write(std::string_view key, const value_type& value) {
     if (spec_.kind == wspecifier_kind::script) return write_to_target(key, value);
     if (records_ || lmdb_) return write_record(key, value);
+    if (idx_) return idx_->write(key, value);
     if (!archive_) throw usage_error("table_writer::write on a writer that is not open");
     std::uint64_t offset = archive_->begin_entry(key);
     // The script line comes first, as Kaldi writes it: it points at the object.
@@ -107,6 +113,8 @@ class table_writer {
     auto archive = std::move(archive_);
     auto records = std::move(records_);
     auto lmdb = std::move(lmdb_);
+    auto idx = std::move(idx_);
+    idx_.reset();
     auto script = std::move(script_);
     archive_.reset();
     records_.reset();
@@ -115,6 +123,7 @@ class table_writer {
     if (archive) archive->close();
     if (records) records->close();
     if (lmdb) lmdb->close();
+    if (idx) idx->close();
     if (script) script->close();
   }
 
@@ -170,6 +179,7 @@ class table_writer {
   std::optional<archive_writer> archive_;
   std::optional<tfrecord_writer> records_;
   std::unique_ptr<lmdb_table_output> lmdb_;
+  std::optional<idx_table_output> idx_;
   std::string record_;  // the encoded record, reused
   std::optional<script_writer> script_;
   std::vector<std::pair<std::string, std::string>> targets_;  // scp: key -> wxfilename
