@@ -2,6 +2,7 @@
 // field sizes, and a bounded cursor whose errors name the record and the offset in it.
 #pragma once
 
+#include <tablio/core/config.hpp>
 #include <tablio/core/error.hpp>
 
 #include <bit>
@@ -48,7 +49,23 @@ struct cursor {
     throw format_error({*name, static_cast<std::uint64_t>(p - begin), {}}, expected, found);
   }
   bool done() const noexcept { return p == end; }
-  std::uint64_t get_varint() {
+  // Tags and lengths are nearly always one or two bytes: those stay inline.
+  TABLIO_ALWAYS_INLINE std::uint64_t get_varint() {
+    if (end - p >= 2) [[likely]] {
+      auto b0 = static_cast<unsigned char>(p[0]);
+      if (b0 < 0x80) {
+        ++p;
+        return b0;
+      }
+      auto b1 = static_cast<unsigned char>(p[1]);
+      if (b1 < 0x80) {
+        p += 2;
+        return (b0 & 0x7Fu) | (std::uint64_t{b1} << 7);
+      }
+    }
+    return get_long_varint();
+  }
+  std::uint64_t get_long_varint() {
     std::uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
       if (p == end) fail("a varint", "end of data");

@@ -210,6 +210,7 @@ class idx_file {
         mapped_.emplace(std::move(mapped));
         bytes_ = mapped_->contiguous();
         header_ = parse_idx_header(bytes_, name_, bytes_.size(), options);
+        cache_sizes();
         return;
       }
     }
@@ -231,6 +232,7 @@ class idx_file {
   idx_file(std::span<const char> bytes, std::string name, const idx_read_options& options = {})
       : name_(std::move(name)), bytes_(bytes) {
     header_ = parse_idx_header(bytes_, name_, bytes_.size(), options);
+    cache_sizes();
   }
 
   const idx_header& header() const noexcept { return header_; }
@@ -240,17 +242,18 @@ class idx_file {
   // Item i's stored bytes (big-endian values).
   std::span<const char> item_bytes(std::uint64_t i) const {
     check_index(i);
-    std::size_t n = static_cast<std::size_t>(header_.item_bytes());
-    return bytes_.subspan(header_.size_bytes() + static_cast<std::size_t>(i) * n, n);
+    return {bytes_.data() + header_bytes_ + static_cast<std::size_t>(i) * item_bytes_, item_bytes_};
   }
   // Item i's values converted to T; out must hold header().item_values() values.
   template <class T>
   void read_item(std::uint64_t i, std::span<T> out) const {
-    if (out.size() < header_.item_values())
+    if (out.size() < item_values_) [[unlikely]]
       throw usage_error("idx_file::read_item: room for " + std::to_string(out.size()) + " values, item has " +
-                        std::to_string(header_.item_values()));
-    convert_idx_values(header_.type, item_bytes(i).data(), static_cast<std::size_t>(header_.item_values()),
-                       out.data());
+                        std::to_string(item_values_));
+    check_index(i);
+    convert_idx_values(header_.type,
+                       bytes_.data() + header_bytes_ + static_cast<std::size_t>(i) * item_bytes_,
+                       item_values_, out.data());
   }
   template <class T>
   std::vector<T> item(std::uint64_t i) const {
@@ -268,7 +271,7 @@ class idx_file {
 
  private:
   void check_index(std::uint64_t i) const {
-    if (i >= size())
+    if (i >= header_.items()) [[unlikely]]
       throw usage_error("item " + std::to_string(i) + " of '" + name_ + "', which has " +
                         std::to_string(size()));
   }
@@ -299,6 +302,14 @@ class idx_file {
                          "the end of the file after " + std::to_string(need) + " data bytes", "more bytes");
     in.close();
     bytes_ = owned_;
+    cache_sizes();
+  }
+
+  // The header's sizes, checked to fit when it was parsed, computed once.
+  void cache_sizes() noexcept {
+    header_bytes_ = header_.size_bytes();
+    item_values_ = static_cast<std::size_t>(header_.item_values());
+    item_bytes_ = static_cast<std::size_t>(header_.item_bytes());
   }
 
   std::string name_;
@@ -306,6 +317,7 @@ class idx_file {
   std::vector<char> owned_;
   std::span<const char> bytes_;
   idx_header header_;
+  std::size_t header_bytes_ = 0, item_values_ = 0, item_bytes_ = 0;
 };
 
 // Writes an IDX file item by item. With the item count given up front the output may be a

@@ -30,6 +30,7 @@
 #include <tablio/core/error.hpp>
 
 #include <lmdb.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,6 +81,16 @@ inline std::mutex& open_lmdb_mutex() {
   return m;
 }
 
+// Counts the fork()s this process came out of, so that a use after fork() is found with one
+// load instead of a getpid() system call per record.
+inline unsigned& fork_generation() {
+  static unsigned generation = [] {
+    ::pthread_atfork(nullptr, nullptr, [] { ++fork_generation(); });
+    return 0u;
+  }();
+  return generation;
+}
+
 inline std::string canonical_path(const std::string& path) {
   char resolved[PATH_MAX];
   return ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
@@ -115,7 +126,8 @@ class lmdb_environment {
   lmdb_environment(const lmdb_environment&) = delete;
   lmdb_environment& operator=(const lmdb_environment&) = delete;
   ~lmdb_environment() {
-    if (env_ && pid_ == ::getpid()) mdb_env_close(env_);  // a child must not touch its parent's locks
+    // A child must not touch its parent's locks.
+    if (env_ && generation_ == detail::fork_generation()) mdb_env_close(env_);
     if (key_.empty()) return;
     std::lock_guard lock(detail::open_lmdb_mutex());
     auto& open = detail::open_lmdb_environments();
@@ -123,7 +135,7 @@ class lmdb_environment {
   }
 
   MDB_env* get() const {
-    if (pid_ != ::getpid())
+    if (generation_ != detail::fork_generation()) [[unlikely]]
       throw usage_error("the LMDB database '" + path_ +
                         "' was opened before fork(): LMDB environments cannot be used in a child process; "
                         "open it again there");
@@ -195,14 +207,14 @@ class lmdb_environment {
   }
 
   lmdb_environment(const std::string& path, bool read_only, const lmdb_options& options)
-      : path_(path), read_only_(read_only), pid_(::getpid()) {
+      : path_(path), read_only_(read_only), generation_(detail::fork_generation()) {
     open_database(options);
   }
 
   std::string path_, key_;
   bool read_only_;
   bool without_lock_ = false;
-  pid_t pid_;
+  unsigned generation_;  // detail::fork_generation() when opened
   MDB_env* env_ = nullptr;
   MDB_dbi dbi_ = 0;
 };
