@@ -3,6 +3,7 @@
 // converted (when Debian's dataset-fashion-mnist is installed), and clear failures.
 #include <tablio/framing/idx.hpp>
 #include <tablio/framing/lmdb.hpp>
+#include <tablio/stream/filename.hpp>
 
 #include <sys/wait.h>
 
@@ -86,4 +87,15 @@ TEST_CASE("convert_mnist's database is Caffe's, byte for byte", "[mnist][lmdb]")
   REQUIRE(run_convert(dir / "images", dir / "labels", dir / "out", output) == 0);
   CHECK(test::read_file(dir / "out/lmdb/data.mdb") ==
         test::read_file(test::data_path("caffe/fashion_t10k_1000_lmdb/data.mdb")));
+  // And as the LMDB tools see it.
+  auto dump = [](const std::string& file) {
+    std::string out;
+    reader r = open_input("mdb_dump -n " + file + " |");
+    for (int c; (c = r.get()) >= 0;) out += static_cast<char>(c);
+    r.close();
+    return out;
+  };
+  std::string ours = dump(dir / "out/lmdb/data.mdb");
+  CHECK(ours.find("\n 3030303030393939\n") != std::string::npos);  // key 00000999
+  CHECK(ours == dump(test::data_path("caffe/fashion_t10k_1000_lmdb/data.mdb")));
 }
