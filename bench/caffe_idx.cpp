@@ -20,6 +20,7 @@
 
 #include "caffe_datum.pb.h"
 #include "ratio_reporter.hpp"
+#include "scratch_folder.hpp"
 
 using namespace tablio;
 
@@ -27,18 +28,6 @@ namespace {
 
 const std::string images_gz = "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz";
 const std::string labels_gz = "/usr/share/datasets/fashion-mnist/train-labels-idx1-ubyte.gz";
-
-std::string bench_folder() {
-  static std::string dir = [] {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "tablio-bench-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) std::abort();
-    return tmpl;
-  }();
-  return dir;
-}
-struct cleanup {
-  ~cleanup() { std::filesystem::remove_all(bench_folder()); }
-} remove_at_exit;
 
 std::string key_of(std::uint64_t i) {
   char k[16];
@@ -49,7 +38,7 @@ std::string key_of(std::uint64_t i) {
 // The Caffe LMDB of the training set, and the raw IDX images file, made once.
 const std::string& database() {
   static const std::string path = [] {
-    std::string db = bench_folder() + "/train_lmdb";
+    std::string db = bench::scratch_folder() + "/train_lmdb";
     idx_file images(images_gz), labels(labels_gz);
     lmdb_writer out(db);
     datum d;
@@ -71,7 +60,7 @@ const std::string& database() {
 
 const std::string& raw_images() {
   static const std::string path = [] {
-    std::string p = bench_folder() + "/train-images-idx3-ubyte";
+    std::string p = bench::scratch_folder() + "/train-images-idx3-ubyte";
     idx_file in(images_gz);
     idx_writer out(open_output(p), idx_type::u8, {28, 28}, static_cast<std::uint32_t>(in.size()));
     for (std::uint64_t i = 0; i < in.size(); ++i) out.write_item<std::uint8_t>(in.item<std::uint8_t>(i));

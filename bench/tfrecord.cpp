@@ -23,29 +23,17 @@
 #include <random>
 
 #include "ratio_reporter.hpp"
+#include "scratch_folder.hpp"
 #include "tf_example.pb.h"
 
 using namespace tablio;
 
 namespace {
 
-std::string bench_folder() {
-  static std::string dir = [] {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "tablio-bench-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) std::abort();
-    return tmpl;
-  }();
-  return dir;
-}
-
-struct cleanup {
-  ~cleanup() { std::filesystem::remove_all(bench_folder()); }
-} remove_at_exit;
-
 // A TFRecord file of `count` random records of `size` bytes (written once per run).
 std::string record_file(std::size_t count, std::size_t size, compression c = compression::none) {
-  std::string path = bench_folder() + "/records-" + std::to_string(count) + "x" + std::to_string(size) +
-                     (c == compression::gzip ? ".gz" : "");
+  std::string path = bench::scratch_folder() + "/records-" + std::to_string(count) + "x" +
+                     std::to_string(size) + (c == compression::gzip ? ".gz" : "");
   if (std::filesystem::exists(path)) return path;
   std::mt19937_64 rng(count);
   std::string record(size, '\0');
