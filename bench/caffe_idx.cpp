@@ -87,18 +87,27 @@ struct bare_lmdb {
   }
 };
 
+// Every value of the database in key order, through a bare cursor.
+template <class F>
+void for_each_bare_value(const std::string& db, F f) {
+  bare_lmdb lmdb(db);
+  MDB_cursor* cursor;
+  mdb_cursor_open(lmdb.txn, lmdb.dbi, &cursor);
+  MDB_val k, v;
+  for (int rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST); rc == 0;
+       rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT))
+    f(static_cast<const char*>(v.mv_data), v.mv_size);
+  mdb_cursor_close(cursor);
+}
+
 void scan_bare_cursor(benchmark::State& state) {
   const std::string& db = database();
   for (auto _ : state) {
-    bare_lmdb lmdb(db);
-    MDB_cursor* cursor;
-    mdb_cursor_open(lmdb.txn, lmdb.dbi, &cursor);
-    MDB_val k, v;
     std::size_t bytes = 0;
-    for (int rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST); rc == 0;
-         rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT))
-      bytes += v.mv_size + static_cast<const unsigned char*>(v.mv_data)[v.mv_size - 1];  // touch the record
-    mdb_cursor_close(cursor);
+    // Touches each record once, at its end.
+    for_each_bare_value(db, [&](const char* data, std::size_t size) {
+      bytes += size + static_cast<unsigned char>(data[size - 1]);
+    });
     benchmark::DoNotOptimize(bytes);
   }
 }
@@ -107,17 +116,11 @@ void scan_libprotobuf(benchmark::State& state) {
   const std::string& db = database();
   crosscheck::Datum d;
   for (auto _ : state) {
-    bare_lmdb lmdb(db);
-    MDB_cursor* cursor;
-    mdb_cursor_open(lmdb.txn, lmdb.dbi, &cursor);
-    MDB_val k, v;
     std::int64_t labels = 0;
-    for (int rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST); rc == 0;
-         rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)) {
-      if (!d.ParseFromArray(v.mv_data, static_cast<int>(v.mv_size))) state.SkipWithError("parse failed");
+    for_each_bare_value(db, [&](const char* data, std::size_t size) {
+      if (!d.ParseFromArray(data, static_cast<int>(size))) state.SkipWithError("parse failed");
       labels += d.label() + static_cast<unsigned char>(d.data().back());
-    }
-    mdb_cursor_close(cursor);
+    });
     benchmark::DoNotOptimize(labels);
   }
 }
