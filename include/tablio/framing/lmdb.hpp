@@ -359,11 +359,14 @@ class lmdb_reader {
         // Each pass over the data gives this shard the same records; an empty shard ends.
         if (!read_.wrap_around || !kept_in_pass_) return false;
         started_ = kept_in_pass_ = false;
-        ordinal_ = 0;
+        phase_ = 0;
         continue;
       }
       env_.check(rc, "cannot read the next record");
-      if (ordinal_++ % read_.shard_count != read_.shard_index) continue;
+      // The record's ordinal modulo shard_count, kept without a division per record.
+      std::uint64_t phase = phase_;
+      phase_ = phase + 1 == read_.shard_count ? 0 : phase + 1;
+      if (phase != read_.shard_index) continue;
       kept_in_pass_ = true;
       key = {static_cast<const char*>(k.mv_data), k.mv_size};
       value = {static_cast<const char*>(v.mv_data), v.mv_size};
@@ -402,7 +405,7 @@ class lmdb_reader {
   MDB_txn* txn_ = nullptr;
   MDB_cursor* cursor_ = nullptr;
   bool started_ = false, kept_in_pass_ = false;
-  std::uint64_t ordinal_ = 0;
+  std::uint64_t phase_ = 0;  // the next record's ordinal modulo shard_count
 };
 
 TABLIO_END_NAMESPACE

@@ -54,8 +54,13 @@ using datum_view = basic_datum<std::string_view>;
 template <class Bytes>
 void decode_datum(std::string_view bytes, basic_datum<Bytes>& d, const std::string& name = "<datum>") {
   using namespace protobuf_wire;
-  d = basic_datum<Bytes>{};
+  // Reset field by field: the vectors keep their capacity for the next record.
+  d.channels = d.height = d.width = d.label = 0;
+  d.data = Bytes{};
+  d.float_data.clear();
+  d.encoded = false;
   d.present = {false, false, false, false, false, false};
+  d.unknown = Bytes{};
   cursor c{bytes.data(), bytes.data() + bytes.size(), bytes.data(), &name};
   auto int32 = [&](std::int32_t& field, bool& present) {
     field = static_cast<std::int32_t>(static_cast<std::uint32_t>(c.get_varint()));  // as protobuf truncates
