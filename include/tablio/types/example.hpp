@@ -17,6 +17,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -91,20 +92,27 @@ inline void decode_feature(protobuf_wire::cursor c, feature& f,
       continue;
     }
     cursor list = c.sub(c.get_bytes());
-    // A oneof member seen again merges into it; another member replaces it.
+    // A oneof member seen again merges into it; another member replaces it, and the unknown
+    // fields of the list it replaces go with that list.
+    auto member = [&]<class V>(std::type_identity<V>) -> V& {
+      if (!std::holds_alternative<V>(f)) {
+        f = V{};
+        unknown.second.clear();
+      }
+      return std::get<V>(f);
+    };
     if (field == 1) {
-      if (!std::holds_alternative<std::vector<std::string>>(f)) f = std::vector<std::string>{};
-      auto& v = std::get<std::vector<std::string>>(f);
+      auto& v = member(std::type_identity<std::vector<std::string>>{});
       while (!list.done()) {
+        const char* at = list.p;
         std::uint64_t t = list.get_varint();
         if ((t >> 3) == 1 && (t & 7) == length_delimited)
           v.emplace_back(list.get_bytes());
         else
-          list.skip(static_cast<std::uint32_t>(t & 7));
+          list.keep_unknown(at, static_cast<std::uint32_t>(t & 7), unknown.second);
       }
     } else if (field == 2) {
-      if (!std::holds_alternative<std::vector<float>>(f)) f = std::vector<float>{};
-      auto& v = std::get<std::vector<float>>(f);
+      auto& v = member(std::type_identity<std::vector<float>>{});
       while (!list.done()) {
         const char* at = list.p;
         std::uint64_t t = list.get_varint();
@@ -124,8 +132,7 @@ inline void decode_feature(protobuf_wire::cursor c, feature& f,
         }
       }
     } else {
-      if (!std::holds_alternative<std::vector<std::int64_t>>(f)) f = std::vector<std::int64_t>{};
-      auto& v = std::get<std::vector<std::int64_t>>(f);
+      auto& v = member(std::type_identity<std::vector<std::int64_t>>{});
       while (!list.done()) {
         const char* at = list.p;
         std::uint64_t t = list.get_varint();
