@@ -1,6 +1,11 @@
 // bytes_holder: any payload, kept unchanged. In a record framing (TFRecord, LMDB) the record
 // is the payload itself; in an archive it is a length-prefixed string object ("\0B", then
 // Kaldi's int32 length and the bytes; in text mode "length bytes").
+//
+// encoded_holder<T, Format>: a value stored as its encoding (a protobuf message): the record
+// is the encoding, and an archive holds the encoding as bytes_holder holds bytes. Format has
+//   static void encode(const T&, std::string& out);
+//   static void decode(std::string_view bytes, T&, const std::string& name);
 #pragma once
 
 #include <tablio/codec/std/string.hpp>
@@ -15,6 +20,27 @@ class bytes_holder : public holder<std::string> {
  public:
   static void encode_record(std::string& out, const std::string& v) { out = v; }
   void decode_record(std::string_view bytes, const std::string& /*name*/) { value_.assign(bytes); }
+};
+
+template <class T, class Format>
+class encoded_holder : public holder_storage<T> {
+ public:
+  static void write(writer& w, bool binary, const T& v) {
+    thread_local std::string bytes;
+    Format::encode(v, bytes);
+    bytes_holder::write(w, binary, bytes);
+  }
+  void read(reader& r) {
+    bytes_.read(r);
+    Format::decode(bytes_.value(), this->value_, r.name());
+  }
+  static void encode_record(std::string& out, const T& v) { Format::encode(v, out); }
+  void decode_record(std::string_view bytes, const std::string& name) {
+    Format::decode(bytes, this->value_, name);
+  }
+
+ private:
+  bytes_holder bytes_;  // an archive's copy of the bytes, which a view may point into
 };
 
 TABLIO_END_NAMESPACE

@@ -12,29 +12,17 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+namespace detail {
 template <class Bytes>
-class basic_datum_holder : public holder_storage<basic_datum<Bytes>> {
- public:
-  using value_type = basic_datum<Bytes>;
-  static void write(writer& w, bool binary, const value_type& v) {
-    thread_local std::string bytes;
-    encode_datum(v, bytes);
-    bytes_holder::write(w, binary, bytes);
+struct datum_format {
+  static void encode(const basic_datum<Bytes>& v, std::string& out) { encode_datum(v, out); }
+  static void decode(std::string_view bytes, basic_datum<Bytes>& v, const std::string& name) {
+    decode_datum(bytes, v, name);
   }
-  void read(reader& r) {
-    bytes_.read(r);
-    decode_datum(bytes_.value(), this->value_, r.name());
-  }
-  static void encode_record(std::string& out, const value_type& v) { encode_datum(v, out); }
-  void decode_record(std::string_view bytes, const std::string& name) {
-    decode_datum(bytes, this->value_, name);
-  }
-
- private:
-  bytes_holder bytes_;  // an archive's copy of the bytes, which a view points into
 };
+}  // namespace detail
 
-using datum_holder = basic_datum_holder<std::string>;
-using datum_view_holder = basic_datum_holder<std::string_view>;
+using datum_holder = encoded_holder<datum, detail::datum_format<std::string>>;
+using datum_view_holder = encoded_holder<datum_view, detail::datum_format<std::string_view>>;
 
 TABLIO_END_NAMESPACE

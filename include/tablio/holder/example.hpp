@@ -26,8 +26,7 @@ namespace detail {
 // The key a record keeps in a bytes feature of `features`, removed from them.
 inline std::string take_key_feature(example& features, std::string_view key_name, const std::string& name) {
   auto it = features.features.find(std::string(key_name));
-  const auto* values =
-      it == features.features.end() ? nullptr : std::get_if<std::vector<std::string>>(&it->second);
+  auto* values = it == features.features.end() ? nullptr : std::get_if<std::vector<std::string>>(&it->second);
   if (!values || values->size() != 1)
     throw format_error(
         {name, std::nullopt, {}}, "a bytes feature '" + std::string(key_name) + "' holding the key",
@@ -38,87 +37,53 @@ inline std::string take_key_feature(example& features, std::string_view key_name
   return key;
 }
 
-// The archive form of a message: its wire bytes as a bytes object.
-template <class Encode>
-void write_message_object(writer& w, bool binary, Encode encode) {
-  thread_local std::string bytes;
-  encode(bytes);
-  bytes_holder::write(w, binary, bytes);
-}
+inline example& features_of(example& ex) noexcept { return ex; }
+inline example& features_of(sequence_example& seq) noexcept { return seq.context; }
+
+struct example_format {
+  static void encode(const example& v, std::string& out) { encode_example(v, out); }
+  static void decode(std::string_view bytes, example& v, const std::string& name) {
+    v = decode_example(bytes, name);
+  }
+};
+struct sequence_example_format {
+  static void encode(const sequence_example& v, std::string& out) { encode_sequence_example(v, out); }
+  static void decode(std::string_view bytes, sequence_example& v, const std::string& name) {
+    v = decode_sequence_example(bytes, name);
+  }
+};
+struct example_view_format {
+  static void encode(const example_view& v, std::string& out) { encode_example(v.to_example(), out); }
+  static void decode(std::string_view bytes, example_view& v, const std::string& name) {
+    v.parse(bytes, name);
+  }
+};
+
+// A message whose records can keep a table's key in a bytes feature (of an Example, of a
+// SequenceExample's context).
+template <class T, class Format>
+class keyed_message_holder : public encoded_holder<T, Format> {
+ public:
+  using encoded_holder<T, Format>::encode_record;
+  static void encode_record(std::string& out, const T& v, std::string_view key_name, std::string_view key) {
+    thread_local example_encoder encoder;
+    example_encoder::extra_feature extra{key_name, key};
+    encoder.run(v, out, &extra);
+  }
+  std::string take_record_key(std::string_view key_name, const std::string& name) {
+    return take_key_feature(features_of(this->value_), key_name, name);
+  }
+};
 
 }  // namespace detail
 
-class example_holder : public holder_storage<example> {
- public:
-  static void write(writer& w, bool binary, const example& v) {
-    detail::write_message_object(w, binary, [&](std::string& out) { encode_example(v, out); });
-  }
-  void read(reader& r) {
-    bytes_.read(r);
-    value_ = decode_example(bytes_.value(), r.name());
-  }
-  static void encode_record(std::string& out, const example& v) { encode_example(v, out); }
-  static void encode_record(std::string& out, const example& v, std::string_view key_name,
-                            std::string_view key) {
-    thread_local detail::example_encoder encoder;
-    detail::example_encoder::extra_feature extra{key_name, key};
-    encoder.run(v, out, &extra);
-  }
-  void decode_record(std::string_view bytes, const std::string& name) {
-    value_ = decode_example(bytes, name);
-  }
-  std::string take_record_key(std::string_view key_name, const std::string& name) {
-    return detail::take_key_feature(value_, key_name, name);
-  }
-
- private:
-  bytes_holder bytes_;
-};
-
-class sequence_example_holder : public holder_storage<sequence_example> {
- public:
-  static void write(writer& w, bool binary, const sequence_example& v) {
-    detail::write_message_object(w, binary, [&](std::string& out) { encode_sequence_example(v, out); });
-  }
-  void read(reader& r) {
-    bytes_.read(r);
-    value_ = decode_sequence_example(bytes_.value(), r.name());
-  }
-  static void encode_record(std::string& out, const sequence_example& v) { encode_sequence_example(v, out); }
-  static void encode_record(std::string& out, const sequence_example& v, std::string_view key_name,
-                            std::string_view key) {
-    thread_local detail::example_encoder encoder;
-    detail::example_encoder::extra_feature extra{key_name, key};
-    encoder.run(v, out, &extra);
-  }
-  void decode_record(std::string_view bytes, const std::string& name) {
-    value_ = decode_sequence_example(bytes, name);
-  }
-  std::string take_record_key(std::string_view key_name, const std::string& name) {
-    return detail::take_key_feature(value_.context, key_name, name);
-  }
-
- private:
-  bytes_holder bytes_;
-};
+using example_holder = detail::keyed_message_holder<example, detail::example_format>;
+using sequence_example_holder =
+    detail::keyed_message_holder<sequence_example, detail::sequence_example_format>;
 
 // Reads Examples as views into the record (or, from an archive, into the holder's own copy
 // of the bytes). Writing takes owned examples: a view is for reading.
-class example_view_holder : public holder_storage<example_view> {
- public:
-  static void write(writer& w, bool binary, const example_view& v) {
-    example_holder::write(w, binary, v.to_example());
-  }
-  void read(reader& r) {
-    bytes_.read(r);
-    value_.parse(bytes_.value(), r.name());
-  }
-  void decode_record(std::string_view bytes, const std::string& name) { value_.parse(bytes, name); }
-  static void encode_record(std::string& out, const example_view& v) { encode_example(v.to_example(), out); }
-
- private:
-  bytes_holder bytes_;
-};
+using example_view_holder = encoded_holder<example_view, detail::example_view_format>;
 
 template <class T>
 class example_struct_holder : public holder_storage<T> {
