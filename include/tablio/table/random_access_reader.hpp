@@ -168,17 +168,7 @@ class random_access_table_reader {
     if (it == script_.end() || it->key != key) return nullptr;
     if (!load) return &placeholder();
     if (current_ && current_->first == key) return &current_->second;
-    try {
-      value_type v{};
-      loader_->load(*it, v);
-      current_.emplace(it->key, std::move(v));
-      note_once(it->key);
-      return &current_->second;
-    } catch (const tablio::error& e) {
-      if (!spec_.permissive) throw;
-      absent_reason_ = e.what();
-      return nullptr;
-    }
+    return hold_current(key, [&](value_type& v) { loader_->load(*it, v); });
   }
 
   // ----- LMDB databases
@@ -187,17 +177,11 @@ class random_access_table_reader {
     std::optional<std::string_view> bytes = lmdb_->get(key);
     if (!bytes) return nullptr;
     if (!load) return &placeholder();
-    try {
+    return hold_current(key, [&](value_type& v) {
       H h;
       detail::with_key(key, lmdb_->path(), [&] { decode_record(h, *bytes, lmdb_->path()); });
-      current_.emplace(std::string(key), std::move(h.value()));
-      note_once(current_->first);
-      return &current_->second;
-    } catch (const tablio::error& e) {
-      if (!spec_.permissive) throw;
-      absent_reason_ = e.what();
-      return nullptr;
-    }
+      v = std::move(h.value());
+    });
   }
 
   // ----- IDX files
@@ -205,11 +189,25 @@ class random_access_table_reader {
     if (current_ && current_->first == key) return &current_->second;
     if (!idx_->contains(key)) return nullptr;
     if (!load) return &placeholder();
-    value_type v{};
-    detail::with_key(key, idx_->path(), [&] { idx_->get(key, v); });
-    current_.emplace(std::string(key), std::move(v));
-    note_once(current_->first);
-    return &current_->second;
+    return hold_current(
+        key, [&](value_type& v) { detail::with_key(key, idx_->path(), [&] { idx_->get(key, v); }); });
+  }
+
+  // Reads key's value with read(value) into the one value held; under 'p' an unreadable
+  // value is absent, with the reason kept.
+  template <class Read>
+  const value_type* hold_current(std::string_view key, Read read) {
+    try {
+      value_type v{};
+      read(v);
+      current_.emplace(std::string(key), std::move(v));
+      note_once(current_->first);
+      return &current_->second;
+    } catch (const tablio::error& e) {
+      if (!spec_.permissive) throw;
+      absent_reason_ = e.what();
+      return nullptr;
+    }
   }
 
   // ----- archives
