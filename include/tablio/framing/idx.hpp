@@ -116,7 +116,21 @@ struct idx_header {
 struct idx_read_options {
   // Caffe ignores bytes after the data; strict readers (and tablio by default) refuse them.
   bool allow_trailing_bytes = false;
+  // Reads what an interrupted writer left: a count of 0 (not yet patched) or one larger than
+  // the data becomes the number of whole items present, and a partial last item is ignored.
+  bool recover_unfinished = false;
 };
+
+namespace detail {
+// The item count an unfinished file supports: its whole items, capped by a non-zero count.
+inline void recover_idx_count(idx_header& h, std::uint64_t data_bytes_present) {
+  std::uint64_t item = h.item_bytes();
+  if (item == 0) return;
+  std::uint64_t whole = data_bytes_present / item;
+  if (h.dims[0] == 0 || h.dims[0] > whole)
+    h.dims[0] = static_cast<std::uint32_t>(detail::min_of<std::uint64_t>(whole, UINT32_MAX));
+}
+}  // namespace detail
 
 // Parses and checks a header from its first bytes; `file_bytes` (the whole file's size) is
 // checked against it when known.
@@ -159,11 +173,16 @@ inline idx_header parse_idx_header(std::span<const char> bytes, const std::strin
   if (__builtin_mul_overflow(values, std::uint64_t{idx_type_size(h.type)}, &data))
     fail(4, "a data size that fits in 64 bits", "2^64 bytes or more");
   if (file_bytes) {
-    std::uint64_t have = *file_bytes - h.size_bytes(), need = data;
+    std::uint64_t have = *file_bytes - h.size_bytes();
+    if (options.recover_unfinished) {
+      detail::recover_idx_count(h, have);
+      data = h.data_bytes();
+    }
+    std::uint64_t need = data;
     if (have < need)
       fail(*file_bytes, std::to_string(need) + " data bytes",
            "only " + std::to_string(have) + " (the file is truncated)");
-    if (have > need && !options.allow_trailing_bytes)
+    if (have > need && !options.allow_trailing_bytes && !options.recover_unfinished)
       fail(h.size_bytes() + need, "the end of the file after " + std::to_string(need) + " data bytes",
            std::to_string(have - need) + " more bytes");
   }
@@ -286,6 +305,10 @@ class idx_file {
     header_ = parse_idx_header({head, got}, name_, std::nullopt, options);
     owned_.assign(head, head + got);
     std::uint64_t need = header_.data_bytes();
+    if (options.recover_unfinished) {
+      // The count may be a placeholder: read to the end (bounded by what arrives).
+      need = UINT64_MAX;
+    }
     while (owned_.size() - got < need) {
       std::size_t chunk =
           static_cast<std::size_t>(detail::min_of<std::uint64_t>(need - (owned_.size() - got), 1 << 20));
@@ -293,6 +316,11 @@ class idx_file {
       owned_.resize(at + chunk);
       std::size_t n = in.read_some(owned_.data() + at, chunk);
       owned_.resize(at + n);
+      if (n == 0 && options.recover_unfinished) {
+        detail::recover_idx_count(header_, owned_.size() - got);
+        owned_.resize(got + header_.data_bytes());
+        break;
+      }
       if (n == 0)
         throw format_error({name_, owned_.size(), {}}, std::to_string(need) + " data bytes",
                            "only " + std::to_string(owned_.size() - got) + " (the file is truncated)");

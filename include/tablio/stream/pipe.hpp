@@ -123,6 +123,7 @@ class pipe_sink {
   explicit pipe_sink(std::string command) : pipe_(std::move(command), "we") {}
 
   void write(const char* src, std::size_t n) {
+    if (!pipe_.is_open()) throw io_error(pipe_.command(), EPIPE, "cannot write to command");
     detail::sigpipe_guard guard;
     while (n > 0) {
       ssize_t put = ::write(pipe_.fd(), src, n);

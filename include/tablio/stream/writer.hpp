@@ -11,6 +11,7 @@
 #include <tablio/stream/concepts.hpp>
 
 #include <cstring>
+#include <exception>
 #include <span>
 #include <string>
 #include <utility>
@@ -77,6 +78,20 @@ class sink_adapter final : public sink_base {
 }  // namespace detail
 
 class writer {
+  // Runs a call into the sink. If it throws, the bytes it was given are in an unknown state,
+  // so the writer is broken: every later write, flush or close throws the same failure,
+  // rather than handing the sink those bytes again.
+  template <class F>
+  decltype(auto) guarded(F call) {
+    try {
+      return call();
+    } catch (...) {
+      failure_ = std::current_exception();
+      begin_ = pos_ = end_ = nullptr;
+      throw;
+    }
+  }
+
  public:
   // Writes to any Sink; `name` (usually the path) appears in error messages.
   template <sink S>
@@ -96,6 +111,7 @@ class writer {
       pos_ = std::exchange(o.pos_, nullptr);
       end_ = std::exchange(o.end_, nullptr);
       committed_ = o.committed_;
+      failure_ = std::exchange(o.failure_, nullptr);
       sink_ = std::move(o.sink_);
       name_ = std::move(o.name_);
     }
@@ -139,38 +155,44 @@ class writer {
     check_open();
     std::size_t used = static_cast<std::size_t>(pos_ - begin_);
     committed_ += used;
-    sink_->flush(used);
     begin_ = pos_ = end_ = nullptr;
+    guarded([&] { sink_->flush(used); });
   }
 
   // Moves the output to an absolute offset (used to patch headers); throws when the sink
   // cannot seek.
   void seek(std::uint64_t offset) {
     flush();
-    if (!sink_->seek(offset)) throw usage_error("cannot seek in '" + name_ + "'");
+    if (!guarded([&] { return sink_->seek(offset); })) throw usage_error("cannot seek in '" + name_ + "'");
     committed_ = offset;
   }
 
   // Flushes and closes, reporting any loss (full disk, failed pipe command) as io_error.
+  // After a failed write, close() releases the output and throws that failure again.
   void close() {
     if (!sink_) return;
     auto s = std::move(sink_);
     std::size_t used = static_cast<std::size_t>(pos_ - begin_);
     committed_ += used;
     begin_ = pos_ = end_ = nullptr;
+    if (failure_) {
+      s = {};
+      std::rethrow_exception(std::exchange(failure_, nullptr));
+    }
     s->close(used);
   }
   bool is_open() const noexcept { return static_cast<bool>(sink_); }
 
  private:
   void check_open() const {
+    if (failure_) std::rethrow_exception(failure_);
     if (!sink_) throw usage_error("write to closed output '" + name_ + "'");
   }
   void grow(std::size_t need) {
     check_open();
     std::size_t used = static_cast<std::size_t>(pos_ - begin_);
     committed_ += used;
-    std::span<char> w = sink_->next_window(used, need);
+    std::span<char> w = guarded([&] { return sink_->next_window(used, need); });
     begin_ = pos_ = w.data();
     end_ = w.data() + w.size();
     if (w.size() < need) throw usage_error("output window too small in '" + name_ + "'");
@@ -185,7 +207,7 @@ class writer {
     }
     std::size_t used = static_cast<std::size_t>(pos_ - begin_);
     committed_ += used;
-    std::span<char> w = sink_->next_window(used, n);
+    std::span<char> w = guarded([&] { return sink_->next_window(used, n); });
     begin_ = pos_ = w.data();
     end_ = w.data() + w.size();
     if (n <= w.size()) {
@@ -193,11 +215,17 @@ class writer {
       pos_ += n;
     } else {
       // Larger than the sink's buffer: the window is empty, so write straight through.
-      sink_->write_direct(src, n);
+      guarded([&] { sink_->write_direct(src, n); });
       committed_ += n;
     }
   }
   void close_quietly() noexcept {
+    if (failure_) {
+      // Already thrown to the caller once: release without reporting it again.
+      sink_ = {};
+      failure_ = nullptr;
+      return;
+    }
     try {
       close();
     } catch (const std::exception& e) {
@@ -210,6 +238,7 @@ class writer {
   char* pos_ = nullptr;
   char* end_ = nullptr;
   std::uint64_t committed_ = 0;
+  std::exception_ptr failure_;
   owned<sink_base> sink_;
   std::string name_;
 };

@@ -131,11 +131,14 @@ inline std::optional<std::uint64_t> idx_index_of(std::string_view key) {
 
 }  // namespace detail
 
-// Items in order (every shard_count-th from shard_index), and by key.
+// Items in order (every shard_count-th from shard_index), and by key. Under `p` a file an
+// interrupted writer left gives its whole items.
 class idx_table_input {
  public:
   idx_table_input(const rspecifier& spec, const open_options& options)
-      : file_(spec.filename, {}, options), next_(spec.shard_index), step_(spec.shard_count) {}
+      : file_(spec.filename, {.recover_unfinished = spec.permissive}, options),
+        next_(spec.shard_index),
+        step_(spec.shard_count) {}
 
   template <class V>
   bool next(std::string& key, V& value) {

@@ -203,9 +203,17 @@ class sequential_table_reader {
     }
   }
 
+  // The natural end. The inputs are closed here, so that a command that failed is an error
+  // now rather than a table that merely looks short (under 'p', error() says so).
   void finish() {
     done_ = true;
     key_.clear();
+    try {
+      close();
+    } catch (const tablio::error& e) {
+      if (!spec_.permissive) throw;
+      error_ = e.what();
+    }
   }
 
   void close_quietly() noexcept {
