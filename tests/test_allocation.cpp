@@ -1,11 +1,21 @@
 // Allocation bombs: short inputs whose counts claim huge sizes must fail with a format error
 // after allocating almost nothing. Global operator new is replaced to count bytes.
-#include "test_support.hpp"
+#include <tablio/framing/idx.hpp>
+#include <tablio/framing/tfrecord.hpp>
+#include <tablio/types/compressed_matrix.hpp>
+#include <tablio/types/datum.hpp>
+#include <tablio/types/example.hpp>
+#include <tablio/types/example_view.hpp>
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <map>
 #include <new>
+#include <optional>
+
+#include "test_support.hpp"
 
 // GCC cannot see that the replaced operator new below allocates with malloc.
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
@@ -116,4 +126,146 @@ TEST_CASE("lying counts in every codec and container fail before allocating", "[
     reader r = memory_reader(std::string_view(object));
     h.read(r);
   });
+}
+
+namespace {
+
+// A source of unknown size, as a pipe is: a parser cannot check a count against it.
+struct unsized_source {
+  std::string_view bytes;
+  std::size_t read_some(char* dst, std::size_t n) {
+    n = std::min(n, bytes.size());
+    std::memcpy(dst, bytes.data(), n);
+    bytes.remove_prefix(n);
+    return n;
+  }
+};
+
+// Protocol buffer pieces: a varint, and a length-delimited field (whose length may lie).
+std::string varint(std::uint64_t v) {
+  std::string out;
+  for (; v >= 0x80; v >>= 7) out += static_cast<char>((v & 0x7f) | 0x80);
+  return out + static_cast<char>(v);
+}
+std::string field(int number, const std::string& body, std::optional<std::uint64_t> claimed = {}) {
+  return static_cast<char>(number << 3 | 2) + varint(claimed.value_or(body.size())) + body;
+}
+
+std::string le32(std::uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); }
+std::string be32(std::uint32_t v) {
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+          static_cast<char>(v)};
+}
+
+// A TFRecord header claiming `length` bytes, with a valid length CRC.
+std::string tfrecord_header(std::uint64_t length) {
+  char h[12];
+  store<std::endian::little>(h, length);
+  store<std::endian::little>(h + 8, mask_crc(crc32c(h, 8)));
+  return std::string(h, 12);
+}
+
+struct bomb {
+  std::string name;
+  std::string bytes;
+  std::function<void(reader&)> parse;
+  bool accepted = false;  // a valid input after all (Kaldi reads a truncated wave)
+};
+
+std::vector<bomb> bombs() {
+  using namespace std::string_literals;
+  auto kaldi = [](auto holder) {
+    return [](reader& r) {
+      decltype(holder) h;
+      h.read(r);
+    };
+  };
+  auto whole = [](auto decode) {
+    return [decode](reader& r) {
+      std::string all;
+      for (int c; (c = r.get()) >= 0;) all += static_cast<char>(c);
+      decode(all);
+    };
+  };
+  auto one_tfrecord = [](reader& r) {
+    tfrecord_reader t(std::move(r));
+    std::string_view record;
+    while (t.next(record)) {
+    }
+  };
+  auto idx = [](reader& r) { idx_file f(std::move(r)); };
+  std::string big = "\xff\xff\xff\x7f"s;
+  // Example { features { feature { key: "a" value: Feature } } } around a Feature's bytes.
+  auto in_example = [](const std::string& feature) {
+    return field(1, field(1, field(1, "a") + field(2, feature)));
+  };
+  return {
+      {"Kaldi float matrix of 2^30 x 2^30", "\0BFM \4\0\0\0\x40\4\0\0\0\x40"s + "12345678",
+       kaldi(holder<matrix<float>>{})},
+      {"Kaldi float matrix of 2^15 x 2^15", "\0BFM \4\0\x80\0\0\4\0\x80\0\0"s + "12345678",
+       kaldi(holder<matrix<float>>{})},
+      {"Kaldi double vector of 2^31-1", "\0BDV \4"s + big + "12345678", kaldi(holder<vector<double>>{})},
+      {"Kaldi compressed matrix of 30000 x 30000",
+       "\0BCM "s + le32(0) + le32(0x3f800000) + le32(30000) + le32(30000) + "1234",
+       kaldi(holder<compressed_matrix>{})},
+      {"Kaldi int vector of 2^31-1", "\0B\4"s + big + "12345678", kaldi(basic_vector_holder<std::int32_t>{})},
+      {"Kaldi int vectors, 2^31-1 of them", "\0B\4"s + big + "\4\4\0\0\0",
+       kaldi(basic_vector_vector_holder<std::int32_t>{})},
+      {"Kaldi int vectors, nested counts", "\0B\4\2\0\0\0\4"s + big + "12345",
+       kaldi(basic_vector_vector_holder<std::int32_t>{})},
+      {"Kaldi int pairs, 2^31-1 of them", "\0B\4"s + big + "\4\1\0\0\0\4\2\0\0\0",
+       kaldi(basic_pair_vector_holder<std::int32_t>{})},
+      {"wave with 4 GiB of data",
+       "RIFF"s + le32(36) + "WAVEfmt " + le32(16) + "\1\0\1\0"s + le32(16000) + le32(32000) + "\2\0\x10\0"s +
+           "data" + le32(0xfffffff0u) + "1234",
+       kaldi(wave_holder{}), true},
+      {"TFRecord of 2^62 bytes", tfrecord_header(std::uint64_t{1} << 62) + "1234", one_tfrecord},
+      {"TFRecord of 2^31 bytes", tfrecord_header(std::uint64_t{1} << 31) + "1234", one_tfrecord},
+      {"Example whose features claim 2^62 bytes", field(1, "1234", std::uint64_t{1} << 62),
+       whole([](const std::string& b) { decode_example(b); })},
+      {"Example with a bytes value of 2^40 bytes",
+       in_example(field(1, field(1, "12", std::uint64_t{1} << 40))),
+       whole([](const std::string& b) { decode_example(b); })},
+      {"Example with packed floats of 2^40 bytes",
+       in_example(field(2, field(1, "1234", std::uint64_t{1} << 40))),
+       whole([](const std::string& b) { decode_example(b); })},
+      {"Example view with packed int64s of 2^40 bytes",
+       in_example(field(3, field(1, "1234", std::uint64_t{1} << 40))), whole([](const std::string& b) {
+         example_view v;
+         v.parse(b);
+       })},
+      {"SequenceExample whose feature list claims 2^40 bytes",
+       field(2, field(1, field(1, "a") + field(2, "12", std::uint64_t{1} << 40))),
+       whole([](const std::string& b) { decode_sequence_example(b); })},
+      {"Datum with 2^40 data bytes", field(4, "1234", std::uint64_t{1} << 40),
+       whole([](const std::string& b) { decode_datum(b); })},
+      {"Datum with packed floats of 2^40 bytes", field(6, "1234", std::uint64_t{1} << 40),
+       whole([](const std::string& b) { decode_datum(b); })},
+      {"IDX with dimensions whose product overflows",
+       "\0\0\x0d\4"s + be32(0xffffffff) + be32(0xffffffff) + be32(0xffffffff) + be32(0xffffffff) + "1234",
+       idx},
+      {"IDX of 2^32-1 doubles items of 2^20", "\0\0\x0e\2"s + be32(0xffffffff) + be32(1 << 20) + "12345678",
+       idx},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("crafted counts in every format fail after allocating a small multiple of the input",
+          "[allocation]") {
+  for (const bomb& b : bombs()) {
+    for (bool stream : {false, true}) {
+      INFO(b.name << (stream ? ", from a stream of unknown size" : ", from memory"));
+      reader r =
+          stream ? reader(unsized_source{b.bytes}, "bomb") : memory_reader(std::string_view(b.bytes), "bomb");
+      if (b.accepted)
+        allocated_by([&] { b.parse(r); });
+      else
+        CHECK_THROWS_AS(allocated_by([&] { b.parse(r); }), format_error);
+      // From memory: at most a few KiB. From a stream: the reader's buffer and one bounded
+      // step of growth (limits::max_reserve_bytes) before the data runs out.
+      std::size_t bound = stream ? detail::default_read_buffer + 2 * default_limits.max_reserve_bytes : 4096;
+      CHECK(counted_bytes <= bound + 64 * b.bytes.size());
+    }
+  }
 }

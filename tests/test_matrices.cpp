@@ -2,6 +2,8 @@
 // bit-exact, bytes re-written identically, compression and decompression bit-exact.
 #include <tablio/types/matrix.hpp>
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 
@@ -222,4 +224,42 @@ TEST_CASE("large compressed matrices decompress exactly as Kaldi's formula says"
   float inc = static_cast<float>(one_byte.range() * (1.0 / 255.0));
   for (std::size_t i = 0; i < out.size(); i += 97)
     CHECK(out.data()[i] == one_byte.min_value() + one_byte.bytes()[i] * inc);
+}
+
+TEST_CASE("values without a compressed form are refused, not undefined behaviour", "[compressed][bad]") {
+  using namespace std::string_literals;
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (int method = 1; method <= 7; ++method) {
+    INFO("method " << method);
+    auto m = static_cast<compression_method>(method);
+    std::vector<float> with_nan(12, 1.0f), huge_range(12, 3e38f);
+    with_nan[5] = nan;
+    huge_range[3] = -3e38f;
+    CHECK_THROWS_WITH(compressed_matrix(with_nan.data(), 3, 4, m), Catch::Contains("NaN"));
+    if (m == compression_method::two_byte_signed_integer ||
+        m == compression_method::one_byte_unsigned_integer || m == compression_method::one_byte_zero_one) {
+      // A fixed range: infinities clamp to its ends, as in Kaldi.
+      std::vector<float> infinite{inf, -inf, 0.5f, 1.0f};
+      compressed_matrix cm(infinite.data(), 1, 4, m);
+      std::vector<float> out(4);
+      cm.decompress(out.data());
+      CHECK(out[0] == cm.min_value() + cm.range());
+      CHECK(out[1] == cm.min_value());
+      CHECK(compressed_matrix(huge_range.data(), 3, 4, m).num_rows() == 3);
+    } else {
+      CHECK_THROWS_WITH(compressed_matrix(huge_range.data(), 3, 4, m), Catch::Contains("range"));
+    }
+  }
+  // A stored header of NaN decompresses to NaN, whatever the bytes.
+  std::string bytes = "\0BCM2 "s;
+  for (float v : {nan, nan}) bytes.append(reinterpret_cast<const char*>(&v), 4);
+  for (std::int32_t v : {1, 2}) bytes.append(reinterpret_cast<const char*>(&v), 4);
+  bytes.append("\1\2\3\4", 4);
+  holder<compressed_matrix> h;
+  reader r = memory_reader(std::string_view(bytes));
+  h.read(r);
+  std::vector<float> out(2);
+  h.value().decompress(out.data());
+  CHECK(std::isnan(out[0]));
+  CHECK(std::isnan(out[1]));
 }

@@ -1,5 +1,6 @@
-// IDX files: a header is accepted only when the data it announces is there, and then every
-// item is readable.
+// IDX files, in memory and from streams, strict or recovering what a killed writer left: a
+// header is accepted only when the data it announces is there, and then every item is
+// readable.
 #include <tablio/framing/idx.hpp>
 
 #include "fuzz_support.hpp"
@@ -7,6 +8,14 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tablio;
   std::span<const char> bytes(reinterpret_cast<const char*>(data), size);
+  // From a stream: the same checks, and data read only as it arrives.
+  for (bool recover : {false, true}) {
+    fuzz::accepts([&] {
+      idx_file f(fuzz::input(fuzz::as_chars(data, size), 7), {.recover_unfinished = recover});
+      fuzz::require(f.header().size_bytes() + f.header().data_bytes() <= size);
+      if (f.size() != 0) (void)f.item<float>(f.size() - 1);
+    });
+  }
   for (bool trailing : {false, true}) {
     fuzz::accepts([&] {
       idx_file f(bytes, "fuzz", {.allow_trailing_bytes = trailing});

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <tablio/core/error.hpp>
+#include <tablio/stream/memory.hpp>
+#include <tablio/stream/reader.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -32,6 +35,25 @@ bool accepts(F f) {
 template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+// A source that hides its size and gives at most `chunk` bytes per read, as a pipe may.
+struct trickle_source {
+  std::string_view bytes;
+  std::size_t chunk;
+  std::size_t read_some(char* dst, std::size_t n) {
+    n = std::min({n, chunk, bytes.size()});
+    std::memcpy(dst, bytes.data(), n);
+    bytes.remove_prefix(n);
+    return n;
+  }
+};
+
+// The input as a reader: `mode` 0 reads memory (size known), otherwise a trickle of `mode`
+// bytes at a time, so that parsers meet both seekable and stream input.
+inline tablio::reader input(std::string_view bytes, std::uint8_t mode, const std::string& name = "fuzz") {
+  if (mode == 0) return tablio::memory_reader(bytes, name);
+  return tablio::reader(trickle_source{bytes, mode}, name);
 }
 
 // A property that must hold for every input.

@@ -247,6 +247,11 @@ class idx_file {
     read_all(in, options);
   }
 
+  // Reads an IDX file from a stream (a pipe, a decompressor) into memory.
+  explicit idx_file(reader in, const idx_read_options& options = {}) : name_(in.name()) {
+    read_all(in, options);
+  }
+
   // Reads an IDX file held in memory (which must outlive this object).
   idx_file(std::span<const char> bytes, std::string name, const idx_read_options& options = {})
       : name_(std::move(name)), bytes_(bytes) {
@@ -302,7 +307,11 @@ class idx_file {
     std::size_t got = in.read_some(head, 4);
     if (got == 4 && head[0] == 0 && head[1] == 0)
       got += in.read_some(head + 4, 4 * static_cast<unsigned char>(head[3]));
-    header_ = parse_idx_header({head, got}, name_, std::nullopt, options);
+    // When the stream knows its size (memory, a decompressed file does not), a header whose
+    // data is not there fails here, before anything is allocated.
+    std::optional<std::uint64_t> file_bytes;
+    if (auto left = in.remaining()) file_bytes = got + *left;
+    header_ = parse_idx_header({head, got}, name_, file_bytes, options);
     owned_.assign(head, head + got);
     std::uint64_t need = header_.data_bytes();
     if (options.recover_unfinished) {
@@ -414,6 +423,8 @@ class idx_writer {
   }
   std::uint64_t item_values() const noexcept { return values_per_item_; }
   std::uint64_t written() const noexcept { return written_; }
+  // Pushes the items written so far to the OS (the header's count is still patched at close).
+  void flush() { out_.flush(); }
 
   void close() {
     if (!out_.is_open()) return;

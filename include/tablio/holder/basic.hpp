@@ -53,20 +53,22 @@ void write_basic_values(writer& w, bool binary, const std::vector<T>& v) {
     kaldi_text::write_array(w, v.data(), v.size());
 }
 
-// Reads a binary count M(int32 n), checks n items of at least min_item_bytes can follow,
-// and sizes v for them.
-template <class Vector>
-void read_binary_count(reader& r, Vector& v, std::uint64_t min_item_bytes, const char* what) {
+// M(int32 n), checked against the input, then n items read by read_items(pointer, count).
+// On a stream of unknown size the vector grows only as data arrives, so a lying count cannot
+// force a large allocation.
+template <class Vector, class ReadItems>
+void read_binary_items(reader& r, Vector& v, std::uint64_t min_item_bytes, const char* what,
+                       ReadItems read_items) {
   std::uint64_t n = kaldi_binary::read_size(r);
   r.check_available(n, min_item_bytes, what);
-  v.resize(static_cast<std::size_t>(n));
+  read_sized_array(r, v, n, read_items);
 }
 
 // Binary vector body: M(int32 n), then n values each with its marker.
 template <class T>
 void read_binary_basic_vector(reader& r, std::vector<T>& v) {
-  read_binary_count(r, v, kaldi_binary::min_value_size<T>(), "vector elements");
-  kaldi_binary::read_array(r, v.data(), v.size());
+  read_binary_items(r, v, kaldi_binary::min_value_size<T>(), "vector elements",
+                    [&](T* values, std::size_t n) { kaldi_binary::read_array(r, values, n); });
 }
 
 }  // namespace detail
@@ -164,8 +166,11 @@ class basic_vector_vector_holder : public holder_storage<std::vector<std::vector
     auto& v = this->value_;
     v.clear();
     if (kaldi_io::read_binary_header(r)) {
-      detail::read_binary_count(r, v, kaldi_binary::min_size_prefix, "inner vectors");
-      for (auto& inner : v) detail::read_binary_basic_vector(r, inner);
+      detail::read_binary_items(r, v, kaldi_binary::min_size_prefix, "inner vectors",
+                                [&](std::vector<T>* inner, std::size_t n) {
+                                  for (std::size_t i = 0; i < n; ++i)
+                                    detail::read_binary_basic_vector(r, inner[i]);
+                                });
       return;
     }
     detail::parse_line(r, [&](reader& line) {
@@ -212,11 +217,13 @@ class basic_pair_vector_holder : public holder_storage<std::vector<std::pair<T, 
     auto& v = this->value_;
     v.clear();
     if (kaldi_io::read_binary_header(r)) {
-      detail::read_binary_count(r, v, 2 * kaldi_binary::min_value_size<T>(), "pairs");
-      for (auto& [a, b] : v) {
-        kaldi_binary::read(r, a);
-        kaldi_binary::read(r, b);
-      }
+      detail::read_binary_items(r, v, 2 * kaldi_binary::min_value_size<T>(), "pairs",
+                                [&](std::pair<T, T>* pairs, std::size_t n) {
+                                  for (std::size_t i = 0; i < n; ++i) {
+                                    kaldi_binary::read(r, pairs[i].first);
+                                    kaldi_binary::read(r, pairs[i].second);
+                                  }
+                                });
       return;
     }
     detail::parse_line(r, [&](reader& line) {

@@ -205,6 +205,9 @@ class idx_table_output {
                         "vectors or matrices; this holder's values are none of those");
     }
   }
+  void flush() {
+    if (out_) out_->flush();
+  }
   void close() {
     // An empty table is an empty file of single bytes: the shape of no item is known.
     if (!out_) out_.emplace(open_output(name_, options_), idx_type::u8, std::vector<std::uint32_t>{});

@@ -105,6 +105,7 @@ class table_writer {
     if (archive_) archive_->out().flush();
     if (records_) records_->flush();
     if (lmdb_) lmdb_->flush();
+    if (idx_) idx_->flush();
     if (script_) script_->out().flush();
   }
 

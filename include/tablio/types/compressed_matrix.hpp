@@ -7,6 +7,7 @@
 // decompressed matrix in Kaldi's text form (read back and recompressed with method 1).
 #pragma once
 
+#include <tablio/codec/concepts.hpp>
 #include <tablio/core/endian.hpp>
 #include <tablio/types/kaldi_matrix_io.hpp>
 
@@ -98,9 +99,12 @@ class compressed_matrix {
       default:
         throw usage_error("invalid compression method " + std::to_string(static_cast<int>(method)));
     }
+    const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+    // NaN has no byte code (Kaldi's conversion of it is undefined behaviour).
+    for (std::size_t i = 0; i < n; ++i)
+      if (data[i] != data[i]) throw usage_error("cannot compress a matrix with NaN values");
     rows_ = rows;
     cols_ = cols;
-    const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
     switch (method) {
       case compression_method::two_byte_signed_integer:
         min_value_ = -32768.0f;
@@ -122,8 +126,8 @@ class compressed_matrix {
         }
         float min_value = static_cast<float>(lo), max_value = static_cast<float>(hi);
         if (max_value == min_value) max_value = static_cast<float>(min_value + (1.0 + std::fabs(min_value)));
-        if (!std::isfinite(min_value) || !std::isfinite(max_value))
-          throw usage_error("cannot compress a matrix with NaN or infinite values");
+        if (!std::isfinite(min_value) || !std::isfinite(max_value) || !std::isfinite(max_value - min_value))
+          throw usage_error("cannot compress a matrix with infinite values or a range beyond float's");
         min_value_ = min_value;
         range_ = max_value - min_value;
       }
@@ -248,9 +252,17 @@ class compressed_matrix {
     rows_ = rows;
     cols_ = cols;
     std::uint64_t body = data_size() - header_size;
-    r.check_available(body, 1, "compressed matrix bytes");
-    data_.resize(static_cast<std::size_t>(body));
-    r.read_exact(reinterpret_cast<char*>(data_.data()), data_.size(), "compressed matrix bytes");
+    try {
+      r.check_available(body, 1, "compressed matrix bytes");
+      // On a stream of unknown size the bytes are kept only as they arrive.
+      detail::read_sized_array(r, data_, body, [&](unsigned char* bytes, std::size_t n) {
+        r.read_exact(reinterpret_cast<char*>(bytes), n, "compressed matrix bytes");
+      });
+    } catch (...) {
+      rows_ = cols_ = 0;
+      data_.clear();
+      throw;
+    }
   }
 
   bool operator==(const compressed_matrix&) const = default;
@@ -276,13 +288,13 @@ class compressed_matrix {
   std::uint16_t float_to_uint16(float value) const noexcept {
     float f = (value - min_value_) / range_;
     if (f > 1.0f) f = 1.0f;
-    if (f < 0.0f) f = 0.0f;
+    if (!(f >= 0.0f)) f = 0.0f;  // NaN too (inf / inf)
     return static_cast<std::uint16_t>(static_cast<int>(detail::unfused(f * 65535) + 0.499));
   }
   std::uint8_t float_to_uint8(float value) const noexcept {
     float f = (value - min_value_) / range_;
     if (f > 1.0f) f = 1.0f;
-    if (f < 0.0f) f = 0.0f;
+    if (!(f >= 0.0f)) f = 0.0f;  // NaN too (inf / inf)
     return static_cast<std::uint8_t>(static_cast<int>(detail::unfused(f * 255) + 0.499));
   }
   // Kaldi's CharToFloat: float slope times the byte, then the double constant, summed in
@@ -331,20 +343,25 @@ class compressed_matrix {
       table[v] = static_cast<float>(base + detail::unfused(detail::unfused(slope * (v - offset)) * scale));
   }
 
+  // Kaldi's int cast then clamp to [0, hi], with the clamp first: the same result wherever the
+  // cast is defined, and 0 or hi (not undefined behaviour) for NaN and huge values.
+  static int truncate_clamped(double v, int hi) noexcept {
+    if (!(v >= 0)) return 0;
+    if (v >= hi) return hi;
+    return static_cast<int>(v);
+  }
+
   static std::uint8_t float_to_char(float p0, float p25, float p75, float p100, float value) noexcept {
     int ans;
     if (value < p25) {
       float f = (value - p0) / (p25 - p0);
-      ans = static_cast<int>(detail::unfused(f * 64) + 0.5);
-      ans = ans < 0 ? 0 : ans > 64 ? 64 : ans;
+      ans = truncate_clamped(detail::unfused(f * 64) + 0.5, 64);
     } else if (value < p75) {
       float f = (value - p25) / (p75 - p25);
-      ans = 64 + static_cast<int>(detail::unfused(f * 128) + 0.5);
-      ans = ans < 64 ? 64 : ans > 192 ? 192 : ans;
+      ans = 64 + truncate_clamped(detail::unfused(f * 128) + 0.5, 128);
     } else {
       float f = (value - p75) / (p100 - p75);
-      ans = 192 + static_cast<int>(detail::unfused(f * 63) + 0.5);
-      ans = ans < 192 ? 192 : ans > 255 ? 255 : ans;
+      ans = 192 + truncate_clamped(detail::unfused(f * 63) + 0.5, 63);
     }
     return static_cast<std::uint8_t>(ans);
   }

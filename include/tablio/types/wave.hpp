@@ -9,6 +9,7 @@
 #pragma once
 
 #include <tablio/core/endian.hpp>
+#include <tablio/core/minmax.hpp>
 #include <tablio/stream/reader.hpp>
 #include <tablio/stream/writer.hpp>
 #include <tablio/types/matrix.hpp>
@@ -60,9 +61,10 @@ class wave_data {
       char* p = w.reserve(2 * channels);
       for (std::uint32_t c = 0; c < channels; ++c) {
         double v = std::trunc(samples_(static_cast<std::int32_t>(c), s));
-        std::int16_t x = v < -32768  ? std::int16_t(-32768)
-                         : v > 32767 ? std::int16_t(32767)
-                                     : static_cast<std::int16_t>(v);
+        std::int16_t x = v != v       ? std::int16_t(0)
+                         : v < -32768 ? std::int16_t(-32768)
+                         : v > 32767  ? std::int16_t(32767)
+                                      : static_cast<std::int16_t>(v);
         store<std::endian::little>(p + 2 * c, x);
       }
       w.advance(2 * channels);
@@ -72,19 +74,22 @@ class wave_data {
   void read(reader& r) {
     header h = read_header(r);
     std::uint64_t at = r.tell();
+    // The announced bytes (a streamed header's: all of them), read as they arrive: Kaldi
+    // accepts a truncated file, and a lying size cannot force a large allocation.
+    const std::uint64_t limit = r.limits().max_record_bytes;
+    std::uint64_t want = h.streamed ? limit + 1 : h.data_bytes;
+    if (auto left = r.remaining()) want = detail::min_of(want, *left);
     std::string bytes;
-    if (h.streamed) {
-      char buf[65536];
-      while (std::size_t got = r.read_some(buf, sizeof buf)) {
-        bytes.append(buf, got);
-        if (bytes.size() > r.limits().max_record_bytes)
-          r.fail("a wave of at most limits::max_record_bytes", "more");
-      }
-    } else {
-      r.check_available(h.data_bytes, 1, "wave data bytes");
-      bytes.resize(h.data_bytes);
-      bytes.resize(r.read_some(bytes.data(), bytes.size()));  // Kaldi accepts a truncated file
+    while (bytes.size() < want) {
+      std::size_t at = bytes.size();
+      std::size_t step = static_cast<std::size_t>(
+          detail::min_of<std::uint64_t>(want - at, detail::max_of<std::size_t>(at, 1 << 16)));
+      bytes.resize(at + step);
+      std::size_t got = r.read_some(bytes.data() + at, step);
+      bytes.resize(at + got);
+      if (got == 0) break;
     }
+    if (bytes.size() > limit) r.fail("a wave of at most limits::max_record_bytes", "more");
     if (bytes.empty()) r.fail_at(at, "wave samples", "no data");
     const std::int32_t samples = static_cast<std::int32_t>(bytes.size() / h.block_align);
     samples_ = matrix<float>(h.channels, samples);

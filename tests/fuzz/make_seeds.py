@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""Seed corpora for the fuzz targets, from tests/data: each target's input layout (its leading
+selector bytes, single records rather than whole files) so that fuzzing starts from real data.
+
+    make_seeds.py DATA_DIR OUT_DIR
+"""
+import pathlib
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+data, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+
+
+def files(*folders):
+    for folder in folders:
+        for f in sorted((data / folder).iterdir()):
+            if f.is_file() and not f.name.endswith(".expect"):
+                yield f
+
+
+def put(target, name, content):
+    folder = out / target
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_bytes(content)
+
+
+def tfrecord_records(content):
+    at = 0
+    while at + 12 <= len(content):
+        (length,) = struct.unpack_from("<Q", content, at)
+        if at + 16 + length > len(content):
+            return
+        yield content[at + 12 : at + 12 + length]
+        at += 16 + length
+
+
+HOLDERS = 17  # fuzz_holders.hpp's choices
+for f in files("kaldi/holders", "kaldi/compressed", "kaldi/bad"):
+    content = f.read_bytes()
+    obj = content.split(b" ", 1)[1] if b" " in content else content
+    for choice in range(HOLDERS):
+        put("fuzz_kaldi_archive", f"{f.name}.{choice}", bytes([choice, 0]) + content)
+        put("fuzz_kaldi_object", f"{f.name}.{choice}", bytes([choice, choice % 8]) + obj)
+for f in files("kaldi/scp/wav"):
+    for mode in (0, 1, 7):
+        put("fuzz_wave", f"{f.name}.{mode}", bytes([mode]) + f.read_bytes())
+for f in files("kaldi/scp", "kaldi/bad"):
+    if f.suffix == ".scp":
+        for n, line in enumerate(f.read_bytes().splitlines()):
+            put("fuzz_script", f"{f.name}.{n}", bytes([20, 13]) + line)
+            put("fuzz_specifier", f"{f.name}.{n}", line)
+for spec in (b"ark,scp,t:a.ark,a.scp", b"scp,p,o,s,cs:f.scp", b"tfrecord,key=utt,shard=1/4:train@8",
+             b"lmdb,shard=0/2:db", b"idx,p:train-images-idx3-ubyte.gz", b"ark:gunzip -c f.gz |"):
+    put("fuzz_specifier", spec.hex(), spec)
+for f in files("tfrecord/generated", "tfrecord/corrupt"):
+    content = f.read_bytes()
+    for selector in (0, 1, 3, 4 * 3):
+        put("fuzz_tfrecord", f"{f.name}.{selector}", bytes([selector]) + content)
+    for n, record in enumerate(tfrecord_records(content)):
+        put("fuzz_example", f"{f.name}.{n}", record)
+for f in files("idx/types", "idx/bad"):
+    put("fuzz_idx", f.name, f.read_bytes())
+# Dumped from a copy: opening the database writes a lock file beside it.
+with tempfile.TemporaryDirectory() as copy:
+    shutil.copy(data / "caffe/fashion_t10k_1000_lmdb/data.mdb", copy)
+    dump = subprocess.run(["mdb_dump", copy], capture_output=True, check=True)
+values = [l[1:] for l in dump.stdout.decode().splitlines() if l.startswith(" ")][1::2]
+for n, value in enumerate(values[:50]):
+    put("fuzz_datum", str(n), bytes.fromhex(value))
+for n, floats in enumerate(([0.0, 1.5, -2.0, 3.25], [float("nan"), 1.0, float("inf"), -1.0] * 4)):
+    for method in range(7):
+        put("fuzz_compressed_matrix", f"{n}.{method}", bytes([method, 1]) + struct.pack(f"<{len(floats)}f", *floats))
