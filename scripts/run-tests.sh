@@ -1,24 +1,41 @@
 #!/usr/bin/env bash
-# Builds everything and runs all tests twice: an optimised Release build, and a build with
-# AddressSanitizer and UndefinedBehaviorSanitizer.
+# Builds everything and runs all tests: an optimised Release build; a build with
+# AddressSanitizer and UndefinedBehaviorSanitizer; the thread tests under ThreadSanitizer; and
+# every fuzz target for FUZZ_SECONDS (default 60) each, built with clang.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/ensure-packages.sh" g++ cmake make libboost1.81-dev catch2 zlib1g-dev gzip \
-  libprotobuf-dev protobuf-compiler liblmdb-dev lmdb-utils dataset-fashion-mnist
+  libprotobuf-dev protobuf-compiler liblmdb-dev lmdb-utils dataset-fashion-mnist \
+  clang-14 libclang-rt-14-dev python3
 jobs=$(nproc)
+
+configure_and_build() {
+  local name=$1 target=$2
+  shift 2
+  echo "== $name build"
+  cmake -S "$root" -B "$root/build/$name" "$@" >/dev/null
+  cmake --build "$root/build/$name" -j "$jobs" ${target:+--target "$target"}
+}
 
 run_suite() {
   local name=$1
   shift
-  local build="$root/build/$name"
-  echo "== $name build"
-  cmake -S "$root" -B "$build" "$@" >/dev/null
-  cmake --build "$build" -j "$jobs"
+  configure_and_build "$name" "" "$@"
   echo "== $name tests"
-  (cd "$build" && ctest --output-on-failure -j "$jobs")
+  (cd "$root/build/$name" && ctest --output-on-failure -j "$jobs")
 }
 
 run_suite release -DCMAKE_BUILD_TYPE=Release
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_suite sanitize -DCMAKE_BUILD_TYPE=Debug \
   "-DCMAKE_CXX_FLAGS=-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+
+configure_and_build threads test_threads -DCMAKE_BUILD_TYPE=Debug -DTABLIO_BUILD_EXAMPLES=OFF \
+  "-DCMAKE_CXX_FLAGS=-O1 -g -fsanitize=thread"
+echo "== threads tests (ThreadSanitizer)"
+TSAN_OPTIONS=halt_on_error=1 "$root/build/threads/tests/test_threads"
+
+if command -v clang++-14 >/dev/null; then
+  echo "== fuzz targets, ${FUZZ_SECONDS:-60} s each"
+  "$root/tests/fuzz/run.sh" "${FUZZ_SECONDS:-60}"
+fi

@@ -19,7 +19,11 @@
 //   owned by someone else), the reader opens without locks (MDB_NOLOCK) instead, which is
 //   safe as long as no process writes the database meanwhile; no_lock asks for it directly.
 // - Transactions and cursors belong to the reader or writer that made them; share a reader
-//   between threads only with your own locking.
+//   between threads only with your own locking. Readers in many threads share the
+//   environment safely.
+// - Growing the map remaps the file: a writer does it only while no other transaction of this
+//   process is open (else a usage_error), so that no reader's pages move under it. A writer
+//   running beside readers in one process needs an initial_map_size large enough.
 #pragma once
 
 #if !defined(TABLIO_WITH_LMDB)
@@ -34,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -151,17 +156,38 @@ class lmdb_environment {
     check(mdb_env_info(get(), &info), "reading the map size");
     return info.me_mapsize;
   }
-  void set_map_size(std::size_t bytes) { check(mdb_env_set_mapsize(get(), bytes), "growing the map"); }
+  // Growing the map remaps the file, which would pull the pages from under every other
+  // transaction of this process: with any open, it is an error instead.
+  void set_map_size(std::size_t bytes) {
+    std::lock_guard lock(remap_mutex_);
+    check_no_open_transactions("grow the map");
+    check(mdb_env_set_mapsize(get(), bytes), "growing the map");
+  }
 
-  // Begins a transaction. When another process has grown the map, LMDB says MDB_MAP_RESIZED:
-  // adopt the new size and begin again.
+  // Begins a transaction (end it with end_transaction). When another process has grown the
+  // map, LMDB says MDB_MAP_RESIZED: adopt the new size and begin again.
   void begin_transaction(unsigned flags, MDB_txn*& txn) {
+    std::lock_guard lock(remap_mutex_);
     int rc = mdb_txn_begin(get(), nullptr, flags, &txn);
     if (rc == MDB_MAP_RESIZED) {
+      check_no_open_transactions("adopt the larger map another process made");
       check(mdb_env_set_mapsize(env_, 0), "adopting the map size another process set");
       rc = mdb_txn_begin(env_, nullptr, flags, &txn);
     }
     check(rc, flags & MDB_RDONLY ? "cannot start a read transaction" : "cannot start a write transaction");
+    ++open_transactions_;
+  }
+  // Commits (or aborts) a transaction begun here; returns LMDB's result of the commit.
+  int end_transaction(MDB_txn*& txn, bool commit) noexcept {
+    if (!txn) return MDB_SUCCESS;
+    int rc = MDB_SUCCESS;
+    if (commit)
+      rc = mdb_txn_commit(txn);
+    else
+      mdb_txn_abort(txn);
+    txn = nullptr;
+    --open_transactions_;
+    return rc;
   }
 
   void check(int rc, std::string_view what) const {
@@ -169,6 +195,14 @@ class lmdb_environment {
   }
 
  private:
+  void check_no_open_transactions(const char* action) const {
+    if (int n = open_transactions_.load(); n != 0)
+      throw usage_error("cannot " + std::string(action) + " of the LMDB database '" + path_ + "' while " +
+                        std::to_string(n) +
+                        " other transactions of this process are open (a remap would move their pages): "
+                        "close its readers first, or give the writer an initial_map_size large enough");
+  }
+
   void open_database(const lmdb_options& options) {
     unsigned flags = MDB_NOTLS | (options.no_subdir ? MDB_NOSUBDIR : 0);
     if (read_only_) flags |= MDB_RDONLY | (options.no_lock ? MDB_NOLOCK : 0);
@@ -217,6 +251,8 @@ class lmdb_environment {
   unsigned generation_;  // detail::fork_generation() when opened
   MDB_env* env_ = nullptr;
   MDB_dbi dbi_ = 0;
+  std::mutex remap_mutex_;                 // orders beginning transactions and remapping
+  std::atomic<int> open_transactions_{0};  // begun and not yet ended, in this process
 };
 
 // Writes key/value pairs in batches, growing the map whenever it is full. close() commits
@@ -261,8 +297,7 @@ class lmdb_writer {
   void commit() {
     if (!txn_) return;
     for (;;) {
-      int rc = mdb_txn_commit(txn_);
-      txn_ = nullptr;
+      int rc = env_.end_transaction(txn_, true);
       if (rc == MDB_SUCCESS) break;
       if (rc != MDB_MAP_FULL) {
         batch_.clear();
@@ -292,16 +327,19 @@ class lmdb_writer {
     return mdb_put(txn_, env_.dbi(), &k, &v, 0);
   }
   void abort_batch() {
-    if (txn_) mdb_txn_abort(txn_);
-    txn_ = nullptr;
+    env_.end_transaction(txn_, false);
     batch_.clear();
   }
   // A failed put leaves the transaction unusable: abort it, double the map, put it all again.
   void grow_and_replay() {
     for (;;) {
-      if (txn_) mdb_txn_abort(txn_);
-      txn_ = nullptr;
-      env_.set_map_size(env_.map_size() * 2);
+      env_.end_transaction(txn_, false);
+      try {
+        env_.set_map_size(env_.map_size() * 2);
+      } catch (...) {
+        batch_.clear();  // lost, and said so by the exception
+        throw;
+      }
       begin();
       int rc = MDB_SUCCESS;
       for (const auto& kv : batch_)
@@ -339,14 +377,14 @@ class lmdb_reader {
     env_.begin_transaction(MDB_RDONLY, txn_);
     int rc = mdb_cursor_open(txn_, env_.dbi(), &cursor_);
     if (rc != MDB_SUCCESS) {
-      mdb_txn_abort(txn_);
+      env_.end_transaction(txn_, false);
       env_.check(rc, "cannot open a cursor");
     }
   }
   lmdb_reader(const lmdb_reader&) = delete;
   ~lmdb_reader() {
     if (cursor_) mdb_cursor_close(cursor_);
-    if (txn_) mdb_txn_abort(txn_);
+    env_.end_transaction(txn_, false);
   }
 
   // The next record of this shard, in key order; views valid while the reader lives.
