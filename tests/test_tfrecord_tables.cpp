@@ -1,5 +1,6 @@
 // Tables over TFRecord files: specifiers, ordinal and feature keys, scripts pointing at
 // records, indexes, shards, compression, and the errors a table reports for bad records.
+#include <tablio/holder/example_form.hpp>
 #include <tablio/tablio.hpp>
 
 #include "test_support.hpp"
@@ -345,4 +346,44 @@ TEST_CASE("a user's aggregate as an Example, with explicit feature names", "[exa
   // The records are plain Examples for any reader.
   sequential_table_reader<example_holder> plain("tfrecord:" + (dir / "d.tfrecord"));
   CHECK(plain.value().get<std::string>("id")->at(0) == "seven");
+}
+
+TEST_CASE("values that are not Examples stored as Examples of shape and data", "[tfrecord][example_form]") {
+  using form_holder = example_record_holder<holder<matrix<float>>>;
+  matrix<float> m(2, 3, {1, 2, 3, 4, 5, 6});
+  std::string record;
+  form_holder::encode_record(record, m, "key", "utt1");
+  example ex = decode_example(record);
+  CHECK(std::get<std::vector<std::int64_t>>(ex.features.at("shape")) == std::vector<std::int64_t>{2, 3});
+  CHECK(std::get<std::vector<float>>(ex.features.at("data")) == std::vector<float>{1, 2, 3, 4, 5, 6});
+  CHECK(std::get<std::vector<std::string>>(ex.features.at("key")) == std::vector<std::string>{"utt1"});
+  form_holder h;
+  h.decode_record(record, "r");
+  CHECK(h.take_record_key("key", "r") == "utt1");
+  CHECK(h.value() == m);
+  // The shape and the data must agree.
+  ex.features["shape"] = std::vector<std::int64_t>{3, 3};
+  CHECK_THROWS_WITH(h.decode_record(encode_example(ex), "r"),
+                    Catch::Contains("feature 'data'") && Catch::Contains("9 values"));
+  ex.features["shape"] = std::vector<std::int64_t>{-1, 3};
+  CHECK_THROWS_WITH(h.decode_record(encode_example(ex), "r"), Catch::Contains("feature 'shape'"));
+  ex.features.erase("shape");
+  CHECK_THROWS_WITH(h.decode_record(encode_example(ex), "r"), Catch::Contains("no such feature"));
+  // Ragged vectors keep their row lengths; a Datum keeps its label.
+  using ragged = example_record_holder<basic_vector_vector_holder<std::int32_t>>;
+  std::vector<std::vector<std::int32_t>> rows{{1, 2}, {}, {3}};
+  ragged::encode_record(record, rows);
+  ragged r;
+  r.decode_record(record, "r");
+  CHECK(r.value() == rows);
+  datum d;
+  d.channels = 1;
+  d.height = d.width = 2;
+  d.data = "abcd";
+  d.present.data = true;
+  d.label = 7;
+  example_record_holder<datum_holder>::encode_record(record, d);
+  example_record_holder<datum_holder> back;
+  back.decode_record(record, "r");
+  CHECK(encode_datum(back.value()) == encode_datum(d));
 }

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The tablio tool, end to end, on the files in tests/data: every command on every format with
+# every value type, bad input and exit statuses.
+#   tests/cli/run.sh TABLIO DATA_DIR WORK_DIR
+set -uo pipefail
+tablio=$1
+data=$2
+work=$3
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+failures=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+# expect STATUS COMMAND...: runs the command, checks its exit status.
+expect() {
+  local status=$1
+  shift
+  "$@" >out.txt 2>err.txt
+  local got=$?
+  if [[ $got != "$status" ]]; then
+    fail "exit $got, not $status: $*"
+    sed 's/^/  /' err.txt | head -5
+  fi
+}
+# same FILE1 FILE2: byte-identical files.
+same() { cmp -s "$1" "$2" || fail "$1 and $2 differ"; }
+contains() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -3 "$1")"; }
+
+kaldi="$data/kaldi"
+# type|archive of that type written by Kaldi
+cases=(
+  "matrix|$kaldi/holders/float-matrix.bin.ark"
+  "matrix|$kaldi/scp/feats.ark"
+  "compressed-matrix|$kaldi/compressed/cm-method2.bin.ark"
+  "vector|$kaldi/holders/float-vector.bin.ark"
+  "int-vector|$kaldi/holders/int32-vector.bin.ark"
+  "int-vector-vector|$kaldi/holders/int32-vector-vector.bin.ark"
+  "token|$kaldi/holders/token.bin.ark"
+  "wave|$kaldi/holders/wav.bin.ark"
+)
+
+# copy: ark -> each format -> ark gives the archive back byte for byte.
+for case in "${cases[@]}"; do
+  type=${case%%|*} ark=${case#*|}
+  name=$type-$(basename "$ark")
+  expect 0 "$tablio" copy --type="$type" "ark:$ark" "tfrecord:$name.tfrecord"
+  expect 0 "$tablio" copy --type="$type" "tfrecord:$name.tfrecord" "ark:$name.from-tfrecord.ark"
+  same "$ark" "$name.from-tfrecord.ark"
+  expect 0 "$tablio" copy --type="$type" "ark:$ark" "lmdb:$name.lmdb"
+  expect 0 "$tablio" copy --type="$type" "lmdb:$name.lmdb" "ark:$name.from-lmdb.ark"
+  same "$ark" "$name.from-lmdb.ark"
+  expect 0 "$tablio" copy --type="$type" "ark:$ark" "ark,scp:$name.copy.ark,$name.scp"
+  expect 0 "$tablio" copy --type="$type" "scp:$name.scp" "ark:$name.from-scp.ark"
+  same "$ark" "$name.from-scp.ark"
+  expect 0 "$tablio" copy --type="$type" "ark:$ark" "tfrecord,gzip:$name.tfrecord.gz"
+  expect 0 "$tablio" copy --type="$type" "tfrecord:$name.tfrecord.gz" "ark:| gzip -c > $name.ark.gz"
+  gunzip -c "$name.ark.gz" >"$name.from-gzip.ark"
+  same "$ark" "$name.from-gzip.ark"
+  # info, cat, index and verify on each format.
+  for rspec in "ark:$ark" "tfrecord:$name.tfrecord" "lmdb:$name.lmdb" "scp:$name.scp"; do
+    expect 0 "$tablio" info --type="$type" "$rspec"
+    contains out.txt "entries: "
+    expect 0 "$tablio" cat --type="$type" "$rspec"
+    expect 0 "$tablio" verify --type="$type" "$rspec"
+    contains out.txt ", 0 problems"
+  done
+  expect 0 "$tablio" index --type="$type" "ark:$ark" "$name.index.scp"
+  expect 0 "$tablio" copy --type="$type" "scp:$name.index.scp" "ark:$name.from-index.ark"
+  same "$ark" "$name.from-index.ark"
+  expect 0 "$tablio" index "tfrecord:$name.tfrecord" "$name.tfrecord.scp"
+  expect 0 "$tablio" copy --type="$type" "scp:$name.tfrecord.scp" "ark:$name.from-tfrecord-index.ark"
+  same "$ark" "$name.from-tfrecord-index.ark"
+  # The archive's keys and count survive: info agrees across formats.
+  "$tablio" info --type="$type" --keys "ark:$ark" >a.txt 2>/dev/null
+  "$tablio" info --type="$type" --keys "tfrecord:$name.tfrecord" >b.txt 2>/dev/null
+  diff <(grep -v checksums a.txt) <(grep -v checksums b.txt) >/dev/null || fail "info differs for $name"
+done
+
+# Text archives: copy with ark,t gives Kaldi's text archive back.
+expect 0 "$tablio" copy "ark:$kaldi/holders/float-matrix.txt.ark" "ark,t:text.ark"
+same "$kaldi/holders/float-matrix.txt.ark" text.ark
+expect 0 "$tablio" cat "ark:$kaldi/holders/float-matrix.bin.ark"
+"$tablio" cat "ark:$kaldi/holders/float-matrix.txt.ark" >text-cat.txt 2>/dev/null
+same out.txt text-cat.txt
+
+# Compression as copy-feats --compress does it: Kaldi's bytes for every method (each
+# reference archive holds the source's entries whose keys start with mN_).
+expect 0 "$tablio" index "ark:$kaldi/compressed/cm-source.bin.ark" source.scp
+for method in 1 2 3 4 5 6 7; do
+  grep "^m${method}_" source.scp >"source-$method.scp"
+  expect 0 "$tablio" copy --compress --compression-method=$method "scp:source-$method.scp" "ark:cm$method.ark"
+  same "$kaldi/compressed/cm-method$method.bin.ark" "cm$method.ark"
+done
+
+# Examples: TFRecord -> ark -> TFRecord gives the records back (keys are ordinals when the
+# file keeps none); Datums: Caffe's LMDB -> ark -> LMDB gives Caffe's database back.
+tf="$data/tfrecord/generated/tutorial10.tfrecord"
+expect 0 "$tablio" copy --type=example "tfrecord:$tf" ark:examples.ark
+expect 0 "$tablio" copy --type=example ark:examples.ark tfrecord:examples.tfrecord
+expect 0 "$tablio" copy --type=bytes tfrecord:examples.tfrecord ark:examples-bytes.ark
+expect 0 "$tablio" cat --type=example "tfrecord:$tf"
+contains out.txt "00000000 features { feature { key: "
+expect 0 "$tablio" info --type=example "tfrecord:$tf"
+contains out.txt "entries: 10"
+expect 0 "$tablio" copy --type=bytes "tfrecord:$tf" tfrecord:raw.tfrecord
+same "$tf" raw.tfrecord
+lmdb="$data/caffe/fashion_t10k_1000_lmdb"
+cp -r "$lmdb" caffe_lmdb && rm -f caffe_lmdb/lock.mdb caffe_lmdb/data.mdb-lock
+expect 0 "$tablio" copy --type=datum lmdb:caffe_lmdb ark:datums.ark
+expect 0 "$tablio" copy --type=datum ark:datums.ark lmdb:datums_lmdb
+same caffe_lmdb/data.mdb datums_lmdb/data.mdb
+expect 0 "$tablio" copy --type=datum lmdb:caffe_lmdb tfrecord:datums.tfrecord
+expect 0 "$tablio" copy --type=datum tfrecord:datums.tfrecord lmdb:datums2_lmdb
+same caffe_lmdb/data.mdb datums2_lmdb/data.mdb
+expect 0 "$tablio" cat --type=datum lmdb:caffe_lmdb
+contains out.txt "00000000 channels: 1 height: 28 width: 28 data: "
+expect 0 "$tablio" info --type=datum lmdb:caffe_lmdb
+contains out.txt "shapes: 1x28x28 (1000)"
+expect 0 "$tablio" verify --type=datum lmdb:caffe_lmdb
+
+# IDX: items keyed by index, to and from other formats.
+images="$data/idx/fashion/t10k-images-100-idx3-ubyte"
+expect 0 "$tablio" copy "idx:$images.gz" ark:images.ark
+expect 0 "$tablio" copy ark:images.ark idx:images.idx
+expect 0 "$tablio" copy idx:images.idx tfrecord:images.tfrecord
+"$tablio" cat "idx:$images" >a.txt 2>/dev/null
+"$tablio" cat tfrecord:images.tfrecord >b.txt 2>/dev/null
+same a.txt b.txt
+expect 0 "$tablio" info --type=int-vector "idx:$data/idx/fashion/t10k-labels-100-idx1-ubyte"
+contains out.txt "entries: 100"
+expect 0 "$tablio" verify "idx:$images"
+expect 2 "$tablio" copy --type=token "ark:$kaldi/holders/token.bin.ark" idx:tokens.idx
+contains err.txt "IDX items are keyed by their index"
+expect 2 "$tablio" copy --type=wave "ark:$kaldi/holders/wav.bin.ark" idx:waves.idx
+contains err.txt "IDX files store"
+
+# Bad input: one clear line, a non-zero status; verify reports each problem.
+expect 1 "$tablio" verify --type=example "tfrecord:$data/tfrecord/corrupt/bad_datacrc.tfrecord"
+contains out.txt "corrupted record at"
+contains out.txt "1 problems"
+expect 1 "$tablio" verify --type=example "tfrecord:$data/tfrecord/corrupt/bad_lencrc.tfrecord"
+expect 1 "$tablio" verify "ark:$kaldi/bad/trunc-in-object.ark"
+contains out.txt "trunc-in-object.ark"
+expect 1 "$tablio" verify "idx:$data/idx/bad/truncated-data-idx3-ubyte"
+contains out.txt "truncated"
+expect 1 "$tablio" verify "scp:$kaldi/bad/bad-range.scp"
+expect 1 "$tablio" verify "ark:cat $kaldi/scp/feats.ark; exit 3 |"
+contains out.txt "status 3"
+expect 1 "$tablio" copy "ark:$kaldi/bad/trunc-in-object.ark" ark:/dev/null
+[[ $(wc -l <err.txt) == 1 ]] || fail "an error is one line: $(cat err.txt)"
+expect 1 "$tablio" copy "ark:$kaldi/scp/feats.ark" ark:/dev/full
+contains err.txt "No space left on device"
+expect 1 "$tablio" info "ark:no-such-file.ark"
+contains err.txt "no-such-file.ark"
+expect 2 "$tablio" copy --type=nonsense ark:a ark:b
+contains err.txt "unknown --type"
+expect 2 "$tablio" copy --frobnicate ark:a ark:b
+contains err.txt "unknown option --frobnicate"
+expect 2 "$tablio" copy ark:a
+expect 2 "$tablio" info not-a-specifier
+expect 2 "$tablio" copy --compress --type=vector ark:a ark:b
+expect 2 "$tablio" nonsense
+expect 2 "$tablio"
+for command in copy info cat index verify; do
+  expect 0 "$tablio" "$command" --help
+  contains out.txt "Usage: tablio $command"
+done
+expect 0 "$tablio" --help
+
+if ((failures)); then
+  echo "$failures failures"
+  exit 1
+fi
+echo "all CLI checks passed"

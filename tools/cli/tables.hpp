@@ -1,0 +1,114 @@
+// How the tool opens tables: TFRecord files hold non-Example values as Examples of their
+// example_form, with the key in a "key" bytes feature, so that keys survive every format.
+#pragma once
+
+#include <tablio/framing/tfrecord.hpp>
+#include <tablio/holder/example_form.hpp>
+#include <tablio/stream/filename.hpp>
+#include <tablio/stream/shards.hpp>
+#include <tablio/stream/specifier.hpp>
+#include <tablio/types/example_view.hpp>
+
+#include <optional>
+#include <string>
+
+namespace cli {
+
+inline constexpr std::string_view key_feature = "key";
+
+// Adds "key=key" to a tfrecord specifier that names no key feature.
+inline std::string with_key_option(std::string_view spec) {
+  std::size_t colon = spec.find(':');
+  return std::string(spec.substr(0, colon)) + ",key=" + std::string(key_feature) +
+         std::string(spec.substr(colon));
+}
+
+inline bool is_tfrecord(const tablio::rspecifier& r) { return r.kind == tablio::rspecifier_kind::tfrecord; }
+inline bool is_tfrecord(const tablio::wspecifier& w) {
+  return w.kind == tablio::wspecifier_kind::tfrecord ||
+         w.kind == tablio::wspecifier_kind::tfrecord_and_script;
+}
+
+// The first record of a TFRecord table when its first file is a plain file; nothing for an
+// empty table or a command (which must not run twice).
+inline std::optional<std::string> first_record(const tablio::rspecifier& r) {
+  auto files = tablio::expand_shards(r.filename);
+  if (files.empty() || tablio::classify_rxfilename(files.front()) != tablio::input_kind::file)
+    return std::nullopt;
+  tablio::tfrecord_reader records(tablio::open_tfrecord_input(files.front()));
+  std::string_view record;
+  if (!records.next(record)) return std::nullopt;
+  return std::string(record);
+}
+
+// Whether a record is an Example with a bytes feature `name` of one value.
+inline bool has_bytes_feature(std::string_view record, std::string_view name) {
+  tablio::example_view view;
+  try {
+    view.parse(record);
+  } catch (const tablio::error&) {
+    return false;
+  }
+  const tablio::feature_view* f = view.find(name);
+  return f && f->kind == tablio::feature_kind::bytes && f->count == 1;
+}
+
+// How to read H's values from a table; may add "key=key" to rspec. True when its records
+// are example_form<H> Examples. A TFRecord file's first record tells whether it keeps keys
+// (files this tool writes do). Scripts that point into TFRecord files hold Examples too.
+// Raw payloads (--type=bytes) are TFRecord records as they are, as TensorFlow's
+// TFRecordWriter writes them; their keys are ordinals.
+template <class H>
+inline constexpr bool in_example_form =
+    tablio::has_example_form<H> && !std::is_same_v<H, tablio::bytes_holder>;
+
+// Whether a script's first entry points at a TFRecord record (tablio index wrote it).
+inline bool script_points_at_tfrecord(const tablio::rspecifier& r) {
+  if (tablio::classify_rxfilename(r.filename) != tablio::input_kind::file) return false;
+  tablio::reader script = tablio::open_input(r.filename);
+  std::string line;
+  if (!script.read_line(line)) return false;
+  auto entry = tablio::parse_script_line(line);
+  if (!entry || tablio::classify_rxfilename(entry->rxfilename) != tablio::input_kind::offset_file)
+    return false;
+  auto [file, offset] = tablio::split_offset_filename(entry->rxfilename);
+  tablio::reader target = tablio::open_input(file);
+  target.seek(offset);
+  return target.ensure(12) && tablio::is_tfrecord_header(target.window());
+}
+
+template <class H>
+bool read_as_example_form(std::string& rspec) {
+  tablio::rspecifier r = tablio::require_rspecifier(rspec);
+  if (r.kind == tablio::rspecifier_kind::script) return in_example_form<H> && script_points_at_tfrecord(r);
+  if (!is_tfrecord(r)) return false;
+  if (!r.records.key_feature.empty()) return in_example_form<H>;
+  auto first = first_record(r);
+  bool keyed = !first || has_bytes_feature(*first, key_feature);
+  if (keyed && (in_example_form<H> || tablio::keyed_record_holder<H>)) rspec = with_key_option(rspec);
+  return in_example_form<H>;
+}
+
+// How to write H's values to a table; may add "key=key" to wspec. TFRecord files keep keys
+// (in a "key" feature unless the specifier names another) and hold values that are not
+// Examples as example_form<H> Examples.
+template <class H>
+bool write_as_example_form(std::string& wspec) {
+  tablio::wspecifier w = tablio::require_wspecifier(wspec);
+  if (!is_tfrecord(w)) return false;
+  if (w.records.key_feature.empty() && (in_example_form<H> || tablio::keyed_record_holder<H>))
+    wspec = with_key_option(wspec);
+  return in_example_form<H>;
+}
+
+// Calls f.template operator()<R>() with R = example_record_holder<H> when `example_form`,
+// else H.
+template <class H, class F>
+void with_form(bool example_form, F&& f) {
+  if constexpr (tablio::has_example_form<H>) {
+    if (example_form) return f.template operator()<tablio::example_record_holder<H>>();
+  }
+  f.template operator()<H>();
+}
+
+}  // namespace cli

@@ -1,0 +1,360 @@
+// tablio: copies, inspects, indexes and verifies tables in every format tablio reads (Kaldi
+// archives and scripts, TFRecord files, Caffe LMDB databases, IDX files).
+#include <tablio/framing/lmdb.hpp>
+#include <tablio/table/tfrecord_index.hpp>
+#include <tablio/tablio.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "cli/arguments.hpp"
+#include "cli/progress.hpp"
+#include "cli/tables.hpp"
+#include "cli/value_types.hpp"
+
+namespace {
+
+using namespace tablio;
+using cli::arguments;
+
+struct command {
+  const char* name;
+  const char* usage;
+  const char* help;
+  int (*run)(arguments&);
+};
+
+// ---- copy
+
+template <class In, class Out, class Convert>
+std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) {
+  bool read_form = cli::read_as_example_form<In>(rspec);
+  bool write_form = cli::write_as_example_form<Out>(wspec);
+  std::uint64_t count = 0;
+  cli::with_form<In>(read_form, [&]<class R>() {
+    cli::with_form<Out>(write_form, [&]<class W>() {
+      sequential_table_reader<R> in(rspec);
+      table_writer<W> out(wspec);
+      cli::progress shown("copy");
+      for (auto& [key, value] : in) {
+        out.write(key, convert(value));
+        shown.add();
+        ++count;
+      }
+      out.close();
+    });
+  });
+  return count;
+}
+
+int copy(arguments& args) {
+  std::string type = args.get("type", "matrix");
+  bool compress = args.flag("compress");
+  int method = args.integer("compression-method", 1);
+  args.finish(2, 2);
+  if (method < 1 || method > 7) throw usage_error("--compression-method is 1 to 7");
+  std::uint64_t count = cli::with_type(type, [&]<class H>() -> std::uint64_t {
+    const std::string& rspec = args.positional()[0];
+    const std::string& wspec = args.positional()[1];
+    if (!compress)
+      return copy_table<H, H>(
+          rspec, wspec, [](const auto& v) -> const auto& { return v; });
+    if constexpr (std::is_same_v<H, holder<matrix<float>>>) {
+      auto how = static_cast<compression_method>(method);
+      return copy_table<H, holder<compressed_matrix>>(rspec, wspec, [how](const matrix<float>& m) {
+        return compressed_matrix(m.data(), m.num_rows(), m.num_cols(), how);
+      });
+    } else {
+      throw usage_error("--compress applies to --type=matrix");
+    }
+  });
+  std::fprintf(stderr, "copied %llu entries\n", static_cast<unsigned long long>(count));
+  return 0;
+}
+
+// ---- info
+
+int info(arguments& args) {
+  std::string type = args.get("type", "matrix");
+  bool list_keys = args.flag("keys");
+  args.finish(1, 1);
+  std::string rspec = args.positional()[0];
+  return cli::with_type(type, [&]<class H>() {
+    bool form = cli::read_as_example_form<H>(rspec);
+    std::uint64_t entries = 0, total = 0, smallest = UINT64_MAX, largest = 0, unsorted = 0, repeated = 0;
+    std::map<std::string, std::uint64_t> shapes;
+    std::string first, last;
+    cli::with_form<H>(form, [&]<class R>() {
+      cli::progress shown("info");
+      for (auto& [key, value] : sequential_table_reader<R>(rspec)) {
+        std::string shape = cli::shape_of(value);
+        std::uint64_t size = cli::binary_size<H>(value);
+        if (list_keys)
+          std::printf("%s\t%s\t%llu bytes\n", key.c_str(), shape.c_str(), (unsigned long long)size);
+        if (entries == 0) first = key;
+        if (entries != 0 && key < last) ++unsorted;
+        if (entries != 0 && key == last) ++repeated;
+        last = key;
+        ++shapes[shape];
+        total += size;
+        smallest = std::min(smallest, size);
+        largest = std::max(largest, size);
+        ++entries;
+        shown.add();
+      }
+    });
+    std::printf("entries: %llu\ntype: %s\n", (unsigned long long)entries, cli::type_label<H>());
+    if (entries == 0) return 0;
+    std::vector<std::pair<std::uint64_t, std::string>> by_count;
+    for (const auto& [shape, n] : shapes) by_count.emplace_back(n, shape);
+    std::sort(by_count.rbegin(), by_count.rend());
+    std::printf("shapes:");
+    for (std::size_t i = 0; i < by_count.size() && i < 5; ++i)
+      std::printf(" %s (%llu)", by_count[i].second.c_str(), (unsigned long long)by_count[i].first);
+    if (by_count.size() > 5) std::printf(" and %zu more", by_count.size() - 5);
+    std::printf("\nbytes: %llu in all, %llu to %llu per entry (binary objects)\n", (unsigned long long)total,
+                (unsigned long long)smallest, (unsigned long long)largest);
+    std::printf("keys: '%s' to '%s', %s%s\n", first.c_str(), last.c_str(), unsorted ? "not sorted" : "sorted",
+                repeated ? ", with repeated keys" : "");
+    rspecifier r = require_rspecifier(rspec);
+    std::printf("checksums: %s\n", cli::is_tfrecord(r)
+                                       ? "the CRC32C of every TFRecord length and record matched"
+                                       : "none in this format");
+    return 0;
+  });
+}
+
+// ---- cat
+
+int cat(arguments& args) {
+  std::string type = args.get("type", "matrix");
+  args.finish(1, 1);
+  std::string rspec = args.positional()[0];
+  cli::with_type(type, [&]<class H>() {
+    bool form = cli::read_as_example_form<H>(rspec);
+    cli::with_form<H>(form, [&]<class R>() {
+      for (auto& [key, value] : sequential_table_reader<R>(rspec)) {
+        std::string text = cli::value_text<H>(value);
+        std::printf("%s %s", key.c_str(), text.c_str());
+      }
+    });
+  });
+  return 0;
+}
+
+// ---- index
+
+int index(arguments& args) {
+  std::string type = args.get("type", "matrix");
+  args.finish(2, 2);
+  std::string rspec = args.positional()[0];
+  const std::string& script = args.positional()[1];
+  rspecifier r = require_rspecifier(rspec);
+  std::uint64_t count = 0;
+  if (cli::is_tfrecord(r)) {
+    cli::read_as_example_form<example_holder>(rspec);  // keys from the "key" feature when there is one
+    count = index_tfrecord(rspec).size();
+    write_tfrecord_index(rspec, script);
+  } else if (r.kind == rspecifier_kind::archive) {
+    if (classify_rxfilename(r.filename) != input_kind::file)
+      throw usage_error("'" + r.filename + "' is not a file: a script can only point into a file");
+    cli::with_type(type, [&]<class H>() {
+      archive_reader archive(open_input(r.filename));
+      writer out = open_output(script);
+      std::string key;
+      while (archive.next_key(key)) {
+        std::uint64_t offset = archive.in().tell();
+        H h;
+        h.read(archive.in());
+        out.write(key + " " + r.filename + ":" + std::to_string(offset) + "\n");
+        ++count;
+      }
+      out.close();
+    });
+  } else {
+    throw usage_error("tablio index builds scripts for archives (ark:) and TFRecord files (tfrecord:)");
+  }
+  std::fprintf(stderr, "indexed %llu entries\n", static_cast<unsigned long long>(count));
+  return 0;
+}
+
+// ---- verify
+
+struct verifier {
+  std::uint64_t checked = 0, problems = 0;
+  void report(const std::string& what) {
+    std::printf("%s\n", what.c_str());
+    ++problems;
+  }
+};
+
+// TFRecord files record by record: a record whose data CRC fails, or whose value does not
+// decode, is reported and the next one read; a damaged header ends the file.
+template <class R>
+void verify_tfrecord(const rspecifier& r, verifier& v) {
+  for (const std::string& file : expand_shards(r.filename)) {
+    tfrecord_reader records(open_tfrecord_input(file));
+    R h;
+    for (;;) {
+      std::string_view record;
+      try {
+        if (!records.next(record)) break;
+        ++v.checked;
+        std::string where = file + " record at " + std::to_string(records.offset());
+        decode_record(h, record, where);
+        if constexpr (keyed_record_holder<R>)
+          if (!r.records.key_feature.empty()) (void)h.take_record_key(r.records.key_feature, where);
+      } catch (const data_loss_error& e) {
+        v.report(e.what());
+        if (e.cause() != data_loss_error::cause::corrupted_data) break;
+      } catch (const format_error& e) {
+        v.report(e.what());
+      }
+    }
+    records.close();
+  }
+}
+
+// LMDB values one by one.
+template <class R>
+void verify_lmdb(const rspecifier& r, verifier& v) {
+  lmdb_reader db(r.filename);
+  std::string_view key, value;
+  R h;
+  while (db.next(key, value)) {
+    ++v.checked;
+    try {
+      decode_record(h, value, r.filename + " key '" + std::string(key) + "'");
+    } catch (const format_error& e) {
+      v.report(e.what());
+    }
+  }
+}
+
+// Any other table in order: script entries are independent (each bad one is reported); in an
+// archive or IDX file the first problem ends the check.
+template <class R>
+void verify_table(const std::string& rspec, verifier& v) {
+  sequential_table_reader<R> in(rspec);
+  bool script = in.is_open() && require_rspecifier(rspec).kind == rspecifier_kind::script;
+  while (!in.done()) {
+    ++v.checked;
+    try {
+      (void)in.value();
+    } catch (const error& e) {
+      v.report(e.what());
+      if (!script) return;
+    }
+    in.next();
+  }
+}
+
+int verify(arguments& args) {
+  std::string type = args.get("type", "matrix");
+  args.finish(1, 1);
+  std::string rspec = args.positional()[0];
+  verifier v;
+  try {
+    cli::with_type(type, [&]<class H>() {
+      bool form = cli::read_as_example_form<H>(rspec);
+      rspecifier r = require_rspecifier(rspec);
+      cli::with_form<H>(form, [&]<class R>() {
+        if (cli::is_tfrecord(r))
+          verify_tfrecord<R>(r, v);
+        else if (r.kind == rspecifier_kind::lmdb)
+          verify_lmdb<R>(r, v);
+        else
+          verify_table<R>(rspec, v);
+      });
+    });
+  } catch (const usage_error&) {
+    throw;
+  } catch (const error& e) {
+    v.report(e.what());  // the table could not be read on (a framing error, a failed command)
+  }
+  std::printf("%llu entries checked, %llu problems\n", (unsigned long long)v.checked,
+              (unsigned long long)v.problems);
+  return v.problems == 0 ? 0 : 1;
+}
+
+// ---- the commands
+
+const command commands[] = {
+    {"copy", "tablio copy [options] RSPECIFIER WSPECIFIER",
+     "Copies a table to another, in any formats: Kaldi archives and scripts, TFRecord files,\n"
+     "LMDB databases, IDX files. Keys survive every format: in a TFRecord file they are kept\n"
+     "in a \"key\" bytes feature, and values that are not Examples become Examples of a\n"
+     "\"shape\" int64 feature and a \"data\" feature.\n\n"
+     "Options:\n"
+     "  --type=TYPE   the values' type (default matrix): matrix, compressed-matrix, vector,\n"
+     "                int-vector, int-vector-vector, token, wave, example, datum, bytes\n"
+     "  --compress    compress matrices (Kaldi's CompressedMatrix)\n"
+     "  --compression-method=N  1 to 7, as Kaldi's copy-feats (default 1)\n",
+     copy},
+    {"info", "tablio info [options] RSPECIFIER",
+     "Counts a table's entries and sums up their keys, shapes and sizes; TFRecord files have\n"
+     "every CRC checked on the way.\n\nOptions:\n"
+     "  --type=TYPE   the values' type (default matrix), as for copy\n"
+     "  --keys        also list every entry: key, shape and size\n",
+     info},
+    {"cat", "tablio cat [options] RSPECIFIER",
+     "Prints each entry as \"key value\": Kaldi's text form, or protobuf's text format for\n"
+     "Examples and Datums.\n\nOptions:\n"
+     "  --type=TYPE   the values' type (default matrix), as for copy\n",
+     cat},
+    {"index", "tablio index [options] RSPECIFIER SCRIPT",
+     "Writes a script (scp) of \"key file:offset\" lines for an archive (ark:) or a TFRecord\n"
+     "file (tfrecord:), for random access.\n\nOptions:\n"
+     "  --type=TYPE   the archive's values' type (default matrix), as for copy\n",
+     index},
+    {"verify", "tablio verify [options] RSPECIFIER",
+     "Reads every entry and prints each problem with its file and offset. Exits with 0 when\n"
+     "all is well, 1 when a problem was found.\n\nOptions:\n"
+     "  --type=TYPE   the values' type (default matrix), as for copy\n",
+     verify},
+};
+
+void print_usage(std::FILE* to) {
+  std::fprintf(to,
+               "tablio: tables of Kaldi, TensorFlow, Caffe and MNIST formats\n\n"
+               "Usage: tablio COMMAND [options] ARGUMENTS   (tablio COMMAND --help for more)\n\n"
+               "Commands:\n");
+  for (const command& c : commands) std::fprintf(to, "  %s\n", c.usage);
+  std::fprintf(
+      to,
+      "\nSpecifiers are Kaldi's (\"ark:f.ark\", \"scp:f.scp\", \"ark,t:-\", \"ark:gunzip -c f.gz |\")\n"
+      "and tablio's (\"tfrecord:f.tfrecord\", \"lmdb:folder\", \"idx:file\").\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h") {
+    print_usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  std::string_view name = argv[1];
+  const command* found = nullptr;
+  for (const command& c : commands)
+    if (name == c.name) found = &c;
+  if (!found) {
+    std::fprintf(stderr, "tablio: unknown command '%s' (tablio --help lists them)\n", argv[1]);
+    return 2;
+  }
+  try {
+    arguments args(argc, argv, 2);
+    if (args.has("help")) {
+      std::printf("Usage: %s\n\n%s", found->usage, found->help);
+      return 0;
+    }
+    return found->run(args);
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "tablio %s: %s\nUsage: %s\n", found->name, e.what(), found->usage);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tablio %s: %s\n", found->name, e.what());
+    return 1;
+  }
+}
