@@ -86,7 +86,7 @@ class table_writer {
 
   bool is_open() const noexcept {
     return archive_.has_value() || records_.has_value() || lmdb_ != nullptr || idx_.has_value() ||
-           spec_.kind == wspecifier_kind::script && !targets_.empty();
+           (spec_.kind == wspecifier_kind::script && !targets_.empty());
   }
 
   void write(std::string_view key, const value_type& value) {
