@@ -319,8 +319,12 @@ class idx_file {
       need = UINT64_MAX;
     }
     while (owned_.size() - got < need) {
-      std::size_t chunk =
-          static_cast<std::size_t>(detail::min_of<std::uint64_t>(need - (owned_.size() - got), 1 << 20));
+      // Steps that start small and double with the data read, up to 1 MiB: a short stream
+      // costs little, a long one few calls.
+      std::uint64_t have = owned_.size() - got;
+      std::uint64_t step =
+          detail::min_of<std::uint64_t>(detail::max_of<std::uint64_t>(have, 1 << 16), 1 << 20);
+      std::size_t chunk = static_cast<std::size_t>(detail::min_of<std::uint64_t>(need - have, step));
       std::size_t at = owned_.size();
       owned_.resize(at + chunk);
       std::size_t n = in.read_some(owned_.data() + at, chunk);
