@@ -238,7 +238,7 @@ void verify_lmdb(const rspecifier& r, verifier& v) {
 template <class R>
 void verify_table(const std::string& rspec, verifier& v) {
   sequential_table_reader<R> in(rspec);
-  bool script = in.is_open() && require_rspecifier(rspec).kind == rspecifier_kind::script;
+  bool script = require_rspecifier(rspec).kind == rspecifier_kind::script;
   while (!in.done()) {
     ++v.checked;
     try {
