@@ -1,0 +1,39 @@
+# Finds what tablio's optional components link, in the same way when tablio is built and when
+# its installed package is found, whichever package manager provided the library:
+#   zlib: find_package(ZLIB), which CMake's module, vcpkg and Conan all answer with ZLIB::ZLIB;
+#   lmdb: Conan writes an lmdb package (lmdb::lmdb), vcpkg's port is unofficial-lmdb
+#         (unofficial::lmdb::lmdb), and Debian's liblmdb-dev has no CMake package at all.
+# Each function sets OUT to whether the library was found, and leaves its target defined.
+
+function(tablio_find_zlib out)
+  find_package(ZLIB QUIET)
+  set(${out} ${ZLIB_FOUND} PARENT_SCOPE)
+endfunction()
+
+function(tablio_find_lmdb out)
+  if(NOT TARGET lmdb::lmdb)
+    find_package(lmdb CONFIG QUIET)
+  endif()
+  if(NOT TARGET lmdb::lmdb)
+    find_package(unofficial-lmdb CONFIG QUIET)
+    if(TARGET unofficial::lmdb::lmdb)
+      add_library(lmdb::lmdb INTERFACE IMPORTED)
+      set_target_properties(lmdb::lmdb PROPERTIES INTERFACE_LINK_LIBRARIES unofficial::lmdb::lmdb)
+    endif()
+  endif()
+  if(NOT TARGET lmdb::lmdb)
+    find_path(TABLIO_LMDB_INCLUDE_DIR lmdb.h)
+    find_library(TABLIO_LMDB_LIBRARY lmdb)
+    mark_as_advanced(TABLIO_LMDB_INCLUDE_DIR TABLIO_LMDB_LIBRARY)
+    if(TABLIO_LMDB_INCLUDE_DIR AND TABLIO_LMDB_LIBRARY)
+      add_library(lmdb::lmdb UNKNOWN IMPORTED)
+      set_target_properties(lmdb::lmdb PROPERTIES IMPORTED_LOCATION "${TABLIO_LMDB_LIBRARY}"
+                                                  INTERFACE_INCLUDE_DIRECTORIES "${TABLIO_LMDB_INCLUDE_DIR}")
+    endif()
+  endif()
+  if(TARGET lmdb::lmdb)
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
