@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/ensure-packages.sh" g++ cmake make libboost1.81-dev catch2 zlib1g-dev gzip \
   libprotobuf-dev protobuf-compiler liblmdb-dev lmdb-utils dataset-fashion-mnist \
-  clang-14 libclang-rt-14-dev python3 pkg-config
+  clang-14 libclang-rt-14-dev python3 pkg-config mkdocs doxygen
 jobs=$(nproc)
 
 configure_and_build() {

@@ -57,7 +57,7 @@ concept kaldi_object = requires(std::ostream& os, std::istream& is, const T& cv,
 };
 
 // Runs Kaldi-style Write/Read members on a writer/reader. Defined in
-// codec/kaldi_object.hpp, which brings in <istream> and <ostream>: only code that uses
+// codec/kaldi_object.hpp, which brings in `<istream>` and `<ostream>`: only code that uses
 // Kaldi-style classes pays for them.
 template <class T, class Enable = void>
 struct kaldi_object_bridge {
