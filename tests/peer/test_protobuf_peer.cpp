@@ -2,6 +2,7 @@
 // messages both ways: what libprotobuf writes (deterministically or not) tablio decodes to the
 // same values, and re-encodes to libprotobuf's deterministic bytes; what tablio writes
 // libprotobuf parses to the same values, and serializes deterministically to the same bytes.
+#include <tablio/holder/example_form.hpp>
 #include <tablio/types/example.hpp>
 #include <tablio/types/example_view.hpp>
 
@@ -228,4 +229,39 @@ TEST_CASE("random SequenceExamples both ways", "[peer][sequence]") {
       for (std::size_t f = 0; f < got.size(); ++f) REQUIRE(same_bits(got[f], list.features[f]));
     }
   }
+}
+
+// What `tablio copy` writes into TFRecord for values that are not Examples: libprotobuf (and so
+// TensorFlow's parse_single_example) sees the key, shape and data features with their types.
+TEST_CASE("values stored as Examples of key, shape and data, parsed by libprotobuf", "[peer][example_form]") {
+  auto parse = [](const std::string& record) {
+    crosscheck::Example peer;
+    REQUIRE(peer.ParseFromString(record));
+    return peer.features().feature();
+  };
+  std::string record;
+  example_record_holder<holder<matrix<float>>>::encode_record(record, matrix<float>(2, 3, {1, 2, 3, 4, 5, 6}),
+                                                              "key", "utt1");
+  auto features = parse(record);
+  CHECK(features.at("key").bytes_list().value(0) == "utt1");
+  CHECK(std::vector<std::int64_t>(features.at("shape").int64_list().value().begin(),
+                                  features.at("shape").int64_list().value().end()) ==
+        std::vector<std::int64_t>{2, 3});
+  CHECK(std::vector<float>(features.at("data").float_list().value().begin(),
+                           features.at("data").float_list().value().end()) ==
+        std::vector<float>{1, 2, 3, 4, 5, 6});
+
+  record.clear();
+  example_record_holder<basic_vector_holder<std::int32_t>>::encode_record(record, {7, -8, 9}, "key", "utt2");
+  features = parse(record);
+  CHECK(features.at("shape").int64_list().value(0) == 3);
+  CHECK(std::vector<std::int64_t>(features.at("data").int64_list().value().begin(),
+                                  features.at("data").int64_list().value().end()) ==
+        std::vector<std::int64_t>{7, -8, 9});
+
+  record.clear();
+  example_record_holder<token_holder>::encode_record(record, "hello", "key", "utt3");
+  features = parse(record);
+  CHECK(features.at("data").bytes_list().value(0) == "hello");
+  CHECK(features.at("key").bytes_list().value(0) == "utt3");
 }
