@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -176,13 +177,27 @@ class compressed_matrix {
         return;
       }
       // With many rows, a byte's value depends only on its column's four percentiles: map the
-      // 256 bytes of a column once, then look its rows up.
-      float table[256];
-      for (std::size_t c = 0; c < cols; ++c) {
-        fill_char_table(percentile(c, 0), percentile(c, 1), percentile(c, 2), percentile(c, 3), table);
-        const unsigned char* col = bytes + c * rows;
+      // 256 bytes of each column once, then look the rows up. Eight columns at a time, so that
+      // each row's eight values are written together (column by column, every write lands in
+      // another cache line); the unrolled lookups run about twice as fast.
+      constexpr std::size_t block = 8;
+      float tables[block][256];
+      auto fill = [&](std::size_t first, std::size_t n) {
+        for (std::size_t j = 0; j < n; ++j)
+          fill_char_table(percentile(first + j, 0), percentile(first + j, 1), percentile(first + j, 2),
+                          percentile(first + j, 3), tables[j]);
+      };
+      std::size_t c = 0;
+      for (; c + block <= cols; c += block) {
+        fill(c, block);
+        const unsigned char* columns = bytes + c * rows;
         T* o = out + c;
-        for (std::size_t r = 0; r < rows; ++r) o[r * cols] = static_cast<T>(table[col[r]]);
+        lookup_rows(tables, columns, rows, cols, o, std::make_index_sequence<block>());
+      }
+      for (; c < cols; ++c) {
+        fill(c, 1);
+        const unsigned char* column = bytes + c * rows;
+        for (std::size_t r = 0; r < rows; ++r) out[r * cols + c] = static_cast<T>(tables[0][column[r]]);
       }
     } else if (format_ == format::two_byte) {
       const float increment = static_cast<float>(range_ * (1.0 / 65535.0));
@@ -297,6 +312,14 @@ class compressed_matrix {
     if (!(f >= 0.0f)) f = 0.0f;  // NaN too (inf / inf)
     return static_cast<std::uint8_t>(static_cast<int>(detail::unfused(f * 255) + 0.499));
   }
+  // out[r * cols + J] = tables[J][columns[J * rows + r]] for every row r, J unrolled.
+  template <class T, std::size_t... J>
+  static void lookup_rows(const float (*tables)[256], const unsigned char* columns, std::size_t rows,
+                          std::size_t cols, T* __restrict out, std::index_sequence<J...>) noexcept {
+    for (std::size_t r = 0; r < rows; ++r, out += cols)
+      ((out[J] = static_cast<T>(tables[J][columns[J * rows + r]])), ...);
+  }
+
   // Kaldi's CharToFloat: float slope times the byte, then the double constant, summed in
   // double and rounded to float.
   static float char_to_float(float p0, float p25, float p75, float p100, int v) noexcept {
