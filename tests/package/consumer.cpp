@@ -19,6 +19,12 @@ static bool codec_round_trip() {
   return back.x == 3 && back.y == 0.5f && back.label == "origin";
 }
 
+// Prints how one part went, and passes its result on.
+static bool report(const char* what, bool ok) {
+  std::printf("%s: %s\n", what, ok ? "ok" : "MISMATCH");
+  return ok;
+}
+
 // Writes three entries to WSPECIFIER and reads them back through RSPECIFIER.
 static bool table_round_trip(const std::string& wspecifier, const std::string& rspecifier) {
   using table = tablio::holder<std::vector<float>>;
@@ -35,19 +41,14 @@ int main(int argc, char** argv) {
   fs::path dir = argc > 1 ? fs::path(argv[1]) : fs::temp_directory_path() / "tablio-consumer";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  bool ok = codec_round_trip();
-  std::printf("codec: %s\n", ok ? "ok" : "MISMATCH");
+  bool ok = report("codec", codec_round_trip());
 #if defined(TABLIO_WITH_ZLIB)
   std::string gz = (dir / "v.tfrecord.gz").string();
-  bool zlib_ok = table_round_trip("tfrecord,gzip:" + gz, "tfrecord:" + gz);
-  std::printf("zlib component: %s\n", zlib_ok ? "ok" : "MISMATCH");
-  ok = ok && zlib_ok;
+  ok = report("zlib component", table_round_trip("tfrecord,gzip:" + gz, "tfrecord:" + gz)) && ok;
 #endif
 #if defined(TABLIO_WITH_LMDB)
   std::string db = (dir / "lmdb").string();
-  bool lmdb_ok = table_round_trip("lmdb:" + db, "lmdb:" + db);
-  std::printf("lmdb component: %s\n", lmdb_ok ? "ok" : "MISMATCH");
-  ok = ok && lmdb_ok;
+  ok = report("lmdb component", table_round_trip("lmdb:" + db, "lmdb:" + db)) && ok;
 #endif
   return ok ? 0 : 1;
 }
