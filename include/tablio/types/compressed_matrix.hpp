@@ -335,9 +335,38 @@ class compressed_matrix {
 
   // char_to_float for every byte: three runs of `base + (slope * (v - offset)) * scale`.
   static void fill_char_table(float p0, float p25, float p75, float p100, float* table) noexcept {
-    fill_run(table, 0, 64, p0, p25 - p0, 0, 1 / 64.0);
-    fill_run(table, 65, 192, p25, p75 - p25, 64, 1 / 128.0);
+    fill_power_of_two_run(table, 0, 64, p0, p25 - p0, 0, 0x1p-6f);
+    fill_power_of_two_run(table, 65, 192, p25, p75 - p25, 64, 0x1p-7f);
     fill_run(table, 193, 255, p75, p100 - p75, 192, 1 / 63.0);
+  }
+
+  // fill_run for a scale of 2^-6 or 2^-7, in float alone where that gives the same floats.
+  // Scaling by a power of two is exact unless the result leaves float's normal range, and a
+  // float sum computed in double and rounded to float is the correctly rounded float sum
+  // (double has more than 2 * 24 + 1 bits). So when the slope is finite and either 0 or at
+  // least 2^-119 (every nonzero product slope * v is then at least that, and scaled stays
+  // normal), float arithmetic yields Kaldi's values bit for bit, at twice the width.
+  static void fill_power_of_two_run(float* table, int from, int to, float base, float slope, int offset,
+                                    float scale) noexcept {
+    const bool exact_in_float =
+        std::isfinite(base) && std::isfinite(slope) && (slope == 0 || std::fabs(slope) >= 0x1p-119f);
+    if (!exact_in_float) return fill_run(table, from, to, base, slope, offset, scale);
+    int v = from;
+#if defined(__SSE2__)
+    const __m128 base4 = _mm_set1_ps(base), slope4 = _mm_set1_ps(slope), scale4 = _mm_set1_ps(scale);
+    const float first = static_cast<float>(v - offset);
+    __m128 w = _mm_setr_ps(first, first + 1, first + 2, first + 3);  // small integers: exact
+    const __m128 four = _mm_set1_ps(4);
+    for (; v + 3 <= to; v += 4, w = _mm_add_ps(w, four)) {
+      __m128 scaled = _mm_mul_ps(_mm_mul_ps(slope4, w), scale4);
+#if defined(__FP_FAST_FMAF)
+      __asm__("" : "+x"(scaled));  // keep the add below from fusing with the product
+#endif
+      _mm_storeu_ps(table + v, _mm_add_ps(base4, scaled));
+    }
+#endif
+    for (; v <= to; ++v)
+      table[v] = base + detail::unfused(detail::unfused(slope * static_cast<float>(v - offset)) * scale);
   }
 
   // table[v] = float(base + double(slope * float(v - offset)) * scale) for v in [from, to]:
