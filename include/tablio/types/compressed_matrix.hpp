@@ -14,12 +14,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <utility>
 #include <vector>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>  // SSE2 only: <immintrin.h> is far costlier to compile
-#endif
 
 TABLIO_BEGIN_NAMESPACE
 
@@ -37,10 +35,12 @@ enum class compression_method : int {
 namespace detail {
 
 // Without FMA contraction: Kaldi's results are those of separately rounded operations. Only
-// when the compiler may fuse (e.g. -march=native on x86) is a register barrier needed.
+// when the compiler may fuse (FMA instructions, e.g. -march=native on x86) is a register
+// barrier needed.
 template <class F>
 inline F unfused(F x) noexcept {
-#if (defined(__FP_FAST_FMAF) || defined(__FP_FAST_FMA)) && (defined(__GNUC__) || defined(__clang__))
+#if (defined(__FP_FAST_FMAF) || defined(__FP_FAST_FMA) || defined(__FMA__)) && \
+    (defined(__GNUC__) || defined(__clang__))
 #if defined(__x86_64__) || defined(__i386__)
   __asm__("" : "+x"(x));
 #elif defined(__aarch64__)
@@ -52,6 +52,19 @@ inline F unfused(F x) noexcept {
 #endif
   return x;
 }
+
+#if defined(__GNUC__) || defined(__clang__)
+// GCC's and Clang's portable vectors: SSE2, AVX or NEON registers, whichever the function is
+// compiled for.
+#define TABLIO_VECTOR_EXTENSIONS
+using float8 = float __attribute__((vector_size(32)));
+using float4 = float __attribute__((vector_size(16)));
+using double4 = double __attribute__((vector_size(32)));
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__AVX__) && !defined(TABLIO_NO_CPU_DISPATCH)
+// Hot loops also compiled for AVX, chosen at run time on the CPUs that have it.
+#define TABLIO_AVX_DISPATCH
+#endif
+#endif
 
 }  // namespace detail
 
@@ -160,7 +173,33 @@ class compressed_matrix {
   // Decompresses into rows x cols row-major values, as CompressedMatrix::CopyToMat does.
   template <std::floating_point T>
   void decompress(T* out) const {
-    const unsigned char* in = data_.data();
+    decompress_body(data_.data(), out);
+  }
+
+  // Reads a binary body (as read_binary) and decompresses it into `values`, resized to
+  // rows x cols: a matrix stored compressed, read without keeping the compressed bytes. They
+  // are decompressed where they lie in the reader's buffer when they are all there.
+  template <std::floating_point T>
+  static void read_decompressed(reader& r, std::int32_t& rows, std::int32_t& cols, std::vector<T>& values) {
+    compressed_matrix header;
+    std::uint64_t body = header.read_header(r);
+    std::span<const char> window = r.window();
+    if (window.size() >= body) {
+      values.resize(static_cast<std::size_t>(header.element_count()));
+      header.decompress_body(reinterpret_cast<const unsigned char*>(window.data()), values.data());
+      r.advance(static_cast<std::size_t>(body));
+    } else {
+      header.read_body(r, body);
+      values.resize(static_cast<std::size_t>(header.element_count()));
+      header.decompress(values.data());
+    }
+    rows = header.rows_;
+    cols = header.cols_;
+  }
+
+ private:
+  template <std::floating_point T>
+  void decompress_body(const unsigned char* in, T* out) const {
     const std::size_t rows = static_cast<std::size_t>(rows_), cols = static_cast<std::size_t>(cols_);
     if (format_ == format::one_byte_with_column_headers) {
       const unsigned char* bytes = in + 8 * cols;
@@ -213,6 +252,7 @@ class compressed_matrix {
     }
   }
 
+ public:
   // Kaldi binary object body (no "\0B"). An empty matrix is written as Kaldi writes it: "CM "
   // and 20 bytes, of which Kaldi leaves the first 4 uninitialised (written here as zeros).
   void write_binary(writer& w) const {
@@ -237,7 +277,15 @@ class compressed_matrix {
 
   // Reads the binary body. After an empty matrix Kaldi's own files hold 4 stray zero bytes
   // (see write_binary); they are consumed here so that the next key reads cleanly.
-  void read_binary(reader& r) {
+  void read_binary(reader& r) { read_body(r, read_header(r)); }
+
+  bool operator==(const compressed_matrix&) const = default;
+
+ private:
+  static constexpr std::uint64_t header_size = 16;
+
+  // Reads the token and the 16-byte header, and returns how many bytes the body has.
+  std::uint64_t read_header(reader& r) {
     std::uint64_t at = r.tell();
     std::string token;
     kaldi_io::read_token(r, token);
@@ -259,14 +307,19 @@ class compressed_matrix {
     rows_ = cols_ = 0;
     if (cols == 0) {
       if (r.ensure(4) && std::memcmp(r.window().data(), "\0\0\0\0", 4) == 0) r.advance(4);
-      return;
+      return 0;
     }
     if (rows <= 0 || cols < 0)
       r.fail_at(at, "compressed matrix dimensions that are positive",
                 std::to_string(rows) + "x" + std::to_string(cols));
     rows_ = rows;
     cols_ = cols;
-    std::uint64_t body = data_size() - header_size;
+    return data_size() - header_size;
+  }
+
+  // Reads the body that read_header announced.
+  void read_body(reader& r, std::uint64_t body) {
+    if (body == 0) return;
     try {
       r.check_available(body, 1, "compressed matrix bytes");
       // On a stream of unknown size the bytes are kept only as they arrive.
@@ -280,10 +333,9 @@ class compressed_matrix {
     }
   }
 
-  bool operator==(const compressed_matrix&) const = default;
-
- private:
-  static constexpr std::uint64_t header_size = 16;
+  std::uint64_t element_count() const noexcept {
+    return static_cast<std::uint64_t>(rows_) * static_cast<std::uint64_t>(cols_);
+  }
 
   std::uint64_t data_size() const noexcept {
     const std::uint64_t rows = static_cast<std::uint64_t>(rows_), cols = static_cast<std::uint64_t>(cols_);
@@ -335,6 +387,26 @@ class compressed_matrix {
 
   // char_to_float for every byte: three runs of `base + (slope * (v - offset)) * scale`.
   static void fill_char_table(float p0, float p25, float p75, float p100, float* table) noexcept {
+#if defined(TABLIO_AVX_DISPATCH)
+    static const bool avx = [] {
+      __builtin_cpu_init();
+      return __builtin_cpu_supports("avx") != 0;
+    }();
+    if (avx) return fill_char_table_avx(p0, p25, p75, p100, table);
+#endif
+    fill_char_table_inline(p0, p25, p75, p100, table);
+  }
+
+#if defined(TABLIO_AVX_DISPATCH)
+  // The same code compiled for AVX's 256-bit registers, for the CPUs that have them.
+  __attribute__((target("avx"))) static void fill_char_table_avx(float p0, float p25, float p75, float p100,
+                                                                 float* table) noexcept {
+    fill_char_table_inline(p0, p25, p75, p100, table);
+  }
+#endif
+
+  TABLIO_ALWAYS_INLINE static void fill_char_table_inline(float p0, float p25, float p75, float p100,
+                                                          float* table) noexcept {
     fill_power_of_two_run(table, 0, 64, p0, p25 - p0, 0, 0x1p-6f);
     fill_power_of_two_run(table, 65, 192, p25, p75 - p25, 64, 0x1p-7f);
     fill_run(table, 193, 255, p75, p100 - p75, 192, 1 / 63.0);
@@ -345,50 +417,41 @@ class compressed_matrix {
   // float sum computed in double and rounded to float is the correctly rounded float sum
   // (double has more than 2 * 24 + 1 bits). So when the slope is finite and either 0 or at
   // least 2^-119 (every nonzero product slope * v is then at least that, and scaled stays
-  // normal), float arithmetic yields Kaldi's values bit for bit, at twice the width.
-  static void fill_power_of_two_run(float* table, int from, int to, float base, float slope, int offset,
-                                    float scale) noexcept {
+  // normal), float arithmetic yields Kaldi's values bit for bit, at twice the width. A fused
+  // multiply-add would change nothing either: the scaled product is exact.
+  TABLIO_ALWAYS_INLINE static void fill_power_of_two_run(float* table, int from, int to, float base,
+                                                         float slope, int offset, float scale) noexcept {
     const bool exact_in_float =
         std::isfinite(base) && std::isfinite(slope) && (slope == 0 || std::fabs(slope) >= 0x1p-119f);
     if (!exact_in_float) return fill_run(table, from, to, base, slope, offset, scale);
     int v = from;
-#if defined(__SSE2__)
-    const __m128 base4 = _mm_set1_ps(base), slope4 = _mm_set1_ps(slope), scale4 = _mm_set1_ps(scale);
-    const float first = static_cast<float>(v - offset);
-    __m128 w = _mm_setr_ps(first, first + 1, first + 2, first + 3);  // small integers: exact
-    const __m128 four = _mm_set1_ps(4);
-    for (; v + 3 <= to; v += 4, w = _mm_add_ps(w, four)) {
-      __m128 scaled = _mm_mul_ps(_mm_mul_ps(slope4, w), scale4);
-#if defined(__FP_FAST_FMAF)
-      __asm__("" : "+x"(scaled));  // keep the add below from fusing with the product
-#endif
-      _mm_storeu_ps(table + v, _mm_add_ps(base4, scaled));
+#if defined(TABLIO_VECTOR_EXTENSIONS)
+    const float first = static_cast<float>(v - offset);  // small integers: exact in float
+    detail::float8 w = {first, first + 1, first + 2, first + 3, first + 4, first + 5, first + 6, first + 7};
+    for (; v + 7 <= to; v += 8, w += 8) {
+      detail::float8 values = base + (slope * w) * scale;
+      std::memcpy(table + v, &values, sizeof values);
     }
 #endif
-    for (; v <= to; ++v)
-      table[v] = base + detail::unfused(detail::unfused(slope * static_cast<float>(v - offset)) * scale);
+    for (; v <= to; ++v) table[v] = base + (slope * static_cast<float>(v - offset)) * scale;
   }
 
   // table[v] = float(base + double(slope * float(v - offset)) * scale) for v in [from, to]:
-  // the same operations in the same precision as char_to_float, four at a time where SSE2 is
-  // there (every x86-64 CPU).
-  static void fill_run(float* table, int from, int to, float base, float slope, int offset,
-                       double scale) noexcept {
+  // the same operations in the same precision as char_to_float, four at a time on x86 (where
+  // a register barrier can hold a vector of four doubles).
+  TABLIO_ALWAYS_INLINE static void fill_run(float* table, int from, int to, float base, float slope,
+                                            int offset, double scale) noexcept {
     int v = from;
-#if defined(__SSE2__)
-    const __m128 slope4 = _mm_set1_ps(slope);
-    const __m128d base2 = _mm_set1_pd(base), scale2 = _mm_set1_pd(scale);
-    for (; v + 3 <= to; v += 4) {
-      __m128 product = _mm_mul_ps(slope4, _mm_cvtepi32_ps(_mm_setr_epi32(v - offset, v + 1 - offset,
-                                                                         v + 2 - offset, v + 3 - offset)));
-      __m128d low = _mm_mul_pd(_mm_cvtps_pd(product), scale2);
-      __m128d high = _mm_mul_pd(_mm_cvtps_pd(_mm_movehl_ps(product, product)), scale2);
-#if defined(__FP_FAST_FMA)
-      __asm__("" : "+x"(low), "+x"(high));  // keep the adds below from fusing with the products
+#if defined(TABLIO_VECTOR_EXTENSIONS) && (defined(__x86_64__) || defined(__i386__))
+    const float first = static_cast<float>(v - offset);
+    detail::float4 w = {first, first + 1, first + 2, first + 3};
+    for (; v + 3 <= to; v += 4, w += 4) {
+      detail::double4 scaled = __builtin_convertvector(slope * w, detail::double4) * scale;
+#if defined(__FP_FAST_FMA) || defined(__FMA__)
+      __asm__("" : "+x"(scaled));  // keep the add below from fusing with the product
 #endif
-      low = _mm_add_pd(base2, low);
-      high = _mm_add_pd(base2, high);
-      _mm_storeu_ps(table + v, _mm_movelh_ps(_mm_cvtpd_ps(low), _mm_cvtpd_ps(high)));
+      detail::float4 values = __builtin_convertvector(base + scaled, detail::float4);
+      std::memcpy(table + v, &values, sizeof values);
     }
 #endif
     for (; v <= to; ++v)

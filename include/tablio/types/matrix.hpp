@@ -98,12 +98,7 @@ class matrix {
     int c = kaldi_io::peek(r, true);
     std::uint64_t at = r.tell();
     if (c == 'C') {
-      compressed_matrix cm;
-      cm.read_binary(r);
-      rows_ = cm.num_rows();
-      cols_ = cm.num_cols();
-      data_.resize(static_cast<std::size_t>(rows_) * static_cast<std::size_t>(cols_));
-      cm.decompress(data_.data());
+      compressed_matrix::read_decompressed(r, rows_, cols_, data_);
       return;
     }
     std::string token;
