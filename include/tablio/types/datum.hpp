@@ -71,6 +71,17 @@ void decode_datum(std::string_view bytes, basic_datum<Bytes>& d, const std::stri
     c.skip(type);
     if constexpr (std::is_same_v<Bytes, std::string>) d.unknown.append(at, c.p);
   };
+  // What Caffe's converters write starts with channels, height and width, each a one-byte
+  // varint (an image's dimensions): taken in one step, then the loop reads the rest.
+  const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
+  if (bytes.size() >= 6 && u[0] == 0x08 && u[2] == 0x10 && u[4] == 0x18 &&
+      ((u[1] | u[3] | u[5]) & 0x80) == 0) {
+    d.channels = u[1];
+    d.height = u[3];
+    d.width = u[5];
+    d.present.channels = d.present.height = d.present.width = true;
+    c.p += 6;
+  }
   while (!c.done()) {
     const char* at = c.p;
     std::uint64_t tag = c.get_varint();
