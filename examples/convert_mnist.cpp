@@ -122,7 +122,7 @@ int convert(const std::string& images_path, const std::string& labels_path, cons
     ex.set("depth", std::vector<std::int64_t>{1});
     mnist_image image{0, rows, cols, {}};
     progress shown("converting", n);
-    char key[16];
+    char key[24];  // any 64-bit index fits
     for (std::uint64_t i = 0; i < n; ++i) {
       std::snprintf(key, sizeof key, "%08llu", static_cast<unsigned long long>(i));  // Caffe's keys
       std::span<const char> pixels = images.item_bytes(i);
