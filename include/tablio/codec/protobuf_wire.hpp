@@ -51,16 +51,18 @@ struct cursor {
   bool done() const noexcept { return p == end; }
   // Tags and lengths are nearly always one or two bytes: those stay inline.
   TABLIO_ALWAYS_INLINE std::uint64_t get_varint() {
-    if (end - p >= 2) [[likely]] {
+    if (p != end) [[likely]] {
       auto b0 = static_cast<unsigned char>(p[0]);
-      if (b0 < 0x80) {
+      if (b0 < 0x80) {  // also a message's last byte, often a small field at its end
         ++p;
         return b0;
       }
-      auto b1 = static_cast<unsigned char>(p[1]);
-      if (b1 < 0x80) {
-        p += 2;
-        return (b0 & 0x7Fu) | (std::uint64_t{b1} << 7);
+      if (end - p >= 2) {
+        auto b1 = static_cast<unsigned char>(p[1]);
+        if (b1 < 0x80) {
+          p += 2;
+          return (b0 & 0x7Fu) | (std::uint64_t{b1} << 7);
+        }
       }
     }
     return get_long_varint();
