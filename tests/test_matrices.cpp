@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 
+#include "fuzz/fuzz_support.hpp"
 #include "test_support.hpp"
 
 using namespace tablio;
@@ -165,6 +166,42 @@ TEST_CASE("an empty compressed matrix is written as Kaldi writes it and read cle
   auto back = test::read_archive<holder<compressed_matrix>>(r);
   REQUIRE(back.size() == 2);
   CHECK(back[1].first == "b");  // not "\0\0\0\0b", as Kaldi itself would read it
+}
+
+TEST_CASE("a matrix stored compressed reads the same from the buffer and across refills",
+          "[compressed][bad]") {
+  // A matrix decompresses its bytes where they lie in the read buffer when they are all there,
+  // and through a bounded copy when the input arrives a few bytes at a time; both give the
+  // compressed matrix's own values, and both name the missing bytes when the input ends early.
+  std::mt19937 rng(4);
+  std::normal_distribution<float> normal(0, 2);
+  for (auto method : {compression_method::speech_feature, compression_method::two_byte_auto,
+                      compression_method::one_byte_auto}) {
+    INFO("method " << static_cast<int>(method));
+    matrix<float> m(200, 13);
+    for (std::size_t i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
+    compressed_matrix cm(m.data(), 200, 13, method);
+    matrix<float> expected(200, 13);
+    cm.decompress(expected.data());
+    const auto bytes = encode<kaldi_binary>(cm);
+    const std::string_view whole(bytes.data(), bytes.size());
+    for (std::uint8_t mode : {0, 7}) {  // memory, then 7 bytes per read from a source of unknown size
+      INFO("mode " << int(mode));
+      matrix<float> out;
+      reader r = fuzz::input(whole, mode, "cm.bin");
+      out.read_kaldi(r, true);
+      CHECK(out == expected);
+      matrix<float> truncated;
+      reader short_input = fuzz::input(whole.substr(0, whole.size() - 5), mode, "cm.bin");
+      CHECK_THROWS_MATCHES(truncated.read_kaldi(short_input, true), format_error,
+                           Catch::Matchers::Predicate<format_error>([](const format_error& e) {
+                             return e.path() == "cm.bin" &&
+                                    std::string(e.what()).find("compressed matrix bytes") !=
+                                        std::string::npos;
+                           }));
+      CHECK(truncated.num_rows() == 0);
+    }
+  }
 }
 
 TEST_CASE("bad matrices are errors", "[matrix][bad]") {
