@@ -10,8 +10,10 @@
 #include <tablio/core/owned.hpp>
 #include <tablio/core/version.hpp>
 #include <tablio/framing/ark.hpp>
+#include <tablio/framing/concepts.hpp>
 #include <tablio/framing/idx.hpp>
 #include <tablio/framing/scp.hpp>
+#include <tablio/framing/tar.hpp>
 #include <tablio/framing/tfrecord.hpp>
 #include <tablio/holder/datum.hpp>
 #include <tablio/holder/example.hpp>

@@ -134,7 +134,7 @@ expect 0 "$tablio" verify "idx:$images"
 expect 2 "$tablio" copy --type=token "ark:$kaldi/holders/token.bin.ark" idx:tokens.idx
 contains err.txt "IDX items are keyed by their index"
 expect 2 "$tablio" copy --type=wave "ark:$kaldi/holders/wav.bin.ark" idx:waves.idx
-contains err.txt "IDX files store"
+contains err.txt "entries are arrays of uint8, int8, int16, int32, float or double"
 
 # Bad input: one clear line, a non-zero status; verify reports each problem.
 expect 1 "$tablio" verify --type=example "tfrecord:$data/tfrecord/corrupt/bad_datacrc.tfrecord"

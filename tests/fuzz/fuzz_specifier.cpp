@@ -3,7 +3,7 @@
 #include <tablio/framing/scp.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/shards.hpp>
-#include <tablio/stream/specifier.hpp>
+#include <tablio/table/specifier.hpp>
 
 #include "fuzz_support.hpp"
 

@@ -6,7 +6,7 @@
 #include <tablio/holder/example_form.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/shards.hpp>
-#include <tablio/stream/specifier.hpp>
+#include <tablio/table/specifier.hpp>
 #include <tablio/types/example_view.hpp>
 
 #include <optional>

@@ -1,49 +1,84 @@
 // Kaldi archives: ( key ' ' object )* with no header or index. Objects describe themselves
 // (binary ones start with "\0B"), so binary and text entries may mix. This layer deals in
 // keys and byte offsets only; the table layer reads and writes the objects with a holder.
+//
+// archive_writer and archive_reader are the two sides of ark_framing: object entries, whose
+// location is the offset of the object (what "ark,scp:" script lines point at). A reader
+// opened on a plain file can also read the object at any such offset again (read_at).
 #pragma once
 
 #include <tablio/codec/kaldi_token.hpp>
-#include <tablio/stream/reader.hpp>
-#include <tablio/stream/writer.hpp>
+#include <tablio/framing/concepts.hpp>
+#include <tablio/stream/filename.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 TABLIO_BEGIN_NAMESPACE
 
+struct archive_options {
+  bool binary = true;       // objects in binary mode (Kaldi's b, the default) or text (t)
+  bool flush_each = false;  // push every entry to the OS as soon as it is written (Kaldi's f)
+};
+
 class archive_writer {
  public:
-  // flush_each: push every entry to the OS as soon as it is written (Kaldi's `f` option).
-  explicit archive_writer(writer out, bool flush_each = false)
-      : out_(std::move(out)), flush_each_(flush_each) {}
+  explicit archive_writer(writer out, archive_options options = {})
+      : out_(std::move(out)), name_(out_.name()), options_(options) {}
+  // Opens a wxfilename ("f.ark", "-", "| gzip -c > f.ark.gz").
+  explicit archive_writer(std::string_view wxfilename, archive_options options = {},
+                          const open_options& open = {})
+      : out_(open_output(wxfilename, open)), name_(wxfilename), options_(options) {}
 
   // Writes "key " and returns the offset where the entry's object starts. Keys must be
   // Kaldi tokens: non-empty, printable, no whitespace.
   std::uint64_t begin_entry(std::string_view key) {
-    if (!kaldi_io::is_token(key))
-      throw usage_error("invalid key '" + std::string(key) + "' for archive '" + out_.name() +
-                        "': keys are non-empty and have no whitespace or unprintable bytes");
+    if (!kaldi_io::is_token(key)) bad_key(key);
     out_.write(key);
     out_.put(' ');
-    return out_.tell();
+    return object_offset_ = out_.tell();
   }
   // Ends the entry whose object was written to out().
   void end_entry() {
-    if (flush_each_) out_.flush();
+    if (options_.flush_each) out_.flush();
   }
+
+  // The Framing concept: object entries, located by their object's offset.
+  writer& begin(std::string_view key) {
+    begin_entry(key);
+    return out_;
+  }
+  void end() { end_entry(); }
+  bool binary() const noexcept { return options_.binary; }
+  location entry_location() const noexcept { return {0, object_offset_}; }
+  const std::string& file_name(std::uint32_t /*file*/) const noexcept { return name_; }
+  void flush() { out_.flush(); }
+
   writer& out() noexcept { return out_; }
   const std::string& name() const noexcept { return out_.name(); }
   void close() { out_.close(); }
 
  private:
+  [[noreturn]] void bad_key(std::string_view key) const {
+    throw usage_error("invalid key '" + std::string(key) + "' for archive '" + out_.name() +
+                      "': keys are non-empty and have no whitespace or unprintable bytes");
+  }
+
   writer out_;
-  bool flush_each_;
+  std::string name_;  // as given: what script lines name
+  archive_options options_;
+  std::uint64_t object_offset_ = 0;
 };
 
 class archive_reader {
  public:
   explicit archive_reader(reader in) : in_(std::move(in)) {}
+  // Opens an rxfilename; a plain file can also be read at any object's offset.
+  explicit archive_reader(std::string_view rxfilename, const open_options& open = {})
+      : in_(open_input(rxfilename, open)), limits_(open.parse_limits) {
+    if (classify_rxfilename(rxfilename) == input_kind::file) file_ = rxfilename;
+  }
 
   // Reads the next key and the separator after it. Returns false at the end of the archive,
   // which includes input that ends inside a key: Kaldi treats that as a clean end too.
@@ -60,15 +95,49 @@ class archive_reader {
       in_.fail("a space after key '" + key + "'", "byte " + std::to_string(c));
     return true;
   }
+
+  // The Framing concept: the next entry is an object to read from in().
+  bool next(entry& e) {
+    if (!next_key(e.key)) return false;
+    e.form = entry_form::object;
+    e.object = &in_;
+    e.where = {0, in_.tell()};
+    return true;
+  }
+  // Points e at the object at `at` (an offset next() reported), read with a second reader so
+  // that reading in order goes on undisturbed. Needs an archive opened from a plain file.
+  bool read_at(const location& at, entry& e) {
+    if (!seekable()) throw usage_error("cannot seek in archive '" + in_.name() + "': it is not a plain file");
+    if (!lookup_) lookup_.emplace(file_source(file_), file_, limits_);
+    lookup_->seek(at.offset);
+    e.form = entry_form::object;
+    e.object = &*lookup_;
+    e.where = at;
+    return true;
+  }
+  bool seekable() const noexcept { return !file_.empty(); }
+  const std::string& name() const noexcept { return in_.name(); }
+
   // Offset of the last key read.
   std::uint64_t key_offset() const noexcept { return key_offset_; }
   reader& in() noexcept { return in_; }
-  const std::string& name() const noexcept { return in_.name(); }
-  void close() { in_.close(); }
+  void close() {
+    lookup_.reset();
+    in_.close();
+  }
 
  private:
   reader in_;
   std::uint64_t key_offset_ = 0;
+  std::string file_;  // the plain file read_at() reopens, if any
+  limits limits_;
+  std::optional<reader> lookup_;
+};
+
+// Kaldi archives as a framing family.
+struct ark_framing {
+  using output = archive_writer;
+  using input = archive_reader;
 };
 
 TABLIO_END_NAMESPACE

@@ -7,11 +7,16 @@
 // Every header field is checked (the two zero bytes, the type, the dimensions, products that
 // overflow, the size of the file) before anything is allocated. idx_writer writes one, and
 // patches the item count in the header at close when it was not given up front.
+//
+// As a framing (idx_framing), item i is an array entry with key "%08d" of i: idx_input reads
+// them in order (or every shard_count-th) and by key; idx_output appends them, each of the
+// first one's type and shape, keyed in order.
 #pragma once
 
 #include <tablio/core/endian.hpp>
 #include <tablio/core/error.hpp>
 #include <tablio/core/minmax.hpp>
+#include <tablio/framing/concepts.hpp>
 #include <tablio/stream/compression.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/memory.hpp>
@@ -71,23 +76,33 @@ inline const char* idx_type_name(idx_type t) noexcept {
   return "?";
 }
 
+inline element_type element_type_of(idx_type t) noexcept {
+  switch (t) {
+    case idx_type::u8:
+      return element_type::u8;
+    case idx_type::i8:
+      return element_type::i8;
+    case idx_type::i16:
+      return element_type::i16;
+    case idx_type::i32:
+      return element_type::i32;
+    case idx_type::f32:
+      return element_type::f32;
+    case idx_type::f64:
+      break;
+  }
+  return element_type::f64;
+}
+constexpr idx_type idx_type_of(element_type t) noexcept {
+  constexpr idx_type types[] = {idx_type::u8,  idx_type::i8,  idx_type::i16,
+                                idx_type::i32, idx_type::f32, idx_type::f64};
+  return types[static_cast<int>(t)];
+}
+
 // The IDX type that stores T (uint8_t, int8_t, int16_t, int32_t, float, double).
 template <class T>
 constexpr idx_type idx_type_of() {
-  if constexpr (std::is_same_v<T, std::uint8_t>)
-    return idx_type::u8;
-  else if constexpr (std::is_same_v<T, std::int8_t>)
-    return idx_type::i8;
-  else if constexpr (std::is_same_v<T, std::int16_t>)
-    return idx_type::i16;
-  else if constexpr (std::is_same_v<T, std::int32_t>)
-    return idx_type::i32;
-  else if constexpr (std::is_same_v<T, float>)
-    return idx_type::f32;
-  else {
-    static_assert(std::is_same_v<T, double>, "IDX stores uint8, int8, int16, int32, float and double");
-    return idx_type::f64;
-  }
+  return idx_type_of(element_type_of<T>());
 }
 
 struct idx_header {
@@ -192,28 +207,7 @@ inline idx_header parse_idx_header(std::span<const char> bytes, const std::strin
 // Converts n values of type `stored` (big-endian, at src) to T.
 template <class T>
 void convert_idx_values(idx_type stored, const char* src, std::size_t n, T* out) noexcept {
-  auto each = [&]<class S>(S) {
-    for (std::size_t i = 0; i < n; ++i)
-      out[i] = static_cast<T>(load<std::endian::big, S>(src + i * sizeof(S)));
-  };
-  switch (stored) {
-    case idx_type::u8:
-      if constexpr (sizeof(T) == 1 && std::is_unsigned_v<T>)
-        std::memcpy(out, src, n);
-      else
-        each(std::uint8_t{});
-      return;
-    case idx_type::i8:
-      return each(std::int8_t{});
-    case idx_type::i16:
-      return each(std::int16_t{});
-    case idx_type::i32:
-      return each(std::int32_t{});
-    case idx_type::f32:
-      return each(float{});
-    case idx_type::f64:
-      return each(double{});
-  }
+  convert_elements(array_view{element_type_of(stored), {}, src, std::endian::big}, out, n);
 }
 
 class idx_file {
@@ -402,26 +396,7 @@ class idx_writer {
       for (std::size_t i = 0; i < values.size(); ++i)
         store<std::endian::big>(p + i * sizeof(S), static_cast<S>(values[i]));
     };
-    switch (header_.type) {
-      case idx_type::u8:
-        each(std::uint8_t{});
-        break;
-      case idx_type::i8:
-        each(std::int8_t{});
-        break;
-      case idx_type::i16:
-        each(std::int16_t{});
-        break;
-      case idx_type::i32:
-        each(std::int32_t{});
-        break;
-      case idx_type::f32:
-        each(float{});
-        break;
-      case idx_type::f64:
-        each(double{});
-        break;
-    }
+    visit_element_type(element_type_of(header_.type), each);
     out_.write(scratch_.data(), scratch_.size());
     ++written_;
   }
@@ -459,6 +434,117 @@ class idx_writer {
   std::uint64_t values_per_item_ = 0;
   std::uint64_t written_ = 0;
   std::vector<char> scratch_;
+};
+
+namespace detail {
+// The item index a key names ("00000042" is item 42), or nothing.
+inline std::optional<std::uint64_t> idx_index_of(std::string_view key) {
+  if (key.empty() || key.size() > 19) return std::nullopt;
+  std::uint64_t i = 0;
+  for (char c : key) {
+    if (c < '0' || c > '9') return std::nullopt;
+    i = i * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return ordinal_key(i) == key ? std::optional(i) : std::nullopt;
+}
+}  // namespace detail
+
+struct idx_input_options {
+  std::uint64_t shard_index = 0, shard_count = 1;  // items I, I+N, I+2N...
+  bool recover_unfinished = false;                 // what a killed writer left (Kaldi's p)
+};
+
+class idx_input {
+ public:
+  explicit idx_input(std::string_view name, idx_input_options options = {}, const open_options& open = {})
+      : file_(std::string(name), {.recover_unfinished = options.recover_unfinished}, open),
+        next_(options.shard_index),
+        step_(options.shard_count) {
+    detail::check_shard(options.shard_index, options.shard_count);
+  }
+
+  bool next(entry& e) {
+    if (next_ >= file_.size()) return false;
+    describe(next_, e);
+    next_ += step_;
+    return true;
+  }
+  bool find(std::string_view key, entry& e) {
+    auto i = detail::idx_index_of(key);
+    if (!i || *i >= file_.size()) return false;
+    describe(*i, e);
+    return true;
+  }
+  std::uint64_t size() const noexcept { return file_.size(); }
+  const std::string& name() const noexcept { return file_.name(); }
+  const idx_file& file() const noexcept { return file_; }
+  void close() {}
+
+ private:
+  void describe(std::uint64_t i, entry& e) const {
+    std::span<const char> bytes = file_.item_bytes(i);
+    e.key = ordinal_key(i);
+    e.form = entry_form::array;
+    e.array = {element_type_of(file_.header().type), file_.header().item_dims(), bytes.data(),
+               std::endian::big};
+    e.source = file_.name();
+    e.data_offset = file_.header().size_bytes() + i * bytes.size();
+  }
+  idx_file file_;
+  std::uint64_t next_, step_;
+};
+
+// Appends items in key order: the n-th entry written must have key "%08d" of n, and every item
+// the first one's type and shape.
+class idx_output {
+ public:
+  explicit idx_output(std::string_view name, const open_options& open = {}) : name_(name), open_(open) {}
+
+  void put(std::string_view key, const array_view& item) {
+    if (key != ordinal_key(written_))
+      throw usage_error("IDX items are keyed by their index: entry " + std::to_string(written_) + " of '" +
+                        name_ + "' must have key '" + ordinal_key(written_) + "', not '" + std::string(key) +
+                        "'");
+    if (!out_) {
+      dims_.assign(item.dims.begin(), item.dims.end());
+      out_.emplace(open_output(name_, open_), idx_type_of(item.type), dims_);
+    } else if (!same_shape(item) || idx_type_of(item.type) != type_) {
+      throw usage_error("every item of the IDX file '" + name_ + "' must have the first item's shape");
+    }
+    type_ = idx_type_of(item.type);
+    visit_element_type(item.type, [&]<class T>(T) {
+      out_->write_item<T>({reinterpret_cast<const T*>(item.data), static_cast<std::size_t>(item.values())});
+    });
+    ++written_;
+  }
+  void flush() {
+    if (out_) out_->flush();
+  }
+  void close() {
+    // An empty table is an empty file of single bytes: the shape of no item is known.
+    if (!out_) out_.emplace(open_output(name_, open_), idx_type::u8, std::vector<std::uint32_t>{});
+    out_->close();
+  }
+
+ private:
+  bool same_shape(const array_view& item) const noexcept {
+    if (item.dims.size() != dims_.size()) return false;
+    for (std::size_t i = 0; i < dims_.size(); ++i)
+      if (item.dims[i] != dims_[i]) return false;
+    return true;
+  }
+
+  std::string name_;
+  open_options open_;
+  std::optional<idx_writer> out_;
+  std::vector<std::uint32_t> dims_;
+  idx_type type_ = idx_type::u8;
+  std::uint64_t written_ = 0;
+};
+
+struct idx_framing {
+  using output = idx_output;
+  using input = idx_input;
 };
 
 TABLIO_END_NAMESPACE

@@ -32,6 +32,7 @@
 #endif
 
 #include <tablio/core/error.hpp>
+#include <tablio/framing/concepts.hpp>
 
 #include <lmdb.h>
 #include <pthread.h>
@@ -501,6 +502,58 @@ class lmdb_reader {
   std::uintptr_t last_value_at_ = 0;  // where the last record fetched lies in the map
   bool started_ = false, kept_in_pass_ = false;
   std::uint64_t phase_ = 0;  // the next record's ordinal modulo shard_count
+};
+
+// LMDB databases as a framing: record entries keyed by the database's keys, in key order or
+// looked up by key. The handles live on the heap, so that the framing moves (LMDB's do not).
+class lmdb_output {
+ public:
+  explicit lmdb_output(std::string_view folder, const lmdb_options& options = {})
+      : writer_(std::make_unique<lmdb_writer>(std::string(folder), options)) {}
+  void put(std::string_view key, std::string_view bytes) { writer_->put(key, bytes); }
+  void flush() { writer_->commit(); }
+  void close() { writer_->close(); }
+
+ private:
+  std::unique_ptr<lmdb_writer> writer_;
+};
+
+class lmdb_input {
+ public:
+  explicit lmdb_input(std::string_view folder, const lmdb_read_options& read = {},
+                      const lmdb_options& options = {})
+      : reader_(std::make_unique<lmdb_reader>(std::string(folder), options, read)) {}
+  bool next(entry& e) {
+    std::string_view key, value;
+    if (!reader_->next(key, value)) return false;
+    e.key = key;
+    describe(e, value);
+    return true;
+  }
+  bool find(std::string_view key, entry& e) {
+    std::optional<std::string_view> value = reader_->get(key);
+    if (!value) return false;
+    e.key = key;
+    describe(e, *value);
+    return true;
+  }
+  std::uint64_t size() const { return reader_->size(); }
+  const std::string& name() const noexcept { return reader_->path(); }
+  void close() {}
+
+ private:
+  void describe(entry& e, std::string_view value) const {
+    e.form = entry_form::record;
+    e.bytes = value;
+    e.source = reader_->path();
+    e.data_offset = 0;
+  }
+  std::unique_ptr<lmdb_reader> reader_;
+};
+
+struct lmdb_framing {
+  using output = lmdb_output;
+  using input = lmdb_input;
 };
 
 TABLIO_END_NAMESPACE

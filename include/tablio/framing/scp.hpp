@@ -1,12 +1,25 @@
 // Kaldi script files: one entry a line, "key <whitespace> rxfilename[range]". The value is
 // trimmed of whitespace (so CRLF files work; inner spaces stay, as in "cmd args |"), and a
 // value ending in ']' carries a range, e.g. "feats.ark:42[0:9,2:5]".
+//
+// As a framing (scp_framing):
+// - script_input reads the entries a script points at: an object at an offset of a file
+//   ("f.ark:1234"), a TFRecord record at an offset (recognised by its header's CRC), a whole
+//   file, or a command's output ("cmd |"). Entries are handed out pending: the value is loaded
+//   only when a table asks for it. For lookups by key the script is read whole and sorted.
+// - script_targets_output writes each object to the file an existing script lists for its key.
+// - scripted_output<F> adds a script to any output framing with locations: "ark,scp:",
+//   "tfrecord,scp:", "tar,scp:" write "key file:offset" for every entry.
 #pragma once
 
-#include <tablio/stream/reader.hpp>
-#include <tablio/stream/writer.hpp>
+#include <tablio/framing/concepts.hpp>
+#include <tablio/framing/tfrecord.hpp>
+#include <tablio/stream/filename.hpp>
+#include <tablio/stream/memory.hpp>
 
 #include <cstdint>
+#include <cstdlib>
+#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -105,6 +118,317 @@ class script_writer {
 
  private:
   writer out_;
+};
+
+namespace detail {
+
+// Reads a whole script.
+inline std::vector<script_entry> read_script(std::string_view rxfilename, const open_options& open) {
+  script_reader in(open_input(rxfilename, open));
+  std::vector<script_entry> entries;
+  for (script_entry e; in.next(e);) entries.push_back(std::move(e));
+  in.close();
+  return entries;
+}
+
+// Sorts a script's entries by key, keeping the order of equal keys (qsort on their
+// addresses, which instantiates no sorting template in every includer).
+inline void sort_script(std::vector<script_entry>& entries) {
+  std::vector<script_entry*> order(entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) order[i] = &entries[i];
+  std::qsort(order.data(), order.size(), sizeof(script_entry*), [](const void* a, const void* b) {
+    auto* x = *static_cast<script_entry* const*>(a);
+    auto* y = *static_cast<script_entry* const*>(b);
+    int c = x->key.compare(y->key);
+    return c != 0 ? c : (x < y ? -1 : x > y);
+  });
+  std::vector<script_entry> sorted;
+  sorted.reserve(entries.size());
+  for (script_entry* e : order) sorted.push_back(std::move(*e));
+  entries = std::move(sorted);
+}
+
+// A sorted script must not repeat a key.
+inline void check_distinct_keys(const std::vector<script_entry>& entries, const std::string& script) {
+  for (std::size_t i = 1; i < entries.size(); ++i)
+    if (entries[i].key == entries[i - 1].key)
+      throw format_error({script, std::nullopt, entries[i].key}, "distinct keys in the script",
+                         "key '" + entries[i].key + "' twice");
+}
+
+// The first entry of `entries` (sorted) with `key`, or nullptr.
+inline const script_entry* find_script_entry(const std::vector<script_entry>& entries, std::string_view key) {
+  std::size_t lo = 0, hi = entries.size();
+  while (lo < hi) {
+    std::size_t mid = lo + (hi - lo) / 2;
+    if (entries[mid].key < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < entries.size() && entries[lo].key == key ? &entries[lo] : nullptr;
+}
+
+}  // namespace detail
+
+struct script_input_options {
+  std::string key_name;  // key=NAME: the records it points at keep their key in this feature
+  bool sorted = false;   // s: the script is sorted (checked when it is read for lookups)
+};
+
+class script_input {
+ public:
+  explicit script_input(std::string_view rxfilename, script_input_options options = {},
+                        const open_options& open = {})
+      : name_(rxfilename), options_(std::move(options)), open_(open) {}
+
+  // The next line's entry, pending: load() reads its value.
+  bool next(entry& e) {
+    if (!lines_) {
+      if (indexed_) return next_indexed(e);
+      lines_.emplace(open_input(name_, open_));
+    }
+    if (!lines_->next(line_)) return false;
+    current_ = &line_;
+    return hand_out(e);
+  }
+
+  // Reads the whole script for lookups: sorted here, or checked to be sorted under `s`.
+  void prepare_lookups() {
+    if (indexed_) return;
+    entries_ = detail::read_script(name_, open_);
+    if (options_.sorted) {
+      for (std::size_t i = 1; i < entries_.size(); ++i)
+        if (entries_[i].key < entries_[i - 1].key)
+          throw format_error({name_, std::nullopt, entries_[i].key},
+                             "a sorted script (remove the s option or add ns)",
+                             "'" + entries_[i - 1].key + "' followed by '" + entries_[i].key + "'");
+    } else {
+      detail::sort_script(entries_);
+    }
+    detail::check_distinct_keys(entries_, name_);
+    indexed_ = true;
+  }
+  bool find(std::string_view key, entry& e) {
+    prepare_lookups();
+    current_ = detail::find_script_entry(entries_, key);
+    return current_ && hand_out(e);
+  }
+  std::uint64_t size() {
+    prepare_lookups();
+    return entries_.size();
+  }
+
+  // Loads the value of the entry next() or find() handed out last.
+  void load(entry& e) {
+    const script_entry& s = *current_;
+    e.pending = false;
+    if (classify_rxfilename(s.rxfilename) == input_kind::offset_file) return load_at_offset(s, e);
+    // A whole file or a command's output: read to its end, so that the command's exit
+    // status is known before its output is trusted.
+    reader in = open_input(s.rxfilename, open_);
+    whole_.clear();
+    for (char buffer[65536];;) {
+      std::size_t got = in.read_some(buffer, sizeof buffer);
+      if (got == 0) break;
+      if (whole_.size() + got > in.limits().max_record_bytes)
+        in.fail(
+            "at most " + std::to_string(in.limits().max_record_bytes) + " bytes (limits::max_record_bytes)",
+            "more");
+      whole_.append(buffer, got);
+    }
+    in.close();
+    whole_reader_.emplace(memory_reader(std::string_view(whole_), in.name(), open_.parse_limits));
+    e.form = entry_form::object;
+    e.object = &*whole_reader_;
+  }
+
+  const std::string& name() const noexcept { return name_; }
+  void close() {
+    file_.reset();
+    whole_reader_.reset();
+    if (lines_) {
+      auto lines = std::move(lines_);
+      lines_.reset();
+      lines->close();
+    }
+  }
+
+ private:
+  bool next_indexed(entry& e) {
+    if (next_index_ == entries_.size()) return false;
+    current_ = &entries_[next_index_++];
+    return hand_out(e);
+  }
+
+  bool hand_out(entry& e) const {
+    e.key = current_->key;
+    e.pending = true;
+    e.object = nullptr;
+    e.bytes = {};
+    e.range = current_->range;
+    e.origin = current_->rxfilename;
+    e.key_name = options_.key_name;
+    e.provisional_key = false;
+    return true;
+  }
+
+  // "f.ark:1234": one open file serves consecutive offsets into it (a seek, not an open).
+  void load_at_offset(const script_entry& s, entry& e) {
+    offset_filename o = split_offset_filename(s.rxfilename);
+    if (!file_ || file_name_ != o.file) {
+      file_.reset();
+      file_.emplace(file_source(o.file), o.file, open_.parse_limits);
+      file_name_ = o.file;
+    }
+    file_->seek(o.offset);
+    if (file_->ensure(12) && is_tfrecord_header(file_->window())) {
+      e.data_offset = file_->tell() + 12;
+      e.form = entry_form::record;
+      e.source = file_name_;
+      e.bytes = read_tfrecord_at(*file_, scratch_);
+      return;
+    }
+    e.form = entry_form::object;
+    e.object = &*file_;
+  }
+
+  std::string name_;
+  script_input_options options_;
+  open_options open_;
+  std::optional<script_reader> lines_;
+  script_entry line_;
+  std::vector<script_entry> entries_;  // for lookups: the whole script, sorted
+  bool indexed_ = false;
+  std::size_t next_index_ = 0;
+  const script_entry* current_ = nullptr;
+  std::optional<reader> file_;
+  std::string file_name_;
+  std::string scratch_;
+  std::string whole_;
+  std::optional<reader> whole_reader_;
+};
+
+namespace detail {
+// Where the objects of keys a permissive script writer skips go.
+struct discard_sink {
+  void write(const char*, std::size_t) noexcept {}
+  void flush() noexcept {}
+};
+}  // namespace detail
+
+struct script_output_options {
+  bool binary = true;       // b / t
+  bool permissive = false;  // p: keys the script does not list are skipped
+};
+
+// "scp:targets.scp" for writing: each object goes to the file the script lists for its key.
+class script_targets_output {
+ public:
+  explicit script_targets_output(std::string_view script, script_output_options options = {},
+                                 const open_options& open = {})
+      : name_(script), options_(options), open_(open), targets_(detail::read_script(script, open)) {
+    detail::sort_script(targets_);
+    detail::check_distinct_keys(targets_, name_);
+  }
+
+  writer& begin(std::string_view key) {
+    const script_entry* target = detail::find_script_entry(targets_, key);
+    if (!target) {
+      if (!options_.permissive)
+        throw usage_error("key '" + std::string(key) + "' is not in the script '" + name_ + "'");
+      out_.emplace(detail::discard_sink{}, "<skipped>", 64);
+    } else {
+      out_.emplace(open_output(target->rxfilename, open_));
+    }
+    return *out_;
+  }
+  void end() {
+    auto out = std::move(out_);
+    out_.reset();
+    out->close();
+  }
+  bool binary() const noexcept { return options_.binary; }
+  void close() { out_.reset(); }
+
+ private:
+  std::string name_;
+  script_output_options options_;
+  open_options open_;
+  std::vector<script_entry> targets_;
+  std::optional<writer> out_;
+};
+
+// An output framing F that also writes a script: a line "key file:offset" for every entry,
+// written before the entry's object, as Kaldi's "ark,scp:" does.
+template <class F>
+requires positional_output<F>
+class scripted_output {
+ public:
+  scripted_output(F inner, writer script, bool flush_each = false)
+      : inner_(std::move(inner)), script_(std::move(script)), flush_each_(flush_each) {}
+
+  writer& begin(std::string_view key) requires object_output<F> {
+    writer& out = inner_.begin(key);
+    line(key);
+    return out;
+  }
+  void end() requires object_output<F> { inner_.end(); }
+  void put(std::string_view key, std::string_view bytes) requires record_output<F> {
+    inner_.put(key, bytes);
+    line(key);
+  }
+  entry_form form() const { return detail::output_form(inner_); }
+  bool binary() const { return detail::writes_binary(inner_); }
+  std::string_view key_name() const { return detail::output_key_name(inner_); }
+  location entry_location() const { return inner_.entry_location(); }
+  decltype(auto) file_name(std::uint32_t file) const { return inner_.file_name(file); }
+  void set_default_extension(std::string_view extension) { detail::suggest_extension(inner_, extension); }
+  void flush() {
+    if constexpr (requires { inner_.flush(); }) inner_.flush();
+    script_.out().flush();
+  }
+  // Closes both, the framing first; throws the first failure.
+  void close() {
+    std::exception_ptr failure;
+    try {
+      inner_.close();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    try {
+      script_.close();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+    if (failure) std::rethrow_exception(failure);
+  }
+  F& inner() noexcept { return inner_; }
+
+ private:
+  void line(std::string_view key) {
+    location at = inner_.entry_location();
+    std::string_view file = inner_.file_name(at.file);
+    char offset[24];
+    int n = std::snprintf(offset, sizeof offset, ":%llu", static_cast<unsigned long long>(at.offset));
+    writer& out = script_.out();
+    out.write(key);
+    out.put(' ');
+    out.write(file);
+    out.write(offset, static_cast<std::size_t>(n));
+    out.put('\n');
+    if (flush_each_) out.flush();
+  }
+
+  F inner_;
+  script_writer script_;
+  bool flush_each_;
+};
+
+// Kaldi scripts as a framing family.
+struct scp_framing {
+  using output = script_targets_output;
+  using input = script_input;
 };
 
 TABLIO_END_NAMESPACE

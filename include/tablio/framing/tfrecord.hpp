@@ -5,20 +5,29 @@
 // silently: so does this reader, unless strict, and truncated_header() tells); a corrupted
 // length ("corrupted record at <offset>"); truncated data; corrupted data ("corrupted record
 // at <offset + 12>"). A length is never trusted beyond the bytes that remain.
+//
+// As a framing (tfrecord_framing), entries are records. tfrecord_output writes one file;
+// tfrecord_input reads one file, a list "a,b", a glob or TensorFlow's "name@N" shards one after
+// the other (each inflated if compressed), keyed by ordinal over all files or by a key the
+// records keep in a bytes feature ("key=NAME"), optionally every shard_count-th record only.
 #pragma once
 
 #include <tablio/core/crc32c.hpp>
+#include <tablio/framing/concepts.hpp>
 #include <tablio/stream/compression.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/reader.hpp>
+#include <tablio/stream/shards.hpp>
 #include <tablio/stream/writer.hpp>
 #if defined(TABLIO_WITH_ZLIB)
 #include <tablio/stream/zlib.hpp>
 #endif
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 TABLIO_BEGIN_NAMESPACE
 
@@ -242,5 +251,129 @@ inline writer open_tfrecord_output(std::string_view name, compression c, const o
   detail::needs_zlib(std::string(name), c);
 #endif
 }
+
+struct tfrecord_output_options {
+  std::string key_name;                 // key=NAME: keep each entry's key in this bytes feature
+  std::optional<compression> compress;  // none, gzip, zlib; by default as the name's suffix says
+  bool flush_each = false;              // f: push every record to the OS as it is written
+};
+
+class tfrecord_output {
+ public:
+  explicit tfrecord_output(std::string_view wxfilename, tfrecord_output_options options = {},
+                           const open_options& open = {})
+      : name_(wxfilename),
+        options_(std::move(options)),
+        compression_(options_.compress.value_or(compression_for_suffix(wxfilename))),
+        records_(open_tfrecord_output(wxfilename, compression_, open)) {}
+
+  void put(std::string_view /*key*/, std::string_view bytes) {
+    at_ = records_.write(bytes);
+    if (options_.flush_each) records_.flush();
+  }
+  std::string_view key_name() const noexcept { return options_.key_name; }
+  // The record's offset: what a script line points at. Offsets into compressed data cannot be
+  // read at, so a script beside a compressed file is refused.
+  location entry_location() const noexcept { return {0, at_}; }
+  const std::string& file_name(std::uint32_t /*file*/) const noexcept { return name_; }
+  bool locatable() const noexcept { return compression_ == compression::none; }
+  void flush() { records_.flush(); }
+  void close() { records_.close(); }
+
+ private:
+  std::string name_;
+  tfrecord_output_options options_;
+  compression compression_;
+  tfrecord_writer records_;
+  std::uint64_t at_ = 0;
+};
+
+struct tfrecord_input_options {
+  std::string key_name;  // key=NAME: the records keep their key in this bytes feature
+  std::uint64_t shard_index = 0, shard_count = 1;  // shard=I/N: records I, I+N, I+2N... of all files
+};
+
+class tfrecord_input {
+ public:
+  // `names`: a file, a comma-separated list, a glob or "name@N".
+  explicit tfrecord_input(std::string_view names, tfrecord_input_options options = {},
+                          const open_options& open = {})
+      : name_(names), options_(std::move(options)), open_(open), files_(expand_shard_list(names)) {
+    detail::check_shard(options_.shard_index, options_.shard_count);
+  }
+
+  // The next record of this shard; its key is its ordinal over all files until the table
+  // takes the record's own key out (key=NAME).
+  bool next(entry& e) {
+    for (;;) {
+      if (!in_) {
+        if (next_file_ == files_.size()) return false;
+        reader r = open_tfrecord_input(files_[next_file_++], open_);
+        // Only a plain file can be read at an offset; an inflating stream has no known size.
+        plain_ = classify_rxfilename(files_[next_file_ - 1]) == input_kind::file && r.size_known();
+        in_.emplace(std::move(r));
+      }
+      std::string_view record;
+      if (!in_->next(record)) {
+        auto in = std::move(in_);
+        in_.reset();
+        in->close();
+        continue;
+      }
+      std::uint64_t ordinal = next_ordinal_++;
+      if (ordinal % options_.shard_count != options_.shard_index) continue;
+      e.key = ordinal_key(ordinal);
+      describe(e, record, static_cast<std::uint32_t>(next_file_ - 1), in_->offset());
+      return true;
+    }
+  }
+
+  // Whether the record next() gave last can be read again at its location: its file is a
+  // plain, uncompressed file.
+  bool seekable() const noexcept { return plain_; }
+  bool read_at(const location& at, entry& e) {
+    reader& in = lookup_.at(files_, at, open_.parse_limits);
+    describe(e, read_tfrecord_at(in, scratch_), at.file, at.offset);
+    return true;
+  }
+
+  const std::vector<std::string>& files() const noexcept { return files_; }
+  const std::string& name() const noexcept { return name_; }
+  void close() {
+    lookup_.close();
+    auto in = std::move(in_);
+    in_.reset();
+    next_file_ = files_.size();
+    if (in) in->close();
+  }
+
+ private:
+  void describe(entry& e, std::string_view record, std::uint32_t file, std::uint64_t offset) const {
+    e.form = entry_form::record;
+    e.bytes = record;
+    e.key_name = options_.key_name;
+    e.provisional_key = !options_.key_name.empty();
+    e.where = {file, offset};
+    e.source = files_[file];
+    e.data_offset = offset + 12;
+  }
+
+  std::string name_;
+  tfrecord_input_options options_;
+  open_options open_;
+  std::vector<std::string> files_;
+  std::size_t next_file_ = 0;
+  std::optional<tfrecord_reader> in_;
+  bool plain_ = false;
+  std::uint64_t next_ordinal_ = 0;
+  detail::lookup_reader lookup_;
+  std::string scratch_;
+};
+
+// TFRecord files as a framing family.
+struct tfrecord_framing {
+  using output = tfrecord_output;
+  using input = tfrecord_input;
+};
 
 TABLIO_END_NAMESPACE

@@ -6,6 +6,7 @@
 // is the encoding, and an archive holds the encoding as bytes_holder holds bytes. Format has
 //   static void encode(const T&, std::string& out);
 //   static void decode(std::string_view bytes, T&, const std::string& name);
+// and may name its records' file extension (`static constexpr std::string_view extension`).
 #pragma once
 
 #include <tablio/codec/std/string.hpp>
@@ -25,6 +26,13 @@ class bytes_holder : public holder<std::string> {
 template <class T, class Format>
 class encoded_holder : public holder_storage<T> {
  public:
+  static constexpr std::string_view extension = [] {
+    if constexpr (requires { Format::extension; })
+      return std::string_view(Format::extension);
+    else
+      return std::string_view("bin");
+  }();
+
   static void write(writer& w, bool binary, const T& v) {
     thread_local std::string bytes;
     Format::encode(v, bytes);

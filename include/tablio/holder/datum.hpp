@@ -15,6 +15,7 @@ TABLIO_BEGIN_NAMESPACE
 namespace detail {
 template <class Bytes>
 struct datum_format {
+  static constexpr std::string_view extension = "datum";
   static void encode(const basic_datum<Bytes>& v, std::string& out) { encode_datum(v, out); }
   static void decode(std::string_view bytes, basic_datum<Bytes>& v, const std::string& name) {
     decode_datum(bytes, v, name);

@@ -41,18 +41,21 @@ inline example& features_of(example& ex) noexcept { return ex; }
 inline example& features_of(sequence_example& seq) noexcept { return seq.context; }
 
 struct example_format {
+  static constexpr std::string_view extension = "example";
   static void encode(const example& v, std::string& out) { encode_example(v, out); }
   static void decode(std::string_view bytes, example& v, const std::string& name) {
     v = decode_example(bytes, name);
   }
 };
 struct sequence_example_format {
+  static constexpr std::string_view extension = "seqexample";
   static void encode(const sequence_example& v, std::string& out) { encode_sequence_example(v, out); }
   static void decode(std::string_view bytes, sequence_example& v, const std::string& name) {
     v = decode_sequence_example(bytes, name);
   }
 };
 struct example_view_format {
+  static constexpr std::string_view extension = "example";
   static void encode(const example_view& v, std::string& out) { encode_example(v.to_example(), out); }
   static void decode(std::string_view bytes, example_view& v, const std::string& name) {
     v.parse(bytes, name);
@@ -88,6 +91,7 @@ using example_view_holder = encoded_holder<example_view, detail::example_view_fo
 template <class T>
 class example_struct_holder : public holder_storage<T> {
  public:
+  static constexpr std::string_view extension = "example";
   static void write(writer& w, bool binary, const T& v) { example_holder::write(w, binary, to_example(v)); }
   void read(reader& r) {
     example_.read(r);

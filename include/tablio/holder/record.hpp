@@ -11,6 +11,9 @@
 // (called after decode_record: it returns the key and removes it from the value). A holder
 // without them stores its binary object, exactly what an archive holds after the key, and a
 // record must hold that object and nothing more.
+//
+// Framings that name their entries' files (tar members "KEY.EXT") take a record's extension
+// from `static constexpr std::string_view extension`, "bin" (binary objects) by default.
 #pragma once
 
 #include <tablio/holder/concepts.hpp>
@@ -35,6 +38,15 @@ concept keyed_record_holder = record_holder<H> &&
   H::encode_record(out, v, s, s);
   { h.take_record_key(s, name) } -> std::convertible_to<std::string>;
 };
+
+// The natural file extension of H's records.
+template <class H>
+constexpr std::string_view record_extension() {
+  if constexpr (requires { H::extension; })
+    return H::extension;
+  else
+    return "bin";
+}
 
 // Sets out to the record that holds v.
 template <holder_type H>

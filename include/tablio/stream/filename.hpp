@@ -29,7 +29,7 @@ inline bool is_digit_char(char c) { return c >= '0' && c <= '9'; }
 // Looks like "ark:..." or "scp,t:...": Kaldi refuses such names as filenames.
 inline bool looks_like_specifier(std::string_view name) {
   return (name[0] == 'a' || name[0] == 's') && name.find(':') != std::string_view::npos &&
-         (parse_rspecifier(name) || parse_wspecifier(name));
+         is_kaldi_specifier(name);
 }
 
 // Position of the ':' in a name ending in ":<digits>", or npos.

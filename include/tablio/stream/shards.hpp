@@ -1,14 +1,18 @@
-// The files of a sharded dataset, named one of three ways:
+// The files of a sharded dataset, named one of four ways:
 //   a glob pattern       "train-*-of-00128", "data/part-?????"   (matches in name order)
 //   TensorFlow's "@N"    "train@128" -> train-00000-of-00128 ... train-00127-of-00128
+//   a numbered name      "shard-%06d.tar" -> shard-000000.tar, shard-000001.tar... as long as
+//                        they exist (WebDataset's ShardWriter names its shards so)
 //   a single name        "train.tfrecord", "-", "gunzip -c f.gz |"
 #pragma once
 
 #include <tablio/core/error.hpp>
 
 #include <glob.h>
+#include <sys/stat.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,9 +27,58 @@ inline std::string shard_name(std::string_view base, std::uint64_t i, std::uint6
   return std::string(base) + suffix;
 }
 
+// A name with one "%d" (or "%0Nd") in it, split around it; "%%" stands for '%'.
+struct numbered_name {
+  std::string before, after;
+  int width = 0;  // zero-padded to this many digits
+
+  std::string operator()(std::uint64_t i) const {
+    char digits[32];
+    std::snprintf(digits, sizeof digits, "%0*llu", width, static_cast<unsigned long long>(i));
+    return before + digits + after;
+  }
+};
+
+// The numbered name `name` is, or nothing when it is not one: one "%d" or "%0Nd", and no other
+// '%' but "%%". Any other name is taken as it is.
+inline std::optional<numbered_name> parse_numbered_name(std::string_view name) {
+  numbered_name n;
+  bool found = false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    std::string& out = found ? n.after : n.before;
+    if (name[i] != '%') {
+      out += name[i];
+      continue;
+    }
+    if (i + 1 < name.size() && name[i + 1] == '%') {
+      out += '%';
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    int width = 0;
+    if (j < name.size() && name[j] == '0') ++j;
+    for (; j < name.size() && name[j] >= '0' && name[j] <= '9' && width < 100; ++j)
+      width = width * 10 + (name[j] - '0');
+    if (found || j >= name.size() || name[j] != 'd' || width >= 100) return std::nullopt;
+    n.width = width;
+    found = true;
+    i = j;
+  }
+  if (!found) return std::nullopt;
+  return n;
+}
+
 inline std::vector<std::string> expand_shards(std::string_view pattern) {
   std::string p(pattern);
   if (p.empty() || p.back() == '|' || p.front() == '|' || p == "-") return {p};
+  if (auto numbered = parse_numbered_name(p)) {
+    std::vector<std::string> names;
+    for (struct stat st; ::stat((*numbered)(names.size()).c_str(), &st) == 0;)
+      names.push_back((*numbered)(names.size()));
+    if (names.empty()) throw io_error((*numbered)(0), ENOENT, "no file matches");
+    return names;
+  }
   if (std::size_t at = p.rfind('@'); at != std::string::npos && at + 1 < p.size() &&
                                      p.find_first_not_of("0123456789", at + 1) == std::string::npos) {
     std::string digits = p.substr(at + 1);
@@ -47,6 +100,17 @@ inline std::vector<std::string> expand_shards(std::string_view pattern) {
   if (rc == GLOB_NOMATCH || (rc == 0 && names.empty())) throw io_error(p, ENOENT, "no file matches");
   if (rc != 0) throw io_error(p, errno, "cannot list the files matching");
   return names;  // glob sorts them
+}
+
+// The files of a comma-separated list of names, each expanded as above.
+inline std::vector<std::string> expand_shard_list(std::string_view names) {
+  std::vector<std::string> files;
+  for (std::size_t start = 0;;) {
+    std::size_t comma = names.find(',', start);
+    for (auto& f : expand_shards(names.substr(start, comma - start))) files.push_back(std::move(f));
+    if (comma == std::string_view::npos) return files;
+    start = comma + 1;
+  }
 }
 
 TABLIO_END_NAMESPACE

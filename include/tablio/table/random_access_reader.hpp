@@ -1,87 +1,91 @@
-// random_access_table_reader<Holder>: looks values up by key in a table named by a Kaldi
-// rspecifier, with Kaldi's option semantics:
+// random_access_table_reader<Holder, Framing>: looks values up by key in a table over any
+// input framing (framing/concepts.hpp), with Kaldi's option semantics. Its constructor's
+// arguments open the framing; with the default, any_framing, an rspecifier names it.
 //
-//   "scp:f.scp"      the script is read at open (sorted here unless 's' says it already is);
-//                    values are read when asked for
-//   "ark:f.ark"      the archive is read ahead as far as needed to find a key
-//   "s,ark:f.ark"    the archive is sorted: read-ahead stops past the key, disorder is an error
-//   "s,cs,ark:f.ark" keys are also asked for in sorted order: only one value is held
-//   'o'              each key is asked for once: values are freed after use
-//   'p'              unreadable entries are absent instead of errors
+// A framing with keyed lookup (scripts, LMDB, IDX) is asked for each key; a value is read
+// when asked for and only the last one is held. Any other framing (archives, TFRecord files,
+// tar) is read ahead as far as needed to find a key, keeping each entry's location, so that
+// memory holds keys and locations and a value is read again when asked for; entries that
+// cannot be read again (from a pipe, a compressed file) keep their values instead. The
+// options (Kaldi's; any_framing takes them from the rspecifier):
 //
-//   "lmdb:folder"    values are looked up in the database when asked for
-//   "idx:file"       item i has key "%08d" of i, and is read when asked for
-//   "tfrecord:f.tfrecord"  the records are indexed at open (keys as for sequential reading)
-//                    and read when asked for; as with scripts, values are never held
-//
-// Unlike Kaldi, an archive that is a seekable file is indexed by offset: memory holds keys and
-// offsets, not every value read ahead, and a value is read again when it is asked for.
+//   s    the table is sorted: reading ahead stops past the key asked for, disorder is an error
+//   cs   keys are also asked for in sorted order: only one value is held
+//   o    each key is asked for once: values are freed after use
+//   p    unreadable entries are absent instead of errors
 #pragma once
 
-#include <tablio/framing/ark.hpp>
-#include <tablio/framing/scp.hpp>
+#include <tablio/core/owned.hpp>
+#include <tablio/framing/concepts.hpp>
 #include <tablio/holder/token.hpp>
 #include <tablio/stream/filename.hpp>
-#include <tablio/table/idx_table.hpp>
-#include <tablio/table/lmdb_table.hpp>
-#include <tablio/table/object_io.hpp>
-#include <tablio/table/script_loader.hpp>
-#include <tablio/table/tfrecord_index.hpp>
+#include <tablio/table/entry_io.hpp>
 
-#include <algorithm>
-#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
-#include <vector>
+#include <utility>
 
 TABLIO_BEGIN_NAMESPACE
 
-template <holder_type H>
+struct any_framing;
+
+namespace detail {
+// A key read ahead: where its entry is, or its value when the entry cannot be read again.
+template <class V>
+struct scanned_entry {
+  location where;
+  std::optional<V> value;
+};
+}  // namespace detail
+
+template <holder_type H, class Framing = any_framing>
 class random_access_table_reader {
+  static_assert(detail::complete_framing<Framing>,
+                "tables opened from specifiers need <tablio/table/any_framing.hpp> (or <tablio/tablio.hpp>)");
+
  public:
   using value_type = typename H::value_type;
+  using framing_type = input_side<Framing>;
 
   random_access_table_reader() = default;
-  explicit random_access_table_reader(std::string_view rspec, const open_options& options = {}) {
+  // Opens the framing with these arguments (an rspecifier for any_framing).
+  template <class... Args>
+  requires(
+      sizeof...(Args) > 0 &&
+      std::constructible_from<framing_type, Args...>) explicit random_access_table_reader(Args&&... args) {
+    open(std::forward<Args>(args)...);
+  }
+  explicit random_access_table_reader(std::string_view rspec, const open_options& options = {}) requires
+      std::constructible_from<framing_type, std::string_view, const open_options&> {
     open(rspec, options);
   }
 
-  void open(std::string_view rspec, const open_options& options = {}) {
+  template <class... Args>
+  void open(Args&&... args) {
     close();
-    spec_ = require_rspecifier(rspec);
-    options_ = options;
-    if (spec_.kind == rspecifier_kind::script) {
-      open_script();
-    } else if (spec_.kind == rspecifier_kind::lmdb) {
-      lmdb_ = std::make_unique<lmdb_table_input>(spec_, options);
-    } else if (spec_.kind == rspecifier_kind::idx) {
-      if constexpr (!idx_item<value_type>) detail::not_idx_items(spec_.filename);
-      idx_.emplace(spec_, options);
-    } else if (spec_.kind == rspecifier_kind::tfrecord) {
-      // Indexed at open: the records are then read like the entries of a script.
-      detail::check_record_key_option<H>(spec_.records, rspec);
-      script_ = index_tfrecord(rspec, options);
-      spec_.kind = rspecifier_kind::script;
-      index_script();
-    } else {
-      seekable_ = classify_rxfilename(spec_.filename) == input_kind::file;
-      archive_.emplace(open_input(spec_.filename, options));
-    }
-    open_ = true;
+    auto framing = make_owned<framing_type>(std::forward<Args>(args)...);
+    detail::suggest_extension(*framing, record_extension<H>());
+    detail::check_key_option<H>(detail::input_key_name(*framing), detail::table_name(*framing));
+    options_ = detail::reading_options(*framing);
+    name_ = detail::table_name(*framing);
+    keyed_ = detail::can_find(*framing);
+    if constexpr (requires { framing->prepare_lookups(); })
+      if (keyed_) framing->prepare_lookups();
+    framing_ = std::move(framing);
   }
 
-  bool is_open() const noexcept { return open_; }
+  bool is_open() const noexcept { return static_cast<bool>(framing_); }
 
   // Whether the table has the key. Under 'p', also whether its value can be read.
-  bool contains(std::string_view key) { return lookup(key, spec_.permissive) != nullptr; }
+  bool contains(std::string_view key) { return lookup(key, options_.permissive) != nullptr; }
 
   // The value for key; throws format_error naming the key when it is absent or unreadable.
   const value_type& at(std::string_view key) {
     const value_type* v = lookup(key, true);
     if (!v)
-      throw format_error({spec_.filename, std::nullopt, std::string(key)}, "the key in the table",
+      throw format_error({name_, std::nullopt, std::string(key)}, "the key in the table",
                          "no entry" + (absent_reason_.empty() ? std::string() : " (" + absent_reason_ + ")"));
     return *v;
   }
@@ -91,133 +95,91 @@ class random_access_table_reader {
   // unless the 'p' option is given.
   const value_type* find(std::string_view key) { return lookup(key, true); }
 
+  // The number of entries, when the framing knows it.
+  std::optional<std::uint64_t> size() {
+    if constexpr (requires(framing_type & f) { std::optional<std::uint64_t>(f.size()); }) {
+      if (framing_) return framing_->size();
+    }
+    return std::nullopt;
+  }
+
   void close() {
-    open_ = false;
-    auto archive = std::move(archive_);
-    archive_.reset();
-    lmdb_.reset();
-    idx_.reset();
-    lookup_reader_.reset();
-    loader_.reset();
-    script_.clear();
     index_.clear();
     freed_.clear();
     current_.reset();
+    reader_.release();
     eof_ = false;
-    if (archive) archive->close();
+    last_scanned_.clear();
+    last_requested_.clear();
+    once_pending_.clear();
+    if (!framing_) return;
+    auto framing = std::move(framing_);
+    framing->close();
   }
 
   ~random_access_table_reader() {
     try {
       close();
     } catch (const std::exception& e) {
-      if (!spec_.permissive) report_error(e.what());
+      if (!options_.permissive) report_error(e.what());
     }
   }
+  random_access_table_reader(random_access_table_reader&&) noexcept = default;
+  random_access_table_reader& operator=(random_access_table_reader&&) noexcept = default;
+
+  // The framing, for what only it knows.
+  framing_type& framing() noexcept { return *framing_; }
 
  private:
-  struct slot {
-    std::uint64_t offset = 0;
-    std::optional<value_type> object;  // non-seekable archives keep what they read ahead
-  };
+  using slot = detail::scanned_entry<value_type>;
 
   const value_type* lookup(std::string_view key, bool load) {
-    if (!open_) throw usage_error("lookup in a random_access_table_reader that is not open");
+    if (!framing_) throw usage_error("lookup in a random_access_table_reader that is not open");
     if (!kaldi_io::is_token(key)) throw usage_error("invalid key '" + std::string(key) + "'");
     absent_reason_.clear();
     release_previous_once();
-    if (spec_.kind == rspecifier_kind::script) return lookup_script(key, load);
-    if (lmdb_) return lookup_lmdb(key, load);
-    if (idx_) return lookup_idx(key, load);
-    return lookup_archive(key, load);
-  }
-
-  // ----- script tables
-  void open_script() {
-    script_reader in(open_input(spec_.filename, options_));
-    script_entry e;
-    while (in.next(e)) script_.push_back(std::move(e));
-    in.close();
-    index_script();
-  }
-
-  // Sorts the script's entries by key (or checks they are sorted) and refuses repeated keys.
-  void index_script() {
-    auto by_key = [](const script_entry& a, const script_entry& b) { return a.key < b.key; };
-    if (spec_.sorted) {
-      auto bad = std::is_sorted_until(script_.begin(), script_.end(),
-                                      [](const auto& a, const auto& b) { return a.key < b.key; });
-      if (bad != script_.end())
-        throw format_error({spec_.filename, std::nullopt, bad->key},
-                           "a sorted script (remove the s option or add ns)",
-                           "'" + (bad - 1)->key + "' followed by '" + bad->key + "'");
-    } else {
-      std::stable_sort(script_.begin(), script_.end(), by_key);
+    if constexpr (keyed_input<framing_type>) {
+      if (keyed_) return lookup_keyed(key, load);
     }
-    for (std::size_t i = 1; i < script_.size(); ++i)
-      if (script_[i].key == script_[i - 1].key)
-        throw format_error({spec_.filename, std::nullopt, script_[i].key}, "distinct keys in the script",
-                           "key '" + script_[i].key + "' twice");
-    detail::check_record_key_option<H>(spec_.records, spec_.filename);
-    loader_.emplace(options_, spec_.records);
+    return lookup_scanned(key, load);
   }
 
-  const value_type* lookup_script(std::string_view key, bool load) {
-    auto it = std::lower_bound(script_.begin(), script_.end(), key,
-                               [](const script_entry& e, std::string_view k) { return e.key < k; });
-    if (it == script_.end() || it->key != key) return nullptr;
-    if (!load) return &placeholder();
+  // ----- framings with keyed lookup
+  const value_type* lookup_keyed(std::string_view key, bool load) {
     if (current_ && current_->first == key) return &current_->second;
-    return hold_current(key, [&](value_type& v) { loader_->load(*it, v); });
-  }
-
-  // ----- LMDB databases
-  const value_type* lookup_lmdb(std::string_view key, bool load) {
-    if (current_ && current_->first == key) return &current_->second;
-    std::optional<std::string_view> bytes = lmdb_->get(key);
-    if (!bytes) return nullptr;
+    if (!detail::find_entry(*framing_, key, entry_)) return nullptr;
     if (!load) return &placeholder();
-    return hold_current(key, [&](value_type& v) {
-      H h;
-      detail::with_key(key, lmdb_->path(), [&] { decode_record(h, *bytes, lmdb_->path()); });
-      v = std::move(h.value());
+    return hold_current(key, [&](H& h) {
+      detail::load_pending(*framing_, entry_);
+      reader_.read(h, entry_);
     });
   }
 
-  // ----- IDX files
-  const value_type* lookup_idx(std::string_view key, bool load) {
-    if (current_ && current_->first == key) return &current_->second;
-    if (!idx_->contains(key)) return nullptr;
-    if (!load) return &placeholder();
-    return hold_current(
-        key, [&](value_type& v) { detail::with_key(key, idx_->path(), [&] { idx_->get(key, v); }); });
-  }
-
-  // Reads key's value with read(value) into the one value held; under 'p' an unreadable
+  // Reads key's value with read(holder) into the one value held; under 'p' an unreadable
   // value is absent, with the reason kept.
   template <class Read>
   const value_type* hold_current(std::string_view key, Read read) {
     try {
-      value_type v{};
-      read(v);
-      current_.emplace(std::string(key), std::move(v));
+      H h;
+      read(h);
+      current_.emplace(std::string(key), std::move(h.value()));
       note_once(current_->first);
       return &current_->second;
     } catch (const tablio::error& e) {
-      if (!spec_.permissive) throw;
+      if (!options_.permissive) throw;
       absent_reason_ = e.what();
       return nullptr;
     }
   }
 
-  // ----- archives
-  const value_type* lookup_archive(std::string_view key, bool load) {
+  // ----- framings read ahead
+  const value_type* lookup_scanned(std::string_view key, bool load) {
     if (freed_.count(std::string(key)))
-      throw format_error({spec_.filename, std::nullopt, std::string(key)},
-                         "each key asked for once (the o option)", "a second request");
-    if (spec_.called_sorted) {
+      throw format_error({name_, std::nullopt, std::string(key)}, "each key asked for once (the o option)",
+                         "a second request");
+    if (options_.called_sorted) {
       if (!last_requested_.empty() && key < last_requested_)
-        throw format_error({spec_.filename, std::nullopt, std::string(key)},
+        throw format_error({name_, std::nullopt, std::string(key)},
                            "keys asked for in sorted order (the cs option)",
                            "'" + std::string(key) + "' after '" + last_requested_ + "'");
       last_requested_ = key;
@@ -234,49 +196,53 @@ class random_access_table_reader {
     return materialize(it);
   }
 
-  // Reads ahead until the key is found (true), passed in a sorted archive, or the end.
+  // Reads ahead until the key is found (true), passed in a sorted table, or the end.
   bool scan_for(std::string_view key) {
-    if (spec_.sorted && !last_scanned_.empty() && key <= last_scanned_) return false;
-    std::string k;
+    if (options_.sorted && !last_scanned_.empty() && key <= last_scanned_) return false;
     while (!eof_) {
-      std::uint64_t offset = 0;
       try {
-        if (!archive_->next_key(k)) {
+        if (!detail::next_entry(*framing_, entry_)) {
           eof_ = true;
           break;
         }
-        offset = archive_->in().tell();
-        check_order(k);
-        if (index_.count(k) || (current_ && current_->first == k && !spec_.called_sorted))
-          throw format_error({spec_.filename, archive_->key_offset(), k}, "distinct keys in the archive",
-                             "duplicate key '" + k + "'");
-        // One reused holder: a seekable archive keeps only offsets, so reading ahead need not
-        // allocate per entry.
-        detail::read_object(scan_holder_, archive_->in(), k);
-        slot s{offset, std::nullopt};
-        if (!seekable_)
-          s.object = std::move(scan_holder_.value());
-        else if (k == key)
-          current_.emplace(k, scan_holder_.value());
-        index_.emplace(k, std::move(s));
+        bool again = detail::can_read_at(*framing_);
+        // The holder reads what it must: an object, to get past it; a record that keeps its
+        // key; any value that cannot be read again.
+        bool read = !again || entry_.form == entry_form::object || entry_.provisional_key;
+        if (!entry_.provisional_key) check_new_key(entry_.key);
+        if (read) {
+          detail::load_pending(*framing_, entry_);
+          reader_.read(scan_holder_, entry_);
+          if (entry_.provisional_key) check_new_key(entry_.key);
+        }
+        slot s{entry_.where, std::nullopt};
+        if (!again)
+          s.value = std::move(scan_holder_.value());
+        else if (read && entry_.key == key)
+          current_.emplace(entry_.key, scan_holder_.value());
+        index_.emplace(entry_.key, std::move(s));
       } catch (const format_error& e) {
-        if (!spec_.permissive) throw;
+        if (!options_.permissive) throw;
         absent_reason_ = e.what();
         eof_ = true;
         break;
       }
-      last_scanned_ = k;
-      if (k == key) return true;
-      if (spec_.sorted && k > key) return false;
+      last_scanned_ = entry_.key;
+      if (entry_.key == key) return true;
+      if (options_.sorted && entry_.key > key) return false;
     }
     return false;
   }
 
-  void check_order(const std::string& k) {
-    if (spec_.sorted && !last_scanned_.empty() && k <= last_scanned_)
+  // A key read ahead must keep the order 's' promises, and must not repeat.
+  void check_new_key(const std::string& k) {
+    if (options_.sorted && !last_scanned_.empty() && k <= last_scanned_)
       throw format_error(
-          {spec_.filename, archive_->key_offset(), k}, "keys in sorted order (the s option)",
+          {name_, entry_.where.offset, k}, "keys in sorted order (the s option)",
           "keys in archive are not in sorted order: '" + last_scanned_ + "' is followed by '" + k + "'");
+    if (index_.count(k) || (current_ && current_->first == k && !options_.called_sorted))
+      throw format_error({name_, entry_.where.offset, k}, "distinct keys in the table",
+                         "duplicate key '" + k + "'");
   }
 
   const value_type* materialize(typename std::unordered_map<std::string, slot>::iterator it) {
@@ -284,30 +250,33 @@ class random_access_table_reader {
       note_once(it->first);
       return &current_->second;
     }
-    if (it->second.object) {
+    if (it->second.value) {
       note_once(it->first);
-      if (spec_.once || spec_.called_sorted) {
-        current_.emplace(it->first, std::move(*it->second.object));
-        it->second.object.reset();
+      if (options_.once || options_.called_sorted) {
+        current_.emplace(it->first, std::move(*it->second.value));
+        it->second.value.reset();
         return &current_->second;
       }
-      return &*it->second.object;
+      return &*it->second.value;
     }
-    // Seekable archive: read the value again at its offset.
-    if (!lookup_reader_)
-      lookup_reader_.emplace(file_source(spec_.filename), spec_.filename, options_.parse_limits);
-    lookup_reader_->seek(it->second.offset);
-    H h;
-    detail::read_object(h, *lookup_reader_, it->first);
-    current_.emplace(it->first, std::move(h.value()));
-    note_once(it->first);
-    return &current_->second;
+    // Read the value again at its location.
+    if constexpr (positional_input<framing_type>) {
+      entry_.key = it->first;
+      framing_->read_at(it->second.where, entry_);
+      H h;
+      reader_.read(h, entry_);
+      current_.emplace(it->first, std::move(h.value()));
+      note_once(it->first);
+      return &current_->second;
+    } else {
+      return nullptr;  // without read_at, every entry keeps its value
+    }
   }
 
   // cs: keys before the one asked for can never be asked for again.
   void drop_keys_before(std::string_view key) {
     if (current_ && current_->first < key) current_.reset();
-    if (!spec_.sorted) return;  // an unsorted archive may still hold them later on
+    if (!options_.sorted) return;  // an unsorted table may still hold them later on
     for (auto it = index_.begin(); it != index_.end();) {
       if (it->first < key)
         it = index_.erase(it);
@@ -318,7 +287,7 @@ class random_access_table_reader {
 
   // o: the value handed out last is freed when the next request comes.
   void note_once(const std::string& key) {
-    if (spec_.once) once_pending_ = key;
+    if (options_.once) once_pending_ = key;
   }
   void release_previous_once() {
     if (once_pending_.empty()) return;
@@ -333,16 +302,14 @@ class random_access_table_reader {
     return empty;
   }
 
-  rspecifier spec_;
-  open_options options_;
-  bool open_ = false;
-  bool seekable_ = false;
+  owned<framing_type> framing_;  // on the heap: entries point into it
+  read_options options_;
+  std::string name_;
+  bool keyed_ = false;
   bool eof_ = false;
-  std::optional<archive_reader> archive_;
-  std::unique_ptr<lmdb_table_input> lmdb_;
-  std::optional<idx_table_input> idx_;
+  entry entry_;
+  entry_reader<H> reader_;
   H scan_holder_;
-  std::optional<reader> lookup_reader_;
   std::unordered_map<std::string, slot> index_;
   std::optional<std::pair<std::string, value_type>> current_;
   std::string last_scanned_;
@@ -350,14 +317,12 @@ class random_access_table_reader {
   std::string once_pending_;
   std::unordered_set<std::string> freed_;
   std::string absent_reason_;
-  std::vector<script_entry> script_;
-  std::optional<script_loader<H>> loader_;
 };
 
 // A table looked up through a map, Kaldi's RandomAccessTableReaderMapped: with utt2spk, a
 // per-speaker table answers per-utterance keys. An utterance missing from the map is an
 // error; a speaker missing from the table is absent. An empty map rspecifier means no map.
-template <holder_type H>
+template <holder_type H, class Framing = any_framing>
 class random_access_table_reader_mapped {
  public:
   using value_type = typename H::value_type;
@@ -376,8 +341,8 @@ class random_access_table_reader_mapped {
     if (!map_) return std::string(key);
     return map_->at(key);
   }
-  random_access_table_reader<H> table_;
-  std::optional<random_access_table_reader<token_holder>> map_;
+  random_access_table_reader<H, Framing> table_;
+  std::optional<random_access_table_reader<token_holder, Framing>> map_;
 };
 
 TABLIO_END_NAMESPACE

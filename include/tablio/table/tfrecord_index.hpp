@@ -1,14 +1,12 @@
 // Script-file indexes of TFRecord files: one "key file:offset" line per record, so that an
-// "scp:" table gives random access to the records (and random_access_table_reader does the
-// same for "tfrecord:" specifiers, indexing at open). Keys are ordinals, or with key=NAME the
-// bytes feature NAME of each Example (of a SequenceExample's context).
+// "scp:" table reads the records by key. Keys are ordinals, or with key=NAME the bytes feature
+// NAME of each Example (of a SequenceExample's context).
 #pragma once
 
 #include <tablio/framing/scp.hpp>
 #include <tablio/framing/tfrecord.hpp>
-#include <tablio/table/object_io.hpp>
-#include <tablio/table/record_keys.hpp>
-#include <tablio/table/tfrecord_input.hpp>
+#include <tablio/table/entry_io.hpp>
+#include <tablio/table/specifier.hpp>
 #include <tablio/types/example_view.hpp>
 
 #include <string>
@@ -22,7 +20,7 @@ inline std::vector<script_entry> index_tfrecord(std::string_view rspec, const op
   rspecifier spec = require_rspecifier(rspec);
   if (spec.kind != rspecifier_kind::tfrecord)
     throw usage_error("index_tfrecord needs a tfrecord: rspecifier, not '" + std::string(rspec) + "'");
-  tfrecord_table_input input(spec, options);
+  tfrecord_input input(spec.filename, {{}, spec.shard_index, spec.shard_count}, options);
   for (const auto& file : input.files()) {
     if (classify_rxfilename(file) != input_kind::file)
       throw usage_error("cannot index '" + file + "': offsets need a plain file, not a pipe or stdin");
@@ -31,25 +29,25 @@ inline std::vector<script_entry> index_tfrecord(std::string_view rspec, const op
       throw usage_error("cannot index '" + file + "': it is " + compression_name(c) +
                         "-compressed, and offsets into compressed data cannot be seeked to");
   }
+  const std::string& key_feature = spec.records.key_feature;
   std::vector<script_entry> entries;
   example_view view;
-  std::string_view record;
-  while (input.next(record)) {
-    script_entry& e = entries.emplace_back();
-    std::uint64_t offset = input.data_offset() - 12;
-    e.rxfilename = input.file() + ":" + std::to_string(offset);
-    if (spec.records.key_feature.empty()) {
-      e.key = ordinal_key(input.ordinal());
+  for (entry e; input.next(e);) {
+    script_entry& s = entries.emplace_back();
+    const std::string& file = input.files()[e.where.file];
+    s.rxfilename = file + ":" + std::to_string(e.where.offset);
+    if (key_feature.empty()) {
+      s.key = e.key;
       continue;
     }
-    detail::with_key(ordinal_key(input.ordinal()), input.file(), [&] {
-      view.parse(record, input.file());
-      const feature_view* f = view.find(spec.records.key_feature);
+    detail::with_key(e.key, file, [&] {
+      view.parse(e.bytes, file);
+      const feature_view* f = view.find(key_feature);
       if (!f || f->kind != feature_kind::bytes || f->count != 1)
-        throw format_error({input.file(), offset, {}},
-                           "a bytes feature '" + spec.records.key_feature + "' holding the key",
+        throw format_error({file, e.where.offset, {}},
+                           "a bytes feature '" + key_feature + "' holding the key",
                            f ? "a feature of another kind or size" : "no such feature");
-      e.key = f->bytes().front();
+      s.key = f->bytes().front();
     });
   }
   input.close();

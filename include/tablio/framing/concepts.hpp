@@ -1,0 +1,391 @@
+// The Framing concept: how a table's entries sit in a file or a store. A framing deals in keys
+// and bytes and never knows a holder; the table layer joins a holder to any framing
+// (table_writer<H, F>, sequential_table_reader<H, F>, random_access_table_reader<H, F>).
+//
+// Writing: an output framing takes each entry in one of three forms, and close() flushes and
+// reports any loss as an exception:
+//   object  writer& begin(key) ... end()  the holder writes one self-delimiting object (ark)
+//   record  put(key, std::string_view)    the entry's bytes, whole (TFRecord, LMDB, tar)
+//   array   put(key, const array_view&)   a typed array of one shape for every entry (IDX)
+// Reading: an input framing's next(entry&) fills in the next entry and returns false at the
+// end; close() releases it (and reports a failed input command). A simple record framing may
+// offer next(std::string& key, std::string_view& bytes) instead.
+//
+// Optional capabilities, which the tables detect at compile time and use when present:
+//   output  form()                   which form it takes, when it models several
+//           binary()                 false: objects in text mode
+//           key_name()               records keep their key in this bytes feature ("key=NAME")
+//           entry_location(), file_name(file)   where the entry just begun or put is, for scripts
+//           flush()                  push what was written to the OS
+//   input   read_at(location, entry&)   read the entry at a location next() reported (positions)
+//           seekable()               whether read_at works for the entry next() gave last
+//           find(key, entry&), or find(key) -> std::optional<std::string_view>   keyed lookup
+//           prepare_lookups()        what find() needs, done when a random-access table opens
+//           load(entry&)             fills in an entry next() or find() left pending
+//           size()                   the number of entries
+//           options()                read_options: how a table reads it (Kaldi's s, cs, o, p)
+//           name()                   what errors call the table
+//   both    set_default_extension(ext)   the holder's natural file extension, given at open
+// A framing family groups the two sides: a type with nested `output` and `input` types.
+// Tables take a family or a side.
+#pragma once
+
+#include <tablio/core/endian.hpp>
+#include <tablio/stream/file.hpp>
+#include <tablio/stream/reader.hpp>
+#include <tablio/stream/writer.hpp>
+
+#include <bit>
+#include <concepts>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+enum class entry_form : std::uint8_t { object, record, array };
+
+// The numbers a typed array entry holds.
+enum class element_type : std::uint8_t { u8, i8, i16, i32, f32, f64 };
+
+inline constexpr std::size_t element_size(element_type t) noexcept {
+  return t == element_type::u8 || t == element_type::i8 ? 1
+         : t == element_type::i16                       ? 2
+         : t == element_type::f64                       ? 8
+                                                        : 4;
+}
+
+// An entry that is a typed array: the shape of one entry, and its values in `order`.
+struct array_view {
+  element_type type = element_type::u8;
+  std::span<const std::uint32_t> dims;
+  const char* data = nullptr;
+  std::endian order = std::endian::native;
+
+  std::uint64_t values() const noexcept {
+    std::uint64_t n = 1;
+    for (std::uint32_t d : dims) n *= d;
+    return n;
+  }
+};
+
+// The element type that stores T (uint8_t, int8_t, int16_t, int32_t, float, double).
+template <class T>
+constexpr element_type element_type_of() {
+  if constexpr (std::is_same_v<T, std::uint8_t>)
+    return element_type::u8;
+  else if constexpr (std::is_same_v<T, std::int8_t>)
+    return element_type::i8;
+  else if constexpr (std::is_same_v<T, std::int16_t>)
+    return element_type::i16;
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    return element_type::i32;
+  else if constexpr (std::is_same_v<T, float>)
+    return element_type::f32;
+  else {
+    static_assert(std::is_same_v<T, double>, "arrays hold uint8, int8, int16, int32, float or double");
+    return element_type::f64;
+  }
+}
+template <class T>
+concept array_element =
+    std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::int16_t> ||
+    std::is_same_v<T, std::int32_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+// Calls f(T{}) with the type T that stores elements of type t.
+template <class F>
+decltype(auto) visit_element_type(element_type t, F&& f) {
+  switch (t) {
+    case element_type::u8:
+      return f(std::uint8_t{});
+    case element_type::i8:
+      return f(std::int8_t{});
+    case element_type::i16:
+      return f(std::int16_t{});
+    case element_type::i32:
+      return f(std::int32_t{});
+    case element_type::f32:
+      return f(float{});
+    case element_type::f64:
+      break;
+  }
+  return f(double{});
+}
+
+// Converts the first n values of `a` to T.
+template <class T>
+void convert_elements(const array_view& a, T* out, std::size_t n) noexcept {
+  auto each = [&]<class S>(S) {
+    if constexpr (std::is_same_v<S, T>) {  // a copy, and a byte swap at most
+      if (sizeof(S) == 1 || a.order == std::endian::native)
+        return load_array<std::endian::native>(out, a.data, n);
+      if (a.order == std::endian::big) return load_array<std::endian::big>(out, a.data, n);
+      return load_array<std::endian::little>(out, a.data, n);
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] =
+          static_cast<T>(a.order == std::endian::big ? load<std::endian::big, S>(a.data + i * sizeof(S))
+                                                     : load<std::endian::little, S>(a.data + i * sizeof(S)));
+  };
+  visit_element_type(a.type, each);
+}
+
+// Where an entry is: which of the framing's files, and a byte offset in it.
+struct location {
+  std::uint32_t file = 0;
+  std::uint64_t offset = 0;
+};
+
+// One entry as an input framing hands it to a table. The views stay valid until the next
+// call on the framing.
+struct entry {
+  std::string key;
+  entry_form form = entry_form::record;
+  reader* object = nullptr;       // object: the stream, at the object
+  std::string_view bytes;         // record: the bytes
+  array_view array;               // array
+  std::string_view range;         // a part of the value to keep (a script's "[0:9]"); empty: all
+  std::string_view origin;        // scripts: where the value comes from; consecutive entries of
+                                  // one origin hold the same object (ranges of it)
+  std::string_view key_name;      // record: the record keeps its key in this bytes feature...
+  bool provisional_key = false;   // ...and `key` (an ordinal) stands in for it until taken out
+  bool pending = false;           // the value is still to be loaded (framings with load())
+  location where;                 // for read_at() and for scripts
+  std::string_view source;        // record, array: what errors name (the file)
+  std::uint64_t data_offset = 0;  // record, array: offset of the bytes in source
+};
+
+// How a table reads: Kaldi's rspecifier options.
+struct read_options {
+  bool sorted = false;         // s: keys in order; random access stops reading ahead past a key
+  bool called_sorted = false;  // cs: keys are asked for in order
+  bool once = false;           // o: each key is asked for once
+  bool permissive = false;     // p: a bad entry ends the table or is absent, never an error
+};
+
+namespace detail {
+// A shard I of N reads entries I, I+N, I+2N...: I < N.
+inline void check_shard(std::uint64_t index, std::uint64_t count) {
+  if (count == 0 || index >= count)
+    throw usage_error("shard " + std::to_string(index) + " of " + std::to_string(count) +
+                      ": a shard is 0 to N-1 of N");
+}
+}  // namespace detail
+
+namespace detail {
+// A second reader, which reads entries again at their locations in a framing's files while
+// the first reads on in order; it reopens only when the file changes.
+class lookup_reader {
+ public:
+  reader& at(const std::vector<std::string>& files, const location& where, const limits& lim) {
+    if (!in_ || file_ != where.file) {
+      in_.reset();
+      in_.emplace(file_source(files.at(where.file)), files[where.file], lim);
+      file_ = where.file;
+    }
+    in_->seek(where.offset);
+    return *in_;
+  }
+  void close() { in_.reset(); }
+
+ private:
+  std::optional<reader> in_;
+  std::uint32_t file_ = 0;
+};
+}  // namespace detail
+
+// Keys of tables whose entries have none of their own: the ordinal, zero-padded to eight
+// digits (more when needed), so that bytewise order is entry order.
+inline std::string ordinal_key(std::uint64_t ordinal) {
+  char digits[24];
+  int n = std::snprintf(digits, sizeof digits, "%08llu", static_cast<unsigned long long>(ordinal));
+  return std::string(digits, static_cast<std::size_t>(n));
+}
+
+template <class F>
+concept object_output = requires(F& f, std::string_view key) {
+  { f.begin(key) } -> std::same_as<writer&>;
+  f.end();
+};
+template <class F>
+concept record_output = requires(F& f, std::string_view key, std::string_view bytes) {
+  f.put(key, bytes);
+};
+template <class F>
+concept array_output = requires(F& f, std::string_view key, const array_view& a) {
+  f.put(key, a);
+};
+template <class F>
+concept output_framing = (object_output<F> || record_output<F> || array_output<F>)&&requires(F& f) {
+  f.close();
+};
+
+template <class F>
+concept entry_input = requires(F& f, entry& e) {
+  { f.next(e) } -> std::same_as<bool>;
+};
+template <class F>
+concept simple_record_input = requires(F& f, std::string& key, std::string_view& bytes) {
+  { f.next(key, bytes) } -> std::same_as<bool>;
+};
+template <class F>
+concept input_framing = (entry_input<F> || simple_record_input<F>)&&requires(F& f) {
+  f.close();
+};
+
+// Capabilities of input framings.
+template <class F>
+concept positional_input = requires(F& f, const location& at, entry& e) {
+  { f.read_at(at, e) } -> std::same_as<bool>;
+};
+template <class F>
+concept keyed_input = requires(F& f, std::string_view key, entry& e) {
+  { f.find(key, e) } -> std::same_as<bool>;
+}
+|| requires(F& f, std::string_view key) {
+  { f.find(key) } -> std::same_as<std::optional<std::string_view>>;
+};
+template <class F>
+concept counted_input = requires(F& f) {
+  { f.size() } -> std::convertible_to<std::uint64_t>;
+};
+template <class F>
+concept lazy_input = requires(F& f, entry& e) {
+  f.load(e);
+};
+
+// Capabilities of output framings.
+template <class F>
+concept positional_output = requires(const F& f) {
+  { f.entry_location() } -> std::same_as<location>;
+  { f.file_name(std::uint32_t{}) } -> std::convertible_to<std::string_view>;
+};
+
+// A framing family's two sides (nested `output` and `input` types); a type that is not a
+// family is its own side.
+namespace detail {
+template <class F>
+struct output_side_of {
+  using type = F;
+};
+template <class F>
+requires requires { typename F::output; }
+struct output_side_of<F> {
+  using type = typename F::output;
+};
+template <class F>
+struct input_side_of {
+  using type = F;
+};
+template <class F>
+requires requires { typename F::input; }
+struct input_side_of<F> {
+  using type = typename F::input;
+};
+}  // namespace detail
+template <class F>
+using output_side = typename detail::output_side_of<F>::type;
+template <class F>
+using input_side = typename detail::input_side_of<F>::type;
+
+// The optional capabilities, with their defaults when a framing lacks them.
+namespace detail {
+
+template <class F>
+concept complete_framing = requires {
+  sizeof(F);
+};
+
+template <class F>
+entry_form output_form(const F& f) {
+  if constexpr (requires { f.form(); })
+    return f.form();
+  else if constexpr (object_output<F>)
+    return entry_form::object;
+  else if constexpr (record_output<F>)
+    return entry_form::record;
+  else
+    return entry_form::array;
+}
+template <class F>
+bool writes_binary(const F& f) {
+  if constexpr (requires { f.binary(); })
+    return f.binary();
+  else
+    return true;
+}
+template <class F>
+std::string_view output_key_name(const F& f) {
+  if constexpr (requires { f.key_name(); })
+    return f.key_name();
+  else
+    return {};
+}
+template <class F>
+void suggest_extension(F& f, std::string_view extension) {
+  if constexpr (requires { f.set_default_extension(extension); }) f.set_default_extension(extension);
+}
+
+template <input_framing F>
+bool next_entry(F& f, entry& e) {
+  if constexpr (entry_input<F>) {
+    return f.next(e);
+  } else {
+    e.form = entry_form::record;
+    return f.next(e.key, e.bytes);
+  }
+}
+template <class F>
+bool can_read_at(const F& f) {
+  if constexpr (!positional_input<F>)
+    return false;
+  else if constexpr (requires { f.seekable(); })
+    return f.seekable();
+  else
+    return true;
+}
+template <class F>
+bool can_find(const F& f) {
+  if constexpr (!keyed_input<F>)
+    return false;
+  else if constexpr (requires { f.can_find(); })
+    return f.can_find();
+  else
+    return true;
+}
+template <keyed_input F>
+bool find_entry(F& f, std::string_view key, entry& e) {
+  if constexpr (requires { f.find(key, e); }) {
+    return f.find(key, e);
+  } else {
+    std::optional<std::string_view> bytes = f.find(key);
+    if (!bytes) return false;
+    e.key = key;
+    e.form = entry_form::record;
+    e.bytes = *bytes;
+    return true;
+  }
+}
+template <class F>
+read_options reading_options(const F& f) {
+  if constexpr (requires { f.options(); })
+    return f.options();
+  else
+    return {};
+}
+template <class F>
+std::string table_name(const F& f) {
+  if constexpr (requires { f.name(); })
+    return std::string(f.name());
+  else
+    return "<table>";
+}
+
+}  // namespace detail
+
+TABLIO_END_NAMESPACE

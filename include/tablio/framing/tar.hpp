@@ -1,0 +1,435 @@
+// Tar archives as WebDataset and PyTorch pipelines shard datasets: one entry is one member
+// file "KEY.EXT" holding the entry's record.
+//
+// Members are 512-byte blocks: a header (name, octal size, type, checksum...), then the data
+// padded to a block. tar_output writes POSIX ustar headers (mode 0644, owner 0, time 0, so
+// that the same table gives the same bytes), a pax header "path=" before a name longer than
+// 100 bytes and "size=" before 8 GiB or more, and ends each file as GNU tar does: two zero
+// blocks, then zeros to a multiple of 10240 bytes. With a numbered name ("shard-%06d.tar") it
+// starts a new file once one holds maxcount entries or maxsize bytes, as WebDataset's
+// ShardWriter (100000 entries, 3 GB by default).
+//
+// tar_input reads ustar, GNU (long names, base-256 sizes) and pax archives (extended and
+// global headers), as GNU tar and Python's tarfile write them; a member's key is its name up
+// to the first '.' of its last path component, and its extension the rest (WebDataset's
+// rule). Members of other extensions, directories, links and devices are skipped. Every
+// header is checked (checksum, fields, sizes against what remains) before anything is
+// allocated; a bad one is a format_error naming the file and its offset.
+#pragma once
+
+#include <tablio/codec/kaldi_token.hpp>
+#include <tablio/framing/concepts.hpp>
+#include <tablio/stream/filename.hpp>
+#include <tablio/stream/shards.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace detail {
+
+inline constexpr std::size_t tar_block = 512;
+inline constexpr std::size_t tar_record = 20 * tar_block;       // GNU tar's default blocking
+inline constexpr std::uint64_t tar_octal_limit = 077777777777;  // the largest 11-digit octal size
+
+inline std::uint64_t tar_padding(std::uint64_t size) noexcept {
+  return (tar_block - size % tar_block) % tar_block;
+}
+
+// An octal field (digits, then NUL or space; leading spaces allowed) or GNU's base-256 (the
+// first byte's top bit set); nullopt when it is neither, or negative, or too large.
+inline std::optional<std::uint64_t> parse_tar_number(const char* field, std::size_t n) {
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(field[i]); };
+  std::uint64_t v = 0;
+  if (byte(0) & 0x80) {
+    if (byte(0) != 0x80) return std::nullopt;  // negative (0xff) or huge
+    for (std::size_t i = 1; i < n; ++i) {
+      if (v >> 55) return std::nullopt;
+      v = (v << 8) | byte(i);
+    }
+    return v;
+  }
+  std::size_t i = 0;
+  while (i < n && field[i] == ' ') ++i;
+  for (; i < n && field[i] >= '0' && field[i] <= '7'; ++i) {
+    if (v >> 60) return std::nullopt;
+    v = v * 8 + static_cast<std::uint64_t>(field[i] - '0');
+  }
+  for (; i < n; ++i)
+    if (field[i] != ' ' && field[i] != '\0') return std::nullopt;
+  return v;
+}
+
+// The header's checksum matches: the sum of its bytes with the checksum field as spaces,
+// unsigned (POSIX) or signed (some old writers).
+inline bool tar_checksum_matches(const char* h, std::uint64_t stored) noexcept {
+  std::uint64_t sum = 0;
+  std::int64_t signed_sum = 0;
+  for (std::size_t i = 0; i < tar_block; ++i) {
+    char c = i >= 148 && i < 156 ? ' ' : h[i];
+    sum += static_cast<unsigned char>(c);
+    signed_sum += static_cast<signed char>(c);
+  }
+  return sum == stored || static_cast<std::uint64_t>(signed_sum) == stored;
+}
+
+inline std::string tar_field_text(const char* field, std::size_t n) {
+  return std::string(field, strnlen(field, n));
+}
+
+// A member as its headers describe it.
+struct tar_member {
+  std::string name;
+  char type = '0';
+  std::uint64_t size = 0;
+  std::uint64_t header_offset = 0;  // of its first header (a pax or long-name one, if any)
+  std::uint64_t data_offset = 0;
+};
+
+[[noreturn]] inline void bad_tar(const reader& in, std::uint64_t offset, std::string expected,
+                                 std::string found) {
+  throw format_error({in.name(), offset, {}}, std::move(expected), std::move(found));
+}
+
+// Applies a pax extended header's records "LENGTH key=value\n" (path and size) to m.
+inline void apply_pax(const reader& in, std::uint64_t at, std::string_view records, tar_member& m) {
+  while (!records.empty()) {
+    std::size_t space = records.find(' ');
+    std::uint64_t length = 0;
+    if (space == std::string_view::npos || !parse_number(records.substr(0, space), length) ||
+        length <= space + 1 || length > records.size() || records[length - 1] != '\n')
+      bad_tar(in, at, "pax records \"LENGTH key=value\\n\"", "'" + std::string(records.substr(0, 32)) + "'");
+    std::string_view record = records.substr(space + 1, length - space - 2);
+    records.remove_prefix(length);
+    std::size_t eq = record.find('=');
+    if (eq == std::string_view::npos)
+      bad_tar(in, at, "a pax record key=value", "'" + std::string(record) + "'");
+    std::string_view key = record.substr(0, eq), value = record.substr(eq + 1);
+    if (key == "path") {
+      m.name = value;
+    } else if (key == "size") {
+      if (!parse_number(value, m.size))
+        bad_tar(in, at, "a pax size in decimal", "'" + std::string(value) + "'");
+    }
+  }
+}
+
+// Reads the next member's headers, leaving `in` at its data; false at the end of the archive
+// (a zero block, or the end of input on a block boundary).
+inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
+  m = {};
+  m.header_offset = in.tell();
+  std::optional<std::string> long_name;
+  std::optional<std::uint64_t> pax_size;
+  for (;;) {
+    std::uint64_t at = in.tell();
+    if (!in.ensure(tar_block)) {
+      if (in.window().empty()) return false;
+      bad_tar(in, at, "a 512-byte tar header", std::to_string(in.window().size()) + " bytes at the end");
+    }
+    const char* h = in.window().data();
+    bool zero = true;
+    for (std::size_t i = 0; i < tar_block && zero; ++i) zero = h[i] == 0;
+    if (zero) return false;
+    auto checksum = parse_tar_number(h + 148, 8);
+    if (!checksum || !tar_checksum_matches(h, *checksum))
+      bad_tar(in, at, "a tar header whose checksum matches", "a block that is no tar header");
+    auto size = parse_tar_number(h + 124, 12);
+    if (!size) bad_tar(in, at + 124, "a tar size field", "'" + tar_field_text(h + 124, 12) + "'");
+    char type = h[156];
+    std::string name = tar_field_text(h, 100);
+    if (std::memcmp(h + 257, "ustar", 5) == 0 && h[345] != '\0')
+      name = tar_field_text(h + 345, 155) + "/" + name;
+    in.advance(tar_block);
+    if (type == 'x' || type == 'X' || type == 'g' || type == 'L' || type == 'K') {
+      // Metadata for the next member: read whole (bounded by what remains), then skip its padding.
+      std::string_view data = in.read_view(static_cast<std::size_t>(*size), scratch, "tar extended header");
+      tar_member extended;
+      if (type == 'x' || type == 'X') {
+        apply_pax(in, at, data, extended);
+        if (!extended.name.empty()) long_name = extended.name;
+        if (data.find(" size=") != std::string_view::npos) pax_size = extended.size;
+      } else if (type == 'g') {
+        apply_pax(in, at, data, extended);  // checked; global names and sizes mean nothing here
+      } else if (type == 'L') {
+        long_name = std::string(data.substr(0, strnlen(data.data(), data.size())));
+      }
+      in.skip(tar_padding(*size));
+      continue;
+    }
+    m.type = type == '\0' ? '0' : type;
+    m.name = long_name ? *long_name : name;
+    m.size = pax_size ? *pax_size : *size;
+    m.data_offset = in.tell();
+    if (auto left = in.remaining(); left && (m.size > *left || tar_padding(m.size) > *left - m.size))
+      bad_tar(in, at, std::to_string(m.size) + " bytes of member data and their padding",
+              "only " + std::to_string(*left) + " bytes left (the archive is truncated)");
+    return true;
+  }
+}
+
+// The key and the extension of a member name: its last path component splits at its first '.'.
+inline std::pair<std::string_view, std::string_view> tar_key_and_extension(std::string_view name) {
+  std::size_t slash = name.rfind('/');
+  std::size_t dot = name.find('.', slash == std::string_view::npos ? 0 : slash + 1);
+  if (dot == std::string_view::npos) return {name, {}};
+  return {name.substr(0, dot), name.substr(dot + 1)};
+}
+
+// Writes a numeric header field: octal digits and a NUL, or base-256 when they do not fit.
+inline void put_tar_number(char* field, std::size_t n, std::uint64_t v) {
+  if (n == 12 && v > tar_octal_limit) {
+    std::memset(field, 0, n);
+    field[0] = static_cast<char>(0x80);
+    for (std::size_t i = n - 1; i > 0 && v != 0; --i, v >>= 8) field[i] = static_cast<char>(v & 0xff);
+    return;
+  }
+  std::snprintf(field, n, "%0*llo", static_cast<int>(n - 1), static_cast<unsigned long long>(v));
+}
+
+// Appends a header block for a regular file (or a pax header, type 'x') to out.
+inline void put_tar_header(writer& out, std::string_view name, std::uint64_t size, char type) {
+  char h[tar_block] = {};
+  std::memcpy(h, name.data(), name.size() < 100 ? name.size() : 100);
+  put_tar_number(h + 100, 8, 0644);
+  put_tar_number(h + 108, 8, 0);
+  put_tar_number(h + 116, 8, 0);
+  put_tar_number(h + 124, 12, size);
+  put_tar_number(h + 136, 12, 0);
+  h[156] = type;
+  std::memcpy(h + 257,
+              "ustar\0"
+              "00",
+              8);
+  put_tar_number(h + 329, 8, 0);
+  put_tar_number(h + 337, 8, 0);
+  std::uint32_t sum = 0;
+  std::memset(h + 148, ' ', 8);
+  for (char c : h) sum += static_cast<unsigned char>(c);
+  std::snprintf(h + 148, 8, "%06o", sum);  // six digits, a NUL, and the space left in place
+  out.write(h, tar_block);
+}
+
+inline void put_tar_padding(writer& out, std::uint64_t size) {
+  static constexpr char zeros[tar_block] = {};
+  out.write(zeros, static_cast<std::size_t>(tar_padding(size)));
+}
+
+// A pax record "LENGTH key=value\n", whose length counts its own digits.
+inline void append_pax_record(std::string& out, std::string_view key, std::string_view value) {
+  std::size_t rest = key.size() + value.size() + 3;  // ' ', '=', '\n'
+  std::size_t length = rest + 1;
+  while (std::to_string(length).size() + rest != length) ++length;
+  out += std::to_string(length);
+  out += ' ';
+  out += key;
+  out += '=';
+  out += value;
+  out += '\n';
+}
+
+}  // namespace detail
+
+struct tar_output_options {
+  std::string extension;                      // EXT of the members KEY.EXT (the holder's, if empty)
+  std::uint64_t max_count = 0, max_size = 0;  // a numbered name's shards (0: WebDataset's defaults)
+};
+
+class tar_output {
+ public:
+  explicit tar_output(std::string_view name, tar_output_options options = {}, const open_options& open = {})
+      : options_(std::move(options)), open_(open), numbered_(parse_numbered_name(name)) {
+    if (numbered_) {
+      if (options_.max_count == 0) options_.max_count = 100000;
+      if (options_.max_size == 0) options_.max_size = 3000000000;
+    } else if (options_.max_count != 0 || options_.max_size != 0) {
+      throw usage_error("'" + std::string(name) + "': shards need a numbered name, such as shard-%06d.tar");
+    }
+    open_file(numbered_ ? (*numbered_)(0) : std::string(name));
+  }
+
+  void set_default_extension(std::string_view extension) {
+    if (options_.extension.empty()) options_.extension = extension;
+  }
+
+  void put(std::string_view key, std::string_view bytes) {
+    if (!out_) throw usage_error("tar_output::put after close");
+    check_key(key);
+    if (numbered_ && count_ != 0 && (count_ >= options_.max_count || out_->tell() >= options_.max_size)) {
+      end_file();
+      open_file((*numbered_)(names_.size()));
+    }
+    at_ = {static_cast<std::uint32_t>(names_.size() - 1), out_->tell()};
+    std::string name(key);
+    name += '.';
+    name += options_.extension.empty() ? std::string_view("bin") : std::string_view(options_.extension);
+    if (name.size() > 100 || bytes.size() > detail::tar_octal_limit) {
+      std::string records;
+      if (name.size() > 100) detail::append_pax_record(records, "path", name);
+      if (bytes.size() > detail::tar_octal_limit)
+        detail::append_pax_record(records, "size", std::to_string(bytes.size()));
+      detail::put_tar_header(*out_, "././@PaxHeader", records.size(), 'x');
+      out_->write(records);
+      detail::put_tar_padding(*out_, records.size());
+    }
+    detail::put_tar_header(*out_, name, bytes.size(), '0');
+    out_->write(bytes);
+    detail::put_tar_padding(*out_, bytes.size());
+    ++count_;
+  }
+
+  // The first header of the member put last: what a script line points at.
+  location entry_location() const noexcept { return at_; }
+  const std::string& file_name(std::uint32_t file) const { return names_.at(file); }
+  void flush() { out_->flush(); }
+  void close() {
+    if (!out_) return;
+    end_file();
+  }
+
+ private:
+  // Keys become member names that read back as the same key: no '.' in the last path
+  // component, and no absolute or parent paths, which extracting would refuse.
+  static void check_key(std::string_view key) {
+    std::string_view last = key.substr(key.rfind('/') == std::string_view::npos ? 0 : key.rfind('/') + 1);
+    bool parent = key == ".." || key.starts_with("../") || key.ends_with("/..") ||
+                  key.find("/../") != std::string_view::npos;
+    if (last.empty() || last.find('.') != std::string_view::npos || key.front() == '/' || parent)
+      throw usage_error("key '" + std::string(key) +
+                        "' cannot name a tar member: no '.' in its last component, no leading '/' or '..'");
+  }
+  void open_file(std::string name) {
+    out_.emplace(open_output(name, open_));
+    names_.push_back(std::move(name));
+    count_ = 0;
+  }
+  // Two zero blocks, then zeros to a whole record, as GNU tar ends an archive.
+  void end_file() {
+    static constexpr char zeros[detail::tar_record] = {};
+    out_->write(zeros, 2 * detail::tar_block);
+    out_->write(zeros, static_cast<std::size_t>((detail::tar_record - out_->tell() % detail::tar_record) %
+                                                detail::tar_record));
+    auto out = std::move(out_);
+    out_.reset();
+    out->close();
+  }
+
+  tar_output_options options_;
+  open_options open_;
+  std::optional<numbered_name> numbered_;
+  std::optional<writer> out_;
+  std::vector<std::string> names_;
+  std::uint64_t count_ = 0;
+  location at_;
+};
+
+struct tar_input_options {
+  std::string extension;  // only members KEY.EXT are entries (the holder's, if empty)
+  std::uint64_t shard_index = 0, shard_count = 1;  // entries I, I+N, I+2N... of all files
+};
+
+class tar_input {
+ public:
+  // `names`: a file, a comma-separated list, a glob, "name@N" or a numbered name.
+  explicit tar_input(std::string_view names, tar_input_options options = {}, const open_options& open = {})
+      : name_(names), options_(std::move(options)), open_(open), files_(expand_shard_list(names)) {
+    detail::check_shard(options_.shard_index, options_.shard_count);
+  }
+
+  void set_default_extension(std::string_view extension) {
+    if (options_.extension.empty()) options_.extension = extension;
+  }
+
+  bool next(entry& e) {
+    for (;;) {
+      if (!in_) {
+        if (next_file_ == files_.size()) return false;
+        in_.emplace(open_input(files_[next_file_], open_));
+        plain_ = classify_rxfilename(files_[next_file_]) == input_kind::file;
+        ++next_file_;
+      }
+      detail::tar_member m;
+      if (!detail::read_tar_member(*in_, m, scratch_)) {
+        auto in = std::move(in_);
+        in_.reset();
+        in->close();
+        continue;
+      }
+      if (!is_entry(m) || ordinal_++ % options_.shard_count != options_.shard_index) {
+        in_->skip(m.size + detail::tar_padding(m.size));
+        continue;
+      }
+      describe(*in_, m, static_cast<std::uint32_t>(next_file_ - 1), e);
+      return true;
+    }
+  }
+
+  // Whether the member next() gave last can be read again at its location (a plain file).
+  bool seekable() const noexcept { return plain_; }
+  bool read_at(const location& at, entry& e) {
+    reader& in = lookup_.at(files_, at, open_.parse_limits);
+    detail::tar_member m;
+    if (!detail::read_tar_member(in, m, scratch_) || !is_entry(m))
+      detail::bad_tar(in, at.offset, "a member ." + options_.extension, "none");
+    describe(in, m, at.file, e);
+    return true;
+  }
+
+  const std::vector<std::string>& files() const noexcept { return files_; }
+  const std::string& name() const noexcept { return name_; }
+  void close() {
+    lookup_.close();
+    auto in = std::move(in_);
+    in_.reset();
+    next_file_ = files_.size();
+    if (in) in->close();
+  }
+
+ private:
+  bool is_entry(const detail::tar_member& m) const {
+    if (m.type != '0' && m.type != '7') return false;  // regular and contiguous files only
+    std::string_view wanted = options_.extension.empty() ? std::string_view("bin") : options_.extension;
+    return detail::tar_key_and_extension(m.name).second == wanted;
+  }
+
+  // The member's data as the entry's record; its key must be a table key.
+  void describe(reader& in, const detail::tar_member& m, std::uint32_t file, entry& e) {
+    std::string_view key = detail::tar_key_and_extension(m.name).first;
+    if (!kaldi_io::is_token(key))
+      detail::bad_tar(in, m.header_offset, "a member name whose key has no whitespace or unprintable bytes",
+                      "'" + m.name + "'");
+    e.key = key;
+    e.form = entry_form::record;
+    // The data and its padding in one view: skipping the padding after could refill the window.
+    std::uint64_t padded = m.size + detail::tar_padding(m.size);
+    e.bytes = in.read_view(static_cast<std::size_t>(padded), data_, "tar member data").substr(0, m.size);
+    e.where = {file, m.header_offset};
+    e.source = files_[file];
+    e.data_offset = m.data_offset;
+    e.key_name = {};
+    e.provisional_key = false;
+  }
+
+  std::string name_;
+  tar_input_options options_;
+  open_options open_;
+  std::vector<std::string> files_;
+  std::size_t next_file_ = 0;
+  std::optional<reader> in_;
+  bool plain_ = false;
+  std::uint64_t ordinal_ = 0;
+  detail::lookup_reader lookup_;
+  std::string scratch_, data_;
+};
+
+struct tar_framing {
+  using output = tar_output;
+  using input = tar_input;
+};
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,217 @@
+// Where a holder meets a framing: a value written as an entry in the framing's form (an object
+// the holder writes, a record it encodes, a typed array), and an entry read back into a holder,
+// with its range applied and the key it keeps in its record taken out. Errors name the table
+// key, the file and the offset.
+#pragma once
+
+#include <tablio/codec/kaldi_token.hpp>
+#include <tablio/framing/concepts.hpp>
+#include <tablio/holder/concepts.hpp>
+#include <tablio/holder/record.hpp>
+#include <tablio/table/array_entry.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace detail {
+
+// Rethrows a format_error with the table key (and path, if the error had none).
+template <class F>
+decltype(auto) with_key(std::string_view key, std::string_view path, F&& f) {
+  try {
+    return f();
+  } catch (const format_error& e) {
+    error_location where = e.where();
+    where.key = std::string(key);
+    if (where.path.empty()) where.path = path;
+    throw format_error(std::move(where), e.expected(), e.found());
+  }
+}
+
+[[noreturn]] inline void no_such_form(std::string_view table, const char* what) {
+  throw usage_error("'" + std::string(table) + "': " + what);
+}
+
+// Refuses key=NAME for a holder whose records cannot keep a key.
+template <holder_type H>
+void check_key_option(std::string_view key_name, std::string_view table) {
+  if constexpr (!keyed_record_holder<H>) {
+    if (!key_name.empty())
+      throw usage_error(
+          "'" + std::string(table) +
+          "': key=NAME keeps keys in an Example feature; this holder's records cannot hold one");
+  }
+}
+
+template <class F>
+std::string_view input_key_name(const F& f) {
+  if constexpr (requires { f.key_name(); })
+    return f.key_name();
+  else
+    return {};
+}
+
+// Sets out to the record for (key, v), with the key inside it when key_name asks for that.
+template <holder_type H>
+void encode_keyed_record(std::string& out, std::string_view key_name, std::string_view key,
+                         const typename H::value_type& v) {
+  if constexpr (keyed_record_holder<H>) {
+    if (!key_name.empty()) {
+      out.clear();
+      H::encode_record(out, v, key_name, key);
+      return;
+    }
+  }
+  encode_record<H>(out, v);
+}
+
+// Writes v as the framing's entry for key, in the form the framing takes.
+template <holder_type H, class F>
+void write_entry(F& f, std::string_view key, const typename H::value_type& v, std::string& record) {
+  using V = typename H::value_type;
+  switch (output_form(f)) {
+    case entry_form::object:
+      if constexpr (object_output<F>) {
+        writer& out = f.begin(key);
+        H::write(out, writes_binary(f), v);
+        f.end();
+        return;
+      }
+      break;
+    case entry_form::record:
+      if constexpr (record_output<F>) {
+        encode_keyed_record<H>(record, output_key_name(f), key, v);
+        f.put(key, std::string_view(record));
+        return;
+      }
+      break;
+    case entry_form::array:
+      if constexpr (array_output<F>) {
+        if constexpr (writable_array_value<V>) {
+          using traits = array_traits<V>;
+          std::uint32_t dims[2];
+          std::size_t rank = traits::dims(v, dims);
+          f.put(key, array_view{element_type_of<typename traits::element>(),
+                                {dims, rank},
+                                static_cast<const char*>(traits::data(v)),
+                                std::endian::native});
+          return;
+        } else {
+          no_such_form(table_name(f),
+                       "its entries are arrays of uint8, int8, int16, int32, float or double: numbers, "
+                       "vectors or matrices of them, or bytes; this holder's values are none of those");
+        }
+      }
+      break;
+  }
+  no_such_form(table_name(f), "the framing asks for an entry form it does not take");
+}
+
+// Loads an entry the framing handed out pending.
+template <class F>
+void load_pending(F& f, entry& e) {
+  if constexpr (lazy_input<F>) {
+    if (e.pending) f.load(e);
+  }
+}
+
+// Reads a record's value into h; with key_name, takes the key it keeps out of it, which then
+// replaces a provisional key or must equal the entry's. Errors name the record's file and offset.
+template <holder_type H>
+void read_record(H& h, entry& e) {
+  std::string source(e.source);
+  try {
+    decode_record(h, e.bytes, source);
+    if (!e.key_name.empty()) {
+      if constexpr (keyed_record_holder<H>) {
+        std::string key = h.take_record_key(e.key_name, source);
+        if (e.provisional_key)
+          e.key = std::move(key);
+        else if (key != e.key)
+          throw format_error({source, std::nullopt, e.key}, "the record of key '" + e.key + "'",
+                             "the record of key '" + key + "'");
+      }
+    }
+  } catch (const format_error& err) {
+    error_location where = err.where();
+    where.path = source;
+    where.offset = e.data_offset + where.offset.value_or(0);
+    if (where.key.empty()) where.key = e.key;
+    throw format_error(std::move(where), err.expected(), err.found());
+  }
+}
+
+template <class T>
+concept has_range_support = requires(T& v, std::string_view range) {
+  apply_range(v, range);
+};
+
+// Keeps the part of a value a script's range names.
+template <class T>
+void apply_script_range(T& value, const entry& e) {
+  if constexpr (has_range_support<T>) {
+    with_key(e.key, e.origin, [&] { apply_range(value, e.range); });
+  } else {
+    throw format_error({std::string(e.origin), std::nullopt, e.key},
+                       "no range (this type does not support ranges)", "'[" + std::string(e.range) + "]'");
+  }
+}
+
+}  // namespace detail
+
+// Reads entries into a holder. Consecutive ranged entries of one origin ("f.ark:42[0:9]",
+// then "f.ark:42[10:19]") read the object once.
+template <holder_type H>
+class entry_reader {
+ public:
+  using value_type = typename H::value_type;
+
+  // Reads e's value (loaded already) into h.value().
+  void read(H& h, entry& e) {
+    if (e.range.empty()) {
+      decode(h, e);
+      return;
+    }
+    if (!cached_ || cached_origin_ != e.origin) {
+      cached_.reset();
+      decode(h, e);
+      cached_ = h.value();
+      cached_origin_ = e.origin;
+    } else {
+      h.value() = *cached_;
+    }
+    detail::apply_script_range(h.value(), e);
+  }
+  void release() { cached_.reset(); }
+
+ private:
+  static void decode(H& h, entry& e) {
+    switch (e.form) {
+      case entry_form::object:
+        detail::with_key(e.key, e.object->name(), [&] { h.read(*e.object); });
+        return;
+      case entry_form::record:
+        detail::read_record(h, e);
+        return;
+      case entry_form::array:
+        if constexpr (array_value<value_type>) {
+          std::string source(e.source);
+          detail::with_key(e.key, source,
+                           [&] { array_traits<value_type>::read(e.array, h.value(), source); });
+        } else {
+          detail::no_such_form(e.source,
+                               "its entries are arrays of numbers: numbers, vectors, matrices or bytes, not "
+                               "this holder's values");
+        }
+        return;
+    }
+  }
+
+  std::optional<value_type> cached_;
+  std::string cached_origin_;
+};
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,184 @@
+// The formats specifiers name: the built-in ones, one entry each below, and those a program
+// registers with register_format(). An entry says what the format takes in a specifier and
+// opens its framing from the parsed specifier.
+#pragma once
+
+#include <tablio/framing/ark.hpp>
+#include <tablio/framing/idx.hpp>
+#include <tablio/framing/scp.hpp>
+#include <tablio/framing/tar.hpp>
+#include <tablio/framing/tfrecord.hpp>
+#include <tablio/table/erased_framing.hpp>
+#include <tablio/table/specifier.hpp>
+#if defined(TABLIO_WITH_LMDB)
+#include <tablio/framing/lmdb.hpp>
+#endif
+
+#include <pthread.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace detail {
+
+template <class F, class... Args>
+owned<any_output_base> erased_output_of(Args&&... args) {
+  return make_owned<erased_output<F>>(std::forward<Args>(args)...);
+}
+template <class F, class... Args>
+owned<any_input_base> erased_input_of(Args&&... args) {
+  return make_owned<erased_input<F>>(std::forward<Args>(args)...);
+}
+
+inline owned<any_output_base> open_ark_output(const wspecifier& w, const open_options& o) {
+  return erased_output_of<archive_writer>(w.archive, archive_options{w.binary, w.flush}, o);
+}
+inline owned<any_input_base> open_ark_input(const rspecifier& r, const open_options& o) {
+  return erased_input_of<archive_reader>(r.filename, o);
+}
+
+inline owned<any_output_base> open_scp_output(const wspecifier& w, const open_options& o) {
+  return erased_output_of<script_targets_output>(w.script, script_output_options{w.binary, w.permissive}, o);
+}
+inline owned<any_input_base> open_scp_input(const rspecifier& r, const open_options& o) {
+  return erased_input_of<script_input>(r.filename, script_input_options{r.records.key_feature, r.sorted}, o);
+}
+
+inline owned<any_output_base> open_tfrecord_table_output(const wspecifier& w, const open_options& o) {
+  std::optional<compression> c;
+  if (w.compression != output_compression::by_suffix)
+    c = w.compression == output_compression::gzip   ? compression::gzip
+        : w.compression == output_compression::zlib ? compression::zlib
+                                                    : compression::none;
+  if (!w.script.empty() && c.value_or(compression_for_suffix(w.archive)) != compression::none)
+    throw usage_error("'" + w.archive + "': a script cannot point into a compressed TFRecord file");
+  return erased_output_of<tfrecord_output>(w.archive,
+                                           tfrecord_output_options{w.records.key_feature, c, w.flush}, o);
+}
+inline owned<any_input_base> open_tfrecord_table_input(const rspecifier& r, const open_options& o) {
+  return erased_input_of<tfrecord_input>(
+      r.filename, tfrecord_input_options{r.records.key_feature, r.shard_index, r.shard_count}, o);
+}
+
+#if defined(TABLIO_WITH_LMDB)
+inline owned<any_output_base> open_lmdb_output(const wspecifier& w, const open_options&) {
+  return erased_output_of<lmdb_output>(w.archive);
+}
+inline owned<any_input_base> open_lmdb_input(const rspecifier& r, const open_options&) {
+  return erased_input_of<lmdb_input>(
+      r.filename, lmdb_read_options{.shard_index = r.shard_index, .shard_count = r.shard_count});
+}
+#else
+[[noreturn]] inline void needs_lmdb(const std::string& name) {
+  throw usage_error("'" + name +
+                    "' is an LMDB database: link the tablio::lmdb CMake target (liblmdb) to use it");
+}
+inline owned<any_output_base> open_lmdb_output(const wspecifier& w, const open_options&) {
+  needs_lmdb(w.archive);
+}
+inline owned<any_input_base> open_lmdb_input(const rspecifier& r, const open_options&) {
+  needs_lmdb(r.filename);
+}
+#endif
+
+inline owned<any_output_base> open_idx_output(const wspecifier& w, const open_options& o) {
+  return erased_output_of<idx_output>(w.archive, o);
+}
+inline owned<any_input_base> open_idx_input(const rspecifier& r, const open_options& o) {
+  // Under p, a file a killed writer left is read up to its last whole item.
+  return erased_input_of<idx_input>(r.filename, idx_input_options{r.shard_index, r.shard_count, r.permissive},
+                                    o);
+}
+
+inline owned<any_output_base> open_tar_output(const wspecifier& w, const open_options& o) {
+  return erased_output_of<tar_output>(w.archive, tar_output_options{w.extension, w.max_count, w.max_size}, o);
+}
+inline owned<any_input_base> open_tar_input(const rspecifier& r, const open_options& o) {
+  return erased_input_of<tar_input>(r.filename, tar_input_options{r.extension, r.shard_index, r.shard_count},
+                                    o);
+}
+
+namespace fo = format_option;
+inline constexpr table_format builtin_formats[] = {
+    {"ark", fo::script, 0, open_ark_output, open_ark_input},
+    {"scp", 0, fo::key, open_scp_output, open_scp_input},
+    {"tfrecord", fo::key | fo::compression | fo::script, fo::key | fo::shard, open_tfrecord_table_output,
+     open_tfrecord_table_input},
+    {"lmdb", 0, fo::shard, open_lmdb_output, open_lmdb_input},
+    {"idx", 0, fo::shard, open_idx_output, open_idx_input},
+    {"tar", fo::extension | fo::split | fo::script, fo::extension | fo::shard, open_tar_output,
+     open_tar_input},
+};
+
+// Formats a program registered: a list that only grows, so that names stay where they are.
+struct registered_format {
+  table_format format;
+  std::string name;
+  const registered_format* next;
+};
+struct format_registry {
+  pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+  const registered_format* first = nullptr;
+};
+inline format_registry& registered_formats() {
+  static format_registry registry;
+  return registry;
+}
+struct registry_lock {
+  explicit registry_lock(format_registry& r) : m(r.mutex) { pthread_mutex_lock(&m); }
+  ~registry_lock() { pthread_mutex_unlock(&m); }
+  pthread_mutex_t& m;
+};
+
+}  // namespace detail
+
+inline std::optional<table_format> find_format(std::string_view name) {
+  for (const table_format& f : detail::builtin_formats)
+    if (f.name == name) return f;
+  detail::format_registry& registry = detail::registered_formats();
+  detail::registry_lock lock(registry);
+  for (const detail::registered_format* r = registry.first; r; r = r->next)
+    if (r->format.name == name) return r->format;
+  return std::nullopt;
+}
+
+// Makes a format of the program's own nameable in specifiers ("NAME:..."), for every table
+// class and thread. Its name is new, and neither one of Kaldi's options nor one of tablio's.
+inline void register_format(const table_format& format) {
+  static constexpr std::string_view reserved[] = {"b",  "t",  "f",   "nf", "p",  "o",    "no",   "s",
+                                                  "ns", "cs", "ncs", "np", "bg", "gzip", "zlib", "nz"};
+  bool plain = !format.name.empty() && format.name.find_first_of("=, :") == std::string_view::npos;
+  for (std::string_view r : reserved) plain = plain && format.name != r;
+  if (!plain || (!format.open_output && !format.open_input))
+    throw usage_error("cannot register a format named '" + std::string(format.name) +
+                      "': it needs a name that is no option, and a way to open it");
+  if (find_format(format.name))
+    throw usage_error("a format named '" + std::string(format.name) + "' is registered already");
+  detail::format_registry& registry = detail::registered_formats();
+  detail::registry_lock lock(registry);
+  auto* r = new detail::registered_format{format, std::string(format.name), registry.first};
+  r->format.name = r->name;
+  registry.first = r;
+}
+
+// The framing a parsed specifier names, opened.
+inline owned<any_output_base> open_table_output(const wspecifier& w, const open_options& options = {}) {
+  std::optional<table_format> format = find_format(w.format);
+  if (!format || !format->open_output) throw usage_error("no writable format '" + w.format + "'");
+  owned<any_output_base> framing = format->open_output(w, options);
+  if (w.archive.empty() || w.script.empty()) return framing;  // no script beside it
+  if (!framing->locatable())
+    throw usage_error("'" + w.archive + "': a script cannot point into what this format writes");
+  return detail::erased_output_of<scripted_output<any_output>>(any_output(std::move(framing)),
+                                                               open_output(w.script, options), w.flush);
+}
+inline owned<any_input_base> open_table_input(const rspecifier& r, const open_options& options = {}) {
+  std::optional<table_format> format = find_format(r.format);
+  if (!format || !format->open_input) throw usage_error("no readable format '" + r.format + "'");
+  return format->open_input(r, options);
+}
+
+TABLIO_END_NAMESPACE

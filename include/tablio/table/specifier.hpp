@@ -1,0 +1,254 @@
+// The grammar of table specifiers: Kaldi's wspecifiers ("ark,scp,t:a.ark,a.scp") and
+// rspecifiers ("ark,s,cs:-"), exactly as Kaldi accepts and rejects them, over every format
+// the table layer knows (table/formats.hpp: ark, scp, tfrecord, lmdb, idx, tar, and formats a
+// program registers). Besides Kaldi's options, a format may take:
+//
+//   key=NAME            records keep their keys in the Example's bytes feature NAME
+//   shard=I/N           (reading) entries I, I+N, I+2N... of the whole table
+//   gzip, zlib, nz      (writing) compress, or not (by default, as the name's suffix says)
+//   ext=EXT             member files KEY.EXT (tar)
+//   maxcount=N, maxsize=BYTES   (writing) a new shard file after N entries or BYTES bytes
+//   FORMAT,scp:A,S      (writing) also a script S with a "key A:offset" line per entry
+//
+// "scp" alone names a script: read the objects it points at, or write each object to the file
+// it lists for its key.
+#pragma once
+
+#include <tablio/core/error.hpp>
+#include <tablio/stream/filename.hpp>
+#include <tablio/stream/specifier.hpp>
+#include <tablio/table/erased_framing.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+TABLIO_BEGIN_NAMESPACE
+
+// Kaldi's classification, extended with TFRecord, LMDB and IDX; other formats are `other`.
+enum class wspecifier_kind {
+  archive,
+  script,
+  archive_and_script,
+  tfrecord,
+  tfrecord_and_script,
+  lmdb,
+  idx,
+  other,
+  other_and_script
+};
+enum class rspecifier_kind { archive, script, tfrecord, lmdb, idx, other };
+
+enum class output_compression { by_suffix, none, gzip, zlib };
+
+// Options of record tables (TFRecord, scripts of records).
+struct record_table_options {
+  std::string key_feature;  // key=NAME: the bytes feature holding each record's key
+  bool operator==(const record_table_options&) const = default;
+};
+
+struct wspecifier {
+  wspecifier_kind kind{};
+  std::string format;       // "ark", "tfrecord", "tar"...; "scp" writes to the files a script lists
+  std::string archive;      // wxfilename of the table (empty for "scp:")
+  std::string script;       // wxfilename of the script beside it, or rxfilename of "scp:"'s script
+  bool binary = true;       // b (default) / t
+  bool flush = false;       // f / nf (default)
+  bool permissive = false;  // p
+  record_table_options records;
+  output_compression compression = output_compression::by_suffix;  // gzip / zlib / nz
+  std::string extension;                                           // ext=EXT
+  std::uint64_t max_count = 0, max_size = 0;                       // maxcount=, maxsize=
+};
+
+struct rspecifier {
+  rspecifier_kind kind{};
+  std::string format;          // "ark", "scp", "tfrecord"...
+  std::string filename;        // rxfilename of the table (or script)
+  bool once = false;           // o / no
+  bool sorted = false;         // s / ns
+  bool called_sorted = false;  // cs / ncs
+  bool permissive = false;     // p / np
+  bool background = false;     // bg
+  record_table_options records;
+  std::uint64_t shard_index = 0, shard_count = 1;  // shard=I/N
+  std::string extension;                           // ext=EXT
+};
+
+// What a format takes in a specifier besides Kaldi's options (bits of table_format's masks).
+namespace format_option {
+inline constexpr unsigned key = 1, shard = 2, compression = 4, extension = 8, split = 16, script = 32;
+}
+
+// A format specifiers can name: what it takes, and how it opens. A format that cannot be
+// written (or read) has no open_output (or open_input).
+struct table_format {
+  std::string_view name;
+  unsigned write_options = 0;
+  unsigned read_options = 0;
+  owned<any_output_base> (*open_output)(const wspecifier&, const open_options&) = nullptr;
+  owned<any_input_base> (*open_input)(const rspecifier&, const open_options&) = nullptr;
+};
+
+// The format called `name`: built in, or registered (table/formats.hpp).
+inline std::optional<table_format> find_format(std::string_view name);
+
+namespace detail {
+
+// Parses "NAME=VALUE" into value; false if o is not that option or VALUE is empty.
+inline bool parse_named_option(std::string_view o, std::string_view name, std::string& value) {
+  if (o.size() <= name.size() + 1 || !o.starts_with(name) || o[name.size()] != '=') return false;
+  value = o.substr(name.size() + 1);
+  return true;
+}
+inline bool parse_number_option(std::string_view o, std::string_view name, std::uint64_t& value) {
+  std::string digits;
+  return parse_named_option(o, name, digits) && parse_number(digits, value) && value > 0;
+}
+
+// Parses "shard=I/N" with I < N; false otherwise.
+inline bool parse_shard_option(std::string_view o, std::uint64_t& index, std::uint64_t& count) {
+  std::string value;
+  if (!parse_named_option(o, "shard", value)) return false;
+  std::size_t slash = value.find('/');
+  if (slash == std::string::npos) return false;
+  std::string_view v = value;
+  return parse_number(v.substr(0, slash), index) && parse_number(v.substr(slash + 1), count) && count > 0 &&
+         index < count;
+}
+
+inline wspecifier_kind writer_kind(std::string_view format, bool with_script) {
+  if (format == "ark") return with_script ? wspecifier_kind::archive_and_script : wspecifier_kind::archive;
+  if (format == "tfrecord")
+    return with_script ? wspecifier_kind::tfrecord_and_script : wspecifier_kind::tfrecord;
+  if (format == "scp") return wspecifier_kind::script;
+  if (format == "lmdb") return wspecifier_kind::lmdb;
+  if (format == "idx") return wspecifier_kind::idx;
+  return with_script ? wspecifier_kind::other_and_script : wspecifier_kind::other;
+}
+inline rspecifier_kind reader_kind(std::string_view format) {
+  return format == "ark"        ? rspecifier_kind::archive
+         : format == "scp"      ? rspecifier_kind::script
+         : format == "tfrecord" ? rspecifier_kind::tfrecord
+         : format == "lmdb"     ? rspecifier_kind::lmdb
+         : format == "idx"      ? rspecifier_kind::idx
+                                : rspecifier_kind::other;
+}
+
+}  // namespace detail
+
+// Parses a wspecifier; nullopt when it is none (for ark and scp: when Kaldi would classify it
+// as kNoWspecifier).
+inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
+  auto split = detail::split_specifier(spec);
+  if (!split) return std::nullopt;
+  wspecifier w;
+  std::optional<table_format> format;
+  bool with_script = false;
+  unsigned used = 0;  // format options given
+  for (std::string_view o : split->first) {
+    if (o == "b" || o == "t") {
+      w.binary = o == "b";
+    } else if (o == "f" || o == "nf") {
+      w.flush = o == "f";
+    } else if (o == "p") {
+      w.permissive = true;
+    } else if (o == "gzip" || o == "zlib" || o == "nz") {
+      w.compression = o == "gzip"   ? output_compression::gzip
+                      : o == "zlib" ? output_compression::zlib
+                                    : output_compression::none;
+      used |= format_option::compression;
+    } else if (detail::parse_named_option(o, "key", w.records.key_feature)) {
+      used |= format_option::key;
+    } else if (detail::parse_named_option(o, "ext", w.extension)) {
+      used |= format_option::extension;
+    } else if (detail::parse_number_option(o, "maxcount", w.max_count) ||
+               detail::parse_number_option(o, "maxsize", w.max_size)) {
+      used |= format_option::split;
+    } else if (o == "scp") {
+      if (with_script) return std::nullopt;
+      with_script = true;
+    } else if (auto f = find_format(o); f && f->open_output) {
+      if (format || with_script) return std::nullopt;  // one format, before "scp" ("ark,scp")
+      format = f;
+    } else {
+      return std::nullopt;
+    }
+  }
+  std::string_view rest = split->second;
+  if (format) {
+    unsigned allowed = format->write_options;
+    if ((used & ~allowed) != 0 || (with_script && !(allowed & format_option::script))) return std::nullopt;
+    w.format = format->name;
+    if (with_script) {
+      std::size_t comma = rest.find(',');
+      if (comma == std::string_view::npos) return std::nullopt;
+      w.archive = rest.substr(0, comma);
+      w.script = rest.substr(comma + 1);
+    } else {
+      w.archive = rest;
+    }
+  } else {
+    if (!with_script || used != 0) return std::nullopt;
+    w.format = "scp";
+    w.script = rest;
+  }
+  w.kind = detail::writer_kind(w.format, format && with_script);
+  return w;
+}
+
+// Parses an rspecifier; nullopt when it is none (for ark and scp: when Kaldi would classify it
+// as kNoRspecifier).
+inline std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
+  auto split = detail::split_specifier(spec);
+  if (!split) return std::nullopt;
+  rspecifier r;
+  std::optional<table_format> format;
+  unsigned used = 0;
+  for (std::string_view o : split->first) {
+    if (o == "b" || o == "t") continue;  // accepted and ignored: objects say their own mode
+    if (o == "o" || o == "no")
+      r.once = o == "o";
+    else if (o == "s" || o == "ns")
+      r.sorted = o == "s";
+    else if (o == "cs" || o == "ncs")
+      r.called_sorted = o == "cs";
+    else if (o == "p" || o == "np")
+      r.permissive = o == "p";
+    else if (o == "bg")
+      r.background = true;
+    else if (detail::parse_named_option(o, "key", r.records.key_feature))
+      used |= format_option::key;
+    else if (detail::parse_shard_option(o, r.shard_index, r.shard_count))
+      used |= format_option::shard;
+    else if (detail::parse_named_option(o, "ext", r.extension))
+      used |= format_option::extension;
+    else if (auto f = find_format(o); f && f->open_input) {
+      if (format) return std::nullopt;
+      format = f;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!format || (used & ~format->read_options) != 0) return std::nullopt;
+  r.format = format->name;
+  r.kind = detail::reader_kind(r.format);
+  r.filename = split->second;
+  return r;
+}
+
+// The same, throwing usage_error for a specifier that is none.
+inline wspecifier require_wspecifier(std::string_view spec) {
+  if (auto w = parse_wspecifier(spec)) return std::move(*w);
+  throw usage_error("invalid wspecifier '" + std::string(spec) + "'");
+}
+inline rspecifier require_rspecifier(std::string_view spec) {
+  if (auto r = parse_rspecifier(spec)) return std::move(*r);
+  throw usage_error("invalid rspecifier '" + std::string(spec) + "'");
+}
+
+TABLIO_END_NAMESPACE
+
+// The formats, which find_format() needs.
+#include <tablio/table/formats.hpp>
