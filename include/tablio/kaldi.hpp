@@ -194,7 +194,7 @@ class Input {
   bool OpenTextMode(const std::string& rxfilename) { return Open(rxfilename); }
   bool IsOpen() const noexcept { return stream_ != nullptr; }
   std::istream& Stream() {
-    if (!stream_) throw usage_error("Input::Stream() on an input that is not open");
+    if (!stream_) throw_usage_error({"Input::Stream() on an input that is not open"});
     return *stream_;
   }
   int32 Close() {
@@ -231,7 +231,7 @@ class Output {
   }
   bool IsOpen() const noexcept { return stream_ != nullptr; }
   std::ostream& Stream() {
-    if (!stream_) throw usage_error("Output::Stream() on an output that is not open");
+    if (!stream_) throw_usage_error({"Output::Stream() on an output that is not open"});
     return *stream_;
   }
   bool Close() {
@@ -513,7 +513,7 @@ template <class C>
 void WriteKaldiObject(const C& c, const std::string& wxfilename, bool binary) {
   Output out(wxfilename, binary);
   c.Write(out.Stream(), binary);
-  if (!out.Close()) throw io_error(wxfilename, 0, "cannot write");
+  if (!out.Close()) throw_io_error(wxfilename, 0, {"cannot write"});
 }
 
 // ----- the common typedefs of Kaldi's table-types.h

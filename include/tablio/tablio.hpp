@@ -26,6 +26,7 @@
 #include <tablio/stream/pipe.hpp>
 #include <tablio/stream/shards.hpp>
 #include <tablio/table/table.hpp>
+#include <tablio/table/tfrecord_index.hpp>
 #include <tablio/types/compressed_matrix.hpp>
 #include <tablio/types/datum.hpp>
 #include <tablio/types/example.hpp>

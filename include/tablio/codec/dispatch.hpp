@@ -170,7 +170,7 @@ T decode(std::string_view bytes, const limits& lim = default_limits) {
   reader r = memory_reader(bytes, "<memory>", lim);
   T v = decode_from<C, T>(r);
   if constexpr (!C::binary) r.skip_whitespace();  // text values end in a separator
-  if (!r.at_end()) r.fail("end of input after the value", std::to_string(*r.remaining()) + " more bytes");
+  if (!r.at_end()) r.fail({"end of input after the value"}, {decimal(*r.remaining()), " more bytes"});
   return v;
 }
 // The same for any contiguous bytes (byte_buffer, std::vector<char>, std::span<const char>).

@@ -30,16 +30,16 @@ constexpr char integer_marker() noexcept {
 }
 
 [[noreturn]] inline void fail_marker(reader& r, std::uint64_t at, int expected, int found) {
-  r.fail_at(at, "an integer with size marker " + std::to_string(expected),
-            "marker " + std::to_string(found) + " (did not get expected integer type, " +
-                std::to_string(found) + " vs. " + std::to_string(expected) + ")");
+  r.fail_at(at, {"an integer with size marker ", decimal(expected)},
+            {"marker ", decimal(found), " (did not get expected integer type, ", decimal(found), " vs. ",
+             decimal(expected), ")"});
 }
 
 template <class T>
 requires std::is_integral_v<T> &&
     (!std::is_same_v<T, bool>)void check_integer_count(reader& r, std::uint64_t at, T count) {
   if constexpr (std::is_signed_v<T>)
-    if (count < 0) r.fail_at(at, "a non-negative count", std::to_string(count));
+    if (count < 0) r.fail_at(at, {"a non-negative count"}, {decimal(count)});
 }
 
 }  // namespace kaldi_io
@@ -79,8 +79,8 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
         v = c == 'T';
         return;
       }
-      r.fail_at(r.tell() - (c >= 0), "a bool ('T' or 'F')",
-                c < 0 ? std::string("end of input") : "byte " + std::to_string(c));
+      r.fail_at(r.tell() - (c >= 0), {"a bool ('T' or 'F')"},
+                {c < 0 ? std::string("end of input") : "byte " + std::to_string(c)});
     } else {
       if (r.ensure(1 + sizeof(T))) [[likely]] {
         const char* p = r.window().data();
@@ -96,7 +96,7 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
 
   TABLIO_ALWAYS_INLINE static void write_size(writer& w, std::uint64_t n) {
     if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()))
-      throw usage_error("Kaldi binary sizes are int32; cannot write " + std::to_string(n) + " elements");
+      throw_usage_error({"Kaldi binary sizes are int32; cannot write ", decimal(n), " elements"});
     write(w, static_cast<std::int32_t>(n));
   }
   TABLIO_ALWAYS_INLINE static std::uint64_t read_size(reader& r) {
@@ -132,7 +132,7 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
       kaldi_io::read_token(r, token);
       same = token == std::string_view(own, 2);
       other = token == (sizeof(T) == 4 ? "DV" : "FV");
-      if (!same && !other) r.fail_at(at, sizeof(T) == 4 ? "token 'FV'" : "token 'DV'", "'" + token + "'");
+      if (!same && !other) r.fail_at(at, {sizeof(T) == 4 ? "token 'FV'" : "token 'DV'"}, {"'", token, "'"});
     }
     std::uint64_t n = read_size(r);
     if (same) {
@@ -216,8 +216,8 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
         return;
       }
     }
-    r.fail_at(at, std::to_string(1 + sizeof(T)) + " bytes (marker and value)",
-              "end of input after " + std::to_string(w.size()));
+    r.fail_at(at, {decimal(1 + sizeof(T)), " bytes (marker and value)"},
+              {"end of input after ", decimal(w.size())});
   }
 
   template <class T>
@@ -231,10 +231,9 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
     char marker = r.window()[0];
     using other = std::conditional_t<sizeof(T) == 4, double, float>;
     if (marker != static_cast<char>(sizeof(other)))
-      r.fail_at(at, sizeof(T) == 4 ? "a float (marker 4 or 8)" : "a double (marker 8 or 4)",
-                "marker " + std::to_string(static_cast<signed char>(marker)));
-    if (!r.ensure(1 + sizeof(other)))
-      r.fail_at(at, std::to_string(1 + sizeof(other)) + " bytes", "end of input");
+      r.fail_at(at, {sizeof(T) == 4 ? "a float (marker 4 or 8)" : "a double (marker 8 or 4)"},
+                {"marker ", decimal(static_cast<signed char>(marker))});
+    if (!r.ensure(1 + sizeof(other))) r.fail_at(at, {decimal(1 + sizeof(other)), " bytes"}, {"end of input"});
     v = static_cast<T>(load<std::endian::little, other>(r.window().data() + 1));
     r.advance(1 + sizeof(other));
   }
@@ -242,7 +241,7 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
   template <class T>
   static void write_integer_header(writer& w, std::size_t n) {
     if (n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
-      throw usage_error("Kaldi integer vectors hold at most 2^31-1 elements");
+      throw_usage_error({"Kaldi integer vectors hold at most 2^31-1 elements"});
     char* p = w.reserve(5);
     p[0] = static_cast<char>(sizeof(T));
     store<std::endian::little>(p + 1, static_cast<std::int32_t>(n));
@@ -253,11 +252,11 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
   template <class T>
   static std::uint64_t read_integer_header(reader& r, std::uint64_t per_entry) {
     std::uint64_t at = r.tell();
-    if (!r.ensure(5)) r.fail_at(at, "an integer vector header (5 bytes)", "end of input");
+    if (!r.ensure(5)) r.fail_at(at, {"an integer vector header (5 bytes)"}, {"end of input"});
     const char* p = r.window().data();
     if (p[0] != static_cast<char>(sizeof(T)))
-      r.fail_at(at, "integer vector of element size " + std::to_string(sizeof(T)),
-                "size " + std::to_string(static_cast<signed char>(p[0])));
+      r.fail_at(at, {"integer vector of element size ", decimal(sizeof(T))},
+                {"size ", decimal(static_cast<signed char>(p[0]))});
     std::int32_t n = load<std::endian::little, std::int32_t>(p + 1);
     r.advance(5);
     kaldi_io::check_integer_count(r, at + 1, n);

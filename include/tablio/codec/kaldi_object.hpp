@@ -18,7 +18,7 @@ struct kaldi_object_bridge<T, std::enable_if_t<kaldi_object<T>>> {
     std::ostream os(&buf);
     os.exceptions(std::ios::badbit);  // the writer's own io_error reaches the caller
     v.Write(os, binary);
-    if (!os) throw io_error(w.name(), 0, "Write() of a Kaldi-style object failed on");
+    if (!os) throw_io_error(w.name(), 0, {"Write() of a Kaldi-style object failed on"});
   }
   static void read(reader& r, T& v, bool binary) {
     std::uint64_t at = r.tell();
@@ -26,7 +26,7 @@ struct kaldi_object_bridge<T, std::enable_if_t<kaldi_object<T>>> {
     std::istream is(&buf);
     is.exceptions(std::ios::badbit);
     v.Read(is, binary);
-    if (is.fail()) r.fail_at(at, "an object its Read() accepts", "data it rejected");
+    if (is.fail()) r.fail_at(at, {"an object its Read() accepts"}, {"data it rejected"});
   }
 };
 

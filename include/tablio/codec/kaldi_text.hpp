@@ -51,7 +51,7 @@ T read_special_float(reader& r) {
   if (equals_ignoring_case(word, "inf") || equals_ignoring_case(word, "infinity"))
     return std::numeric_limits<T>::infinity();
   if (equals_ignoring_case(word, "nan")) return std::numeric_limits<T>::quiet_NaN();
-  r.fail_at(at, "numeric vector data", "'" + word + "'");
+  r.fail_at(at, {"numeric vector data"}, {"'", word, "'"});
 }
 
 // Reads Kaldi's text Vector form "[ a b c ]" (or "[]") as Vector<Real>::Read does.
@@ -63,16 +63,16 @@ void read_text_float_vector(reader& r, std::vector<T, A>& out) {
   r.read_until_space(open);
   out.clear();
   if (open == "[]") return;
-  if (open != "[") r.fail_at(at, "\"[\" opening a vector", "'" + open + "'");
+  if (open != "[") r.fail_at(at, {"\"[\" opening a vector"}, {"'", open, "'"});
   for (;;) {
     int c = r.peek();
     if (c == '-' || (c >= '0' && c <= '9')) {
       T v = detail::read_text_number<T>(r, sizeof(T) == 4 ? "float" : "double");
       int next = r.peek();
       if (next != ']' && (next < 0 || !reader::is_space(static_cast<char>(next))))
-        r.fail("whitespace or ']' after a vector element",
-               next < 0 ? std::string("end of input")
-                        : "byte '" + std::string(1, static_cast<char>(next)) + "'");
+        r.fail({"whitespace or ']' after a vector element"},
+               {next < 0 ? std::string("end of input")
+                         : "byte '" + std::string(1, static_cast<char>(next)) + "'"});
       out.push_back(v);
     } else if (c == ' ' || c == '\t') {
       r.advance(1);
@@ -80,9 +80,9 @@ void read_text_float_vector(reader& r, std::vector<T, A>& out) {
       consume_closing_bracket(r);
       return;
     } else if (c == '\n' || c == '\r') {
-      r.fail("']' closing the vector", "a newline (is it a matrix?)");
+      r.fail({"']' closing the vector"}, {"a newline (is it a matrix?)"});
     } else if (c < 0) {
-      r.fail("']' closing the vector", "end of input");
+      r.fail({"']' closing the vector"}, {"end of input"});
     } else {
       out.push_back(read_special_float<T>(r));
     }
@@ -95,13 +95,13 @@ template <class ReadEntry>
 void read_bracketed(reader& r, ReadEntry each) {
   r.skip_whitespace();
   if (r.peek() != '[')
-    r.fail("'[' opening an integer vector",
-           r.peek() < 0 ? std::string("end of input")
-                        : "byte '" + std::string(1, static_cast<char>(r.peek())) + "'");
+    r.fail({"'[' opening an integer vector"},
+           {r.peek() < 0 ? std::string("end of input")
+                         : "byte '" + std::string(1, static_cast<char>(r.peek())) + "'"});
   r.advance(1);
   r.skip_whitespace();
   while (r.peek() != ']') {
-    if (r.peek() < 0) r.fail("']' closing an integer vector", "end of input");
+    if (r.peek() < 0) r.fail({"']' closing an integer vector"}, {"end of input"});
     each();
     r.skip_whitespace();
   }
@@ -115,7 +115,7 @@ T read_text_integer(reader& r) {
     std::uint64_t at = r.tell();
     auto wide = detail::read_text_number<std::int16_t>(r, "integer");
     if (wide < std::numeric_limits<T>::min() || wide > std::numeric_limits<T>::max())
-      r.fail_at(at, "an integer in range", std::to_string(wide));
+      r.fail_at(at, {"an integer in range"}, {decimal(wide)});
     return static_cast<T>(wide);
   } else {
     return detail::read_text_number<T>(r, "integer");
@@ -150,8 +150,8 @@ struct kaldi_text : detail::codec_defaults<kaldi_text> {
       r.skip_whitespace();
       int c = r.peek();
       if (c != 'T' && c != 'F')
-        r.fail("a bool ('T' or 'F')",
-               c < 0 ? std::string("end of input") : "byte '" + std::string(1, static_cast<char>(c)) + "'");
+        r.fail({"a bool ('T' or 'F')"},
+               {c < 0 ? std::string("end of input") : "byte '" + std::string(1, static_cast<char>(c)) + "'"});
       r.advance(1);
       v = c == 'T';
     } else if constexpr (std::is_floating_point_v<T>) {
@@ -171,7 +171,7 @@ struct kaldi_text : detail::codec_defaults<kaldi_text> {
   }
   static void read_string(reader& r, std::string& s) {
     std::uint64_t n = read_size(r);
-    if (r.get() != ' ') r.fail("one space between a string's length and its bytes", "something else");
+    if (r.get() != ' ') r.fail({"one space between a string's length and its bytes"}, {"something else"});
     r.check_available(n, 1, "string bytes");
     s.resize(static_cast<std::size_t>(n));
     r.read_exact(s.data(), s.size(), "string bytes");
@@ -220,7 +220,7 @@ struct kaldi_text : detail::codec_defaults<kaldi_text> {
     v.clear();
     kaldi_io::read_bracketed(r, [&] {
       T a = kaldi_io::read_text_integer<T>(r);
-      if (r.peek() != ',') r.fail("',' between the two integers of a pair", "something else");
+      if (r.peek() != ',') r.fail({"',' between the two integers of a pair"}, {"something else"});
       r.advance(1);
       T b = kaldi_io::read_text_integer<T>(r);
       v.emplace_back(a, b);

@@ -27,8 +27,7 @@ inline bool is_token(std::string_view s) noexcept {
 
 inline void write_token(writer& w, std::string_view token) {
   if (token.empty() || token.find_first_of(" \t\n\v\f\r") != std::string_view::npos)
-    throw usage_error("invalid token '" + std::string(token) +
-                      "': a token is non-empty and has no whitespace");
+    throw_usage_error({"invalid token '", token, "': a token is non-empty and has no whitespace"});
   w.write(token);
   w.put(' ');
 }
@@ -39,9 +38,9 @@ inline void read_token(reader& r, std::string& token) {
   std::uint64_t at = r.tell();
   token.clear();
   r.read_until_space(token);
-  if (token.empty()) r.fail_at(at, "a token", "end of input");
+  if (token.empty()) r.fail_at(at, {"a token"}, {"end of input"});
   int c = r.get();
-  if (c < 0) r.fail("whitespace after token '" + token + "'", "end of input");
+  if (c < 0) r.fail({"whitespace after token '", token, "'"}, {"end of input"});
 }
 
 inline std::string read_token(reader& r) {
@@ -58,7 +57,7 @@ inline void expect_token(reader& r, std::string_view expected) {
   read_token(r, got);
   if (got == expected) return;
   if (expected.size() > 1 && expected.front() == '<' && got == expected.substr(1)) return;
-  r.fail_at(at, "token '" + std::string(expected) + "'", "'" + got + "'");
+  r.fail_at(at, {"token '", expected, "'"}, {"'", got, "'"});
 }
 
 // The first character of the next token (after whitespace and an optional '<'), or -1.
@@ -87,8 +86,8 @@ inline bool read_binary_header(reader& r) {
   r.advance(1);
   int c = r.get();
   if (c != 'B')
-    r.fail_at(at, "binary header \"\\0B\"",
-              c < 0 ? std::string("\"\\0\" then end of input") : "\"\\0\" then byte " + std::to_string(c));
+    r.fail_at(at, {"binary header \"\\0B\""},
+              {c < 0 ? std::string("\"\\0\" then end of input") : "\"\\0\" then byte " + std::to_string(c)});
   return true;
 }
 

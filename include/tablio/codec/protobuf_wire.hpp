@@ -45,8 +45,8 @@ struct cursor {
   const char* begin;
   const std::string* name;
 
-  [[noreturn]] void fail(const std::string& expected, const std::string& found) const {
-    throw format_error({*name, static_cast<std::uint64_t>(p - begin), {}}, expected, found);
+  [[noreturn]] TABLIO_COLD void fail(message expected, message found) const {
+    throw_format_error(*name, static_cast<std::uint64_t>(p - begin), {}, expected, found);
   }
   bool done() const noexcept { return p == end; }
   // Tags and lengths are nearly always one or two bytes: those stay inline.
@@ -70,18 +70,17 @@ struct cursor {
   std::uint64_t get_long_varint() {
     std::uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
-      if (p == end) fail("a varint", "end of data");
+      if (p == end) fail({"a varint"}, {"end of data"});
       auto b = static_cast<unsigned char>(*p++);
-      if (shift == 63 && b > 1) fail("a varint of at most 64 bits", "more");
+      if (shift == 63 && b > 1) fail({"a varint of at most 64 bits"}, {"more"});
       v |= static_cast<std::uint64_t>(b & 0x7F) << shift;
       if (!(b & 0x80)) return v;
     }
-    fail("a varint of at most 10 bytes", "more");
+    fail({"a varint of at most 10 bytes"}, {"more"});
   }
   std::string_view get_bytes() {
     std::uint64_t n = get_varint();
-    if (n > static_cast<std::uint64_t>(end - p))
-      fail(std::to_string(n) + " bytes", "only " + std::to_string(end - p));
+    if (n > static_cast<std::uint64_t>(end - p)) fail({decimal(n), " bytes"}, {"only ", decimal(end - p)});
     std::string_view v(p, static_cast<std::size_t>(n));
     p += n;
     return v;
@@ -111,11 +110,11 @@ struct cursor {
         p += 4;
         return;
       default:
-        fail("a known wire type", "wire type " + std::to_string(type));
+        fail({"a known wire type"}, {"wire type ", decimal(type)});
     }
   }
   void need(std::size_t n) const {
-    if (static_cast<std::size_t>(end - p) < n) fail(std::to_string(n) + " bytes", "end of data");
+    if (static_cast<std::size_t>(end - p) < n) fail({decimal(n), " bytes"}, {"end of data"});
   }
 };
 

@@ -40,7 +40,7 @@ struct raw : detail::codec_defaults<raw<Endian>> {
       const char* p = r.window().data();
       if constexpr (std::is_same_v<T, bool>) {
         if (static_cast<unsigned char>(*p) > 1)
-          r.fail("a bool (0 or 1)", "byte " + std::to_string(static_cast<unsigned char>(*p)));
+          r.fail({"a bool (0 or 1)"}, {"byte ", decimal(static_cast<unsigned char>(*p))});
         v = *p != 0;
       } else {
         v = load<Endian, T>(p);
@@ -48,7 +48,7 @@ struct raw : detail::codec_defaults<raw<Endian>> {
       r.advance(sizeof(T));
       return;
     }
-    r.fail(std::to_string(sizeof(T)) + " bytes", "end of input after " + std::to_string(r.window().size()));
+    r.fail({decimal(sizeof(T)), " bytes"}, {"end of input after ", decimal(r.window().size())});
   }
 
   static void write_size(writer& w, std::uint64_t n) { write(w, n); }

@@ -76,7 +76,7 @@ inline std::string_view scan_number_token(reader& r, std::string& scratch, bool 
     else
       found += " (next byte '" + std::string(1, static_cast<char>(next)) + "')";
   }
-  r.fail_at(at, std::string("a text ") + type, found);
+  r.fail_at(at, {"a text ", type}, {found});
 }
 
 // The length of the token `is >> number` would take from [p, end): optional sign, digits,
@@ -160,7 +160,7 @@ inline T read_text_number(reader& r, const char* type) {
       if (!tok.empty() &&
           std::from_chars(tok.data() + (tok.front() == '+'), tok.data() + tok.size(), probe).ptr ==
               tok.data() + tok.size())
-        r.fail_at(at, std::string("a text ") + type + " in range", "'" + std::string(tok) + "'");
+        r.fail_at(at, {"a text ", type, " in range"}, {"'", tok, "'"});
     }
     fail_number(r, at, type, tok);
   }

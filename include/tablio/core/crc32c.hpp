@@ -8,7 +8,6 @@
 
 #include <tablio/core/endian.hpp>
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -27,22 +26,29 @@ namespace detail {
 
 inline constexpr std::uint32_t crc32c_polynomial = 0x82F63B78;  // reflected
 
-// tables[k][b]: the register after byte b followed by k zero bytes (slice-by-8).
-inline constexpr auto crc32c_tables = [] {
-  std::array<std::array<std::uint32_t, 256>, 8> t{};
-  for (std::uint32_t b = 0; b < 256; ++b) {
-    std::uint32_t r = b;
-    for (int i = 0; i < 8; ++i) r = (r >> 1) ^ ((r & 1) ? crc32c_polynomial : 0);
-    t[0][b] = r;
-  }
-  for (int k = 1; k < 8; ++k)
-    for (int b = 0; b < 256; ++b) t[k][b] = (t[k - 1][b] >> 8) ^ t[0][t[k - 1][b] & 0xFF];
-  return t;
-}();
+// t[k][b]: the register after byte b followed by k zero bytes (slice-by-8). Computed at the
+// first use rather than at compile time, which every includer would pay for.
+struct crc32c_slices {
+  std::uint32_t t[8][256];
+};
+inline const crc32c_slices& crc32c_tables() {
+  static const crc32c_slices slices = [] {
+    crc32c_slices s{};
+    for (std::uint32_t b = 0; b < 256; ++b) {
+      std::uint32_t r = b;
+      for (int i = 0; i < 8; ++i) r = (r >> 1) ^ ((r & 1) ? crc32c_polynomial : 0);
+      s.t[0][b] = r;
+    }
+    for (int k = 1; k < 8; ++k)
+      for (int b = 0; b < 256; ++b) s.t[k][b] = (s.t[k - 1][b] >> 8) ^ s.t[0][s.t[k - 1][b] & 0xFF];
+    return s;
+  }();
+  return slices;
+}
 
 // Advances the raw register (no pre/post inversion) over n bytes, portably.
 inline std::uint32_t crc32c_portable(std::uint32_t r, const unsigned char* p, std::size_t n) noexcept {
-  const auto& t = crc32c_tables;
+  const auto& t = crc32c_tables().t;
   for (; n >= 8; n -= 8, p += 8) {
     std::uint32_t lo = load<std::endian::little, std::uint32_t>(p) ^ r;
     std::uint32_t hi = load<std::endian::little, std::uint32_t>(p + 4);
@@ -78,19 +84,22 @@ constexpr std::uint32_t crc32c_zeros_operator(std::uint64_t n) noexcept {
 inline constexpr std::size_t crc32c_stripe = 8192;
 
 // shift_tables[k][b]: byte b at position k of a register, moved past one stripe of zeros.
-inline const std::array<std::array<std::uint32_t, 256>, 4>& crc32c_stripe_shift() {
-  static const auto tables = [] {
-    std::array<std::array<std::uint32_t, 256>, 4> t{};
-    constexpr std::uint32_t op = crc32c_zeros_operator(crc32c_stripe);
+struct crc32c_shift_tables {
+  std::uint32_t t[4][256];
+};
+inline const crc32c_shift_tables& crc32c_stripe_shift() {
+  static const crc32c_shift_tables tables = [] {
+    crc32c_shift_tables s{};
+    const std::uint32_t op = crc32c_zeros_operator(crc32c_stripe);
     for (int k = 0; k < 4; ++k)
-      for (std::uint32_t b = 0; b < 256; ++b) t[k][b] = crc32c_multiply(op, b << (8 * k));
-    return t;
+      for (std::uint32_t b = 0; b < 256; ++b) s.t[k][b] = crc32c_multiply(op, b << (8 * k));
+    return s;
   }();
   return tables;
 }
 
 inline std::uint32_t crc32c_shift_stripe(std::uint32_t r) {
-  const auto& t = crc32c_stripe_shift();
+  const auto& t = crc32c_stripe_shift().t;
   return t[0][r & 0xFF] ^ t[1][(r >> 8) & 0xFF] ^ t[2][(r >> 16) & 0xFF] ^ t[3][r >> 24];
 }
 

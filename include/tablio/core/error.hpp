@@ -8,12 +8,21 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 TABLIO_BEGIN_NAMESPACE
+
+// Out of line and cold: what throw sites call, so that building a message costs each site a
+// call rather than inlined string code (which every includer would compile again).
+#if defined(__GNUC__) || defined(__clang__)
+#define TABLIO_COLD __attribute__((cold, noinline))
+#else
+#define TABLIO_COLD
+#endif
 
 // Base of every exception tablio throws.
 class error : public std::runtime_error {
@@ -38,7 +47,7 @@ class io_error : public error {
   int error_number() const noexcept { return errno_; }
 
  private:
-  static std::string compose(const std::string& path, int errnum, std::string_view what) {
+  TABLIO_COLD static std::string compose(const std::string& path, int errnum, std::string_view what) {
     std::string m(what);
     m += " '";
     m += path;
@@ -85,7 +94,8 @@ class format_error : public error {
   }
 
  private:
-  static std::string compose(const error_location& w, const std::string& expected, const std::string& found) {
+  TABLIO_COLD static std::string compose(const error_location& w, const std::string& expected,
+                                         const std::string& found) {
     std::string m = "format error in '" + w.path + "'";
     if (w.offset) m += " at byte " + std::to_string(*w.offset);
     if (!w.key.empty()) m += " (key '" + w.key + "')";
@@ -96,6 +106,56 @@ class format_error : public error {
   std::string expected_;
   std::string found_;
 };
+
+// The pieces of an error message, joined only when the error is thrown:
+//   throw_usage_error({"key '", key, "' is not in the script '", script, "'"});
+using message = std::initializer_list<std::string_view>;
+
+namespace detail {
+
+TABLIO_COLD inline std::string join(message pieces) {
+  std::size_t size = 0;
+  for (std::string_view p : pieces) size += p.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view p : pieces) out += p;
+  return out;
+}
+
+}  // namespace detail
+
+// A number as a message piece: {"item ", decimal(i), " of ", decimal(n)}.
+class decimal {
+ public:
+  explicit decimal(std::uint64_t v) noexcept {
+    size_ = static_cast<unsigned char>(
+        std::snprintf(text_, sizeof text_, "%llu", static_cast<unsigned long long>(v)));
+  }
+  explicit decimal(std::int64_t v) noexcept {
+    size_ = static_cast<unsigned char>(std::snprintf(text_, sizeof text_, "%lld", static_cast<long long>(v)));
+  }
+  explicit decimal(int v) noexcept : decimal(static_cast<std::int64_t>(v)) {}
+  explicit decimal(unsigned v) noexcept : decimal(static_cast<std::uint64_t>(v)) {}
+  operator std::string_view() const noexcept { return {text_, size_}; }
+
+ private:
+  char text_[24];
+  unsigned char size_;
+};
+
+[[noreturn]] TABLIO_COLD inline void throw_usage_error(message what) {
+  throw usage_error(detail::join(what));
+}
+[[noreturn]] TABLIO_COLD inline void throw_io_error(std::string_view path, int errnum, message what) {
+  throw io_error(std::string(path), errnum, detail::join(what));
+}
+[[noreturn]] TABLIO_COLD inline void throw_format_error(std::string_view path,
+                                                        std::optional<std::uint64_t> offset,
+                                                        std::string_view key, message expected,
+                                                        message found) {
+  throw format_error({std::string(path), offset, std::string(key)}, detail::join(expected),
+                     detail::join(found));
+}
 
 // Failures that cannot be thrown (a writer closed by its destructor) are reported here.
 // The default prints one line to standard error; install your own to route it to a log.

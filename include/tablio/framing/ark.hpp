@@ -61,8 +61,8 @@ class archive_writer {
 
  private:
   [[noreturn]] void bad_key(std::string_view key) const {
-    throw usage_error("invalid key '" + std::string(key) + "' for archive '" + out_.name() +
-                      "': keys are non-empty and have no whitespace or unprintable bytes");
+    throw_usage_error({"invalid key '", key, "' for archive '", out_.name(),
+                       "': keys are non-empty and have no whitespace or unprintable bytes"});
   }
 
   writer out_;
@@ -92,7 +92,7 @@ class archive_reader {
     if (c == ' ' || c == '\t')
       in_.advance(1);  // a newline is left for the object
     else if (c != '\n')
-      in_.fail("a space after key '" + key + "'", "byte " + std::to_string(c));
+      in_.fail({"a space after key '", key, "'"}, {"byte ", decimal(c)});
     return true;
   }
 
@@ -107,7 +107,7 @@ class archive_reader {
   // Points e at the object at `at` (an offset next() reported), read with a second reader so
   // that reading in order goes on undisturbed. Needs an archive opened from a plain file.
   bool read_at(const location& at, entry& e) {
-    if (!seekable()) throw usage_error("cannot seek in archive '" + in_.name() + "': it is not a plain file");
+    if (!seekable()) throw_usage_error({"cannot seek in archive '", in_.name(), "': it is not a plain file"});
     if (!lookup_) lookup_.emplace(file_source(file_), file_, limits_);
     lookup_->seek(at.offset);
     e.form = entry_form::object;

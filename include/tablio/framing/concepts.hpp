@@ -172,8 +172,7 @@ namespace detail {
 // A shard I of N reads entries I, I+N, I+2N...: I < N.
 inline void check_shard(std::uint64_t index, std::uint64_t count) {
   if (count == 0 || index >= count)
-    throw usage_error("shard " + std::to_string(index) + " of " + std::to_string(count) +
-                      ": a shard is 0 to N-1 of N");
+    throw_usage_error({"shard ", decimal(index), " of ", decimal(count), ": a shard is 0 to N-1 of N"});
 }
 }  // namespace detail
 
@@ -197,6 +196,19 @@ class lookup_reader {
   std::optional<reader> in_;
   std::uint32_t file_ = 0;
 };
+}  // namespace detail
+
+namespace detail {
+// Closes what `o` holds (a failed command throws) and leaves it empty either way.
+template <class T>
+void close_and_reset(std::optional<T>& o) {
+  if (!o) return;
+  struct reset_on_exit {
+    std::optional<T>& o;
+    ~reset_on_exit() { o.reset(); }
+  } reset{o};
+  o->close();
+}
 }  // namespace detail
 
 // Keys of tables whose entries have none of their own: the ordinal, zero-padded to eight

@@ -153,40 +153,39 @@ inline idx_header parse_idx_header(std::span<const char> bytes, const std::strin
                                    std::optional<std::uint64_t> file_bytes,
                                    const idx_read_options& options = {}) {
   auto byte = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
-  auto fail = [&](std::uint64_t offset, std::string expected, std::string found) {
-    throw format_error({name, offset, {}}, std::move(expected), std::move(found));
+  auto fail = [&](std::uint64_t offset, message expected, message found) {
+    throw_format_error(name, offset, {}, expected, found);
   };
-  if (bytes.size() < 4) fail(0, "a 4-byte IDX magic number", std::to_string(bytes.size()) + " bytes");
+  if (bytes.size() < 4) fail(0, {"a 4-byte IDX magic number"}, {decimal(bytes.size()), " bytes"});
   if (byte(0) != 0 || byte(1) != 0) {
     if (detect_compression(bytes) == compression::gzip)
-      fail(0, "an IDX file (magic 00 00 TT DD)",
-           "gzip data: decompress it first, or read it with tablio::zlib");
+      fail(0, {"an IDX file (magic 00 00 TT DD)"},
+           {"gzip data: decompress it first, or read it with tablio::zlib"});
     char found[32];
     std::snprintf(found, sizeof found, "bytes %02x %02x", byte(0), byte(1));
-    fail(0, "00 00, the start of an IDX magic number", found);
+    fail(0, {"00 00, the start of an IDX magic number"}, {found});
   }
   if (!is_idx_type(byte(2))) {
     char found[32];
     std::snprintf(found, sizeof found, "type code 0x%02x", byte(2));
-    fail(2, "an IDX type code (08, 09, 0B, 0C, 0D, 0E)", found);
+    fail(2, {"an IDX type code (08, 09, 0B, 0C, 0D, 0E)"}, {found});
   }
   idx_header h;
   h.type = static_cast<idx_type>(byte(2));
   std::size_t ndims = byte(3);
-  if (ndims == 0) fail(3, "at least one dimension", "0 dimensions");
+  if (ndims == 0) fail(3, {"at least one dimension"}, {"0 dimensions"});
   if (bytes.size() < 4 + 4 * ndims)
-    fail(bytes.size(),
-         std::to_string(4 + 4 * ndims) + " header bytes for " + std::to_string(ndims) + " dimensions",
-         std::to_string(bytes.size()) + " bytes");
+    fail(bytes.size(), {decimal(4 + 4 * ndims), " header bytes for ", decimal(ndims), " dimensions"},
+         {decimal(bytes.size()), " bytes"});
   h.dims.resize(ndims);
   std::uint64_t values = 1, data = 0;
   for (std::size_t i = 0; i < ndims; ++i) {
     h.dims[i] = load<std::endian::big, std::uint32_t>(bytes.data() + 4 + 4 * i);
     if (__builtin_mul_overflow(values, std::uint64_t{h.dims[i]}, &values))
-      fail(4 + 4 * i, "dimensions whose product fits in 64 bits", "a product of 2^64 or more");
+      fail(4 + 4 * i, {"dimensions whose product fits in 64 bits"}, {"a product of 2^64 or more"});
   }
   if (__builtin_mul_overflow(values, std::uint64_t{idx_type_size(h.type)}, &data))
-    fail(4, "a data size that fits in 64 bits", "2^64 bytes or more");
+    fail(4, {"a data size that fits in 64 bits"}, {"2^64 bytes or more"});
   if (file_bytes) {
     std::uint64_t have = *file_bytes - h.size_bytes();
     if (options.recover_unfinished) {
@@ -195,11 +194,10 @@ inline idx_header parse_idx_header(std::span<const char> bytes, const std::strin
     }
     std::uint64_t need = data;
     if (have < need)
-      fail(*file_bytes, std::to_string(need) + " data bytes",
-           "only " + std::to_string(have) + " (the file is truncated)");
+      fail(*file_bytes, {decimal(need), " data bytes"}, {"only ", decimal(have), " (the file is truncated)"});
     if (have > need && !options.allow_trailing_bytes && !options.recover_unfinished)
-      fail(h.size_bytes() + need, "the end of the file after " + std::to_string(need) + " data bytes",
-           std::to_string(have - need) + " more bytes");
+      fail(h.size_bytes() + need, {"the end of the file after ", decimal(need), " data bytes"},
+           {decimal(have - need), " more bytes"});
   }
   return h;
 }
@@ -234,8 +232,8 @@ class idx_file {
       limits lim = in.limits();
       in = reader(zlib_source(std::move(in)), name, lim);
 #else
-      throw format_error({name, 0, {}}, "an IDX file",
-                         "gzip data: decompress it first, or link the tablio::zlib component to read it");
+      throw_format_error(name, 0, {}, {"an IDX file"},
+                         {"gzip data: decompress it first, or link the tablio::zlib component to read it"});
 #endif
     }
     read_all(in, options);
@@ -266,8 +264,8 @@ class idx_file {
   template <class T>
   void read_item(std::uint64_t i, std::span<T> out) const {
     if (out.size() < item_values_) [[unlikely]]
-      throw usage_error("idx_file::read_item: room for " + std::to_string(out.size()) + " values, item has " +
-                        std::to_string(item_values_));
+      throw_usage_error({"idx_file::read_item: room for ", decimal(out.size()), " values, item has ",
+                         decimal(item_values_)});
     check_index(i);
     convert_idx_values(header_.type,
                        bytes_.data() + header_bytes_ + static_cast<std::size_t>(i) * item_bytes_,
@@ -290,8 +288,7 @@ class idx_file {
  private:
   void check_index(std::uint64_t i) const {
     if (i >= header_.items()) [[unlikely]]
-      throw usage_error("item " + std::to_string(i) + " of '" + name_ + "', which has " +
-                        std::to_string(size()));
+      throw_usage_error({"item ", decimal(i), " of '", name_, "', which has ", decimal(size())});
   }
 
   // A stream of unknown length: read the header, then exactly the data it announces (the
@@ -329,12 +326,12 @@ class idx_file {
         break;
       }
       if (n == 0)
-        throw format_error({name_, owned_.size(), {}}, std::to_string(need) + " data bytes",
-                           "only " + std::to_string(owned_.size() - got) + " (the file is truncated)");
+        throw_format_error(name_, owned_.size(), {}, {decimal(need), " data bytes"},
+                           {"only ", decimal(owned_.size() - got), " (the file is truncated)"});
     }
     if (!options.allow_trailing_bytes && !in.at_end())
-      throw format_error({name_, owned_.size(), {}},
-                         "the end of the file after " + std::to_string(need) + " data bytes", "more bytes");
+      throw_format_error(name_, owned_.size(), {},
+                         {"the end of the file after ", decimal(need), " data bytes"}, {"more bytes"});
     in.close();
     bytes_ = owned_;
     cache_sizes();
@@ -366,7 +363,7 @@ class idx_writer {
     header_.type = type;
     header_.dims.push_back(items.value_or(0));
     header_.dims.insert(header_.dims.end(), item_dims.begin(), item_dims.end());
-    if (header_.dims.size() > 255) throw usage_error("IDX files have at most 255 dimensions");
+    if (header_.dims.size() > 255) throw_usage_error({"IDX files have at most 255 dimensions"});
     char head[4 + 4 * 255] = {0, 0, static_cast<char>(type), static_cast<char>(header_.dims.size())};
     for (std::size_t i = 0; i < header_.dims.size(); ++i)
       store<std::endian::big>(head + 4 + 4 * i, header_.dims[i]);
@@ -385,10 +382,7 @@ class idx_writer {
   // Appends one item of item_values() values, converted to the file's type (big-endian).
   template <class T>
   void write_item(std::span<const T> values) {
-    if (values.size() != values_per_item_)
-      throw usage_error("an IDX item of '" + out_.name() + "' has " + std::to_string(values_per_item_) +
-                        " values, not " + std::to_string(values.size()));
-    if (written_ == UINT32_MAX) throw usage_error("IDX files hold at most 2^32-1 items");
+    check_item(values.size());
     std::size_t size = idx_type_size(header_.type);
     scratch_.resize(values.size() * size);
     char* p = scratch_.data();
@@ -397,6 +391,20 @@ class idx_writer {
         store<std::endian::big>(p + i * sizeof(S), static_cast<S>(values[i]));
     };
     visit_element_type(element_type_of(header_.type), each);
+    out_.write(scratch_.data(), scratch_.size());
+    ++written_;
+  }
+  // Appends one item given as values of the file's type in native byte order.
+  void write_native_item(const char* values, std::size_t count) {
+    check_item(count);
+    std::size_t size = idx_type_size(header_.type);
+    scratch_.resize(count * size);
+    if (size == 1 || std::endian::native == std::endian::big) {
+      if (count != 0) std::memcpy(scratch_.data(), values, count * size);
+    } else {
+      for (std::size_t i = 0; i < count * size; i += size)
+        for (std::size_t b = 0; b < size; ++b) scratch_[i + b] = values[i + size - 1 - b];
+    }
     out_.write(scratch_.data(), scratch_.size());
     ++written_;
   }
@@ -409,9 +417,8 @@ class idx_writer {
     if (!out_.is_open()) return;
     if (items_ && *items_ != written_) {
       out_.close();
-      throw format_error({out_.name(), std::nullopt, {}},
-                         std::to_string(*items_) + " items, as the header says",
-                         std::to_string(written_) + " written");
+      throw_format_error(out_.name(), std::nullopt, {}, {decimal(*items_), " items, as the header says"},
+                         {decimal(written_), " written"});
     }
     if (!items_) {
       char count[4];
@@ -420,7 +427,7 @@ class idx_writer {
         out_.seek(4);
       } catch (const usage_error&) {
         out_.close();
-        throw usage_error("'" + out_.name() + "' cannot seek back to patch the item count: give it up front");
+        throw_usage_error({"'", out_.name(), "' cannot seek back to patch the item count: give it up front"});
       }
       out_.write(count, 4);
     }
@@ -428,6 +435,13 @@ class idx_writer {
   }
 
  private:
+  void check_item(std::size_t values) const {
+    if (values != values_per_item_)
+      throw_usage_error({"an IDX item of '", out_.name(), "' has ", decimal(values_per_item_),
+                         " values, not ", decimal(values)});
+    if (written_ == UINT32_MAX) throw_usage_error({"IDX files hold at most 2^32-1 items"});
+  }
+
   writer out_;
   std::optional<std::uint32_t> items_;
   idx_header header_;
@@ -502,19 +516,16 @@ class idx_output {
 
   void put(std::string_view key, const array_view& item) {
     if (key != ordinal_key(written_))
-      throw usage_error("IDX items are keyed by their index: entry " + std::to_string(written_) + " of '" +
-                        name_ + "' must have key '" + ordinal_key(written_) + "', not '" + std::string(key) +
-                        "'");
+      throw_usage_error({"IDX items are keyed by their index: entry ", decimal(written_), " of '", name_,
+                         "' must have key '", ordinal_key(written_), "', not '", key, "'"});
     if (!out_) {
       dims_.assign(item.dims.begin(), item.dims.end());
       out_.emplace(open_output(name_, open_), idx_type_of(item.type), dims_);
     } else if (!same_shape(item) || idx_type_of(item.type) != type_) {
-      throw usage_error("every item of the IDX file '" + name_ + "' must have the first item's shape");
+      throw_usage_error({"every item of the IDX file '", name_, "' must have the first item's shape"});
     }
     type_ = idx_type_of(item.type);
-    visit_element_type(item.type, [&]<class T>(T) {
-      out_->write_item<T>({reinterpret_cast<const T*>(item.data), static_cast<std::size_t>(item.values())});
-    });
+    out_->write_native_item(item.data, static_cast<std::size_t>(item.values()));
     ++written_;
   }
   void flush() {

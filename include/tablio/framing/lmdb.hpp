@@ -113,16 +113,16 @@ class lmdb_environment {
   static std::shared_ptr<lmdb_environment> open(const std::string& path, bool read_only,
                                                 const lmdb_options& options) {
     if (!read_only && !options.no_subdir && ::mkdir(path.c_str(), 0775) != 0 && errno != EEXIST)
-      throw io_error(path, errno, "cannot create the LMDB folder");
+      throw_io_error(path, errno, {"cannot create the LMDB folder"});
     std::string key = detail::canonical_path(path);
     std::lock_guard lock(detail::open_lmdb_mutex());
     auto& open = detail::open_lmdb_environments();
     if (auto it = open.find(key); it != open.end()) {
       if (auto env = it->second.lock()) {
         if (!read_only && env->read_only_)
-          throw usage_error("the LMDB database '" + path +
-                            "' is open for reading in this process; close its readers before writing it "
-                            "(LMDB allows one environment per database per process)");
+          throw_usage_error({"the LMDB database '", path,
+                             "' is open for reading in this process; close its readers before writing it "
+                             "(LMDB allows one environment per database per process)"});
         return env;
       }
     }
@@ -144,9 +144,9 @@ class lmdb_environment {
 
   MDB_env* get() const {
     if (generation_ != detail::fork_generation()) [[unlikely]]
-      throw usage_error("the LMDB database '" + path_ +
-                        "' was opened before fork(): LMDB environments cannot be used in a child process; "
-                        "open it again there");
+      throw_usage_error({"the LMDB database '", path_,
+                         "' was opened before fork(): LMDB environments cannot be used in a child process; "
+                         "open it again there"});
     return env_;
   }
   MDB_dbi dbi() const noexcept { return dbi_; }
@@ -200,10 +200,9 @@ class lmdb_environment {
  private:
   void check_no_open_transactions(const char* action) const {
     if (int n = open_transactions_.load(); n != 0)
-      throw usage_error("cannot " + std::string(action) + " of the LMDB database '" + path_ + "' while " +
-                        std::to_string(n) +
-                        " other transactions of this process are open (a remap would move their pages): "
-                        "close its readers first, or give the writer an initial_map_size large enough");
+      throw_usage_error({"cannot ", action, " of the LMDB database '", path_, "' while ", decimal(n),
+                         " other transactions of this process are open (a remap would move their pages): "
+                         "close its readers first, or give the writer an initial_map_size large enough"});
   }
 
   void open_database(const lmdb_options& options) {
@@ -279,10 +278,10 @@ class lmdb_writer {
   // commit, so that it can be replayed into a larger map; data is durable once commit() or
   // close() has returned.
   void put(std::string_view key, std::string_view value) {
-    if (closed_) throw usage_error("lmdb_writer::put after close");
+    if (closed_) throw_usage_error({"lmdb_writer::put after close"});
     if (key.empty() || key.size() > static_cast<std::size_t>(mdb_env_get_maxkeysize(env_.get())))
-      throw usage_error("LMDB keys are 1 to " + std::to_string(mdb_env_get_maxkeysize(env_.get())) +
-                        " bytes; '" + std::string(key.substr(0, 64)) + "' is " + std::to_string(key.size()));
+      throw_usage_error({"LMDB keys are 1 to ", decimal(mdb_env_get_maxkeysize(env_.get())), " bytes; '",
+                         key.substr(0, 64), "' is ", decimal(key.size())});
     batch_.emplace_back(std::string(key), std::string(value));
     if (!txn_) begin();
     int rc = put_one(batch_.back());
@@ -375,8 +374,8 @@ class lmdb_reader {
                        const lmdb_read_options& read = {})
       : shared_(lmdb_environment::open(path, true, options)), env_(*shared_), read_(read) {
     if (read_.shard_count == 0 || read_.shard_index >= read_.shard_count)
-      throw usage_error("invalid LMDB shard " + std::to_string(read_.shard_index) + " of " +
-                        std::to_string(read_.shard_count));
+      throw_usage_error(
+          {"invalid LMDB shard ", decimal(read_.shard_index), " of ", decimal(read_.shard_count)});
     env_.begin_transaction(MDB_RDONLY, txn_);
     int rc = mdb_cursor_open(txn_, env_.dbi(), &cursor_);
     if (rc != MDB_SUCCESS) {

@@ -84,8 +84,8 @@ class script_reader {
         entry = std::move(*e);
         return true;
       }
-      in_.fail_at(line_offset_, "a script line 'key rxfilename' (line " + std::to_string(line_number_) + ")",
-                  "'" + line + "'");
+      in_.fail_at(line_offset_, {"a script line 'key rxfilename' (line ", decimal(line_number_), ")"},
+                  {"'", line, "'"});
     }
   }
   std::uint64_t line_number() const noexcept { return line_number_; }
@@ -152,8 +152,8 @@ inline void sort_script(std::vector<script_entry>& entries) {
 inline void check_distinct_keys(const std::vector<script_entry>& entries, const std::string& script) {
   for (std::size_t i = 1; i < entries.size(); ++i)
     if (entries[i].key == entries[i - 1].key)
-      throw format_error({script, std::nullopt, entries[i].key}, "distinct keys in the script",
-                         "key '" + entries[i].key + "' twice");
+      throw_format_error(script, std::nullopt, entries[i].key, {"distinct keys in the script"},
+                         {"key '", entries[i].key, "' twice"});
 }
 
 // The first entry of `entries` (sorted) with `key`, or nullptr.
@@ -200,9 +200,9 @@ class script_input {
     if (options_.sorted) {
       for (std::size_t i = 1; i < entries_.size(); ++i)
         if (entries_[i].key < entries_[i - 1].key)
-          throw format_error({name_, std::nullopt, entries_[i].key},
-                             "a sorted script (remove the s option or add ns)",
-                             "'" + entries_[i - 1].key + "' followed by '" + entries_[i].key + "'");
+          throw_format_error(name_, std::nullopt, entries_[i].key,
+                             {"a sorted script (remove the s option or add ns)"},
+                             {"'", entries_[i - 1].key, "' followed by '", entries_[i].key, "'"});
     } else {
       detail::sort_script(entries_);
     }
@@ -232,9 +232,8 @@ class script_input {
       std::size_t got = in.read_some(buffer, sizeof buffer);
       if (got == 0) break;
       if (whole_.size() + got > in.limits().max_record_bytes)
-        in.fail(
-            "at most " + std::to_string(in.limits().max_record_bytes) + " bytes (limits::max_record_bytes)",
-            "more");
+        in.fail({"at most ", decimal(in.limits().max_record_bytes), " bytes (limits::max_record_bytes)"},
+                {"more"});
       whole_.append(buffer, got);
     }
     in.close();
@@ -335,8 +334,7 @@ class script_targets_output {
   writer& begin(std::string_view key) {
     const script_entry* target = detail::find_script_entry(targets_, key);
     if (!target) {
-      if (!options_.permissive)
-        throw usage_error("key '" + std::string(key) + "' is not in the script '" + name_ + "'");
+      if (!options_.permissive) throw_usage_error({"key '", key, "' is not in the script '", name_, "'"});
       out_.emplace(detail::discard_sink{}, "<skipped>", 64);
     } else {
       out_.emplace(open_output(target->rxfilename, open_));

@@ -91,9 +91,8 @@ struct tar_member {
   std::uint64_t data_offset = 0;
 };
 
-[[noreturn]] inline void bad_tar(const reader& in, std::uint64_t offset, std::string expected,
-                                 std::string found) {
-  throw format_error({in.name(), offset, {}}, std::move(expected), std::move(found));
+[[noreturn]] inline void bad_tar(const reader& in, std::uint64_t offset, message expected, message found) {
+  in.fail_at(offset, expected, found);
 }
 
 // Applies a pax extended header's records "LENGTH key=value\n" (path and size) to m.
@@ -103,18 +102,16 @@ inline void apply_pax(const reader& in, std::uint64_t at, std::string_view recor
     std::uint64_t length = 0;
     if (space == std::string_view::npos || !parse_number(records.substr(0, space), length) ||
         length <= space + 1 || length > records.size() || records[length - 1] != '\n')
-      bad_tar(in, at, "pax records \"LENGTH key=value\\n\"", "'" + std::string(records.substr(0, 32)) + "'");
+      bad_tar(in, at, {"pax records \"LENGTH key=value\\n\""}, {"'", records.substr(0, 32), "'"});
     std::string_view record = records.substr(space + 1, length - space - 2);
     records.remove_prefix(length);
     std::size_t eq = record.find('=');
-    if (eq == std::string_view::npos)
-      bad_tar(in, at, "a pax record key=value", "'" + std::string(record) + "'");
+    if (eq == std::string_view::npos) bad_tar(in, at, {"a pax record key=value"}, {"'", record, "'"});
     std::string_view key = record.substr(0, eq), value = record.substr(eq + 1);
     if (key == "path") {
       m.name = value;
     } else if (key == "size") {
-      if (!parse_number(value, m.size))
-        bad_tar(in, at, "a pax size in decimal", "'" + std::string(value) + "'");
+      if (!parse_number(value, m.size)) bad_tar(in, at, {"a pax size in decimal"}, {"'", value, "'"});
     }
   }
 }
@@ -130,7 +127,7 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
     std::uint64_t at = in.tell();
     if (!in.ensure(tar_block)) {
       if (in.window().empty()) return false;
-      bad_tar(in, at, "a 512-byte tar header", std::to_string(in.window().size()) + " bytes at the end");
+      bad_tar(in, at, {"a 512-byte tar header"}, {decimal(in.window().size()), " bytes at the end"});
     }
     const char* h = in.window().data();
     bool zero = true;
@@ -138,9 +135,9 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
     if (zero) return false;
     auto checksum = parse_tar_number(h + 148, 8);
     if (!checksum || !tar_checksum_matches(h, *checksum))
-      bad_tar(in, at, "a tar header whose checksum matches", "a block that is no tar header");
+      bad_tar(in, at, {"a tar header whose checksum matches"}, {"a block that is no tar header"});
     auto size = parse_tar_number(h + 124, 12);
-    if (!size) bad_tar(in, at + 124, "a tar size field", "'" + tar_field_text(h + 124, 12) + "'");
+    if (!size) bad_tar(in, at + 124, {"a tar size field"}, {"'", tar_field_text(h + 124, 12), "'"});
     char type = h[156];
     std::string name = tar_field_text(h, 100);
     if (std::memcmp(h + 257, "ustar", 5) == 0 && h[345] != '\0')
@@ -167,8 +164,8 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
     m.size = pax_size ? *pax_size : *size;
     m.data_offset = in.tell();
     if (auto left = in.remaining(); left && (m.size > *left || tar_padding(m.size) > *left - m.size))
-      bad_tar(in, at, std::to_string(m.size) + " bytes of member data and their padding",
-              "only " + std::to_string(*left) + " bytes left (the archive is truncated)");
+      bad_tar(in, at, {decimal(m.size), " bytes of member data and their padding"},
+              {"only ", decimal(*left), " bytes left (the archive is truncated)"});
     return true;
   }
 }
@@ -224,8 +221,8 @@ inline void put_tar_padding(writer& out, std::uint64_t size) {
 inline void append_pax_record(std::string& out, std::string_view key, std::string_view value) {
   std::size_t rest = key.size() + value.size() + 3;  // ' ', '=', '\n'
   std::size_t length = rest + 1;
-  while (std::to_string(length).size() + rest != length) ++length;
-  out += std::to_string(length);
+  while (std::string_view(decimal(length)).size() + rest != length) ++length;
+  out += decimal(length);
   out += ' ';
   out += key;
   out += '=';
@@ -248,7 +245,7 @@ class tar_output {
       if (options_.max_count == 0) options_.max_count = 100000;
       if (options_.max_size == 0) options_.max_size = 3000000000;
     } else if (options_.max_count != 0 || options_.max_size != 0) {
-      throw usage_error("'" + std::string(name) + "': shards need a numbered name, such as shard-%06d.tar");
+      throw_usage_error({"'", name, "': shards need a numbered name, such as shard-%06d.tar"});
     }
     open_file(numbered_ ? (*numbered_)(0) : std::string(name));
   }
@@ -258,7 +255,7 @@ class tar_output {
   }
 
   void put(std::string_view key, std::string_view bytes) {
-    if (!out_) throw usage_error("tar_output::put after close");
+    if (!out_) throw_usage_error({"tar_output::put after close"});
     check_key(key);
     if (numbered_ && count_ != 0 && (count_ >= options_.max_count || out_->tell() >= options_.max_size)) {
       end_file();
@@ -272,7 +269,7 @@ class tar_output {
       std::string records;
       if (name.size() > 100) detail::append_pax_record(records, "path", name);
       if (bytes.size() > detail::tar_octal_limit)
-        detail::append_pax_record(records, "size", std::to_string(bytes.size()));
+        detail::append_pax_record(records, "size", decimal(bytes.size()));
       detail::put_tar_header(*out_, "././@PaxHeader", records.size(), 'x');
       out_->write(records);
       detail::put_tar_padding(*out_, records.size());
@@ -300,8 +297,8 @@ class tar_output {
     bool parent = key == ".." || key.starts_with("../") || key.ends_with("/..") ||
                   key.find("/../") != std::string_view::npos;
     if (last.empty() || last.find('.') != std::string_view::npos || key.front() == '/' || parent)
-      throw usage_error("key '" + std::string(key) +
-                        "' cannot name a tar member: no '.' in its last component, no leading '/' or '..'");
+      throw_usage_error(
+          {"key '", key, "' cannot name a tar member: no '.' in its last component, no leading '/' or '..'"});
   }
   void open_file(std::string name) {
     out_.emplace(open_output(name, open_));
@@ -355,9 +352,7 @@ class tar_input {
       }
       detail::tar_member m;
       if (!detail::read_tar_member(*in_, m, scratch_)) {
-        auto in = std::move(in_);
-        in_.reset();
-        in->close();
+        detail::close_and_reset(in_);
         continue;
       }
       if (!is_entry(m) || ordinal_++ % options_.shard_count != options_.shard_index) {
@@ -375,7 +370,7 @@ class tar_input {
     reader& in = lookup_.at(files_, at, open_.parse_limits);
     detail::tar_member m;
     if (!detail::read_tar_member(in, m, scratch_) || !is_entry(m))
-      detail::bad_tar(in, at.offset, "a member ." + options_.extension, "none");
+      detail::bad_tar(in, at.offset, {"a member .", options_.extension}, {"none"});
     describe(in, m, at.file, e);
     return true;
   }
@@ -384,10 +379,8 @@ class tar_input {
   const std::string& name() const noexcept { return name_; }
   void close() {
     lookup_.close();
-    auto in = std::move(in_);
-    in_.reset();
     next_file_ = files_.size();
-    if (in) in->close();
+    detail::close_and_reset(in_);
   }
 
  private:
@@ -401,8 +394,8 @@ class tar_input {
   void describe(reader& in, const detail::tar_member& m, std::uint32_t file, entry& e) {
     std::string_view key = detail::tar_key_and_extension(m.name).first;
     if (!kaldi_io::is_token(key))
-      detail::bad_tar(in, m.header_offset, "a member name whose key has no whitespace or unprintable bytes",
-                      "'" + m.name + "'");
+      detail::bad_tar(in, m.header_offset, {"a member name whose key has no whitespace or unprintable bytes"},
+                      {"'", m.name, "'"});
     e.key = key;
     e.form = entry_form::record;
     // The data and its padding in one view: skipping the padding after could refill the window.

@@ -171,9 +171,8 @@ class tfrecord_reader {
     for (;;) {
       if (!detail::read_tfrecord(in_, buffer_, record, info_)) {
         if (info_.truncated_header && options_.strict_end)
-          throw format_error(
-              {in_.name(), info_.offset, {}}, "a 12-byte record header",
-              std::to_string(info_.truncated_header) + " bytes of a 12-byte header at end of file");
+          throw_format_error(in_.name(), info_.offset, {}, {"a 12-byte record header"},
+                             {decimal(info_.truncated_header), " bytes of a 12-byte header at end of file"});
         return false;
       }
       if (options_.verify_crc && !detail::tfrecord_data_crc_matches(record, info_)) {
@@ -211,8 +210,8 @@ class tfrecord_reader {
 namespace detail {
 
 [[noreturn]] inline void needs_zlib(const std::string& name, compression c) {
-  throw usage_error("'" + name + "' is " + compression_name(c) +
-                    "-compressed: TFRecord compression needs the tablio::zlib component");
+  throw_usage_error({"'", name, "' is ", compression_name(c),
+                     "-compressed: TFRecord compression needs the tablio::zlib component"});
 }
 
 }  // namespace detail
@@ -315,9 +314,7 @@ class tfrecord_input {
       }
       std::string_view record;
       if (!in_->next(record)) {
-        auto in = std::move(in_);
-        in_.reset();
-        in->close();
+        detail::close_and_reset(in_);
         continue;
       }
       std::uint64_t ordinal = next_ordinal_++;
@@ -341,10 +338,8 @@ class tfrecord_input {
   const std::string& name() const noexcept { return name_; }
   void close() {
     lookup_.close();
-    auto in = std::move(in_);
-    in_.reset();
     next_file_ = files_.size();
-    if (in) in->close();
+    detail::close_and_reset(in_);
   }
 
  private:

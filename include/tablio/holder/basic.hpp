@@ -20,7 +20,7 @@ namespace detail {
 // Reads the rest of a text line (without its '\n') as Kaldi's holders do with getline().
 inline std::string read_line(reader& r) {
   std::string line;
-  if (!r.read_line(line)) r.fail("a text line", "end of input");
+  if (!r.read_line(line)) r.fail({"a text line"}, {"end of input"});
   return line;
 }
 
@@ -94,13 +94,14 @@ class basic_holder : public holder_storage<T> {
     }
     // A blank line before the value is an error (Kaldi catches it: `is >> v` would skip it).
     skip_blanks(r);
-    if (r.peek() == '\n') r.fail("a basic value", "an empty line");
+    if (r.peek() == '\n') r.fail({"a basic value"}, {"an empty line"});
     kaldi_text::read(r, this->value_);
     skip_blanks(r);
     int c = r.get();
     if (c != '\n')
-      r.fail_at(r.tell() - (c >= 0), "a newline after the value",
-                c < 0 ? std::string("end of input") : "byte '" + std::string(1, static_cast<char>(c)) + "'");
+      r.fail_at(
+          r.tell() - (c >= 0), {"a newline after the value"},
+          {c < 0 ? std::string("end of input") : "byte '" + std::string(1, static_cast<char>(c)) + "'"});
   }
 
  private:
@@ -186,7 +187,7 @@ class basic_vector_vector_holder : public holder_storage<std::vector<std::vector
         kaldi_text::read(line, x);
         current.push_back(x);
       }
-      if (!current.empty()) line.fail("';' closing the last inner vector", "end of line");
+      if (!current.empty()) line.fail({"';' closing the last inner vector"}, {"end of line"});
     });
   }
 };
@@ -233,7 +234,7 @@ class basic_pair_vector_holder : public holder_storage<std::vector<std::pair<T, 
         kaldi_text::read(line, p.second);
         v.push_back(p);
         if (detail::at_line_end(line)) break;
-        if (line.peek() != ';') line.fail("';' between pairs", "something else");
+        if (line.peek() != ';') line.fail({"';' between pairs"}, {"something else"});
         line.advance(1);
       }
     });

@@ -28,9 +28,9 @@ inline std::string take_key_feature(example& features, std::string_view key_name
   auto it = features.features.find(std::string(key_name));
   auto* values = it == features.features.end() ? nullptr : std::get_if<std::vector<std::string>>(&it->second);
   if (!values || values->size() != 1)
-    throw format_error(
-        {name, std::nullopt, {}}, "a bytes feature '" + std::string(key_name) + "' holding the key",
-        it == features.features.end() ? "no such feature" : "a feature of another kind or size");
+    throw_format_error(
+        name, std::nullopt, {}, {"a bytes feature '", key_name, "' holding the key"},
+        {it == features.features.end() ? "no such feature" : "a feature of another kind or size"});
   std::string key = std::move(values->front());
   features.features.erase(it);
   features.unknown.in_feature.erase(std::string(key_name));

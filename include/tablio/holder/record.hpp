@@ -70,8 +70,7 @@ void decode_record(H& h, std::string_view bytes, const std::string& name) {
     reader r = memory_reader(bytes, name);
     h.read(r);
     if (!r.at_end())
-      r.fail("the end of the record after the object",
-             std::to_string(bytes.size() - r.tell()) + " more bytes");
+      r.fail({"the end of the record after the object"}, {decimal(bytes.size() - r.tell()), " more bytes"});
   }
 }
 

@@ -22,18 +22,18 @@ class token_holder : public holder_storage<std::string> {
     std::uint64_t at = r.tell();
     value_.clear();
     r.read_until_space(value_);
-    if (value_.empty()) r.fail_at(at, "a token", "end of input");
+    if (value_.empty()) r.fail_at(at, {"a token"}, {"end of input"});
     for (int c = r.peek(); c != '\n'; c = r.peek()) {
       if (c < 0 || !reader::is_space(static_cast<char>(c)))
-        r.fail("a newline after token '" + value_ + "'",
-               c < 0 ? std::string("end of input") : "byte '" + std::string(1, static_cast<char>(c)) + "'");
+        r.fail({"a newline after token '", value_, "'"},
+               {c < 0 ? std::string("end of input") : "byte '" + std::string(1, static_cast<char>(c)) + "'"});
       r.advance(1);
     }
     r.advance(1);
   }
   static void check_token(std::string_view token) {
     if (!kaldi_io::is_token(token))
-      throw usage_error("invalid token '" + std::string(token) + "' (empty, whitespace or unprintable)");
+      throw_usage_error({"invalid token '", token, "' (empty, whitespace or unprintable)"});
   }
 };
 

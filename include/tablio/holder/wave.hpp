@@ -10,7 +10,7 @@ TABLIO_BEGIN_NAMESPACE
 class wave_holder : public holder_storage<wave_data> {
  public:
   static void write(writer& w, bool binary, const wave_data& wave) {
-    if (!binary) throw usage_error("waves are binary only: write them with a binary ('b') table");
+    if (!binary) throw_usage_error({"waves are binary only: write them with a binary ('b') table"});
     wave.write(w);
   }
   void read(reader& r) { value_.read(r); }

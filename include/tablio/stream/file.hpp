@@ -42,7 +42,8 @@ class file_descriptor {
   // Closes an owned descriptor; a failing close() (e.g. a deferred write error) is reported.
   void close() {
     int fd = std::exchange(fd_, -1);
-    if (fd >= 0 && owned_ && ::close(fd) != 0 && errno != EINTR) throw io_error(path_, errno, "cannot close");
+    if (fd >= 0 && owned_ && ::close(fd) != 0 && errno != EINTR)
+      throw_io_error(path_, errno, {"cannot close"});
   }
 
   static file_descriptor open(const std::string& path, int flags, const char* action) {
@@ -50,7 +51,7 @@ class file_descriptor {
     do {
       fd = ::open(path.c_str(), flags | O_CLOEXEC, 0666);
     } while (fd < 0 && errno == EINTR);
-    if (fd < 0) throw io_error(path, errno, action);
+    if (fd < 0) throw_io_error(path, errno, {action});
     return file_descriptor(fd, path, true);
   }
 
@@ -58,7 +59,7 @@ class file_descriptor {
     for (;;) {
       ssize_t got = ::read(fd_, dst, n);
       if (got >= 0) return static_cast<std::size_t>(got);
-      if (errno != EINTR) throw io_error(path_, errno, "cannot read");
+      if (errno != EINTR) throw_io_error(path_, errno, {"cannot read"});
     }
   }
 
@@ -67,7 +68,7 @@ class file_descriptor {
       ssize_t put = ::write(fd_, src, n);
       if (put < 0) {
         if (errno == EINTR) continue;
-        throw io_error(path_, errno, "cannot write");
+        throw_io_error(path_, errno, {"cannot write"});
       }
       src += put;
       n -= static_cast<std::size_t>(put);
@@ -76,7 +77,7 @@ class file_descriptor {
 
   void seek(std::uint64_t offset) {
     if (::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0)
-      throw io_error(path_, errno, "cannot seek in");
+      throw_io_error(path_, errno, {"cannot seek in"});
   }
 
   // The size of a regular file; nullopt for pipes, terminals and devices.
@@ -107,7 +108,7 @@ class file_source {
     size_ = fd_.regular_file_size();
     if (offset != 0) {
       if (size_ && offset > *size_)
-        throw io_error(path, 0, "offset " + std::to_string(offset) + " is past the end of");
+        throw_io_error(path, 0, {"offset ", decimal(offset), " is past the end of"});
       seek(offset);
     }
   }

@@ -79,14 +79,13 @@ struct offset_filename {
 
 inline offset_filename split_offset_filename(std::string_view name) {
   std::size_t colon = detail::offset_colon(name);
-  if (colon == std::string_view::npos)
-    throw usage_error("not a file:offset name: '" + std::string(name) + "'");
+  if (colon == std::string_view::npos) throw_usage_error({"not a file:offset name: '", name, "'"});
   std::string digits(name.substr(colon + 1));
   errno = 0;
   char* end = nullptr;
   unsigned long long v = std::strtoull(digits.c_str(), &end, 10);
   if (errno == ERANGE || *end != '\0' || v > std::numeric_limits<std::int64_t>::max())
-    throw usage_error("invalid offset in '" + std::string(name) + "'");
+    throw_usage_error({"invalid offset in '", name, "'"});
   return {std::string(name.substr(0, colon)), v};
 }
 
@@ -103,14 +102,14 @@ inline reader open_input(std::string_view name, const open_options& options = {}
       return reader(file_source(o.file, o.offset), o.file, options.parse_limits);
     }
     case input_kind::pipe: {
-      if (!options.allow_pipes) throw usage_error("pipes are disabled; refusing input '" + n + "'");
+      if (!options.allow_pipes) throw_usage_error({"pipes are disabled; refusing input '", n, "'"});
       std::string command = n.substr(0, n.size() - 1);
       return reader(pipe_source(command), n, options.parse_limits);
     }
     case input_kind::none:
       break;
   }
-  throw usage_error("invalid rxfilename '" + n + "'");
+  throw_usage_error({"invalid rxfilename '", n, "'"});
 }
 
 // Opens a wxfilename for writing.
@@ -122,13 +121,13 @@ inline writer open_output(std::string_view name, const open_options& options = {
     case output_kind::file:
       return writer(file_sink(n), n);
     case output_kind::pipe: {
-      if (!options.allow_pipes) throw usage_error("pipes are disabled; refusing output '" + n + "'");
+      if (!options.allow_pipes) throw_usage_error({"pipes are disabled; refusing output '", n, "'"});
       return writer(pipe_sink(n.substr(1)), n);
     }
     case output_kind::none:
       break;
   }
-  throw usage_error("invalid wxfilename '" + n + "'");
+  throw_usage_error({"invalid wxfilename '", n, "'"});
 }
 
 TABLIO_END_NAMESPACE

@@ -21,7 +21,7 @@ class istream_source {
   std::size_t read_some(char* dst, std::size_t n) {
     is_->read(dst, static_cast<std::streamsize>(n));
     std::size_t got = static_cast<std::size_t>(is_->gcount());
-    if (is_->bad()) throw io_error(name_, 0, "cannot read from stream");
+    if (is_->bad()) throw_io_error(name_, 0, {"cannot read from stream"});
     return got;
   }
 
@@ -36,11 +36,11 @@ class ostream_sink {
       : os_(&os), name_(std::move(name)) {}
   void write(const char* src, std::size_t n) {
     os_->write(src, static_cast<std::streamsize>(n));
-    if (!*os_) throw io_error(name_, 0, "cannot write to stream");
+    if (!*os_) throw_io_error(name_, 0, {"cannot write to stream"});
   }
   void flush() {
     os_->flush();
-    if (!*os_) throw io_error(name_, 0, "cannot flush stream");
+    if (!*os_) throw_io_error(name_, 0, {"cannot flush stream"});
   }
 
  private:

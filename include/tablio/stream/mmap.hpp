@@ -26,23 +26,23 @@ class mmap_source {
     do {
       fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     } while (fd < 0 && errno == EINTR);
-    if (fd < 0) throw io_error(path, errno, "cannot open for reading");
+    if (fd < 0) throw_io_error(path, errno, {"cannot open for reading"});
     struct stat st;
     if (::fstat(fd, &st) != 0) {
       int e = errno;
       ::close(fd);
-      throw io_error(path, e, "cannot stat");
+      throw_io_error(path, e, {"cannot stat"});
     }
     if (!S_ISREG(st.st_mode)) {
       ::close(fd);
-      throw io_error(path, 0, "cannot memory-map a file that is not a regular file:");
+      throw_io_error(path, 0, {"cannot memory-map a file that is not a regular file:"});
     }
     size_ = static_cast<std::size_t>(st.st_size);
     if (size_ != 0) {
       void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
       int e = errno;
       ::close(fd);
-      if (p == MAP_FAILED) throw io_error(path, e, "cannot memory-map");
+      if (p == MAP_FAILED) throw_io_error(path, e, {"cannot memory-map"});
       data_ = static_cast<const char*>(p);
       int advice = hint == access_pattern::sequential ? MADV_SEQUENTIAL
                    : hint == access_pattern::random   ? MADV_RANDOM

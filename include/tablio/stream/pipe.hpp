@@ -26,7 +26,7 @@ class process_pipe {
   process_pipe(std::string command, const char* mode) : command_(std::move(command)) {
     std::fflush(nullptr);  // the child must not inherit and re-flush our stdio buffers
     file_ = ::popen(command_.c_str(), mode);
-    if (!file_) throw io_error(command_, errno, "cannot start command");
+    if (!file_) throw_io_error(command_, errno, {"cannot start command"});
   }
   process_pipe(process_pipe&& o) noexcept
       : command_(std::move(o.command_)), file_(std::exchange(o.file_, nullptr)) {}
@@ -56,11 +56,11 @@ class process_pipe {
       }
     }
     int status = ::pclose(std::exchange(file_, nullptr));
-    if (status == -1) throw io_error(command_, errno, "cannot wait for command");
+    if (status == -1) throw_io_error(command_, errno, {"cannot wait for command"});
     if (WIFSIGNALED(status))
-      throw io_error(command_, 0, "command killed by signal " + std::to_string(WTERMSIG(status)) + ":");
+      throw_io_error(command_, 0, {"command killed by signal ", decimal(WTERMSIG(status)), ":"});
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-      throw io_error(command_, 0, "command exited with status " + std::to_string(WEXITSTATUS(status)) + ":");
+      throw_io_error(command_, 0, {"command exited with status ", decimal(WEXITSTATUS(status)), ":"});
   }
 
  private:
@@ -107,7 +107,7 @@ class pipe_source {
     for (;;) {
       ssize_t got = ::read(pipe_.fd(), dst, n);
       if (got >= 0) return static_cast<std::size_t>(got);
-      if (errno != EINTR) throw io_error(pipe_.command(), errno, "cannot read from command");
+      if (errno != EINTR) throw_io_error(pipe_.command(), errno, {"cannot read from command"});
     }
   }
   // Reads the rest of the output, waits for the command, throws if it failed.
@@ -123,7 +123,7 @@ class pipe_sink {
   explicit pipe_sink(std::string command) : pipe_(std::move(command), "we") {}
 
   void write(const char* src, std::size_t n) {
-    if (!pipe_.is_open()) throw io_error(pipe_.command(), EPIPE, "cannot write to command");
+    if (!pipe_.is_open()) throw_io_error(pipe_.command(), EPIPE, {"cannot write to command"});
     detail::sigpipe_guard guard;
     while (n > 0) {
       ssize_t put = ::write(pipe_.fd(), src, n);
@@ -132,7 +132,7 @@ class pipe_sink {
         int e = errno;
         // The command's own failure (its exit status) explains an EPIPE better than EPIPE.
         pipe_.finish(false);
-        throw io_error(pipe_.command(), e, "cannot write to command");
+        throw_io_error(pipe_.command(), e, {"cannot write to command"});
       }
       src += put;
       n -= static_cast<std::size_t>(put);

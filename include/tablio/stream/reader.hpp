@@ -209,9 +209,7 @@ class reader {
   void read_exact_slow(char* dst, std::size_t n, const char* what) {
     std::uint64_t start = tell();
     std::size_t got = read_some(dst, n);
-    if (got != n)
-      throw format_error({name_, start, {}}, std::to_string(n) + " " + what,
-                         "end of input after " + std::to_string(got));
+    if (got != n) fail_at(start, {decimal(n), " ", what}, {"end of input after ", decimal(got)});
   }
 
  public:
@@ -232,7 +230,7 @@ class reader {
   // Skips n bytes or throws.
   void skip(std::uint64_t n) {
     while (n > 0) {
-      if (!fill()) throw format_error({name_, tell(), {}}, "more bytes", "end of input");
+      if (!fill()) fail({"more bytes"}, {"end of input"});
       std::size_t take =
           static_cast<std::size_t>(detail::min_of<std::uint64_t>(n, static_cast<std::size_t>(end_ - cur_)));
       cur_ += take;
@@ -273,9 +271,8 @@ class reader {
           static_cast<const char*>(std::memchr(cur_, '\n', static_cast<std::size_t>(end_ - cur_)));
       const char* stop = nl ? nl : end_;
       if (line.size() + static_cast<std::size_t>(stop - cur_) > limits_.max_record_bytes)
-        fail("a line of at most " + std::to_string(limits_.max_record_bytes) +
-                 " bytes (limits::max_record_bytes)",
-             "a longer line");
+        fail({"a line of at most ", decimal(limits_.max_record_bytes), " bytes (limits::max_record_bytes)"},
+             {"a longer line"});
       line.append(cur_, stop);
       cur_ = nl ? nl + 1 : end_;
       if (nl || !refill()) return true;
@@ -303,16 +300,23 @@ class reader {
   }
 
   // Throws a format_error at the current offset.
-  [[noreturn]] void fail(std::string expected, std::string found) const {
-    throw format_error({name_, tell(), {}}, std::move(expected), std::move(found));
+  [[noreturn]] TABLIO_COLD void fail(message expected, message found) const {
+    throw_format_error(name_, tell(), {}, expected, found);
   }
-  [[noreturn]] void fail_at(std::uint64_t offset, std::string expected, std::string found) const {
-    throw format_error({name_, offset, {}}, std::move(expected), std::move(found));
+  [[noreturn]] TABLIO_COLD void fail_at(std::uint64_t offset, message expected, message found) const {
+    throw_format_error(name_, offset, {}, expected, found);
+  }
+  [[noreturn]] TABLIO_COLD void fail(const std::string& expected, const std::string& found) const {
+    fail(message{expected}, message{found});
+  }
+  [[noreturn]] TABLIO_COLD void fail_at(std::uint64_t offset, const std::string& expected,
+                                        const std::string& found) const {
+    fail_at(offset, message{expected}, message{found});
   }
 
   // Moves to an absolute offset (throws usage_error when the source cannot seek).
   void seek(std::uint64_t offset) {
-    if (!source_->seek(offset)) throw usage_error("cannot seek in '" + name_ + "'");
+    if (!source_->seek(offset)) throw_usage_error({"cannot seek in '", name_, "'"});
     window_begin_ = cur_ = end_ = nullptr;
     pending_ = {};
     window_offset_ = offset;
@@ -331,17 +335,14 @@ class reader {
   // check_available()'s slow path: exact checks, and the error that says which one failed.
   void check_available_precisely(std::uint64_t count, std::uint64_t min_item_bytes, const char* what) const {
     if (count > limits_.max_element_count)
-      fail(std::string("at most ") + std::to_string(limits_.max_element_count) + " " + what +
-               " (limits::max_element_count)",
-           "a count of " + std::to_string(count));
+      fail({"at most ", decimal(limits_.max_element_count), " ", what, " (limits::max_element_count)"},
+           {"a count of ", decimal(count)});
     if (min_item_bytes != 0 && count > limits_.max_record_bytes / min_item_bytes)
-      fail(std::string("at most ") + std::to_string(limits_.max_record_bytes) +
-               " bytes (limits::max_record_bytes)",
-           "a count of " + std::to_string(count) + " " + what);
+      fail({"at most ", decimal(limits_.max_record_bytes), " bytes (limits::max_record_bytes)"},
+           {"a count of ", decimal(count), " ", what});
     if (auto rem = remaining(); rem && min_item_bytes != 0 && count > *rem / min_item_bytes)
-      fail(std::to_string(count) + " " + what + " (at least " + std::to_string(count * min_item_bytes) +
-               " bytes)",
-           "only " + std::to_string(*rem) + " bytes left");
+      fail({decimal(count), " ", what, " (at least ", decimal(count * min_item_bytes), " bytes)"},
+           {"only ", decimal(*rem), " bytes left"});
   }
 
   // ensure()'s slow path: copies what is left of the window and the start of the next

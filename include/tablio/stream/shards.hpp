@@ -76,15 +76,15 @@ inline std::vector<std::string> expand_shards(std::string_view pattern) {
     std::vector<std::string> names;
     for (struct stat st; ::stat((*numbered)(names.size()).c_str(), &st) == 0;)
       names.push_back((*numbered)(names.size()));
-    if (names.empty()) throw io_error((*numbered)(0), ENOENT, "no file matches");
+    if (names.empty()) throw_io_error((*numbered)(0), ENOENT, {"no file matches"});
     return names;
   }
   if (std::size_t at = p.rfind('@'); at != std::string::npos && at + 1 < p.size() &&
                                      p.find_first_not_of("0123456789", at + 1) == std::string::npos) {
     std::string digits = p.substr(at + 1);
-    if (digits.size() > 9) throw usage_error("too many shards in '" + p + "'");
+    if (digits.size() > 9) throw_usage_error({"too many shards in '", p, "'"});
     std::uint64_t n = std::stoull(digits);
-    if (n == 0) throw usage_error("no shards in '" + p + "'");
+    if (n == 0) throw_usage_error({"no shards in '", p, "'"});
     std::vector<std::string> names;
     names.reserve(n);
     for (std::uint64_t i = 0; i < n; ++i) names.push_back(shard_name(p.substr(0, at), i, n));
@@ -97,8 +97,8 @@ inline std::vector<std::string> expand_shards(std::string_view pattern) {
   if (rc == 0)
     for (std::size_t i = 0; i < matches.gl_pathc; ++i) names.emplace_back(matches.gl_pathv[i]);
   ::globfree(&matches);
-  if (rc == GLOB_NOMATCH || (rc == 0 && names.empty())) throw io_error(p, ENOENT, "no file matches");
-  if (rc != 0) throw io_error(p, errno, "cannot list the files matching");
+  if (rc == GLOB_NOMATCH || (rc == 0 && names.empty())) throw_io_error(p, ENOENT, {"no file matches"});
+  if (rc != 0) throw_io_error(p, errno, {"cannot list the files matching"});
   return names;  // glob sorts them
 }
 

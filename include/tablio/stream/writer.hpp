@@ -163,7 +163,7 @@ class writer {
   // cannot seek.
   void seek(std::uint64_t offset) {
     flush();
-    if (!guarded([&] { return sink_->seek(offset); })) throw usage_error("cannot seek in '" + name_ + "'");
+    if (!guarded([&] { return sink_->seek(offset); })) throw_usage_error({"cannot seek in '", name_, "'"});
     committed_ = offset;
   }
 
@@ -186,7 +186,7 @@ class writer {
  private:
   void check_open() const {
     if (failure_) std::rethrow_exception(failure_);
-    if (!sink_) throw usage_error("write to closed output '" + name_ + "'");
+    if (!sink_) throw_usage_error({"write to closed output '", name_, "'"});
   }
   void grow(std::size_t need) {
     check_open();
@@ -195,7 +195,7 @@ class writer {
     std::span<char> w = guarded([&] { return sink_->next_window(used, need); });
     begin_ = pos_ = w.data();
     end_ = w.data() + w.size();
-    if (w.size() < need) throw usage_error("output window too small in '" + name_ + "'");
+    if (w.size() < need) throw_usage_error({"output window too small in '", name_, "'"});
   }
   void write_slow(const char* src, std::size_t n) {
     check_open();

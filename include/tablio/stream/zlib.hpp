@@ -11,13 +11,14 @@
 #error "<tablio/stream/zlib.hpp> needs zlib: link the tablio::zlib CMake target (it defines TABLIO_WITH_ZLIB)"
 #endif
 
+#include <tablio/core/minmax.hpp>
+#include <tablio/core/owned.hpp>
 #include <tablio/stream/compression.hpp>
 #include <tablio/stream/reader.hpp>
 #include <tablio/stream/writer.hpp>
 
 #include <zlib.h>
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,11 +26,11 @@ TABLIO_BEGIN_NAMESPACE
 
 class zlib_source {
  public:
-  explicit zlib_source(reader compressed) : in_(std::make_unique<reader>(std::move(compressed))) {
-    stream_ = std::make_unique<z_stream>();
+  explicit zlib_source(reader compressed) : in_(make_owned<reader>(std::move(compressed))) {
+    stream_ = make_owned<z_stream>();
     // 15 + 32: a zlib or gzip header, detected by inflate itself.
     if (inflateInit2(stream_.get(), 15 + 32) != Z_OK)
-      throw io_error(in_->name(), 0, "cannot start inflating");
+      throw_io_error(in_->name(), 0, {"cannot start inflating"});
   }
   zlib_source(zlib_source&&) noexcept = default;
   zlib_source& operator=(zlib_source&&) noexcept = default;
@@ -40,24 +41,24 @@ class zlib_source {
   std::size_t read_some(char* dst, std::size_t n) {
     z_stream& z = *stream_;
     z.next_out = reinterpret_cast<Bytef*>(dst);
-    z.avail_out = static_cast<uInt>(std::min<std::size_t>(n, 1u << 30));
-    while (z.avail_out == static_cast<uInt>(std::min<std::size_t>(n, 1u << 30))) {
+    z.avail_out = static_cast<uInt>(detail::min_of<std::size_t>(n, 1u << 30));
+    while (z.avail_out == static_cast<uInt>(detail::min_of<std::size_t>(n, 1u << 30))) {
       if (z.avail_in == 0) {
         in_->advance(consumed_);
         consumed_ = 0;
         if (!in_->fill()) {
           if (!ended_)
-            throw format_error({in_->name(), in_->tell(), {}}, "the end of the compressed stream",
-                               "end of input (truncated gzip/zlib data)");
+            throw_format_error(in_->name(), in_->tell(), {}, {"the end of the compressed stream"},
+                               {"end of input (truncated gzip/zlib data)"});
           break;
         }
         std::span<const char> w = in_->window();
         z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(w.data()));
-        z.avail_in = static_cast<uInt>(std::min<std::size_t>(w.size(), 1u << 30));
+        z.avail_in = static_cast<uInt>(detail::min_of<std::size_t>(w.size(), 1u << 30));
         consumed_ = z.avail_in;
         if (ended_) {
           // Bytes after a finished member: another gzip member follows (or garbage).
-          if (inflateReset(&z) != Z_OK) throw io_error(in_->name(), 0, "cannot restart inflating");
+          if (inflateReset(&z) != Z_OK) throw_io_error(in_->name(), 0, {"cannot restart inflating"});
           ended_ = false;
         }
       }
@@ -73,17 +74,17 @@ class zlib_source {
         continue;
       }
       if (rc != Z_OK && rc != Z_BUF_ERROR)
-        throw format_error({in_->name(), in_->tell(), {}}, "valid gzip/zlib data",
-                           std::string("inflate() failed with error ") + std::to_string(rc) +
-                               (z.msg ? std::string(": ") + z.msg : std::string()));
+        throw_format_error(in_->name(), in_->tell(), {}, {"valid gzip/zlib data"},
+                           {"inflate() failed with error ", decimal(rc),
+                            (z.msg ? std::string(": ") + z.msg : std::string())});
     }
-    return static_cast<std::size_t>(std::min<std::size_t>(n, 1u << 30) - z.avail_out);
+    return static_cast<std::size_t>(detail::min_of<std::size_t>(n, 1u << 30) - z.avail_out);
   }
   void close() { in_->close(); }
 
  private:
-  std::unique_ptr<reader> in_;
-  std::unique_ptr<z_stream> stream_;
+  owned<reader> in_;
+  owned<z_stream> stream_;
   std::size_t consumed_ = 0;  // bytes of the input window handed to inflate
   bool ended_ = false;        // the last member finished
 };
@@ -91,11 +92,11 @@ class zlib_source {
 class zlib_sink {
  public:
   zlib_sink(writer out, compression kind, int level = Z_DEFAULT_COMPRESSION)
-      : out_(std::make_unique<writer>(std::move(out))), buffer_(1 << 18) {
-    stream_ = std::make_unique<z_stream>();
+      : out_(make_owned<writer>(std::move(out))), buffer_(1 << 18) {
+    stream_ = make_owned<z_stream>();
     int bits = kind == compression::gzip ? 15 + 16 : 15;
     if (deflateInit2(stream_.get(), level, Z_DEFLATED, bits, 9, Z_DEFAULT_STRATEGY) != Z_OK)
-      throw io_error(out_->name(), 0, "cannot start deflating");
+      throw_io_error(out_->name(), 0, {"cannot start deflating"});
   }
   zlib_sink(zlib_sink&&) noexcept = default;
   zlib_sink& operator=(zlib_sink&&) noexcept = default;
@@ -128,14 +129,14 @@ class zlib_sink {
       z.next_out = reinterpret_cast<Bytef*>(buffer_.data());
       z.avail_out = static_cast<uInt>(buffer_.size());
       int rc = deflate(&z, mode);
-      if (rc == Z_STREAM_ERROR) throw io_error(out_->name(), 0, "deflate() failed on");
+      if (rc == Z_STREAM_ERROR) throw_io_error(out_->name(), 0, {"deflate() failed on"});
       out_->write(buffer_.data(), buffer_.size() - z.avail_out);
       if (mode == Z_FINISH ? rc == Z_STREAM_END : (z.avail_in == 0 && z.avail_out != 0)) return;
     }
   }
 
-  std::unique_ptr<writer> out_;
-  std::unique_ptr<z_stream> stream_;
+  owned<writer> out_;
+  owned<z_stream> stream_;
   std::vector<char> buffer_;
 };
 

@@ -33,9 +33,9 @@ namespace detail {
 
 [[noreturn]] inline void array_shape_mismatch(const std::string& name, const char* expected,
                                               const array_view& a) {
-  throw format_error({name, std::nullopt, {}}, expected,
-                     "entries of " + std::to_string(a.values()) + (a.values() == 1 ? " value" : " values") +
-                         " in " + std::to_string(a.dims.size()) + " dimensions");
+  throw_format_error(name, std::nullopt, {}, {expected},
+                     {"entries of ", decimal(a.values()), (a.values() == 1 ? " value" : " values"), " in ",
+                      decimal(a.dims.size()), " dimensions"});
 }
 
 }  // namespace detail

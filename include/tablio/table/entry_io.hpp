@@ -32,7 +32,7 @@ decltype(auto) with_key(std::string_view key, std::string_view path, F&& f) {
 }
 
 [[noreturn]] inline void no_such_form(std::string_view table, const char* what) {
-  throw usage_error("'" + std::string(table) + "': " + what);
+  throw_usage_error({"'", table, "': ", what});
 }
 
 // Refuses key=NAME for a holder whose records cannot keep a key.
@@ -40,9 +40,9 @@ template <holder_type H>
 void check_key_option(std::string_view key_name, std::string_view table) {
   if constexpr (!keyed_record_holder<H>) {
     if (!key_name.empty())
-      throw usage_error(
-          "'" + std::string(table) +
-          "': key=NAME keeps keys in an Example feature; this holder's records cannot hold one");
+      throw_usage_error(
+          {"'", table,
+           "': key=NAME keeps keys in an Example feature; this holder's records cannot hold one"});
   }
 }
 
@@ -131,8 +131,8 @@ void read_record(H& h, entry& e) {
         if (e.provisional_key)
           e.key = std::move(key);
         else if (key != e.key)
-          throw format_error({source, std::nullopt, e.key}, "the record of key '" + e.key + "'",
-                             "the record of key '" + key + "'");
+          throw_format_error(source, std::nullopt, e.key, {"the record of key '", e.key, "'"},
+                             {"the record of key '", key, "'"});
       }
     }
   } catch (const format_error& err) {
@@ -155,8 +155,8 @@ void apply_script_range(T& value, const entry& e) {
   if constexpr (has_range_support<T>) {
     with_key(e.key, e.origin, [&] { apply_range(value, e.range); });
   } else {
-    throw format_error({std::string(e.origin), std::nullopt, e.key},
-                       "no range (this type does not support ranges)", "'[" + std::string(e.range) + "]'");
+    throw_format_error(e.origin, std::nullopt, e.key, {"no range (this type does not support ranges)"},
+                       {"'[", e.range, "]'"});
   }
 }
 

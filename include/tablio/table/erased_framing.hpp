@@ -50,7 +50,7 @@ class any_input_base {
 
 namespace detail {
 [[noreturn]] inline void framing_cannot(const char* what) {
-  throw usage_error(std::string("this table's framing cannot ") + what);
+  throw_usage_error({"this table's framing cannot ", what});
 }
 }  // namespace detail
 

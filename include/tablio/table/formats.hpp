@@ -54,7 +54,7 @@ inline owned<any_output_base> open_tfrecord_table_output(const wspecifier& w, co
         : w.compression == output_compression::zlib ? compression::zlib
                                                     : compression::none;
   if (!w.script.empty() && c.value_or(compression_for_suffix(w.archive)) != compression::none)
-    throw usage_error("'" + w.archive + "': a script cannot point into a compressed TFRecord file");
+    throw_usage_error({"'", w.archive, "': a script cannot point into a compressed TFRecord file"});
   return erased_output_of<tfrecord_output>(w.archive,
                                            tfrecord_output_options{w.records.key_feature, c, w.flush}, o);
 }
@@ -73,8 +73,8 @@ inline owned<any_input_base> open_lmdb_input(const rspecifier& r, const open_opt
 }
 #else
 [[noreturn]] inline void needs_lmdb(const std::string& name) {
-  throw usage_error("'" + name +
-                    "' is an LMDB database: link the tablio::lmdb CMake target (liblmdb) to use it");
+  throw_usage_error(
+      {"'", name, "' is an LMDB database: link the tablio::lmdb CMake target (liblmdb) to use it"});
 }
 inline owned<any_output_base> open_lmdb_output(const wspecifier& w, const open_options&) {
   needs_lmdb(w.archive);
@@ -153,10 +153,10 @@ inline void register_format(const table_format& format) {
   bool plain = !format.name.empty() && format.name.find_first_of("=, :") == std::string_view::npos;
   for (std::string_view r : reserved) plain = plain && format.name != r;
   if (!plain || (!format.open_output && !format.open_input))
-    throw usage_error("cannot register a format named '" + std::string(format.name) +
-                      "': it needs a name that is no option, and a way to open it");
+    throw_usage_error({"cannot register a format named '", format.name,
+                       "': it needs a name that is no option, and a way to open it"});
   if (find_format(format.name))
-    throw usage_error("a format named '" + std::string(format.name) + "' is registered already");
+    throw_usage_error({"a format named '", format.name, "' is registered already"});
   detail::format_registry& registry = detail::registered_formats();
   detail::registry_lock lock(registry);
   auto* r = new detail::registered_format{format, std::string(format.name), registry.first};
@@ -167,17 +167,17 @@ inline void register_format(const table_format& format) {
 // The framing a parsed specifier names, opened.
 inline owned<any_output_base> open_table_output(const wspecifier& w, const open_options& options = {}) {
   std::optional<table_format> format = find_format(w.format);
-  if (!format || !format->open_output) throw usage_error("no writable format '" + w.format + "'");
+  if (!format || !format->open_output) throw_usage_error({"no writable format '", w.format, "'"});
   owned<any_output_base> framing = format->open_output(w, options);
   if (w.archive.empty() || w.script.empty()) return framing;  // no script beside it
   if (!framing->locatable())
-    throw usage_error("'" + w.archive + "': a script cannot point into what this format writes");
+    throw_usage_error({"'", w.archive, "': a script cannot point into what this format writes"});
   return detail::erased_output_of<scripted_output<any_output>>(any_output(std::move(framing)),
                                                                open_output(w.script, options), w.flush);
 }
 inline owned<any_input_base> open_table_input(const rspecifier& r, const open_options& options = {}) {
   std::optional<table_format> format = find_format(r.format);
-  if (!format || !format->open_input) throw usage_error("no readable format '" + r.format + "'");
+  if (!format || !format->open_input) throw_usage_error({"no readable format '", r.format, "'"});
   return format->open_input(r, options);
 }
 

@@ -85,8 +85,9 @@ class random_access_table_reader {
   const value_type& at(std::string_view key) {
     const value_type* v = lookup(key, true);
     if (!v)
-      throw format_error({name_, std::nullopt, std::string(key)}, "the key in the table",
-                         "no entry" + (absent_reason_.empty() ? std::string() : " (" + absent_reason_ + ")"));
+      throw_format_error(
+          name_, std::nullopt, key, {"the key in the table"},
+          {"no entry", (absent_reason_.empty() ? std::string() : " (" + absent_reason_ + ")")});
     return *v;
   }
   const value_type& value(std::string_view key) { return at(key); }
@@ -134,8 +135,8 @@ class random_access_table_reader {
   using slot = detail::scanned_entry<value_type>;
 
   const value_type* lookup(std::string_view key, bool load) {
-    if (!framing_) throw usage_error("lookup in a random_access_table_reader that is not open");
-    if (!kaldi_io::is_token(key)) throw usage_error("invalid key '" + std::string(key) + "'");
+    if (!framing_) throw_usage_error({"lookup in a random_access_table_reader that is not open"});
+    if (!kaldi_io::is_token(key)) throw_usage_error({"invalid key '", key, "'"});
     absent_reason_.clear();
     release_previous_once();
     if constexpr (keyed_input<framing_type>) {
@@ -175,13 +176,12 @@ class random_access_table_reader {
   // ----- framings read ahead
   const value_type* lookup_scanned(std::string_view key, bool load) {
     if (freed_.count(std::string(key)))
-      throw format_error({name_, std::nullopt, std::string(key)}, "each key asked for once (the o option)",
-                         "a second request");
+      throw_format_error(name_, std::nullopt, key, {"each key asked for once (the o option)"},
+                         {"a second request"});
     if (options_.called_sorted) {
       if (!last_requested_.empty() && key < last_requested_)
-        throw format_error({name_, std::nullopt, std::string(key)},
-                           "keys asked for in sorted order (the cs option)",
-                           "'" + std::string(key) + "' after '" + last_requested_ + "'");
+        throw_format_error(name_, std::nullopt, key, {"keys asked for in sorted order (the cs option)"},
+                           {"'", key, "' after '", last_requested_, "'"});
       last_requested_ = key;
       drop_keys_before(key);
     }
@@ -237,12 +237,12 @@ class random_access_table_reader {
   // A key read ahead must keep the order 's' promises, and must not repeat.
   void check_new_key(const std::string& k) {
     if (options_.sorted && !last_scanned_.empty() && k <= last_scanned_)
-      throw format_error(
-          {name_, entry_.where.offset, k}, "keys in sorted order (the s option)",
-          "keys in archive are not in sorted order: '" + last_scanned_ + "' is followed by '" + k + "'");
+      throw_format_error(
+          name_, entry_.where.offset, k, {"keys in sorted order (the s option)"},
+          {"keys in archive are not in sorted order: '", last_scanned_, "' is followed by '", k, "'"});
     if (index_.count(k) || (current_ && current_->first == k && !options_.called_sorted))
-      throw format_error({name_, entry_.where.offset, k}, "distinct keys in the table",
-                         "duplicate key '" + k + "'");
+      throw_format_error(name_, entry_.where.offset, k, {"distinct keys in the table"},
+                         {"duplicate key '", k, "'"});
   }
 
   const value_type* materialize(typename std::unordered_map<std::string, slot>::iterator it) {

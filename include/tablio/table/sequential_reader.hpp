@@ -66,7 +66,7 @@ class sequential_table_reader {
 
   // The current value; a pending entry is loaded here, on first use.
   value_type& value() {
-    if (done_) throw usage_error("sequential_table_reader::value() after the end of the table");
+    if (done_) throw_usage_error({"sequential_table_reader::value() after the end of the table"});
     if (!loaded_) {
       load_current();
       loaded_ = true;
@@ -75,7 +75,7 @@ class sequential_table_reader {
   }
 
   void next() {
-    if (done_) throw usage_error("sequential_table_reader::next() after the end of the table");
+    if (done_) throw_usage_error({"sequential_table_reader::next() after the end of the table"});
     advance();
   }
 

@@ -241,11 +241,11 @@ inline std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
 // The same, throwing usage_error for a specifier that is none.
 inline wspecifier require_wspecifier(std::string_view spec) {
   if (auto w = parse_wspecifier(spec)) return std::move(*w);
-  throw usage_error("invalid wspecifier '" + std::string(spec) + "'");
+  throw_usage_error({"invalid wspecifier '", spec, "'"});
 }
 inline rspecifier require_rspecifier(std::string_view spec) {
   if (auto r = parse_rspecifier(spec)) return std::move(*r);
-  throw usage_error("invalid rspecifier '" + std::string(spec) + "'");
+  throw_usage_error({"invalid rspecifier '", spec, "'"});
 }
 
 TABLIO_END_NAMESPACE

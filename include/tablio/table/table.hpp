@@ -5,4 +5,3 @@
 #include <tablio/table/random_access_reader.hpp>
 #include <tablio/table/sequential_reader.hpp>
 #include <tablio/table/table_writer.hpp>
-#include <tablio/table/tfrecord_index.hpp>

@@ -19,15 +19,15 @@ TABLIO_BEGIN_NAMESPACE
 inline std::vector<script_entry> index_tfrecord(std::string_view rspec, const open_options& options = {}) {
   rspecifier spec = require_rspecifier(rspec);
   if (spec.kind != rspecifier_kind::tfrecord)
-    throw usage_error("index_tfrecord needs a tfrecord: rspecifier, not '" + std::string(rspec) + "'");
+    throw_usage_error({"index_tfrecord needs a tfrecord: rspecifier, not '", rspec, "'"});
   tfrecord_input input(spec.filename, {{}, spec.shard_index, spec.shard_count}, options);
   for (const auto& file : input.files()) {
     if (classify_rxfilename(file) != input_kind::file)
-      throw usage_error("cannot index '" + file + "': offsets need a plain file, not a pipe or stdin");
+      throw_usage_error({"cannot index '", file, "': offsets need a plain file, not a pipe or stdin"});
     reader head = open_input(file, options);
     if (compression c = tfrecord_compression(head); c != compression::none)
-      throw usage_error("cannot index '" + file + "': it is " + compression_name(c) +
-                        "-compressed, and offsets into compressed data cannot be seeked to");
+      throw_usage_error({"cannot index '", file, "': it is ", compression_name(c),
+                         "-compressed, and offsets into compressed data cannot be seeked to"});
   }
   const std::string& key_feature = spec.records.key_feature;
   std::vector<script_entry> entries;
@@ -44,9 +44,8 @@ inline std::vector<script_entry> index_tfrecord(std::string_view rspec, const op
       view.parse(e.bytes, file);
       const feature_view* f = view.find(key_feature);
       if (!f || f->kind != feature_kind::bytes || f->count != 1)
-        throw format_error({file, e.where.offset, {}},
-                           "a bytes feature '" + key_feature + "' holding the key",
-                           f ? "a feature of another kind or size" : "no such feature");
+        throw_format_error(file, e.where.offset, {}, {"a bytes feature '", key_feature, "' holding the key"},
+                           {f ? "a feature of another kind or size" : "no such feature"});
       s.key = f->bytes().front();
     });
   }

@@ -111,12 +111,12 @@ class compressed_matrix {
         format_ = format::one_byte;
         break;
       default:
-        throw usage_error("invalid compression method " + std::to_string(static_cast<int>(method)));
+        throw_usage_error({"invalid compression method ", decimal(static_cast<int>(method))});
     }
     const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
     // NaN has no byte code (Kaldi's conversion of it is undefined behaviour).
     for (std::size_t i = 0; i < n; ++i)
-      if (data[i] != data[i]) throw usage_error("cannot compress a matrix with NaN values");
+      if (data[i] != data[i]) throw_usage_error({"cannot compress a matrix with NaN values"});
     rows_ = rows;
     cols_ = cols;
     switch (method) {
@@ -141,7 +141,7 @@ class compressed_matrix {
         float min_value = static_cast<float>(lo), max_value = static_cast<float>(hi);
         if (max_value == min_value) max_value = static_cast<float>(min_value + (1.0 + std::fabs(min_value)));
         if (!std::isfinite(min_value) || !std::isfinite(max_value) || !std::isfinite(max_value - min_value))
-          throw usage_error("cannot compress a matrix with infinite values or a range beyond float's");
+          throw_usage_error({"cannot compress a matrix with infinite values or a range beyond float's"});
         min_value_ = min_value;
         range_ = max_value - min_value;
       }
@@ -296,7 +296,7 @@ class compressed_matrix {
     else if (token == "CM3")
       format_ = format::one_byte;
     else
-      r.fail_at(at, "token CM, CM2 or CM3", "'" + token + "'");
+      r.fail_at(at, {"token CM, CM2 or CM3"}, {"'", token, "'"});
     char header[16];
     r.read_exact(header, 16, "bytes of compressed matrix header");
     min_value_ = load<std::endian::little, float>(header);
@@ -310,8 +310,7 @@ class compressed_matrix {
       return 0;
     }
     if (rows <= 0 || cols < 0)
-      r.fail_at(at, "compressed matrix dimensions that are positive",
-                std::to_string(rows) + "x" + std::to_string(cols));
+      r.fail_at(at, {"compressed matrix dimensions that are positive"}, {decimal(rows), "x", decimal(cols)});
     rows_ = rows;
     cols_ = cols;
     return data_size() - header_size;

@@ -67,7 +67,7 @@ void decode_datum(std::string_view bytes, basic_datum<Bytes>& d, const std::stri
     present = true;
   };
   auto keep_unknown = [&](const char* at, std::uint32_t type) {
-    if (type == 3 || type == 4) c.fail("no groups", "a group");
+    if (type == 3 || type == 4) c.fail({"no groups"}, {"a group"});
     c.skip(type);
     if constexpr (std::is_same_v<Bytes, std::string>) d.unknown.append(at, c.p);
   };
@@ -128,7 +128,7 @@ void decode_datum(std::string_view bytes, basic_datum<Bytes>& d, const std::stri
         if (type == length_delimited) {
           std::string_view packed = c.get_bytes();
           if (packed.size() % 4)
-            c.fail("packed floats (a multiple of 4 bytes)", std::to_string(packed.size()) + " bytes");
+            c.fail({"packed floats (a multiple of 4 bytes)"}, {decimal(packed.size()), " bytes"});
           std::size_t at_end = d.float_data.size();
           d.float_data.resize(at_end + packed.size() / 4);
           load_array<std::endian::little>(d.float_data.data() + at_end, packed.data(), packed.size() / 4);

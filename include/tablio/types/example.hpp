@@ -119,7 +119,7 @@ inline void decode_feature(protobuf_wire::cursor c, feature& f,
         if ((t >> 3) == 1 && (t & 7) == length_delimited) {
           std::string_view packed = list.get_bytes();
           if (packed.size() % 4)
-            list.fail("packed floats (a multiple of 4 bytes)", std::to_string(packed.size()) + " bytes");
+            list.fail({"packed floats (a multiple of 4 bytes)"}, {decimal(packed.size()), " bytes"});
           std::size_t at_end = v.size();
           v.resize(at_end + packed.size() / 4);
           load_array<std::endian::little>(v.data() + at_end, packed.data(), packed.size() / 4);
@@ -426,7 +426,7 @@ inline example decode_example(std::string_view bytes, const std::string& name = 
     std::uint64_t tag = c.get_varint();
     std::uint32_t type = static_cast<std::uint32_t>(tag & 7);
     if ((tag >> 3) != 1 || type != length_delimited) {
-      if (type == 3 || type == 4) c.fail("no groups", "a group");
+      if (type == 3 || type == 4) c.fail({"no groups"}, {"a group"});
       c.keep_unknown(tag_start, type, ex.unknown.in_example);
       continue;
     }
@@ -457,7 +457,7 @@ inline sequence_example decode_sequence_example(std::string_view bytes,
     const char* tag_start = c.p;
     std::uint64_t tag = c.get_varint();
     std::uint32_t field = static_cast<std::uint32_t>(tag >> 3), type = static_cast<std::uint32_t>(tag & 7);
-    if (type == 3 || type == 4) c.fail("no groups", "a group");
+    if (type == 3 || type == 4) c.fail({"no groups"}, {"a group"});
     if (field == 1 && type == length_delimited) {
       seq.context_present = true;
       detail::decode_features(c.sub(c.get_bytes()), seq.context);

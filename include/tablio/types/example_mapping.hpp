@@ -127,7 +127,7 @@ void put_example_field(example& ex, std::string_view name, const T& v) {
 
 [[noreturn]] inline void bad_example_field(const std::string& where, std::string_view name,
                                            std::string expected, std::string found) {
-  throw format_error({where, std::nullopt, {}}, "feature '" + std::string(name) + "' as " + expected, found);
+  throw_format_error(where, std::nullopt, {}, {"feature '", name, "' as ", expected}, {found});
 }
 
 template <class T>

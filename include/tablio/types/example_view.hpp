@@ -229,7 +229,7 @@ inline bool view_common_feature(protobuf_wire::cursor c, feature_view& f) {
   if (!list.done()) return false;
   if (f.kind == feature_kind::floats) {
     if (packed.size() % 4)
-      list.fail("packed floats (a multiple of 4 bytes)", std::to_string(packed.size()) + " bytes");
+      list.fail({"packed floats (a multiple of 4 bytes)"}, {decimal(packed.size()), " bytes"});
     f.count = packed.size() / 4;
   } else {
     cursor values = list.sub(packed);
@@ -262,7 +262,7 @@ class example_view {
       std::uint64_t tag = c.get_varint();
       std::uint32_t type = static_cast<std::uint32_t>(tag & 7);
       if ((tag >> 3) != 1 || type != length_delimited) {
-        if (type == 3 || type == 4) c.fail("no groups", "a group");
+        if (type == 3 || type == 4) c.fail({"no groups"}, {"a group"});
         c.skip(type);
         continue;
       }

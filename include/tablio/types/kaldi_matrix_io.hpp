@@ -58,8 +58,8 @@ inline std::pair<std::int32_t, std::int32_t> read_matrix_dims(reader& r, std::si
   kaldi_binary::read(r, rows);
   kaldi_binary::read(r, cols);
   if (rows < 0 || cols < 0 || ((rows == 0) != (cols == 0)))
-    r.fail_at(at, "matrix dimensions that are both positive or both zero",
-              std::to_string(rows) + "x" + std::to_string(cols));
+    r.fail_at(at, {"matrix dimensions that are both positive or both zero"},
+              {decimal(rows), "x", decimal(cols)});
   r.check_available(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols), element_size,
                     "matrix elements");
   return {rows, cols};
@@ -91,7 +91,8 @@ void read_matrix_text(reader& r, std::int32_t& rows, std::int32_t& cols, std::ve
   out.clear();
   rows = cols = 0;
   if (open == "[]") return;
-  if (open != "[") r.fail_at(at, "\"[\" opening a matrix", open.empty() ? "end of input" : "'" + open + "'");
+  if (open != "[")
+    r.fail_at(at, {"\"[\" opening a matrix"}, {open.empty() ? "end of input" : "'" + open + "'"});
   std::size_t row_length = 0;  // elements in the current row
   std::int64_t first_cols = -1;
   auto end_row = [&] {
@@ -99,14 +100,14 @@ void read_matrix_text(reader& r, std::int32_t& rows, std::int32_t& cols, std::ve
     if (first_cols < 0)
       first_cols = static_cast<std::int64_t>(row_length);
     else if (static_cast<std::int64_t>(row_length) != first_cols)
-      r.fail("rows of " + std::to_string(first_cols) + " columns (inconsistent #cols)",
-             "a row of " + std::to_string(row_length) + " in row " + std::to_string(rows));
+      r.fail({"rows of ", decimal(first_cols), " columns (inconsistent #cols)"},
+             {"a row of ", decimal(row_length), " in row ", decimal(rows)});
     ++rows;
     row_length = 0;
   };
   for (;;) {
     int c = r.peek();
-    if (c < 0) r.fail("']' closing the matrix", "end of input");
+    if (c < 0) r.fail({"']' closing the matrix"}, {"end of input"});
     if (c == ']') {
       consume_closing_bracket(r);
       end_row();
@@ -126,7 +127,7 @@ void read_matrix_text(reader& r, std::int32_t& rows, std::int32_t& cols, std::ve
       ++row_length;
     }
     if (out.size() > r.limits().max_element_count)
-      r.fail("at most " + std::to_string(r.limits().max_element_count) + " matrix elements", "more");
+      r.fail({"at most ", decimal(r.limits().max_element_count), " matrix elements"}, {"more"});
   }
 }
 

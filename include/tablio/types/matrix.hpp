@@ -29,7 +29,7 @@ class matrix {
       : data_(std::move(data)), rows_(rows), cols_(cols) {
     check_shape(rows, cols);
     if (data_.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
-      throw usage_error("matrix data does not hold rows x cols values");
+      throw_usage_error({"matrix data does not hold rows x cols values"});
   }
 
   std::int32_t num_rows() const noexcept { return rows_; }
@@ -73,8 +73,7 @@ class matrix {
     decode_from<Codec>(r, rows);
     decode_from<Codec>(r, cols);
     if (rows < 0 || cols < 0 || (rows == 0) != (cols == 0))
-      r.fail_at(at, "matrix dimensions both positive or both zero",
-                std::to_string(rows) + "x" + std::to_string(cols));
+      r.fail_at(at, {"matrix dimensions both positive or both zero"}, {decimal(rows), "x", decimal(cols)});
     r.check_available(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols),
                       min_encoded_size<Codec, T>(), "matrix elements");
     rows_ = rows;
@@ -108,10 +107,10 @@ class matrix {
     } else if (token == kaldi_io::matrix_token<other_precision>()) {
       kaldi_io::read_matrix_binary_body<other_precision>(r, rows_, cols_, data_);
     } else {
-      r.fail_at(at,
-                std::string("token ") + kaldi_io::matrix_token<T>() + ", " +
-                    kaldi_io::matrix_token<other_precision>() + " or CM",
-                "'" + token + "'");
+      r.fail_at(
+          at,
+          {"token ", kaldi_io::matrix_token<T>(), ", ", kaldi_io::matrix_token<other_precision>(), " or CM"},
+          {"'", token, "'"});
     }
   }
 
@@ -119,8 +118,8 @@ class matrix {
   using other_precision = std::conditional_t<sizeof(T) == 4, double, float>;
   static void check_shape(std::int32_t rows, std::int32_t cols) {
     if (rows < 0 || cols < 0 || (rows == 0) != (cols == 0))
-      throw usage_error("a matrix is rows x cols with both positive or both zero, not " +
-                        std::to_string(rows) + "x" + std::to_string(cols));
+      throw_usage_error({"a matrix is rows x cols with both positive or both zero, not ", decimal(rows), "x",
+                         decimal(cols)});
   }
   std::size_t index(std::int32_t r, std::int32_t c) const noexcept {
     return static_cast<std::size_t>(r) * static_cast<std::size_t>(cols_) + static_cast<std::size_t>(c);

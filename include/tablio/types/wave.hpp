@@ -41,7 +41,7 @@ class wave_data {
     const std::uint32_t channels = static_cast<std::uint32_t>(num_channels());
     const std::uint64_t data_bytes = 2ull * channels * static_cast<std::uint64_t>(num_samples());
     if (channels == 0 || data_bytes > 0xFFFFFFFFull - 36)
-      throw usage_error("a wave needs at least one channel and less than 4 GiB of samples");
+      throw_usage_error({"a wave needs at least one channel and less than 4 GiB of samples"});
     const std::uint32_t rate = static_cast<std::uint32_t>(sample_frequency_);
     char h[44];
     std::memcpy(h, "RIFF", 4);
@@ -89,8 +89,8 @@ class wave_data {
       bytes.resize(at + got);
       if (got == 0) break;
     }
-    if (bytes.size() > limit) r.fail("a wave of at most limits::max_record_bytes", "more");
-    if (bytes.empty()) r.fail_at(at, "wave samples", "no data");
+    if (bytes.size() > limit) r.fail({"a wave of at most limits::max_record_bytes"}, {"more"});
+    if (bytes.empty()) r.fail_at(at, {"wave samples"}, {"no data"});
     const std::int32_t samples = static_cast<std::int32_t>(bytes.size() / h.block_align);
     samples_ = matrix<float>(h.channels, samples);
     sample_frequency_ = static_cast<float>(h.sample_rate);
@@ -132,10 +132,10 @@ class wave_data {
     if (std::memcmp(tag, "RIFX", 4) == 0)
       h.big_endian = true;
     else if (std::memcmp(tag, "RIFF", 4) != 0)
-      r.fail_at(start, "a RIFF or RIFX wave header", "'" + std::string(tag, 4) + "'");
+      r.fail_at(start, {"a RIFF or RIFX wave header"}, {"'", std::string(tag, 4), "'"});
     std::uint32_t riff_size = u32();
     read_tag();
-    if (std::memcmp(tag, "WAVE", 4) != 0) r.fail_at(start + 8, "'WAVE'", "'" + std::string(tag, 4) + "'");
+    if (std::memcmp(tag, "WAVE", 4) != 0) r.fail_at(start + 8, {"'WAVE'"}, {"'", std::string(tag, 4), "'"});
     read_tag();
     while (std::memcmp(tag, "fmt ", 4) != 0) {
       r.skip(u32());
@@ -151,27 +151,27 @@ class wave_data {
     std::uint16_t bits = u16();
     std::uint32_t fmt_read = 16;
     if (format == 1) {
-      if (fmt_size < 16) r.fail_at(fmt_at, "a PCM fmt chunk of at least 16 bytes", std::to_string(fmt_size));
+      if (fmt_size < 16) r.fail_at(fmt_at, {"a PCM fmt chunk of at least 16 bytes"}, {decimal(fmt_size)});
     } else if (format == 0xFFFE) {
       std::uint16_t extra = u16();
-      if (fmt_size < 40 || extra < 22) r.fail_at(fmt_at, "a WAVE_FORMAT_EXTENSIBLE fmt chunk", "a short one");
+      if (fmt_size < 40 || extra < 22)
+        r.fail_at(fmt_at, {"a WAVE_FORMAT_EXTENSIBLE fmt chunk"}, {"a short one"});
       u16();
       u32();
       std::uint32_t guid[4] = {u32(), u32(), u32(), u32()};
       if (guid[0] != 0x00000001 || guid[1] != 0x00100000 || guid[2] != 0xAA000080 || guid[3] != 0x719B3800)
-        r.fail_at(fmt_at, "WAVE_FORMAT_EXTENSIBLE with PCM samples", "another sub-format");
+        r.fail_at(fmt_at, {"WAVE_FORMAT_EXTENSIBLE with PCM samples"}, {"another sub-format"});
       fmt_read = 40;
     } else {
-      r.fail_at(fmt_at, "PCM data (format 1)", "format " + std::to_string(format));
+      r.fail_at(fmt_at, {"PCM data (format 1)"}, {"format ", decimal(format)});
     }
     if (fmt_size > fmt_read) r.skip(fmt_size - fmt_read);
-    if (h.channels == 0) r.fail_at(fmt_at, "at least one channel", "none");
-    if (bits != 16) r.fail_at(fmt_at, "16 bits per sample", std::to_string(bits));
+    if (h.channels == 0) r.fail_at(fmt_at, {"at least one channel"}, {"none"});
+    if (bits != 16) r.fail_at(fmt_at, {"16 bits per sample"}, {decimal(bits)});
     if (byte_rate != h.sample_rate * 2 * static_cast<std::uint32_t>(h.channels))
-      r.fail_at(fmt_at, "byte rate " + std::to_string(h.sample_rate * 2 * h.channels),
-                std::to_string(byte_rate));
+      r.fail_at(fmt_at, {"byte rate ", decimal(h.sample_rate * 2 * h.channels)}, {decimal(byte_rate)});
     if (h.block_align != 2u * static_cast<std::uint32_t>(h.channels))
-      r.fail_at(fmt_at, "block align " + std::to_string(2 * h.channels), std::to_string(h.block_align));
+      r.fail_at(fmt_at, {"block align ", decimal(2 * h.channels)}, {decimal(h.block_align)});
     read_tag();
     while (std::memcmp(tag, "data", 4) != 0) {
       r.skip(u32());

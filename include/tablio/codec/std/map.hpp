@@ -48,7 +48,8 @@ struct builtin_codec<Map, std::enable_if_t<map_like<Map>>> {
       decode_from<C>(r, k);
       V v{};
       decode_from<C>(r, v);
-      if (!m.emplace(std::move(k), std::move(v)).second) r.fail_at(at, "distinct map keys", "a repeated key");
+      if (!m.emplace(std::move(k), std::move(v)).second)
+        r.fail_at(at, {"distinct map keys"}, {"a repeated key"});
     }
   }
 };
