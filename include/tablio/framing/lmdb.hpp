@@ -32,6 +32,8 @@
 #endif
 
 #include <tablio/core/error.hpp>
+#include <tablio/core/mutex.hpp>
+#include <tablio/core/owned.hpp>
 #include <tablio/framing/concepts.hpp>
 
 #include <lmdb.h>
@@ -39,14 +41,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,14 +77,15 @@ class lmdb_environment;
 
 namespace detail {
 
-// The databases this process has open, by canonical path: LMDB forbids opening one twice.
-inline std::map<std::string, std::weak_ptr<lmdb_environment>>& open_lmdb_environments() {
-  static std::map<std::string, std::weak_ptr<lmdb_environment>> environments;
-  return environments;
-}
-inline std::mutex& open_lmdb_mutex() {
-  static std::mutex m;
-  return m;
+// The environments this process has open (LMDB forbids opening a database twice), and the
+// lock under which they are opened, shared and closed.
+struct lmdb_registry {
+  mutex guard;
+  std::vector<lmdb_environment*> open;
+};
+inline lmdb_registry& lmdb_environments() {
+  static lmdb_registry registry;
+  return registry;
 }
 
 // Counts the fork()s this process came out of, so that a use after fork() is found with one
@@ -109,37 +108,46 @@ inline std::string canonical_path(const std::string& path) {
 // An open LMDB environment and its unnamed database.
 class lmdb_environment {
  public:
+  // A share of an environment: the last one to go closes it.
+  class handle {
+   public:
+    explicit handle(lmdb_environment* env) noexcept : env_(env) {}
+    handle(handle&& o) noexcept : env_(std::exchange(o.env_, nullptr)) {}
+    handle& operator=(handle&&) = delete;
+    ~handle() { release(env_); }
+    lmdb_environment* operator->() const noexcept { return env_; }
+    lmdb_environment& operator*() const noexcept { return *env_; }
+
+   private:
+    lmdb_environment* env_;
+  };
+
   // The process's environment for the database at path: the one already open, or a new one.
-  static std::shared_ptr<lmdb_environment> open(const std::string& path, bool read_only,
-                                                const lmdb_options& options) {
+  static handle open(const std::string& path, bool read_only, const lmdb_options& options) {
     if (!read_only && !options.no_subdir && ::mkdir(path.c_str(), 0775) != 0 && errno != EEXIST)
       throw_io_error(path, errno, {"cannot create the LMDB folder"});
     std::string key = detail::canonical_path(path);
-    std::lock_guard lock(detail::open_lmdb_mutex());
-    auto& open = detail::open_lmdb_environments();
-    if (auto it = open.find(key); it != open.end()) {
-      if (auto env = it->second.lock()) {
-        if (!read_only && env->read_only_)
-          throw_usage_error({"the LMDB database '", path,
-                             "' is open for reading in this process; close its readers before writing it "
-                             "(LMDB allows one environment per database per process)"});
-        return env;
-      }
+    detail::lmdb_registry& registry = detail::lmdb_environments();
+    detail::lock lock(registry.guard);
+    for (lmdb_environment* env : registry.open) {
+      if (env->key_ != key) continue;
+      if (!read_only && env->read_only_)
+        throw_usage_error({"the LMDB database '", path,
+                           "' is open for reading in this process; close its readers before writing it "
+                           "(LMDB allows one environment per database per process)"});
+      ++env->users_;
+      return handle(env);
     }
-    auto env = std::shared_ptr<lmdb_environment>(new lmdb_environment(path, read_only, options));
-    open[key] = env;
-    env->key_ = key;
-    return env;
+    auto* env = new lmdb_environment(path, read_only, options);
+    env->key_ = std::move(key);
+    registry.open.push_back(env);
+    return handle(env);
   }
   lmdb_environment(const lmdb_environment&) = delete;
   lmdb_environment& operator=(const lmdb_environment&) = delete;
   ~lmdb_environment() {
     // A child must not touch its parent's locks.
     if (env_ && generation_ == detail::fork_generation()) mdb_env_close(env_);
-    if (key_.empty()) return;
-    std::lock_guard lock(detail::open_lmdb_mutex());
-    auto& open = detail::open_lmdb_environments();
-    if (auto it = open.find(key_); it != open.end() && it->second.expired()) open.erase(it);
   }
 
   MDB_env* get() const {
@@ -162,7 +170,7 @@ class lmdb_environment {
   // Growing the map remaps the file, which would pull the pages from under every other
   // transaction of this process: with any open, it is an error instead.
   void set_map_size(std::size_t bytes) {
-    std::lock_guard lock(remap_mutex_);
+    detail::lock lock(remap_mutex_);
     check_no_open_transactions("grow the map");
     check(mdb_env_set_mapsize(get(), bytes), "growing the map");
   }
@@ -170,7 +178,7 @@ class lmdb_environment {
   // Begins a transaction (end it with end_transaction). When another process has grown the
   // map, LMDB says MDB_MAP_RESIZED: adopt the new size and begin again.
   void begin_transaction(unsigned flags, MDB_txn*& txn) {
-    std::lock_guard lock(remap_mutex_);
+    detail::lock lock(remap_mutex_);
     int rc = mdb_txn_begin(get(), nullptr, flags, &txn);
     if (rc == MDB_MAP_RESIZED) {
       check_no_open_transactions("adopt the larger map another process made");
@@ -178,7 +186,7 @@ class lmdb_environment {
       rc = mdb_txn_begin(env_, nullptr, flags, &txn);
     }
     check(rc, flags & MDB_RDONLY ? "cannot start a read transaction" : "cannot start a write transaction");
-    ++open_transactions_;
+    __atomic_add_fetch(&open_transactions_, 1, __ATOMIC_ACQ_REL);
   }
   // Commits (or aborts) a transaction begun here; returns LMDB's result of the commit.
   int end_transaction(MDB_txn*& txn, bool commit) noexcept {
@@ -189,7 +197,7 @@ class lmdb_environment {
     else
       mdb_txn_abort(txn);
     txn = nullptr;
-    --open_transactions_;
+    __atomic_sub_fetch(&open_transactions_, 1, __ATOMIC_ACQ_REL);
     return rc;
   }
 
@@ -199,7 +207,7 @@ class lmdb_environment {
 
  private:
   void check_no_open_transactions(const char* action) const {
-    if (int n = open_transactions_.load(); n != 0)
+    if (int n = __atomic_load_n(&open_transactions_, __ATOMIC_ACQUIRE); n != 0)
       throw_usage_error({"cannot ", action, " of the LMDB database '", path_, "' while ", decimal(n),
                          " other transactions of this process are open (a remap would move their pages): "
                          "close its readers first, or give the writer an initial_map_size large enough"});
@@ -247,14 +255,33 @@ class lmdb_environment {
     open_database(options);
   }
 
+  // Gives up one share; the last closes the environment (outside the lock: closing waits for
+  // nothing of the registry's).
+  static void release(lmdb_environment* env) noexcept {
+    if (!env) return;
+    {
+      detail::lmdb_registry& registry = detail::lmdb_environments();
+      detail::lock lock(registry.guard);
+      if (--env->users_ != 0) return;
+      for (auto& open : registry.open)
+        if (open == env) {
+          open = registry.open.back();
+          registry.open.pop_back();
+          break;
+        }
+    }
+    delete env;
+  }
+
   std::string path_, key_;
   bool read_only_;
   bool without_lock_ = false;
   unsigned generation_;  // detail::fork_generation() when opened
   MDB_env* env_ = nullptr;
   MDB_dbi dbi_ = 0;
-  std::mutex remap_mutex_;                 // orders beginning transactions and remapping
-  std::atomic<int> open_transactions_{0};  // begun and not yet ended, in this process
+  int users_ = 1;              // handles to it, under the registry's lock
+  detail::mutex remap_mutex_;  // orders beginning transactions and remapping
+  int open_transactions_ = 0;  // begun and not yet ended, in this process (atomic access)
 };
 
 // Writes key/value pairs in batches, growing the map whenever it is full. close() commits
@@ -262,8 +289,7 @@ class lmdb_environment {
 class lmdb_writer {
  public:
   explicit lmdb_writer(const std::string& path, const lmdb_options& options = {})
-      : shared_(lmdb_environment::open(path, false, options)),
-        env_(*shared_),
+      : env_(lmdb_environment::open(path, false, options)),
         batch_size_(options.batch_size ? options.batch_size : 1) {}
   lmdb_writer(const lmdb_writer&) = delete;
   ~lmdb_writer() {
@@ -279,8 +305,8 @@ class lmdb_writer {
   // close() has returned.
   void put(std::string_view key, std::string_view value) {
     if (closed_) throw_usage_error({"lmdb_writer::put after close"});
-    if (key.empty() || key.size() > static_cast<std::size_t>(mdb_env_get_maxkeysize(env_.get())))
-      throw_usage_error({"LMDB keys are 1 to ", decimal(mdb_env_get_maxkeysize(env_.get())), " bytes; '",
+    if (key.empty() || key.size() > static_cast<std::size_t>(mdb_env_get_maxkeysize(env_->get())))
+      throw_usage_error({"LMDB keys are 1 to ", decimal(mdb_env_get_maxkeysize(env_->get())), " bytes; '",
                          key.substr(0, 64), "' is ", decimal(key.size())});
     batch_.emplace_back(std::string(key), std::string(value));
     if (!txn_) begin();
@@ -289,7 +315,7 @@ class lmdb_writer {
       grow_and_replay();
     } else {
       if (rc != MDB_SUCCESS) abort_batch();
-      env_.check(rc, "cannot store key '" + std::string(key) + "'");
+      env_->check(rc, "cannot store key '" + std::string(key) + "'");
     }
     if (batch_.size() >= batch_size_) commit();
     ++written_;
@@ -299,11 +325,11 @@ class lmdb_writer {
   void commit() {
     if (!txn_) return;
     for (;;) {
-      int rc = env_.end_transaction(txn_, true);
+      int rc = env_->end_transaction(txn_, true);
       if (rc == MDB_SUCCESS) break;
       if (rc != MDB_MAP_FULL) {
         batch_.clear();
-        env_.check(rc, "cannot commit a transaction");
+        env_->check(rc, "cannot commit a transaction");
       }
       grow_and_replay();
     }
@@ -314,30 +340,30 @@ class lmdb_writer {
     if (closed_) return;
     closed_ = true;
     commit();
-    env_.check(mdb_env_sync(env_.get(), 1), "cannot flush the database to disk");
+    env_->check(mdb_env_sync(env_->get(), 1), "cannot flush the database to disk");
   }
 
   std::uint64_t written() const noexcept { return written_; }
-  std::size_t map_size() const { return env_.map_size(); }
-  lmdb_environment& environment() noexcept { return env_; }
+  std::size_t map_size() const { return env_->map_size(); }
+  lmdb_environment& environment() noexcept { return *env_; }
 
  private:
-  void begin() { env_.begin_transaction(0, txn_); }
+  void begin() { env_->begin_transaction(0, txn_); }
   int put_one(const std::pair<std::string, std::string>& kv) {
     MDB_val k{kv.first.size(), const_cast<char*>(kv.first.data())};
     MDB_val v{kv.second.size(), const_cast<char*>(kv.second.data())};
-    return mdb_put(txn_, env_.dbi(), &k, &v, 0);
+    return mdb_put(txn_, env_->dbi(), &k, &v, 0);
   }
   void abort_batch() {
-    env_.end_transaction(txn_, false);
+    env_->end_transaction(txn_, false);
     batch_.clear();
   }
   // A failed put leaves the transaction unusable: abort it, double the map, put it all again.
   void grow_and_replay() {
     for (;;) {
-      env_.end_transaction(txn_, false);
+      env_->end_transaction(txn_, false);
       try {
-        env_.set_map_size(env_.map_size() * 2);
+        env_->set_map_size(env_->map_size() * 2);
       } catch (...) {
         batch_.clear();  // lost, and said so by the exception
         throw;
@@ -349,13 +375,12 @@ class lmdb_writer {
       if (rc == MDB_SUCCESS) return;
       if (rc != MDB_MAP_FULL) {
         abort_batch();
-        env_.check(rc, "cannot store a batch");
+        env_->check(rc, "cannot store a batch");
       }
     }
   }
 
-  std::shared_ptr<lmdb_environment> shared_;  // with the other readers and writers of the database
-  lmdb_environment& env_;
+  lmdb_environment::handle env_;  // shared with the other readers and writers of the database
   std::size_t batch_size_;
   MDB_txn* txn_ = nullptr;
   std::vector<std::pair<std::string, std::string>> batch_;
@@ -372,21 +397,21 @@ class lmdb_reader {
  public:
   explicit lmdb_reader(const std::string& path, const lmdb_options& options = {},
                        const lmdb_read_options& read = {})
-      : shared_(lmdb_environment::open(path, true, options)), env_(*shared_), read_(read) {
+      : env_(lmdb_environment::open(path, true, options)), read_(read) {
     if (read_.shard_count == 0 || read_.shard_index >= read_.shard_count)
       throw_usage_error(
           {"invalid LMDB shard ", decimal(read_.shard_index), " of ", decimal(read_.shard_count)});
-    env_.begin_transaction(MDB_RDONLY, txn_);
-    int rc = mdb_cursor_open(txn_, env_.dbi(), &cursor_);
+    env_->begin_transaction(MDB_RDONLY, txn_);
+    int rc = mdb_cursor_open(txn_, env_->dbi(), &cursor_);
     if (rc != MDB_SUCCESS) {
-      env_.end_transaction(txn_, false);
-      env_.check(rc, "cannot open a cursor");
+      env_->end_transaction(txn_, false);
+      env_->check(rc, "cannot open a cursor");
     }
   }
   lmdb_reader(const lmdb_reader&) = delete;
   ~lmdb_reader() {
     if (cursor_) mdb_cursor_close(cursor_);
-    env_.end_transaction(txn_, false);
+    env_->end_transaction(txn_, false);
   }
 
   // The next record of this shard, in key order; views valid while the reader lives.
@@ -403,7 +428,7 @@ class lmdb_reader {
         if (ahead_rc_ == MDB_NOTFOUND) return false;
         int rc = ahead_rc_;
         ahead_rc_ = MDB_SUCCESS;  // a later call tries again
-        env_.check(rc, "cannot read the next record");
+        env_->check(rc, "cannot read the next record");
       }
     }
     const auto& [k, v] = ahead_[ahead_first_];
@@ -419,24 +444,24 @@ class lmdb_reader {
   std::optional<std::string_view> get(std::string_view key) {
     checked_cursor();
     MDB_val k{key.size(), const_cast<char*>(key.data())}, v;
-    int rc = mdb_get(txn_, env_.dbi(), &k, &v);
+    int rc = mdb_get(txn_, env_->dbi(), &k, &v);
     if (rc == MDB_NOTFOUND) return std::nullopt;
-    env_.check(rc, "cannot look up key '" + std::string(key) + "'");
+    env_->check(rc, "cannot look up key '" + std::string(key) + "'");
     return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size);
   }
 
   std::uint64_t size() const {
     MDB_stat stat;
-    env_.check(mdb_stat(txn_, env_.dbi(), &stat), "cannot read the statistics");
+    env_->check(mdb_stat(txn_, env_->dbi(), &stat), "cannot read the statistics");
     return stat.ms_entries;
   }
-  const std::string& path() const noexcept { return env_.path(); }
+  const std::string& path() const noexcept { return env_->path(); }
   // Whether the database was opened without its lock file (see above).
-  bool without_lock() const noexcept { return env_.without_lock(); }
+  bool without_lock() const noexcept { return env_->without_lock(); }
 
  private:
   MDB_cursor* checked_cursor() {
-    env_.get();  // refuses use after fork()
+    env_->get();  // refuses use after fork()
     return cursor_;
   }
 
@@ -489,8 +514,7 @@ class lmdb_reader {
 #endif
   }
 
-  std::shared_ptr<lmdb_environment> shared_;  // with the other readers and writers of the database
-  lmdb_environment& env_;
+  lmdb_environment::handle env_;  // shared with the other readers and writers of the database
   lmdb_read_options read_;
   MDB_txn* txn_ = nullptr;
   MDB_cursor* cursor_ = nullptr;
@@ -508,20 +532,20 @@ class lmdb_reader {
 class lmdb_output {
  public:
   explicit lmdb_output(std::string_view folder, const lmdb_options& options = {})
-      : writer_(std::make_unique<lmdb_writer>(std::string(folder), options)) {}
+      : writer_(make_owned<lmdb_writer>(std::string(folder), options)) {}
   void put(std::string_view key, std::string_view bytes) { writer_->put(key, bytes); }
   void flush() { writer_->commit(); }
   void close() { writer_->close(); }
 
  private:
-  std::unique_ptr<lmdb_writer> writer_;
+  owned<lmdb_writer> writer_;
 };
 
 class lmdb_input {
  public:
   explicit lmdb_input(std::string_view folder, const lmdb_read_options& read = {},
                       const lmdb_options& options = {})
-      : reader_(std::make_unique<lmdb_reader>(std::string(folder), options, read)) {}
+      : reader_(make_owned<lmdb_reader>(std::string(folder), options, read)) {}
   bool next(entry& e) {
     std::string_view key, value;
     if (!reader_->next(key, value)) return false;
@@ -547,7 +571,7 @@ class lmdb_input {
     e.source = reader_->path();
     e.data_offset = 0;
   }
-  std::unique_ptr<lmdb_reader> reader_;
+  owned<lmdb_reader> reader_;
 };
 
 struct lmdb_framing {

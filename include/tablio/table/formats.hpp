@@ -3,6 +3,7 @@
 // opens its framing from the parsed specifier.
 #pragma once
 
+#include <tablio/core/mutex.hpp>
 #include <tablio/framing/ark.hpp>
 #include <tablio/framing/idx.hpp>
 #include <tablio/framing/scp.hpp>
@@ -13,8 +14,6 @@
 #if defined(TABLIO_WITH_LMDB)
 #include <tablio/framing/lmdb.hpp>
 #endif
-
-#include <pthread.h>
 
 #include <optional>
 #include <string>
@@ -120,18 +119,13 @@ struct registered_format {
   const registered_format* next;
 };
 struct format_registry {
-  pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+  mutex guard;
   const registered_format* first = nullptr;
 };
 inline format_registry& registered_formats() {
   static format_registry registry;
   return registry;
 }
-struct registry_lock {
-  explicit registry_lock(format_registry& r) : m(r.mutex) { pthread_mutex_lock(&m); }
-  ~registry_lock() { pthread_mutex_unlock(&m); }
-  pthread_mutex_t& m;
-};
 
 }  // namespace detail
 
@@ -139,7 +133,7 @@ inline std::optional<table_format> find_format(std::string_view name) {
   for (const table_format& f : detail::builtin_formats)
     if (f.name == name) return f;
   detail::format_registry& registry = detail::registered_formats();
-  detail::registry_lock lock(registry);
+  detail::lock lock(registry.guard);
   for (const detail::registered_format* r = registry.first; r; r = r->next)
     if (r->format.name == name) return r->format;
   return std::nullopt;
@@ -158,7 +152,7 @@ inline void register_format(const table_format& format) {
   if (find_format(format.name))
     throw_usage_error({"a format named '", format.name, "' is registered already"});
   detail::format_registry& registry = detail::registered_formats();
-  detail::registry_lock lock(registry);
+  detail::lock lock(registry.guard);
   auto* r = new detail::registered_format{format, std::string(format.name), registry.first};
   r->format.name = r->name;
   registry.first = r;

@@ -20,25 +20,16 @@
 #include <tablio/holder/token.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/table/entry_io.hpp>
+#include <tablio/table/key_index.hpp>
 
 #include <optional>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
+#include <vector>
 
 TABLIO_BEGIN_NAMESPACE
 
 struct any_framing;
-
-namespace detail {
-// A key read ahead: where its entry is, or its value when the entry cannot be read again.
-template <class V>
-struct scanned_entry {
-  location where;
-  std::optional<V> value;
-};
-}  // namespace detail
 
 template <holder_type H, class Framing = any_framing>
 class random_access_table_reader {
@@ -106,7 +97,7 @@ class random_access_table_reader {
 
   void close() {
     index_.clear();
-    freed_.clear();
+    held_.clear();
     current_.reset();
     reader_.release();
     eof_ = false;
@@ -132,8 +123,6 @@ class random_access_table_reader {
   framing_type& framing() noexcept { return *framing_; }
 
  private:
-  using slot = detail::scanned_entry<value_type>;
-
   const value_type* lookup(std::string_view key, bool load) {
     if (!framing_) throw_usage_error({"lookup in a random_access_table_reader that is not open"});
     if (!kaldi_io::is_token(key)) throw_usage_error({"invalid key '", key, "'"});
@@ -175,7 +164,8 @@ class random_access_table_reader {
 
   // ----- framings read ahead
   const value_type* lookup_scanned(std::string_view key, bool load) {
-    if (freed_.count(std::string(key)))
+    detail::key_index::item* it = index_.find(key);
+    if (it && it->freed)
       throw_format_error(name_, std::nullopt, key, {"each key asked for once (the o option)"},
                          {"a second request"});
     if (options_.called_sorted) {
@@ -186,14 +176,13 @@ class random_access_table_reader {
       drop_keys_before(key);
     }
     if (current_ && current_->first == key) return &current_->second;
-    auto it = index_.find(std::string(key));
-    if (it == index_.end()) {
+    if (!it) {
       if (!scan_for(key)) return nullptr;
-      it = index_.find(std::string(key));
-      if (it == index_.end()) return current_ && current_->first == key ? &current_->second : nullptr;
+      it = index_.find(key);
+      if (!it) return current_ && current_->first == key ? &current_->second : nullptr;
     }
     if (!load) return &placeholder();
-    return materialize(it);
+    return materialize(key, *it);
   }
 
   // Reads ahead until the key is found (true), passed in a sorted table, or the end.
@@ -215,12 +204,17 @@ class random_access_table_reader {
           reader_.read(scan_holder_, entry_);
           if (entry_.provisional_key) check_new_key(entry_.key);
         }
-        slot s{entry_.where, std::nullopt};
-        if (!again)
-          s.value = std::move(scan_holder_.value());
-        else if (read && entry_.key == key)
-          current_.emplace(entry_.key, scan_holder_.value());
-        index_.emplace(entry_.key, std::move(s));
+        detail::key_index::item* freed = index_.find(entry_.key);
+        if (!freed || !freed->freed) {  // a key asked for once already is never asked for again
+          detail::key_index::item& it = index_.insert(entry_.key);
+          it.where = entry_.where;
+          if (!again) {
+            it.held = static_cast<std::uint32_t>(held_.size());
+            held_.emplace_back(std::move(scan_holder_.value()));
+          } else if (read && entry_.key == key) {
+            current_.emplace(entry_.key, scan_holder_.value());
+          }
+        }
       } catch (const format_error& e) {
         if (!options_.permissive) throw;
         absent_reason_ = e.what();
@@ -240,33 +234,36 @@ class random_access_table_reader {
       throw_format_error(
           name_, entry_.where.offset, k, {"keys in sorted order (the s option)"},
           {"keys in archive are not in sorted order: '", last_scanned_, "' is followed by '", k, "'"});
-    if (index_.count(k) || (current_ && current_->first == k && !options_.called_sorted))
+    detail::key_index::item* seen = index_.find(k);
+    if ((seen && !seen->freed) || (current_ && current_->first == k && !options_.called_sorted))
       throw_format_error(name_, entry_.where.offset, k, {"distinct keys in the table"},
                          {"duplicate key '", k, "'"});
   }
 
-  const value_type* materialize(typename std::unordered_map<std::string, slot>::iterator it) {
-    if (current_ && current_->first == it->first) {
-      note_once(it->first);
+  const value_type* materialize(std::string_view key, detail::key_index::item& it) {
+    if (current_ && current_->first == key) {
+      note_once(key);
       return &current_->second;
     }
-    if (it->second.value) {
-      note_once(it->first);
+    if (it.held != detail::key_index::none) {
+      note_once(key);
+      std::optional<value_type>& held = held_[it.held];
       if (options_.once || options_.called_sorted) {
-        current_.emplace(it->first, std::move(*it->second.value));
-        it->second.value.reset();
+        current_.emplace(std::string(key), std::move(*held));
+        held.reset();
+        it.held = detail::key_index::none;
         return &current_->second;
       }
-      return &*it->second.value;
+      return &*held;
     }
     // Read the value again at its location.
     if constexpr (positional_input<framing_type>) {
-      entry_.key = it->first;
-      framing_->read_at(it->second.where, entry_);
+      entry_.key = key;
+      framing_->read_at(it.where, entry_);
       H h;
       reader_.read(h, entry_);
-      current_.emplace(it->first, std::move(h.value()));
-      note_once(it->first);
+      current_.emplace(std::string(key), std::move(h.value()));
+      note_once(key);
       return &current_->second;
     } else {
       return nullptr;  // without read_at, every entry keeps its value
@@ -277,23 +274,23 @@ class random_access_table_reader {
   void drop_keys_before(std::string_view key) {
     if (current_ && current_->first < key) current_.reset();
     if (!options_.sorted) return;  // an unsorted table may still hold them later on
-    for (auto it = index_.begin(); it != index_.end();) {
-      if (it->first < key)
-        it = index_.erase(it);
-      else
-        ++it;
-    }
+    index_.drop_before(key, [&](detail::key_index::item& it) {
+      if (it.held != detail::key_index::none) held_[it.held].reset();
+    });
   }
 
   // o: the value handed out last is freed when the next request comes.
-  void note_once(const std::string& key) {
+  void note_once(std::string_view key) {
     if (options_.once) once_pending_ = key;
   }
   void release_previous_once() {
     if (once_pending_.empty()) return;
-    index_.erase(once_pending_);
+    if (detail::key_index::item* it = index_.find(once_pending_)) {
+      it->freed = true;
+      if (it->held != detail::key_index::none) held_[it->held].reset();
+      it->held = detail::key_index::none;
+    }
     if (current_ && current_->first == once_pending_) current_.reset();
-    freed_.insert(std::move(once_pending_));
     once_pending_.clear();
   }
 
@@ -310,12 +307,12 @@ class random_access_table_reader {
   entry entry_;
   entry_reader<H> reader_;
   H scan_holder_;
-  std::unordered_map<std::string, slot> index_;
+  detail::key_index index_;
+  std::vector<std::optional<value_type>> held_;  // values of entries that cannot be read again
   std::optional<std::pair<std::string, value_type>> current_;
   std::string last_scanned_;
   std::string last_requested_;
   std::string once_pending_;
-  std::unordered_set<std::string> freed_;
   std::string absent_reason_;
 };
 
