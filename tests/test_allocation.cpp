@@ -1,6 +1,7 @@
 // Allocation bombs: short inputs whose counts claim huge sizes must fail with a format error
 // after allocating almost nothing. Global operator new is replaced to count bytes.
 #include <tablio/framing/idx.hpp>
+#include <tablio/framing/tar.hpp>
 #include <tablio/framing/tfrecord.hpp>
 #include <tablio/types/compressed_matrix.hpp>
 #include <tablio/types/datum.hpp>
@@ -165,6 +166,15 @@ std::string tfrecord_header(std::uint64_t length) {
   return std::string(h, 12);
 }
 
+// A tar header for a member `name` of `size` bytes (base-256 when octal cannot hold it).
+std::string tar_header(const std::string& name, std::uint64_t size, char type = '0') {
+  std::string out;
+  writer w = memory_writer(out);
+  detail::put_tar_header(w, name, size, type);
+  w.close();
+  return out;
+}
+
 struct bomb {
   std::string name;
   std::string bytes;
@@ -194,6 +204,11 @@ std::vector<bomb> bombs() {
     }
   };
   auto idx = [](reader& r) { idx_file f(std::move(r)); };
+  auto tar_member = [](reader& r) {
+    detail::tar_member m;
+    std::string scratch;
+    while (detail::read_tar_member(r, m, scratch)) detail::read_tar_data(r, m, scratch);
+  };
   std::string big = "\xff\xff\xff\x7f"s;
   // Example { features { feature { key: "a" value: Feature } } } around a Feature's bytes.
   auto in_example = [](const std::string& feature) {
@@ -244,6 +259,11 @@ std::vector<bomb> bombs() {
       {"IDX with dimensions whose product overflows",
        "\0\0\x0d\4"s + be32(0xffffffff) + be32(0xffffffff) + be32(0xffffffff) + be32(0xffffffff) + "1234",
        idx},
+      {"tar member of 2^60 bytes", tar_header("huge.bin", std::uint64_t{1} << 60) + "1234", tar_member},
+      {"tar pax header of 2^40 bytes", tar_header("././@PaxHeader", std::uint64_t{1} << 40, 'x') + "1234",
+       tar_member},
+      {"tar long name of 2^33 bytes", tar_header("././@LongLink", std::uint64_t{1} << 33, 'L') + "1234",
+       tar_member},
       {"IDX of 2^32-1 doubles items of 2^20", "\0\0\x0e\2"s + be32(0xffffffff) + be32(1 << 20) + "12345678",
        idx},
   };

@@ -1,5 +1,5 @@
 // tablio: copies, inspects, indexes and verifies tables in every format tablio reads (Kaldi
-// archives and scripts, TFRecord files, Caffe LMDB databases, IDX files).
+// archives and scripts, TFRecord files, Caffe LMDB databases, IDX files, tar files).
 #include <tablio/framing/lmdb.hpp>
 #include <tablio/table/tfrecord_index.hpp>
 #include <tablio/tablio.hpp>
@@ -173,8 +173,23 @@ int index(arguments& args) {
       }
       out.close();
     });
+  } else if (r.format == "tar") {
+    // Members hold records: their locations need no value type, only its members' extension.
+    std::string extension = r.extension;
+    if (extension.empty())
+      extension = cli::with_type(type, []<class H>() { return std::string(record_extension<H>()); });
+    tar_input members(r.filename, {extension, r.shard_index, r.shard_count});
+    script_writer out(open_output(script));
+    for (entry e; members.next(e); ++count) {
+      if (classify_rxfilename(members.files()[e.where.file]) != input_kind::file)
+        throw usage_error("'" + members.files()[e.where.file] +
+                          "' is not a file: a script can only point into a file");
+      out.write(e.key, members.files()[e.where.file] + ":" + std::to_string(e.where.offset));
+    }
+    out.close();
   } else {
-    throw usage_error("tablio index builds scripts for archives (ark:) and TFRecord files (tfrecord:)");
+    throw usage_error(
+        "tablio index builds scripts for archives (ark:), TFRecord files (tfrecord:) and tar files (tar:)");
   }
   std::fprintf(stderr, "indexed %llu entries\n", static_cast<unsigned long long>(count));
   return 0;
@@ -284,7 +299,7 @@ int verify(arguments& args) {
 const command commands[] = {
     {"copy", "tablio copy [options] RSPECIFIER WSPECIFIER",
      "Copies a table to another, in any formats: Kaldi archives and scripts, TFRecord files,\n"
-     "LMDB databases, IDX files. Keys survive every format: in a TFRecord file they are kept\n"
+     "LMDB databases, IDX files, tar files. Keys survive every format: in a TFRecord file they are kept\n"
      "in a \"key\" bytes feature, and values that are not Examples become Examples of a\n"
      "\"shape\" int64 feature and a \"data\" feature.\n\n"
      "Options:\n"
@@ -305,8 +320,8 @@ const command commands[] = {
      "  --type=TYPE   the values' type (default matrix), as for copy\n",
      cat},
     {"index", "tablio index [options] RSPECIFIER SCRIPT",
-     "Writes a script (scp) of \"key file:offset\" lines for an archive (ark:) or a TFRecord\n"
-     "file (tfrecord:), for random access.\n\nOptions:\n"
+     "Writes a script (scp) of \"key file:offset\" lines for an archive (ark:), a TFRecord\n"
+     "file (tfrecord:) or tar files (tar:), for random access.\n\nOptions:\n"
      "  --type=TYPE   the archive's values' type (default matrix), as for copy\n",
      index},
     {"verify", "tablio verify [options] RSPECIFIER",
@@ -325,7 +340,7 @@ void print_usage(std::FILE* to) {
   std::fprintf(
       to,
       "\nSpecifiers are Kaldi's (\"ark:f.ark\", \"scp:f.scp\", \"ark,t:-\", \"ark:gunzip -c f.gz |\")\n"
-      "and tablio's (\"tfrecord:f.tfrecord\", \"lmdb:folder\", \"idx:file\").\n");
+      "and tablio's (\"tfrecord:f.tfrecord\", \"lmdb:folder\", \"idx:file\", \"tar:shard-%%06d.tar\").\n");
 }
 
 }  // namespace

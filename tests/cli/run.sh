@@ -51,6 +51,10 @@ for case in "${cases[@]}"; do
   expect 0 "$tablio" copy --type="$type" "ark:$ark" "lmdb:$name.lmdb"
   expect 0 "$tablio" copy --type="$type" "lmdb:$name.lmdb" "ark:$name.from-lmdb.ark"
   same "$ark" "$name.from-lmdb.ark"
+  expect 0 "$tablio" copy --type="$type" "ark:$ark" "tar:$name.tar"
+  expect 0 "$tablio" copy --type="$type" "tar:$name.tar" "ark:$name.from-tar.ark"
+  same "$ark" "$name.from-tar.ark"
+  tar -tf "$name.tar" >/dev/null || fail "GNU tar cannot list $name.tar"
   expect 0 "$tablio" copy --type="$type" "ark:$ark" "ark,scp:$name.copy.ark,$name.scp"
   expect 0 "$tablio" copy --type="$type" "scp:$name.scp" "ark:$name.from-scp.ark"
   same "$ark" "$name.from-scp.ark"
@@ -72,6 +76,9 @@ for case in "${cases[@]}"; do
   expect 0 "$tablio" index "tfrecord:$name.tfrecord" "$name.tfrecord.scp"
   expect 0 "$tablio" copy --type="$type" "scp:$name.tfrecord.scp" "ark:$name.from-tfrecord-index.ark"
   same "$ark" "$name.from-tfrecord-index.ark"
+  expect 0 "$tablio" index "tar:$name.tar" "$name.tar.scp"
+  expect 0 "$tablio" copy --type="$type" "scp:$name.tar.scp" "ark:$name.from-tar-index.ark"
+  same "$ark" "$name.from-tar-index.ark"
   # The archive's keys and count survive: info agrees across formats.
   "$tablio" info --type="$type" --keys "ark:$ark" >a.txt 2>/dev/null
   "$tablio" info --type="$type" --keys "tfrecord:$name.tfrecord" >b.txt 2>/dev/null

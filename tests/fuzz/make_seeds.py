@@ -61,6 +61,10 @@ for f in files("tfrecord/generated", "tfrecord/corrupt"):
         put("fuzz_tfrecord", f"{f.name}.{selector}", bytes([selector]) + content)
     for n, record in enumerate(tfrecord_records(content)):
         put("fuzz_example", f"{f.name}.{n}", record)
+for f in files("tar"):
+    if f.suffix == ".tar":
+        for mode in (0, 1, 7):
+            put("fuzz_tar", f"{f.name}.{mode}", bytes([mode]) + f.read_bytes())
 for f in files("idx/types", "idx/bad"):
     put("fuzz_idx", f.name, f.read_bytes())
 # Dumped from a copy: opening the database writes a lock file beside it.

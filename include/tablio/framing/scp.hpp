@@ -4,8 +4,8 @@
 //
 // As a framing (scp_framing):
 // - script_input reads the entries a script points at: an object at an offset of a file
-//   ("f.ark:1234"), a TFRecord record at an offset (recognised by its header's CRC), a whole
-//   file, or a command's output ("cmd |"). Entries are handed out pending: the value is loaded
+//   ("f.ark:1234"), a TFRecord record or a tar member at an offset (recognised by the CRC or
+//   the checksum of their headers), a whole file, or a command's output ("cmd |"). Entries are handed out pending: the value is loaded
 //   only when a table asks for it. For lookups by key the script is read whole and sorted.
 // - script_targets_output writes each object to the file an existing script lists for its key.
 // - scripted_output<F> adds a script to any output framing with locations: "ark,scp:",
@@ -13,6 +13,7 @@
 #pragma once
 
 #include <tablio/framing/concepts.hpp>
+#include <tablio/framing/tar.hpp>
 #include <tablio/framing/tfrecord.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/memory.hpp>
@@ -281,11 +282,18 @@ class script_input {
       file_name_ = o.file;
     }
     file_->seek(o.offset);
+    e.form = entry_form::record;
+    e.source = file_name_;
     if (file_->ensure(12) && is_tfrecord_header(file_->window())) {
       e.data_offset = file_->tell() + 12;
-      e.form = entry_form::record;
-      e.source = file_name_;
       e.bytes = read_tfrecord_at(*file_, scratch_);
+      return;
+    }
+    if (file_->ensure(512) && detail::is_tar_header(file_->window())) {
+      detail::tar_member m;
+      detail::read_tar_member(*file_, m, scratch_);
+      e.data_offset = m.data_offset;
+      e.bytes = detail::read_tar_data(*file_, m, scratch_);
       return;
     }
     e.form = entry_form::object;

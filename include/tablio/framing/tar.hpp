@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,8 +79,16 @@ inline bool tar_checksum_matches(const char* h, std::uint64_t stored) noexcept {
   return sum == stored || static_cast<std::uint64_t>(signed_sum) == stored;
 }
 
-inline std::string tar_field_text(const char* field, std::size_t n) {
-  return std::string(field, strnlen(field, n));
+// Whether `block` (at least 512 bytes) is a ustar or GNU tar header: its magic and checksum.
+inline bool is_tar_header(std::span<const char> block) {
+  if (block.size() < tar_block || std::memcmp(block.data() + 257, "ustar", 5) != 0) return false;
+  auto checksum = parse_tar_number(block.data() + 148, 8);
+  return checksum && tar_checksum_matches(block.data(), *checksum);
+}
+
+// A NUL-terminated (or full) text field.
+inline std::string_view tar_field_text(const char* field, std::size_t n) {
+  return {field, strnlen(field, n)};
 }
 
 // A member as its headers describe it.
@@ -139,9 +148,9 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
     auto size = parse_tar_number(h + 124, 12);
     if (!size) bad_tar(in, at + 124, {"a tar size field"}, {"'", tar_field_text(h + 124, 12), "'"});
     char type = h[156];
-    std::string name = tar_field_text(h, 100);
+    std::string name(tar_field_text(h, 100));
     if (std::memcmp(h + 257, "ustar", 5) == 0 && h[345] != '\0')
-      name = tar_field_text(h + 345, 155) + "/" + name;
+      name = detail::join({tar_field_text(h + 345, 155), "/", name});
     in.advance(tar_block);
     if (type == 'x' || type == 'X' || type == 'g' || type == 'L' || type == 'K') {
       // Metadata for the next member: read whole (bounded by what remains), then skip its padding.
@@ -168,6 +177,13 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
               {"only ", decimal(*left), " bytes left (the archive is truncated)"});
     return true;
   }
+}
+
+// The member's data, which `in` is at (a view valid until `in` or `scratch` changes); its
+// padding is consumed too, in one step, since skipping it afterwards could refill the window.
+inline std::string_view read_tar_data(reader& in, const tar_member& m, std::string& scratch) {
+  std::uint64_t padded = m.size + tar_padding(m.size);
+  return in.read_view(static_cast<std::size_t>(padded), scratch, "tar member data").substr(0, m.size);
 }
 
 // The key and the extension of a member name: its last path component splits at its first '.'.
@@ -239,6 +255,13 @@ struct tar_output_options {
 
 class tar_output {
  public:
+  // Writes one archive to a stream (no shards).
+  explicit tar_output(writer out, tar_output_options options = {}) : options_(std::move(options)) {
+    if (options_.max_count != 0 || options_.max_size != 0)
+      throw_usage_error({"'", out.name(), "': shards need a numbered name, such as shard-%06d.tar"});
+    names_.push_back(out.name());
+    out_.emplace(std::move(out));
+  }
   explicit tar_output(std::string_view name, tar_output_options options = {}, const open_options& open = {})
       : options_(std::move(options)), open_(open), numbered_(parse_numbered_name(name)) {
     if (numbered_) {
@@ -332,6 +355,13 @@ struct tar_input_options {
 
 class tar_input {
  public:
+  // Reads one archive from a stream (read_at() needs files).
+  explicit tar_input(reader in, tar_input_options options = {})
+      : name_(in.name()), options_(std::move(options)), files_{in.name()} {
+    detail::check_shard(options_.shard_index, options_.shard_count);
+    in_.emplace(std::move(in));
+    next_file_ = 1;
+  }
   // `names`: a file, a comma-separated list, a glob, "name@N" or a numbered name.
   explicit tar_input(std::string_view names, tar_input_options options = {}, const open_options& open = {})
       : name_(names), options_(std::move(options)), open_(open), files_(expand_shard_list(names)) {
@@ -398,9 +428,7 @@ class tar_input {
                       {"'", m.name, "'"});
     e.key = key;
     e.form = entry_form::record;
-    // The data and its padding in one view: skipping the padding after could refill the window.
-    std::uint64_t padded = m.size + detail::tar_padding(m.size);
-    e.bytes = in.read_view(static_cast<std::size_t>(padded), data_, "tar member data").substr(0, m.size);
+    e.bytes = detail::read_tar_data(in, m, data_);
     e.where = {file, m.header_offset};
     e.source = files_[file];
     e.data_offset = m.data_offset;

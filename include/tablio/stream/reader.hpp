@@ -14,6 +14,7 @@
 #include <tablio/core/owned.hpp>
 #include <tablio/stream/concepts.hpp>
 
+#include <concepts>
 #include <cstring>
 #include <optional>
 #include <span>
@@ -306,12 +307,19 @@ class reader {
   [[noreturn]] TABLIO_COLD void fail_at(std::uint64_t offset, message expected, message found) const {
     throw_format_error(name_, offset, {}, expected, found);
   }
-  [[noreturn]] TABLIO_COLD void fail(const std::string& expected, const std::string& found) const {
-    fail(message{expected}, message{found});
+  // The same with whole strings: r.fail("a newline", "byte 'x'"). (Templates, which a braced
+  // list of pieces cannot match, so that such a list always means a message.)
+  template <class Expected, class Found>
+  requires std::convertible_to<const Expected&, std::string_view> &&
+      std::convertible_to<const Found&, std::string_view>
+  [[noreturn]] void fail(const Expected& expected, const Found& found) const {
+    fail(message{std::string_view(expected)}, message{std::string_view(found)});
   }
-  [[noreturn]] TABLIO_COLD void fail_at(std::uint64_t offset, const std::string& expected,
-                                        const std::string& found) const {
-    fail_at(offset, message{expected}, message{found});
+  template <class Expected, class Found>
+  requires std::convertible_to<const Expected&, std::string_view> &&
+      std::convertible_to<const Found&, std::string_view>
+  [[noreturn]] void fail_at(std::uint64_t offset, const Expected& expected, const Found& found) const {
+    fail_at(offset, message{std::string_view(expected)}, message{std::string_view(found)});
   }
 
   // Moves to an absolute offset (throws usage_error when the source cannot seek).

@@ -1,0 +1,209 @@
+// Tar tables: archives GNU tar and Python's tarfile wrote, read as tables; archives tablio
+// writes, read back by GNU tar; shards, scripts, random access; and bad headers.
+#include <sys/wait.h>
+
+#include <cstdlib>
+
+#include "test_support.hpp"
+
+using namespace tablio;
+
+namespace {
+
+std::vector<std::string> member_lines(const std::string& rspec) {
+  std::vector<std::string> lines;
+  for (auto& [key, bytes] : sequential_table_reader<bytes_holder>(rspec))
+    lines.push_back(key + "\t" + std::to_string(bytes.size()) + "\t" + bytes.substr(0, 1));
+  return lines;
+}
+
+// Runs a shell command; its exit status.
+int run(const std::string& command) {
+  int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+matrix<float> numbered_matrix(int i) {
+  return matrix<float>(2, 3, std::vector<float>(6, 0.5f * static_cast<float>(i)));
+}
+
+}  // namespace
+
+TEST_CASE("archives GNU tar and Python's tarfile wrote read as tables", "[tar][golden]") {
+  auto expected = test::expect_entries(test::data_path("tar/members.expect"));
+  for (const char* archive : {"gnu-ustar.tar", "gnu-gnu.tar", "gnu-posix.tar", "python-pax.tar"}) {
+    INFO(archive);
+    // Members of other extensions (".cls"), without one, and directories are not entries.
+    CHECK(member_lines("tar:" + test::data_path(std::string("tar/") + archive)) == expected);
+    std::vector<std::string> labels;
+    for (auto& [key, bytes] : sequential_table_reader<bytes_holder>(
+             "tar,ext=cls:" + test::data_path(std::string("tar/") + archive)))
+      labels.push_back(key + "=" + bytes);
+    CHECK(labels == std::vector<std::string>{"samples/s1=seven\n"});
+  }
+  random_access_table_reader<bytes_holder> by_key("tar:" + test::data_path("tar/gnu-posix.tar"));
+  CHECK(by_key.at("samples/s3") == std::string(700, 'x'));
+  CHECK(by_key.at("samples/s1") == "alpha");
+  CHECK_FALSE(by_key.contains("README"));
+}
+
+TEST_CASE("archives tablio writes are what GNU tar reads", "[tar][peer]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  std::string long_key = "utterances/" + std::string(120, 'u');
+  {
+    table_writer<holder<matrix<float>>> out("tar:feats.tar");
+    out.write("a", numbered_matrix(1));
+    out.write("speaker2/b", numbered_matrix(2));
+    out.write(long_key, numbered_matrix(3));  // a pax header holds the long name
+    out.close();
+  }
+  std::string archive = test::read_file("feats.tar");
+  CHECK(archive.size() % 10240 == 0);  // ended as GNU tar ends archives: a whole record
+  CHECK(archive.substr(archive.size() - 1024) == std::string(1024, '\0'));
+  // Each member is an entry's binary object, as an archive holds it after the key.
+  REQUIRE(run("tar -tf feats.tar > listing.txt") == 0);
+  CHECK(test::read_file("listing.txt") == "a.bin\nspeaker2/b.bin\n" + long_key + ".bin\n");
+  REQUIRE(run("tar -xf feats.tar") == 0);
+  std::string object;
+  encode_record<holder<matrix<float>>>(object, numbered_matrix(2));
+  CHECK(test::read_file("speaker2/b.bin") == object);
+  encode_record<holder<matrix<float>>>(object, numbered_matrix(3));
+  CHECK(test::read_file(long_key + ".bin") == object);
+  // GNU tar finds nothing to warn about.
+  CHECK(run("tar -tvf feats.tar > /dev/null 2> warnings.txt") == 0);
+  CHECK(test::read_file("warnings.txt").empty());
+  // And the table reads back.
+  std::vector<std::string> keys;
+  for (auto& [key, m] : sequential_table_reader<holder<matrix<float>>>("tar:feats.tar")) {
+    keys.push_back(key);
+    CHECK(m == numbered_matrix(static_cast<int>(keys.size())));
+  }
+  CHECK(keys == std::vector<std::string>{"a", "speaker2/b", long_key});
+}
+
+TEST_CASE("ark -> tar -> ark gives the archive back byte for byte", "[tar][table]") {
+  test::temp_dir dir;
+  const std::string feats = test::data_path("kaldi/scp/feats.ark");
+  using H = holder<matrix<float>>;
+  {
+    table_writer<H> out("tar:" + (dir / "feats.tar"));
+    for (auto& [key, m] : sequential_table_reader<H>("ark:" + feats)) out.write(key, m);
+  }
+  {
+    table_writer<H> out("ark:" + (dir / "back.ark"));
+    for (auto& [key, m] : sequential_table_reader<H>("tar:" + (dir / "feats.tar"))) out.write(key, m);
+  }
+  CHECK(test::read_file(dir / "back.ark") == test::read_file(feats));
+  // Other holders name their members by their records' kind.
+  {
+    table_writer<example_holder> out("tar:" + (dir / "examples.tar"));
+    example ex;
+    ex.set("label", std::vector<std::int64_t>{3});
+    out.write("e1", ex);
+  }
+  CHECK(member_lines("tar,ext=example:" + (dir / "examples.tar")).size() == 1);
+}
+
+TEST_CASE("tar shards, scripts and random access", "[tar][shard]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  {
+    table_writer<basic_holder<std::int32_t>> out("tar,scp,maxcount=2:shard-%06d.tar,all.scp");
+    for (int i = 0; i < 5; ++i) out.write("k" + std::to_string(i), i * 10);
+  }
+  CHECK(std::filesystem::exists("shard-000000.tar"));
+  CHECK(std::filesystem::exists("shard-000002.tar"));
+  CHECK_FALSE(std::filesystem::exists("shard-000003.tar"));
+  std::string script = test::read_file("all.scp");
+  CHECK(script.starts_with("k0 shard-000000.tar:0\nk1 shard-000000.tar:1024\nk2 shard-000001.tar:0\n"));
+  std::vector<std::string> all;
+  for (auto& [key, v] : sequential_table_reader<basic_holder<std::int32_t>>("tar:shard-%06d.tar"))
+    all.push_back(key + "=" + std::to_string(v));
+  CHECK(all == std::vector<std::string>{"k0=0", "k1=10", "k2=20", "k3=30", "k4=40"});
+  std::vector<std::string> odd;
+  for (auto& [key, v] : sequential_table_reader<basic_holder<std::int32_t>>("tar,shard=1/2:shard-%06d.tar"))
+    odd.push_back(key);
+  CHECK(odd == std::vector<std::string>{"k1", "k3"});
+  random_access_table_reader<basic_holder<std::int32_t>> by_script("scp:all.scp");
+  CHECK(by_script.at("k3") == 30);
+  random_access_table_reader<basic_holder<std::int32_t>> by_tar("tar:shard-%06d.tar");
+  CHECK(by_tar.at("k4") == 40);
+  CHECK(by_tar.at("k0") == 0);
+  CHECK_FALSE(by_tar.contains("k9"));
+  // From a pipe the values read ahead are kept.
+  random_access_table_reader<basic_holder<std::int32_t>> piped("tar:cat shard-000001.tar |");
+  CHECK(piped.at("k3") == 30);
+  CHECK(piped.at("k2") == 20);
+}
+
+TEST_CASE("keys a tar member cannot carry are refused", "[tar][bad]") {
+  test::temp_dir dir;
+  table_writer<bytes_holder> out("tar:" + (dir / "x.tar"));
+  CHECK_THROWS_WITH(out.write("a.b", "x"), Catch::Contains("cannot name a tar member"));
+  CHECK_THROWS_WITH(out.write("/abs", "x"), Catch::Contains("cannot name a tar member"));
+  CHECK_THROWS_WITH(out.write("up/../x", "x"), Catch::Contains("cannot name a tar member"));
+  CHECK_NOTHROW(out.write("dir.d/name", "x"));
+  CHECK_THROWS_AS(table_writer<bytes_holder>("tar,maxcount=3:" + (dir / "plain.tar")), usage_error);
+  for (const char* bad : {"tar,ext=:x", "tar,maxcount=0:x", "tar,shard=0/2:x", "tar,key=k:x"})
+    CHECK_FALSE(parse_wspecifier(bad));
+  CHECK_FALSE(parse_rspecifier("tar,maxcount=2:x"));
+}
+
+TEST_CASE("truncated, misaligned and corrupt tar headers are errors naming file and offset", "[tar][bad]") {
+  std::string good = test::read_file(test::data_path("tar/gnu-ustar.tar"));
+  test::temp_dir dir;
+  auto read_all = [&](const std::string& bytes) {
+    std::string path = dir / "bad.tar";
+    std::ofstream(path, std::ios::binary) << bytes;
+    member_lines("tar:" + path);
+  };
+  auto expect_error = [&](const std::string& bytes, std::uint64_t offset, const char* what) {
+    INFO(what);
+    try {
+      read_all(bytes);
+      FAIL("no error");
+    } catch (const format_error& e) {
+      CHECK(e.path().ends_with("bad.tar"));
+      CHECK(e.offset() == offset);
+      CHECK_THAT(e.what(), Catch::Contains(what));
+    }
+  };
+  // The second header (offset 512) cut short.
+  expect_error(good.substr(0, 812), 512, "a 512-byte tar header");
+  // A checksum that does not match.
+  std::string corrupt = good;
+  corrupt[512 + 10] ^= 0x20;
+  expect_error(corrupt, 512, "checksum");
+  // Data that ends before the size its header gives (1024 + 512 padded bytes of s1.bin).
+  expect_error(good.substr(0, 1024 + 100), 512, "the archive is truncated");
+  // A size field that is no number.
+  std::string bad_size = good;
+  std::memcpy(&bad_size[512 + 124], "12x45678901", 11);
+  std::uint32_t sum = 0;
+  std::memset(&bad_size[512 + 148], ' ', 8);
+  for (int i = 0; i < 512; ++i) sum += static_cast<unsigned char>(bad_size[512 + i]);
+  std::snprintf(&bad_size[512 + 148], 8, "%06o", sum);
+  expect_error(bad_size, 512 + 124, "a tar size field");
+  // A lone zero block or an end on a block boundary is the end, as GNU tar and tarfile read it.
+  CHECK(member_lines("tar:" + test::data_path("tar/gnu-ustar.tar")).size() == 4);
+  std::string two_members = good.substr(0, 512 * 4);  // samples/, s1.bin header and data, s1.cls header
+  read_all(good.substr(0, 512 * 3));
+  CHECK_THROWS_AS(read_all(two_members), format_error);  // s1.cls's data is missing
+}
+
+TEST_CASE("a tar header claiming 2^60 bytes is refused before anything is read or allocated", "[tar][bad]") {
+  std::string archive;
+  {
+    writer w = memory_writer(archive);
+    detail::put_tar_header(w, "huge.bin", std::uint64_t{1} << 60, '0');
+    w.close();
+  }
+  reader r = memory_reader(std::string_view(archive), "huge.tar");
+  detail::tar_member m;
+  std::string scratch;
+  CHECK_THROWS_WITH(
+      detail::read_tar_member(r, m, scratch),
+      Catch::Contains("1152921504606846976 bytes of member data") && Catch::Contains("truncated"));
+  CHECK(scratch.capacity() < 4096);
+}
