@@ -5,8 +5,9 @@
 // As a framing (scp_framing):
 // - script_input reads the entries a script points at: an object at an offset of a file
 //   ("f.ark:1234"), a TFRecord record or a tar member at an offset (recognised by the CRC or
-//   the checksum of their headers), a whole file, or a command's output ("cmd |"). Entries are handed out pending: the value is loaded
-//   only when a table asks for it. For lookups by key the script is read whole and sorted.
+//   the checksum of their headers), a whole file, or a command's output ("cmd |"). Entries
+//   are handed out pending: the value is loaded only when a table asks for it. For lookups by
+//   key the script is read whole and sorted.
 // - script_targets_output writes each object to the file an existing script lists for its key.
 // - scripted_output<F> adds a script to any output framing with locations: "ark,scp:",
 //   "tfrecord,scp:", "tar,scp:" write "key file:offset" for every entry.
