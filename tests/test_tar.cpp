@@ -73,6 +73,12 @@ TEST_CASE("archives tablio writes are what GNU tar reads", "[tar][peer]") {
   // GNU tar finds nothing to warn about.
   CHECK(run("tar -tvf feats.tar > /dev/null 2> warnings.txt") == 0);
   CHECK(test::read_file("warnings.txt").empty());
+  // Python's tarfile (which WebDataset reads shards with) reads the same members.
+  REQUIRE(run("/usr/bin/python3 -c \"import tarfile; t = tarfile.open('feats.tar'); "
+              "print(' '.join(f'{m.name}={m.size}' for m in t))\" > python.txt") == 0);
+  CHECK(test::read_file("python.txt") == "a.bin=" + std::to_string(object.size()) +
+                                             " speaker2/b.bin=" + std::to_string(object.size()) + " " +
+                                             long_key + ".bin=" + std::to_string(object.size()) + "\n");
   // And the table reads back.
   std::vector<std::string> keys;
   for (auto& [key, m] : sequential_table_reader<holder<matrix<float>>>("tar:feats.tar")) {
