@@ -139,11 +139,19 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
       r.check_available(n, sizeof(T), "vector elements");
       read_bulk(r, v, n);
     } else {
+      // The other precision, converted a block at a time (no second vector).
       using U = std::conditional_t<sizeof(T) == 4, double, float>;
       r.check_available(n, sizeof(U), "vector elements");
-      std::vector<U> tmp;
-      read_bulk(r, tmp, n);
-      v.assign(tmp.begin(), tmp.end());
+      detail::read_sized_array(r, v, n, [&](T* p, std::size_t k) {
+        char block[4096];
+        for (std::size_t done = 0; done < k;) {
+          std::size_t m = detail::min_of(k - done, sizeof block / sizeof(U));
+          r.read_exact(block, m * sizeof(U), "vector bytes");
+          for (std::size_t i = 0; i < m; ++i)
+            p[done + i] = static_cast<T>(load<std::endian::little, U>(block + i * sizeof(U)));
+          done += m;
+        }
+      });
     }
   }
 

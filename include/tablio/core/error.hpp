@@ -24,6 +24,42 @@ TABLIO_BEGIN_NAMESPACE
 #define TABLIO_COLD
 #endif
 
+// The pieces of an error message, joined only when the error is thrown:
+//   throw_usage_error({"key '", key, "' is not in the script '", script, "'"});
+using message = std::initializer_list<std::string_view>;
+
+namespace detail {
+
+TABLIO_COLD inline std::string join(message pieces) {
+  std::size_t size = 0;
+  for (std::string_view p : pieces) size += p.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view p : pieces) out += p;
+  return out;
+}
+
+}  // namespace detail
+
+// A number as a message piece: {"item ", decimal(i), " of ", decimal(n)}.
+class decimal {
+ public:
+  explicit decimal(std::uint64_t v) noexcept {
+    size_ = static_cast<unsigned char>(
+        std::snprintf(text_, sizeof text_, "%llu", static_cast<unsigned long long>(v)));
+  }
+  explicit decimal(std::int64_t v) noexcept {
+    size_ = static_cast<unsigned char>(std::snprintf(text_, sizeof text_, "%lld", static_cast<long long>(v)));
+  }
+  explicit decimal(int v) noexcept : decimal(static_cast<std::int64_t>(v)) {}
+  explicit decimal(unsigned v) noexcept : decimal(static_cast<std::uint64_t>(v)) {}
+  operator std::string_view() const noexcept { return {text_, size_}; }
+
+ private:
+  char text_[24];
+  unsigned char size_;
+};
+
 // Base of every exception tablio throws.
 class error : public std::runtime_error {
  public:
@@ -48,15 +84,8 @@ class io_error : public error {
 
  private:
   TABLIO_COLD static std::string compose(const std::string& path, int errnum, std::string_view what) {
-    std::string m(what);
-    m += " '";
-    m += path;
-    m += '\'';
-    if (errnum != 0) {
-      m += ": ";
-      m += std::strerror(errnum);
-    }
-    return m;
+    return detail::join(
+        {what, " '", path, "'", errnum != 0 ? ": " : "", errnum != 0 ? std::strerror(errnum) : ""});
   }
   std::string path_;
   int errno_;
@@ -96,51 +125,15 @@ class format_error : public error {
  private:
   TABLIO_COLD static std::string compose(const error_location& w, const std::string& expected,
                                          const std::string& found) {
-    std::string m = "format error in '" + w.path + "'";
-    if (w.offset) m += " at byte " + std::to_string(*w.offset);
-    if (!w.key.empty()) m += " (key '" + w.key + "')";
-    m += ": expected " + expected + ", found " + found;
-    return m;
+    decimal offset(w.offset.value_or(0));
+    bool key = !w.key.empty();
+    return detail::join({"format error in '", w.path, "'", w.offset ? " at byte " : "",
+                         w.offset ? std::string_view(offset) : "", key ? " (key '" : "", w.key,
+                         key ? "')" : "", ": expected ", expected, ", found ", found});
   }
   error_location where_;
   std::string expected_;
   std::string found_;
-};
-
-// The pieces of an error message, joined only when the error is thrown:
-//   throw_usage_error({"key '", key, "' is not in the script '", script, "'"});
-using message = std::initializer_list<std::string_view>;
-
-namespace detail {
-
-TABLIO_COLD inline std::string join(message pieces) {
-  std::size_t size = 0;
-  for (std::string_view p : pieces) size += p.size();
-  std::string out;
-  out.reserve(size);
-  for (std::string_view p : pieces) out += p;
-  return out;
-}
-
-}  // namespace detail
-
-// A number as a message piece: {"item ", decimal(i), " of ", decimal(n)}.
-class decimal {
- public:
-  explicit decimal(std::uint64_t v) noexcept {
-    size_ = static_cast<unsigned char>(
-        std::snprintf(text_, sizeof text_, "%llu", static_cast<unsigned long long>(v)));
-  }
-  explicit decimal(std::int64_t v) noexcept {
-    size_ = static_cast<unsigned char>(std::snprintf(text_, sizeof text_, "%lld", static_cast<long long>(v)));
-  }
-  explicit decimal(int v) noexcept : decimal(static_cast<std::int64_t>(v)) {}
-  explicit decimal(unsigned v) noexcept : decimal(static_cast<std::uint64_t>(v)) {}
-  operator std::string_view() const noexcept { return {text_, size_}; }
-
- private:
-  char text_[24];
-  unsigned char size_;
 };
 
 [[noreturn]] TABLIO_COLD inline void throw_usage_error(message what) {

@@ -73,6 +73,8 @@ class archive_writer {
 
 class archive_reader {
  public:
+  static constexpr unsigned forms = entry_forms(entry_form::object);
+
   explicit archive_reader(reader in) : in_(std::move(in)) {}
   // Opens an rxfilename; a plain file can also be read at any object's offset.
   explicit archive_reader(std::string_view rxfilename, const open_options& open = {})

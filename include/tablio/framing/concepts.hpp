@@ -24,6 +24,8 @@
 //           load(entry&)             fills in an entry next() or find() left pending
 //           size()                   the number of entries
 //           options()                read_options: how a table reads it (Kaldi's s, cs, o, p)
+//           static constexpr unsigned forms   the entry_forms() it hands out, so that tables
+//                                    compile nothing for the others (by default: all)
 //           name()                   what errors call the table
 //   both    set_default_extension(ext)   the holder's natural file extension, given at open
 // A framing family groups the two sides: a type with nested `output` and `input` types.
@@ -49,6 +51,10 @@
 TABLIO_BEGIN_NAMESPACE
 
 enum class entry_form : std::uint8_t { object, record, array };
+
+// A set of entry forms, as a framing's `forms` member names them.
+constexpr unsigned entry_forms(entry_form f) noexcept { return 1u << static_cast<unsigned>(f); }
+constexpr unsigned all_entry_forms = 7;
 
 // The numbers a typed array entry holds.
 enum class element_type : std::uint8_t { u8, i8, i16, i32, f32, f64 };
@@ -352,6 +358,17 @@ bool next_entry(F& f, entry& e) {
     return f.next(e.key, e.bytes);
   }
 }
+// The forms an input framing hands out.
+template <class F>
+constexpr unsigned input_forms() {
+  if constexpr (requires { F::forms; })
+    return F::forms;
+  else if constexpr (!entry_input<F>)
+    return entry_forms(entry_form::record);
+  else
+    return all_entry_forms;
+}
+
 template <class F>
 bool can_read_at(const F& f) {
   if constexpr (!positional_input<F>)

@@ -470,6 +470,8 @@ struct idx_input_options {
 
 class idx_input {
  public:
+  static constexpr unsigned forms = entry_forms(entry_form::array);
+
   explicit idx_input(std::string_view name, idx_input_options options = {}, const open_options& open = {})
       : file_(std::string(name), {.recover_unfinished = options.recover_unfinished}, open),
         next_(options.shard_index),

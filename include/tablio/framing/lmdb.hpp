@@ -543,6 +543,8 @@ class lmdb_output {
 
 class lmdb_input {
  public:
+  static constexpr unsigned forms = entry_forms(entry_form::record);
+
   explicit lmdb_input(std::string_view folder, const lmdb_read_options& read = {},
                       const lmdb_options& options = {})
       : reader_(make_owned<lmdb_reader>(std::string(folder), options, read)) {}

@@ -180,6 +180,8 @@ struct script_input_options {
 
 class script_input {
  public:
+  static constexpr unsigned forms = entry_forms(entry_form::object) | entry_forms(entry_form::record);
+
   explicit script_input(std::string_view rxfilename, script_input_options options = {},
                         const open_options& open = {})
       : name_(rxfilename), options_(std::move(options)), open_(open) {}

@@ -355,6 +355,8 @@ struct tar_input_options {
 
 class tar_input {
  public:
+  static constexpr unsigned forms = entry_forms(entry_form::record);
+
   // Reads one archive from a stream (read_at() needs files).
   explicit tar_input(reader in, tar_input_options options = {})
       : name_(in.name()), options_(std::move(options)), files_{in.name()} {

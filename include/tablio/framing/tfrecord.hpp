@@ -294,6 +294,8 @@ struct tfrecord_input_options {
 
 class tfrecord_input {
  public:
+  static constexpr unsigned forms = entry_forms(entry_form::record);
+
   // `names`: a file, a comma-separated list, a glob or "name@N".
   explicit tfrecord_input(std::string_view names, tfrecord_input_options options = {},
                           const open_options& open = {})

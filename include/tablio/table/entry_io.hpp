@@ -163,8 +163,9 @@ void apply_script_range(T& value, const entry& e) {
 }  // namespace detail
 
 // Reads entries into a holder. Consecutive ranged entries of one origin ("f.ark:42[0:9]",
-// then "f.ark:42[10:19]") read the object once.
-template <holder_type H>
+// then "f.ark:42[10:19]") read the object once. Forms: the entry forms to expect (the
+// framing's), for which alone code is compiled.
+template <holder_type H, unsigned Forms = all_entry_forms>
 class entry_reader {
  public:
   using value_type = typename H::value_type;
@@ -191,13 +192,16 @@ class entry_reader {
   static void decode(H& h, entry& e) {
     switch (e.form) {
       case entry_form::object:
-        detail::with_key(e.key, e.object->name(), [&] { h.read(*e.object); });
-        return;
+        if constexpr ((Forms & entry_forms(entry_form::object)) != 0)
+          return detail::with_key(e.key, e.object->name(), [&] { h.read(*e.object); });
+        break;
       case entry_form::record:
-        detail::read_record(h, e);
-        return;
+        if constexpr ((Forms & entry_forms(entry_form::record)) != 0) return detail::read_record(h, e);
+        break;
       case entry_form::array:
-        if constexpr (array_value<value_type>) {
+        if constexpr ((Forms & entry_forms(entry_form::array)) == 0) {
+          break;
+        } else if constexpr (array_value<value_type>) {
           std::string source(e.source);
           detail::with_key(e.key, source,
                            [&] { array_traits<value_type>::read(e.array, h.value(), source); });
@@ -208,6 +212,7 @@ class entry_reader {
         }
         return;
     }
+    detail::no_such_form(e.source, "the framing handed out an entry of a form it does not declare");
   }
 
   std::optional<value_type> cached_;

@@ -305,7 +305,7 @@ class random_access_table_reader {
   bool keyed_ = false;
   bool eof_ = false;
   entry entry_;
-  entry_reader<H> reader_;
+  entry_reader<H, detail::input_forms<framing_type>()> reader_;
   H scan_holder_;
   detail::key_index index_;
   std::vector<std::optional<value_type>> held_;  // values of entries that cannot be read again

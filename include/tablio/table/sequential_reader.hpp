@@ -198,7 +198,7 @@ class sequential_table_reader {
 
   std::optional<entry_ref> view_;  // what the iterator hands out for the current entry
   owned<framing_type> framing_;    // on the heap: entries point into it
-  entry_reader<H> reader_;
+  entry_reader<H, detail::input_forms<framing_type>()> reader_;
   H holder_;
   entry entry_;
   read_options options_;
