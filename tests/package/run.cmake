@@ -6,6 +6,8 @@
 #   pkg_config        pkg-config --cflags --libs tablio-zlib tablio-lmdb
 #   conan             conanfile.py's package() and package_info(), without and with options
 #   vcpkg             ports/tablio/portfile.cmake, without and with features
+#   separate          installed, then compiled with TABLIO_SEPARATE_COMPILATION and the installed
+#                     share/tablio/src/tablio.cpp beside the consumer
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(no_extras -DTABLIO_BUILD_TESTS=OFF -DTABLIO_BUILD_EXAMPLES=OFF -DTABLIO_BUILD_TOOLS=OFF)
@@ -64,6 +66,10 @@ elseif(MODE STREQUAL "headers_only")
     message(FATAL_ERROR "TABLIO_INSTALL_HEADERS_ONLY installed more than headers: ${installed}")
   endif()
   compile_consumer(consumer -I${WORK_DIR}/prefix/include -DTABLIO_WITH_ZLIB -DTABLIO_WITH_LMDB -lz -llmdb)
+elseif(MODE STREQUAL "separate")
+  install_tablio(${WORK_DIR}/prefix -DTABLIO_WITH_ZLIB=ON -DTABLIO_WITH_LMDB=ON)
+  compile_consumer(consumer -I${WORK_DIR}/prefix/include -DTABLIO_SEPARATE_COMPILATION -DTABLIO_WITH_ZLIB
+                   -DTABLIO_WITH_LMDB ${WORK_DIR}/prefix/share/tablio/src/tablio.cpp -lz -llmdb)
 elseif(MODE STREQUAL "pkg_config")
   install_tablio(${WORK_DIR}/prefix)
   set(ENV{PKG_CONFIG_PATH} ${WORK_DIR}/prefix/share/pkgconfig)

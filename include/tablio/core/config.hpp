@@ -10,3 +10,20 @@
 #else
 #define TABLIO_ALWAYS_INLINE inline
 #endif
+
+// Separate compilation, optional: with TABLIO_SEPARATE_COMPILATION defined in every
+// translation unit of a program (the tablio::compiled CMake target does it), the code that
+// opens files, pipes and tables from specifiers, with every format behind them, is compiled
+// once in src/tablio.cpp (which defines TABLIO_SOURCE) instead of in each translation unit
+// that opens a table. Header-only is the default.
+#if defined(TABLIO_SEPARATE_COMPILATION)
+#define TABLIO_IMPL
+#if defined(TABLIO_SOURCE)
+#define TABLIO_HEADER_IMPLEMENTATION 1
+#else
+#define TABLIO_HEADER_IMPLEMENTATION 0
+#endif
+#else
+#define TABLIO_IMPL inline
+#define TABLIO_HEADER_IMPLEMENTATION 1
+#endif

@@ -4,6 +4,7 @@
 // refused for names that come from untrusted input.
 #pragma once
 
+#include <tablio/core/config.hpp>
 #include <tablio/stream/file.hpp>
 #include <tablio/stream/pipe.hpp>
 #include <tablio/stream/reader.hpp>
@@ -90,7 +91,12 @@ inline offset_filename split_offset_filename(std::string_view name) {
 }
 
 // Opens an rxfilename for reading.
-inline reader open_input(std::string_view name, const open_options& options = {}) {
+TABLIO_IMPL reader open_input(std::string_view name, const open_options& options = {});
+// Opens a wxfilename for writing.
+TABLIO_IMPL writer open_output(std::string_view name, const open_options& options = {});
+
+#if TABLIO_HEADER_IMPLEMENTATION
+TABLIO_IMPL reader open_input(std::string_view name, const open_options& options) {
   std::string n(name);
   switch (classify_rxfilename(name)) {
     case input_kind::standard_input:
@@ -112,8 +118,7 @@ inline reader open_input(std::string_view name, const open_options& options = {}
   throw_usage_error({"invalid rxfilename '", n, "'"});
 }
 
-// Opens a wxfilename for writing.
-inline writer open_output(std::string_view name, const open_options& options = {}) {
+TABLIO_IMPL writer open_output(std::string_view name, const open_options& options) {
   std::string n(name);
   switch (classify_wxfilename(name)) {
     case output_kind::standard_output:
@@ -129,5 +134,6 @@ inline writer open_output(std::string_view name, const open_options& options = {
   }
   throw_usage_error({"invalid wxfilename '", n, "'"});
 }
+#endif  // TABLIO_HEADER_IMPLEMENTATION
 
 TABLIO_END_NAMESPACE

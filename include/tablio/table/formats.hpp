@@ -3,21 +3,36 @@
 // opens its framing from the parsed specifier.
 #pragma once
 
+#include <tablio/core/config.hpp>
+#include <tablio/table/erased_framing.hpp>
+#include <tablio/table/specifier.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+TABLIO_BEGIN_NAMESPACE
+
+// Makes a format of the program's own nameable in specifiers ("NAME:..."), for every table
+// class and thread. Its name is new, and neither one of Kaldi's options nor one of tablio's.
+TABLIO_IMPL void register_format(const table_format& format);
+
+// The framing a parsed specifier names, opened.
+TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const open_options& options = {});
+TABLIO_IMPL owned<any_input_base> open_table_input(const rspecifier& r, const open_options& options = {});
+
+TABLIO_END_NAMESPACE
+
+#if TABLIO_HEADER_IMPLEMENTATION
 #include <tablio/core/mutex.hpp>
 #include <tablio/framing/ark.hpp>
 #include <tablio/framing/idx.hpp>
 #include <tablio/framing/scp.hpp>
 #include <tablio/framing/tar.hpp>
 #include <tablio/framing/tfrecord.hpp>
-#include <tablio/table/erased_framing.hpp>
-#include <tablio/table/specifier.hpp>
 #if defined(TABLIO_WITH_LMDB)
 #include <tablio/framing/lmdb.hpp>
 #endif
-
-#include <optional>
-#include <string>
-#include <string_view>
 
 TABLIO_BEGIN_NAMESPACE
 
@@ -129,7 +144,7 @@ inline format_registry& registered_formats() {
 
 }  // namespace detail
 
-inline std::optional<table_format> find_format(std::string_view name) {
+TABLIO_IMPL std::optional<table_format> find_format(std::string_view name) {
   for (const table_format& f : detail::builtin_formats)
     if (f.name == name) return f;
   detail::format_registry& registry = detail::registered_formats();
@@ -139,9 +154,7 @@ inline std::optional<table_format> find_format(std::string_view name) {
   return std::nullopt;
 }
 
-// Makes a format of the program's own nameable in specifiers ("NAME:..."), for every table
-// class and thread. Its name is new, and neither one of Kaldi's options nor one of tablio's.
-inline void register_format(const table_format& format) {
+TABLIO_IMPL void register_format(const table_format& format) {
   static constexpr std::string_view reserved[] = {"b",  "t",  "f",   "nf", "p",  "o",    "no",   "s",
                                                   "ns", "cs", "ncs", "np", "bg", "gzip", "zlib", "nz"};
   bool plain = !format.name.empty() && format.name.find_first_of("=, :") == std::string_view::npos;
@@ -158,8 +171,7 @@ inline void register_format(const table_format& format) {
   registry.first = r;
 }
 
-// The framing a parsed specifier names, opened.
-inline owned<any_output_base> open_table_output(const wspecifier& w, const open_options& options = {}) {
+TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const open_options& options) {
   std::optional<table_format> format = find_format(w.format);
   if (!format || !format->open_output) throw_usage_error({"no writable format '", w.format, "'"});
   owned<any_output_base> framing = format->open_output(w, options);
@@ -169,10 +181,12 @@ inline owned<any_output_base> open_table_output(const wspecifier& w, const open_
   return detail::erased_output_of<scripted_output<any_output>>(any_output(std::move(framing)),
                                                                open_output(w.script, options), w.flush);
 }
-inline owned<any_input_base> open_table_input(const rspecifier& r, const open_options& options = {}) {
+TABLIO_IMPL owned<any_input_base> open_table_input(const rspecifier& r, const open_options& options) {
   std::optional<table_format> format = find_format(r.format);
   if (!format || !format->open_input) throw_usage_error({"no readable format '", r.format, "'"});
   return format->open_input(r, options);
 }
 
 TABLIO_END_NAMESPACE
+
+#endif  // TABLIO_HEADER_IMPLEMENTATION

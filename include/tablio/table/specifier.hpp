@@ -14,6 +14,7 @@
 // it lists for its key.
 #pragma once
 
+#include <tablio/core/config.hpp>
 #include <tablio/core/error.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/specifier.hpp>
@@ -92,7 +93,19 @@ struct table_format {
 };
 
 // The format called `name`: built in, or registered (table/formats.hpp).
-inline std::optional<table_format> find_format(std::string_view name);
+TABLIO_IMPL std::optional<table_format> find_format(std::string_view name);
+
+// Parses a wspecifier; nullopt when it is none (for ark and scp: when Kaldi would classify it
+// as kNoWspecifier).
+TABLIO_IMPL std::optional<wspecifier> parse_wspecifier(std::string_view spec);
+// Parses an rspecifier; nullopt when it is none (for ark and scp: when Kaldi would classify it
+// as kNoRspecifier).
+TABLIO_IMPL std::optional<rspecifier> parse_rspecifier(std::string_view spec);
+// The same, throwing usage_error for a specifier that is none.
+TABLIO_IMPL wspecifier require_wspecifier(std::string_view spec);
+TABLIO_IMPL rspecifier require_rspecifier(std::string_view spec);
+
+#if TABLIO_HEADER_IMPLEMENTATION
 
 namespace detail {
 
@@ -138,9 +151,7 @@ inline rspecifier_kind reader_kind(std::string_view format) {
 
 }  // namespace detail
 
-// Parses a wspecifier; nullopt when it is none (for ark and scp: when Kaldi would classify it
-// as kNoWspecifier).
-inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
+TABLIO_IMPL std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
   auto split = detail::split_specifier(spec);
   if (!split) return std::nullopt;
   wspecifier w;
@@ -198,9 +209,7 @@ inline std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
   return w;
 }
 
-// Parses an rspecifier; nullopt when it is none (for ark and scp: when Kaldi would classify it
-// as kNoRspecifier).
-inline std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
+TABLIO_IMPL std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
   auto split = detail::split_specifier(spec);
   if (!split) return std::nullopt;
   rspecifier r;
@@ -238,15 +247,16 @@ inline std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
   return r;
 }
 
-// The same, throwing usage_error for a specifier that is none.
-inline wspecifier require_wspecifier(std::string_view spec) {
+TABLIO_IMPL wspecifier require_wspecifier(std::string_view spec) {
   if (auto w = parse_wspecifier(spec)) return std::move(*w);
   throw_usage_error({"invalid wspecifier '", spec, "'"});
 }
-inline rspecifier require_rspecifier(std::string_view spec) {
+TABLIO_IMPL rspecifier require_rspecifier(std::string_view spec) {
   if (auto r = parse_rspecifier(spec)) return std::move(*r);
   throw_usage_error({"invalid rspecifier '", spec, "'"});
 }
+
+#endif  // TABLIO_HEADER_IMPLEMENTATION
 
 TABLIO_END_NAMESPACE
 
