@@ -77,7 +77,12 @@ fastest_seconds() {
   for _ in $(seq "$runs"); do
     local t
     t=$( { TIMEFORMAT='%3U %3S'; time "$cxx" -std=c++20 -O2 -I"$root/include" -DTABLIO_WITH_ZLIB \
-             -DTABLIO_WITH_LMDB -c "$src" -o "$work/out.o"; } 2>&1 | awk '{ print $1 + $2 }')
+             -DTABLIO_WITH_LMDB -c "$src" -o "$work/out.o" 2>"$work/errors"; } 2>&1) || {
+      echo "compile_cost.sh: $(basename "$src") does not compile:" >&2
+      cat "$work/errors" >&2
+      exit 2
+    }
+    t=$(echo "$t" | awk '{ print $1 + $2 }')
     if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
   done
   echo "$best"

@@ -288,6 +288,9 @@ TEST_CASE("waves: Kaldi's archive and wav.scp, written back byte for byte", "[ta
     CHECK_THROWS_WITH(h.read(r), Catch::Contains("16 bits per sample"));
     reader cut = memory_reader(std::string_view(wav).substr(0, 30), "cut.wav");
     CHECK_THROWS_WITH(h.read(cut), Catch::Contains("end of input"));
+    // One byte of a two-byte sample: a format error, not a channels x 0 matrix.
+    reader half = memory_reader(std::string_view(wav).substr(0, 45), "half.wav");
+    CHECK_THROWS_AS(h.read(half), format_error);
     std::string out;
     writer w = memory_writer(out);
     CHECK_THROWS_AS(wave_holder::write(w, false, entries[0].second), usage_error);

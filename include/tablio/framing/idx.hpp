@@ -205,6 +205,12 @@ inline idx_header parse_idx_header(std::span<const char> bytes, const std::strin
 // Converts n values of type `stored` (big-endian, at src) to T.
 template <class T>
 void convert_idx_values(idx_type stored, const char* src, std::size_t n, T* out) noexcept {
+  if constexpr (sizeof(T) == 1 && std::is_unsigned_v<T>) {
+    if (stored == idx_type::u8) {  // images: a plain copy, without the type dispatch
+      std::memcpy(out, src, n);
+      return;
+    }
+  }
   convert_elements(array_view{element_type_of(stored), {}, src, std::endian::big}, out, n);
 }
 

@@ -90,7 +90,8 @@ class wave_data {
       if (got == 0) break;
     }
     if (bytes.size() > limit) r.fail({"a wave of at most limits::max_record_bytes"}, {"more"});
-    if (bytes.empty()) r.fail_at(at, {"wave samples"}, {"no data"});
+    if (bytes.size() < h.block_align)  // Kaldi would build a channels x 0 matrix and abort
+      r.fail_at(at, {"wave samples"}, {bytes.empty() ? "no data" : "less than one sample"});
     const std::int32_t samples = static_cast<std::int32_t>(bytes.size() / h.block_align);
     samples_ = matrix<float>(h.channels, samples);
     sample_frequency_ = static_cast<float>(h.sample_rate);
