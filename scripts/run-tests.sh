@@ -6,7 +6,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/ensure-packages.sh" g++ cmake make libboost1.81-dev catch2 zlib1g-dev gzip \
   libprotobuf-dev protobuf-compiler liblmdb-dev lmdb-utils dataset-fashion-mnist \
-  clang-14 libclang-rt-14-dev python3 pkg-config mkdocs doxygen
+  clang-14 libclang-rt-14-dev python3 pkg-config mkdocs doxygen \
+  pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest python3-pip python3-setuptools \
+  python3-protobuf python3-lmdb
 jobs=$(nproc)
 
 configure_and_build() {
@@ -25,9 +27,9 @@ run_suite() {
   (cd "$root/build/$name" && ctest --output-on-failure -j "$jobs")
 }
 
-run_suite release -DCMAKE_BUILD_TYPE=Release
+run_suite release -DCMAKE_BUILD_TYPE=Release -DTABLIO_BUILD_PYTHON=ON
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-run_suite sanitize -DCMAKE_BUILD_TYPE=Debug \
+run_suite sanitize -DCMAKE_BUILD_TYPE=Debug -DTABLIO_BUILD_PYTHON=ON \
   "-DCMAKE_CXX_FLAGS=-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 
 configure_and_build threads test_threads -DCMAKE_BUILD_TYPE=Debug -DTABLIO_BUILD_EXAMPLES=OFF \

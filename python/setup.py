@@ -1,0 +1,24 @@
+"""Builds the _tablio extension from the tablio headers (../include, or TABLIO_INCLUDE_DIR),
+with zlib and liblmdb (Debian: zlib1g-dev, liblmdb-dev) and pybind11 (pybind11-dev,
+python3-pybind11)."""
+
+import os
+
+from pybind11.setup_helpers import Pybind11Extension
+from setuptools import setup
+
+here = os.path.dirname(os.path.abspath(__file__))
+include = os.environ.get("TABLIO_INCLUDE_DIR", os.path.join(here, "..", "include"))
+if not os.path.exists(os.path.join(include, "tablio", "tablio.hpp")):
+    raise SystemExit(f"tablio headers not found in {include}: set TABLIO_INCLUDE_DIR")
+
+extension = Pybind11Extension(
+    "tablio._tablio",
+    sorted(os.path.join("src", f) for f in os.listdir(os.path.join(here, "src")) if f.endswith(".cpp")),
+    include_dirs=[include],
+    define_macros=[("TABLIO_WITH_ZLIB", None), ("TABLIO_WITH_LMDB", None)],
+    libraries=["z", "lmdb"],
+    cxx_std=20,
+    extra_compile_args=["-O2"],
+)
+setup(ext_modules=[extension])

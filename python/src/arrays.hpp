@@ -1,0 +1,67 @@
+// numpy arrays over C++ memory and back.
+#pragma once
+
+#include "binding.hpp"
+
+#include <cstring>
+#include <utility>
+
+namespace tablio_python {
+
+// An array that takes over a vector's memory: no copy, freed when the array is.
+template <class T>
+py::array_t<T> adopt(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
+  auto* owned = new std::vector<T>(std::move(values));
+  py::capsule free_it(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(std::move(shape), owned->data(), free_it);
+}
+
+// A new array of the shape, uninitialized, for C++ to fill.
+template <class T>
+py::array_t<T> new_array(std::vector<py::ssize_t> shape) {
+  return py::array_t<T>(std::move(shape));
+}
+
+// A C-contiguous array of T with ndim dimensions from any array-like (converting when
+// needed); a ValueError naming `what` otherwise.
+template <class T>
+py::array_t<T, py::array::c_style | py::array::forcecast> as_array(py::handle h, py::ssize_t ndim,
+                                                                   const char* what) {
+  auto a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(h);
+  if (!a) throw py::type_error(std::string(what) + ": expected an array-like of numbers");
+  if (a.ndim() != ndim)
+    throw py::value_error(std::string(what) + ": expected " + std::to_string(ndim) + " dimensions, got " +
+                          std::to_string(a.ndim()));
+  return a;
+}
+
+template <class T>
+std::vector<T> to_vector(const py::array_t<T, py::array::c_style | py::array::forcecast>& a) {
+  const T* p = a.data();
+  return std::vector<T>(p, p + a.size());
+}
+
+// A 32-bit dimension from an array's extent.
+std::int32_t dimension(py::ssize_t n, const char* what);
+
+// Values of equal shape stacked into one array of shape (N, shape...), each copied once by
+// copy(value, destination) without the GIL; None when the shapes differ.
+template <class T, class Values, class ShapeOf, class Copy>
+py::object stack_equal_shapes(Values& values, ShapeOf shape_of, Copy copy) {
+  if (values.empty()) return py::none();
+  std::vector<py::ssize_t> shape = shape_of(values.front());
+  for (auto& v : values)
+    if (shape_of(v) != shape) return py::none();
+  py::ssize_t each = 1;
+  for (py::ssize_t d : shape) each *= d;
+  shape.insert(shape.begin(), static_cast<py::ssize_t>(values.size()));
+  py::array_t<T> out = new_array<T>(shape);
+  T* p = out.mutable_data();
+  {
+    py::gil_scoped_release unlocked;
+    for (std::size_t i = 0; i < values.size(); ++i) copy(values[i], p + i * each);
+  }
+  return std::move(out);
+}
+
+}  // namespace tablio_python

@@ -1,0 +1,98 @@
+// What every part of the extension shares: the type-erased table objects the Python classes
+// hold, the registry of value types (type="matrix", ...), and key and error conversion.
+// The binding converts and nothing else: every format rule lives in the tablio headers.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <tablio/tablio.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tablio_python {
+
+namespace py = pybind11;
+
+// Keys are text in Kaldi and bytes in LMDB: a key that is not UTF-8 reaches Python with its
+// bytes kept as surrogates (as os.fsdecode does), and goes back to the same bytes.
+py::str key_to_python(std::string_view key);
+std::string key_from_python(py::handle key);
+
+// How Python asked for values: the element type of float arrays, the writer's compression.
+struct value_options {
+  bool double_precision = false;          // dtype=numpy.float64
+  std::optional<int> compression_method;  // writer(..., compression_method=N)
+  bool view = false;                      // example values that view the record
+};
+
+// One thread at a time: a table object used from two Python threads at once (the GIL is
+// released while it works) is a UsageError, not a data race.
+class busy_guard {
+ public:
+  explicit busy_guard(bool& busy);
+  ~busy_guard() { busy_ = false; }
+  busy_guard(const busy_guard&) = delete;
+  busy_guard& operator=(const busy_guard&) = delete;
+
+ private:
+  bool& busy_;
+};
+
+// A sequential reader of some value type.
+class sequential_base {
+ public:
+  virtual ~sequential_base() = default;
+  // Moves to the next entry and reads its value; false at the end. Called without the GIL.
+  virtual bool advance() = 0;
+  // Moves to the next entry without reading a value it can skip (a script's); for keys().
+  virtual bool advance_key() = 0;
+  virtual const std::string& key() const = 0;
+  // The current value as a Python object (with the GIL); the C++ value is given up.
+  virtual py::object take_value() = 0;
+  // Up to n entries: (keys, values) with values stacked where their shapes agree.
+  virtual py::tuple batch(std::size_t n) = 0;
+  virtual std::string error() const = 0;
+  virtual void close() = 0;
+};
+
+class random_access_base {
+ public:
+  virtual ~random_access_base() = default;
+  // The value for key, or None when absent.
+  virtual py::object get(const std::string& key) = 0;
+  virtual bool contains(const std::string& key) = 0;
+  virtual std::optional<std::uint64_t> size() = 0;
+  virtual void close() = 0;
+};
+
+class writer_base {
+ public:
+  virtual ~writer_base() = default;
+  virtual void write(const std::string& key, py::handle value) = 0;
+  virtual void flush() = 0;
+  virtual void close() = 0;
+};
+
+// What a value type offers: a table of each kind over a specifier.
+struct value_type_entry {
+  std::function<std::unique_ptr<sequential_base>(const std::string&, const value_options&)> sequential;
+  std::function<std::unique_ptr<random_access_base>(const std::string&, const value_options&)> random_access;
+  std::function<std::unique_ptr<writer_base>(const std::string&, const value_options&)> writer;
+};
+
+void register_value_type(std::string name, value_type_entry entry);
+const value_type_entry& find_value_type(std::string_view name);
+std::vector<std::string> value_type_names();
+
+// The groups of value types, each compiled in its own file.
+void register_kaldi_types();
+void register_tensorflow_types();
+
+}  // namespace tablio_python

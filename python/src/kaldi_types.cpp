@@ -1,0 +1,277 @@
+// Kaldi's value types as Python values: matrices and vectors as float ndarrays (compressed
+// ones decompressed), integer vectors as int32 ndarrays, tokens as str, waves as
+// (rate, ndarray[channels, samples]).
+#include "arrays.hpp"
+#include "tables.hpp"
+
+#include <limits>
+
+namespace tablio_python {
+namespace {
+
+template <class V, class T>
+py::object stack_or_list(std::vector<V>& values, const value_options& options, auto shape_of, auto data_of,
+                         auto to_python) {
+  py::object stacked = stack_equal_shapes<T>(values, shape_of, [&](const V& v, T* out) {
+    std::vector<py::ssize_t> shape = shape_of(v);
+    std::size_t n = 1;
+    for (py::ssize_t d : shape) n *= static_cast<std::size_t>(d);
+    if (n != 0) std::memcpy(out, data_of(v), n * sizeof(T));
+  });
+  if (!stacked.is_none()) return stacked;
+  py::list out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = to_python(std::move(values[i]), options);
+  return std::move(out);
+}
+
+template <class T>
+struct float_matrix {
+  using holder = tablio::holder<tablio::matrix<T>>;
+  using value_type = tablio::matrix<T>;
+  static std::vector<py::ssize_t> shape(const value_type& m) { return {m.num_rows(), m.num_cols()}; }
+  static py::object to_python(value_type&& m, const value_options&) {
+    auto s = shape(m);
+    return adopt(std::move(m.storage()), s);
+  }
+  static value_type from_python(py::handle h, const value_options&) {
+    auto a = as_array<T>(h, 2, "matrix");
+    return value_type(dimension(a.shape(0), "rows"), dimension(a.shape(1), "columns"), to_vector(a));
+  }
+  static py::object stack(std::vector<value_type>& values, const value_options& o) {
+    return stack_or_list<value_type, T>(
+        values, o, shape, [](const value_type& m) { return m.data(); }, to_python);
+  }
+};
+
+template <class T>
+struct float_vector {
+  using holder = tablio::holder<tablio::vector<T>>;
+  using value_type = tablio::vector<T>;
+  static std::vector<py::ssize_t> shape(const value_type& v) { return {static_cast<py::ssize_t>(v.size())}; }
+  static py::object to_python(value_type&& v, const value_options&) {
+    auto s = shape(v);
+    return adopt(std::move(v.storage()), s);
+  }
+  static value_type from_python(py::handle h, const value_options&) {
+    auto a = as_array<T>(h, 1, "vector");
+    dimension(a.shape(0), "vector elements");
+    return value_type(to_vector(a));
+  }
+  static py::object stack(std::vector<value_type>& values, const value_options& o) {
+    return stack_or_list<value_type, T>(
+        values, o, shape, [](const value_type& v) { return v.data(); }, to_python);
+  }
+};
+
+// Read decompressed (bit-exact with Kaldi's CopyToMat), written with the writer's method.
+struct compressed {
+  using holder = tablio::holder<tablio::compressed_matrix>;
+  using value_type = tablio::compressed_matrix;
+  template <class T>
+  static py::object decompressed(const value_type& m) {
+    py::array_t<T> out = new_array<T>({m.num_rows(), m.num_cols()});
+    T* p = out.mutable_data();
+    py::gil_scoped_release unlocked;
+    m.decompress(p);
+    return std::move(out);
+  }
+  static py::object to_python(value_type&& m, const value_options& o) {
+    return o.double_precision ? decompressed<double>(m) : decompressed<float>(m);
+  }
+  static value_type from_python(py::handle h, const value_options& o) {
+    auto method = static_cast<tablio::compression_method>(o.compression_method.value_or(1));
+    auto a = as_array<float>(h, 2, "compressed-matrix");
+    std::int32_t rows = dimension(a.shape(0), "rows"), cols = dimension(a.shape(1), "columns");
+    const float* p = a.data();
+    py::gil_scoped_release unlocked;
+    return value_type(p, rows, cols, method);
+  }
+  static py::object stack(std::vector<value_type>& values, const value_options& o) {
+    auto shape = [](const value_type& m) { return std::vector<py::ssize_t>{m.num_rows(), m.num_cols()}; };
+    auto fill = [](const value_type& m, auto* out) { m.decompress(out); };
+    py::object stacked = o.double_precision ? stack_equal_shapes<double>(values, shape, fill)
+                                            : stack_equal_shapes<float>(values, shape, fill);
+    if (!stacked.is_none()) return stacked;
+    py::list out(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) out[i] = to_python(std::move(values[i]), o);
+    return std::move(out);
+  }
+};
+
+// int32 values from any integer array-like, each checked to fit.
+std::vector<std::int32_t> int32_values(py::handle h, py::ssize_t ndim, const char* what) {
+  py::array a = py::array::ensure(h);
+  if (!a) throw py::type_error(std::string(what) + ": expected an array-like of integers");
+  char kind = a.dtype().kind();
+  if (a.size() != 0 && kind != 'i' && kind != 'u' && kind != 'b')
+    throw py::type_error(std::string(what) + ": expected integers, got an array of dtype " +
+                         std::string(py::str(py::handle(a.dtype()))));
+  auto wide = as_array<std::int64_t>(a, ndim, what);
+  std::vector<std::int32_t> out(static_cast<std::size_t>(wide.size()));
+  const std::int64_t* p = wide.data();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (p[i] < std::numeric_limits<std::int32_t>::min() || p[i] > std::numeric_limits<std::int32_t>::max())
+      throw py::value_error(std::string(what) + ": " + std::to_string(p[i]) + " does not fit in int32");
+    out[i] = static_cast<std::int32_t>(p[i]);
+  }
+  return out;
+}
+
+struct int_vector {
+  using holder = tablio::basic_vector_holder<std::int32_t>;
+  using value_type = std::vector<std::int32_t>;
+  static std::vector<py::ssize_t> shape(const value_type& v) { return {static_cast<py::ssize_t>(v.size())}; }
+  static py::object to_python(value_type&& v, const value_options&) {
+    auto s = shape(v);
+    return adopt(std::move(v), s);
+  }
+  static value_type from_python(py::handle h, const value_options&) {
+    return int32_values(h, 1, "int-vector");
+  }
+  static py::object stack(std::vector<value_type>& values, const value_options& o) {
+    return stack_or_list<value_type, std::int32_t>(
+        values, o, shape, [](const value_type& v) { return v.data(); }, to_python);
+  }
+};
+
+struct int_vector_vector {
+  using holder = tablio::basic_vector_vector_holder<std::int32_t>;
+  using value_type = std::vector<std::vector<std::int32_t>>;
+  static py::object to_python(value_type&& v, const value_options& o) {
+    py::list out(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = int_vector::to_python(std::move(v[i]), o);
+    return std::move(out);
+  }
+  static value_type from_python(py::handle h, const value_options&) {
+    value_type out;
+    for (py::handle item : py::iter(h)) out.push_back(int32_values(item, 1, "int-vector-vector"));
+    return out;
+  }
+};
+
+struct int_pair_vector {
+  using holder = tablio::basic_pair_vector_holder<std::int32_t>;
+  using value_type = std::vector<std::pair<std::int32_t, std::int32_t>>;
+  static py::object to_python(value_type&& v, const value_options&) {
+    py::array_t<std::int32_t> out = new_array<std::int32_t>({static_cast<py::ssize_t>(v.size()), 2});
+    std::int32_t* p = out.mutable_data();
+    for (const auto& [a, b] : v) {
+      *p++ = a;
+      *p++ = b;
+    }
+    return std::move(out);
+  }
+  static value_type from_python(py::handle h, const value_options&) {
+    std::vector<std::int32_t> flat = int32_values(h, 2, "int-pair-vector");
+    if (py::array::ensure(h).shape(1) != 2 && !flat.empty())
+      throw py::value_error("int-pair-vector: expected an array of shape (n, 2)");
+    value_type out(flat.size() / 2);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = {flat[2 * i], flat[2 * i + 1]};
+    return out;
+  }
+};
+
+std::string text_from_python(py::handle h, const char* what) {
+  if (py::isinstance<py::str>(h)) return key_from_python(h);
+  if (py::isinstance<py::bytes>(h)) return std::string(py::reinterpret_borrow<py::bytes>(h));
+  throw py::type_error(std::string(what) + ": expected str");
+}
+
+struct token {
+  using holder = tablio::token_holder;
+  using value_type = std::string;
+  static py::object to_python(value_type&& v, const value_options&) { return key_to_python(v); }
+  static value_type from_python(py::handle h, const value_options&) { return text_from_python(h, "token"); }
+};
+
+struct token_vector {
+  using holder = tablio::token_vector_holder;
+  using value_type = std::vector<std::string>;
+  static py::object to_python(value_type&& v, const value_options&) {
+    py::list out(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = key_to_python(v[i]);
+    return std::move(out);
+  }
+  static value_type from_python(py::handle h, const value_options&) {
+    if (py::isinstance<py::str>(h)) throw py::type_error("token-vector: expected a list of str, got a str");
+    value_type out;
+    for (py::handle item : py::iter(h)) out.push_back(text_from_python(item, "token-vector"));
+    return out;
+  }
+};
+
+template <class T>
+struct basic {
+  using holder = tablio::basic_holder<T>;
+  using value_type = T;
+  static py::object to_python(value_type&& v, const value_options&) { return py::cast(v); }
+  static value_type from_python(py::handle h, const value_options&) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return py::cast<bool>(h);
+    } else if constexpr (std::is_integral_v<T>) {
+      if (!py::isinstance<py::int_>(h) && !py::isinstance<py::array>(h))
+        throw py::type_error("int32: expected an int");
+      long long v = py::cast<long long>(h);
+      if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max())
+        throw py::value_error("int32: " + std::to_string(v) + " does not fit in int32");
+      return static_cast<T>(v);
+    } else {
+      return py::cast<T>(py::float_(py::reinterpret_borrow<py::object>(h)));
+    }
+  }
+  static py::object stack(std::vector<value_type>& values, const value_options&) {
+    using element = std::conditional_t<std::is_same_v<T, bool>, bool, T>;
+    py::array_t<element> out = new_array<element>({static_cast<py::ssize_t>(values.size())});
+    std::copy(values.begin(), values.end(), out.mutable_data());
+    return std::move(out);
+  }
+};
+
+// (rate, float32 ndarray[channels, samples]), as Kaldi's WaveData holds it.
+struct wave {
+  using holder = tablio::wave_holder;
+  using value_type = tablio::wave_data;
+  static py::object to_python(value_type&& w, const value_options& o) {
+    float rate = w.sample_frequency();
+    return py::make_tuple(rate, float_matrix<float>::to_python(std::move(w.data()), o));
+  }
+  static value_type from_python(py::handle h, const value_options& o) {
+    auto pair = py::cast<py::tuple>(h);
+    if (pair.size() != 2) throw py::value_error("wave: expected (rate, samples)");
+    py::array samples = py::array::ensure(pair[1]);
+    if (samples && samples.ndim() == 1) samples = samples.attr("reshape")(1, -1);
+    return value_type(py::cast<float>(py::float_(py::object(pair[0]))),
+                      float_matrix<float>::from_python(samples, o));
+  }
+};
+
+// Matrices: written compressed when the writer has a compression method.
+value_type_entry matrix_entry() {
+  value_type_entry plain = entry_for_precisions<float_matrix<float>, float_matrix<double>>();
+  value_type_entry packed = entry_for<compressed>();
+  plain.writer = [plain_writer = plain.writer, packed_writer = packed.writer](const std::string& s,
+                                                                              const value_options& o) {
+    return o.compression_method ? packed_writer(s, o) : plain_writer(s, o);
+  };
+  return plain;
+}
+
+}  // namespace
+
+void register_kaldi_types() {
+  register_value_type("matrix", matrix_entry());
+  register_value_type("vector", entry_for_precisions<float_vector<float>, float_vector<double>>());
+  register_value_type("compressed-matrix", entry_for<compressed>());
+  register_value_type("int-vector", entry_for<int_vector>());
+  register_value_type("int-vector-vector", entry_for<int_vector_vector>());
+  register_value_type("int-pair-vector", entry_for<int_pair_vector>());
+  register_value_type("token", entry_for<token>());
+  register_value_type("token-vector", entry_for<token_vector>());
+  register_value_type("int32", entry_for<basic<std::int32_t>>());
+  register_value_type("float", entry_for<basic<float>>());
+  register_value_type("double", entry_for<basic<double>>());
+  register_value_type("bool", entry_for<basic<bool>>());
+  register_value_type("wave", entry_for<wave>());
+}
+
+}  // namespace tablio_python

@@ -1,0 +1,420 @@
+// The tablio._tablio extension module: table classes over every value type, IDX arrays,
+// and C++ exceptions as Python exceptions that keep path, offset and key.
+#include "arrays.hpp"
+#include "binding.hpp"
+
+#include <Python.h>
+
+#include <cstring>
+#include <map>
+
+namespace tablio_python {
+
+// ---- keys
+
+py::str key_to_python(std::string_view key) {
+  PyObject* s = PyUnicode_DecodeUTF8(key.data(), static_cast<Py_ssize_t>(key.size()), "surrogateescape");
+  if (!s) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(s);
+}
+
+std::string key_from_python(py::handle key) {
+  if (py::isinstance<py::bytes>(key)) return std::string(py::reinterpret_borrow<py::bytes>(key));
+  if (!py::isinstance<py::str>(key)) throw py::type_error("keys are str (or bytes)");
+  PyObject* b = PyUnicode_AsEncodedString(key.ptr(), "utf-8", "surrogateescape");
+  if (!b) throw py::error_already_set();
+  return std::string(py::reinterpret_steal<py::bytes>(b));
+}
+
+std::int32_t dimension(py::ssize_t n, const char* what) {
+  if (n < 0 || n > INT32_MAX)
+    throw py::value_error(std::string("too many ") + what + " for Kaldi's 32-bit sizes");
+  return static_cast<std::int32_t>(n);
+}
+
+busy_guard::busy_guard(bool& busy) : busy_(busy) {
+  if (busy_)
+    throw tablio::usage_error("a tablio table is in use by another thread: give each thread its own");
+  busy_ = true;
+}
+
+// ---- value types
+
+namespace {
+std::map<std::string, value_type_entry, std::less<>>& value_types() {
+  static std::map<std::string, value_type_entry, std::less<>> types;
+  return types;
+}
+}  // namespace
+
+void register_value_type(std::string name, value_type_entry entry) {
+  value_types()[std::move(name)] = std::move(entry);
+}
+
+const value_type_entry& find_value_type(std::string_view name) {
+  auto it = value_types().find(name);
+  if (it == value_types().end()) {
+    std::string known;
+    for (const auto& [n, e] : value_types()) known += (known.empty() ? "" : ", ") + n;
+    throw tablio::usage_error("unknown type '" + std::string(name) + "': one of " + known);
+  }
+  return it->second;
+}
+
+std::vector<std::string> value_type_names() {
+  std::vector<std::string> names;
+  for (const auto& [n, e] : value_types()) names.push_back(n);
+  return names;
+}
+
+namespace {
+
+value_options options_from(py::handle dtype, bool view, py::handle compression_method) {
+  value_options o;
+  if (!dtype.is_none()) {
+    py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
+    if (d.kind() != 'f' || (d.itemsize() != 4 && d.itemsize() != 8))
+      throw tablio::usage_error("dtype must be numpy.float32 or numpy.float64, not " +
+                                std::string(py::str(py::handle(d))));
+    o.double_precision = d.itemsize() == 8;
+  }
+  o.view = view;
+  if (!compression_method.is_none()) {
+    int method = py::cast<int>(compression_method);
+    if (method < 1 || method > 7)
+      throw tablio::usage_error("compression_method is one of Kaldi's methods 1 to 7, not " +
+                                std::to_string(method));
+    o.compression_method = method;
+  }
+  return o;
+}
+
+// ---- the Python classes
+
+// What the three Python classes share: the C++ table behind them, its specifier, and use by
+// one thread at a time.
+template <class Table>
+class python_table {
+ public:
+  explicit python_table(std::string spec) : spec_(std::move(spec)) {}
+  const std::string& spec() const { return spec_; }
+  void close() {
+    if (!table_) return;
+    busy_guard guard(busy_);
+    auto table = std::move(table_);
+    table->close();
+  }
+
+ protected:
+  // Calls f(table) for this thread alone; a UsageError when the table is closed.
+  template <class F>
+  decltype(auto) use(F f) {
+    if (!table_) throw tablio::usage_error("the table '" + spec_ + "' is closed");
+    busy_guard guard(busy_);
+    return f(*table_);
+  }
+
+  std::string spec_;
+  std::unique_ptr<Table> table_;
+  bool busy_ = false;
+};
+
+class sequential_reader : public python_table<sequential_base> {
+ public:
+  sequential_reader(std::string rspec, const std::string& type, py::handle dtype, bool view)
+      : python_table(std::move(rspec)), type_(type) {
+    table_ = find_value_type(type).sequential(spec_, options_from(dtype, view, py::none()));
+  }
+  py::object next() {
+    return use([](sequential_base& t) -> py::object {
+      bool more;
+      {
+        py::gil_scoped_release unlocked;
+        more = t.advance();
+      }
+      if (!more) throw py::stop_iteration();
+      return py::make_tuple(key_to_python(t.key()), t.take_value());
+    });
+  }
+  py::tuple batch(std::size_t n) {
+    if (n == 0) throw tablio::usage_error("a batch holds at least one entry");
+    return use([n](sequential_base& t) { return t.batch(n); });
+  }
+  std::string error() const { return table_ ? table_->error() : error_; }
+  void close() {
+    if (table_) error_ = table_->error();
+    python_table::close();
+  }
+  const std::string& type() const { return type_; }
+
+ private:
+  std::string type_, error_;
+};
+
+class random_access_reader : public python_table<random_access_base> {
+ public:
+  random_access_reader(std::string rspec, const std::string& type, py::handle dtype, bool view)
+      : python_table(std::move(rspec)), type_(type), options_(options_from(dtype, view, py::none())) {
+    table_ = find_value_type(type).random_access(spec_, options_);
+  }
+  py::object get(py::handle key, py::object fallback) {
+    py::object v = use([&](random_access_base& t) { return t.get(key_from_python(key)); });
+    return v.is_none() ? fallback : v;
+  }
+  py::object at(py::handle key) {
+    py::object v = use([&](random_access_base& t) { return t.get(key_from_python(key)); });
+    if (v.is_none()) {
+      PyErr_SetObject(PyExc_KeyError, key.ptr());
+      throw py::error_already_set();
+    }
+    return v;
+  }
+  bool contains(py::handle key) {
+    if (!py::isinstance<py::str>(key) && !py::isinstance<py::bytes>(key)) return false;
+    return use([&](random_access_base& t) { return t.contains(key_from_python(key)); });
+  }
+  // The keys in table order: a sequential pass over the table that reads no value it can skip.
+  py::list keys() {
+    if (!keys_) {
+      use([](random_access_base&) {});  // a closed table has no keys
+      auto table = find_value_type(type_).sequential(spec_, options_);
+      std::vector<std::string> keys;
+      {
+        py::gil_scoped_release unlocked;
+        while (table->advance_key()) keys.push_back(table->key());
+      }
+      table->close();
+      keys_.emplace(std::move(keys));
+    }
+    py::list out(keys_->size());
+    for (std::size_t i = 0; i < keys_->size(); ++i) out[i] = key_to_python((*keys_)[i]);
+    return out;
+  }
+  std::size_t size() {
+    if (auto n = use([](random_access_base& t) { return t.size(); })) return static_cast<std::size_t>(*n);
+    return keys().size();
+  }
+
+ private:
+  std::string type_;
+  value_options options_;
+  std::optional<std::vector<std::string>> keys_;
+};
+
+class table_writer : public python_table<writer_base> {
+ public:
+  table_writer(std::string wspec, const std::string& type, py::handle dtype, py::handle compression_method)
+      : python_table(std::move(wspec)) {
+    table_ = find_value_type(type).writer(spec_, options_from(dtype, false, compression_method));
+  }
+  // A writer dropped without close() is closed here; what it could not write is a warning,
+  // since a destructor cannot raise.
+  ~table_writer() {
+    if (!table_) return;
+    try {
+      table_->close();
+    } catch (const std::exception& e) {
+      std::string message =
+          "tablio writer '" + spec_ + "' was not closed, and closing it failed: " + e.what();
+      if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) PyErr_WriteUnraisable(nullptr);
+    }
+  }
+  void write(py::handle key, py::handle value) {
+    use([&](writer_base& t) { t.write(key_from_python(key), value); });
+  }
+  void flush() {
+    use([](writer_base& t) { t.flush(); });
+  }
+};
+
+// ---- IDX
+
+// numpy's dtype for an IDX type, big-endian as stored.
+py::dtype idx_dtype(tablio::idx_type t) {
+  switch (t) {
+    case tablio::idx_type::u8:
+      return py::dtype("u1");
+    case tablio::idx_type::i8:
+      return py::dtype("i1");
+    case tablio::idx_type::i16:
+      return py::dtype(">i2");
+    case tablio::idx_type::i32:
+      return py::dtype(">i4");
+    case tablio::idx_type::f32:
+      return py::dtype(">f4");
+    case tablio::idx_type::f64:
+      return py::dtype(">f8");
+  }
+  throw tablio::usage_error("unknown IDX type");
+}
+
+// The whole file as a read-only array over the mapped (or inflated) bytes.
+py::array idx_read(const std::string& path) {
+  std::unique_ptr<tablio::idx_file> file;
+  {
+    py::gil_scoped_release unlocked;
+    file = std::make_unique<tablio::idx_file>(path);
+  }
+  const tablio::idx_header& h = file->header();
+  std::vector<py::ssize_t> shape(h.dims.begin(), h.dims.end());
+  const char* data = h.items() == 0 ? nullptr : file->item_bytes(0).data();
+  py::dtype dtype = idx_dtype(h.type);
+  auto* owner = file.release();
+  py::capsule keep(owner, [](void* p) { delete static_cast<tablio::idx_file*>(p); });
+  static const char empty = 0;
+  py::array out(dtype, shape, {}, data ? data : &empty, keep);
+  py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return out;
+}
+
+tablio::idx_type idx_type_of(const py::dtype& d) {
+  char kind = d.kind();
+  switch (d.itemsize()) {
+    case 1:
+      if (kind == 'u' || kind == 'b') return tablio::idx_type::u8;
+      if (kind == 'i') return tablio::idx_type::i8;
+      break;
+    case 2:
+      if (kind == 'i') return tablio::idx_type::i16;
+      break;
+    case 4:
+      if (kind == 'i') return tablio::idx_type::i32;
+      if (kind == 'f') return tablio::idx_type::f32;
+      break;
+    case 8:
+      if (kind == 'f') return tablio::idx_type::f64;
+      break;
+  }
+  throw tablio::usage_error("IDX stores uint8, int8, int16, int32, float32 or float64, not " +
+                            std::string(py::str(py::handle(d))));
+}
+
+void idx_write(const std::string& path, py::handle values) {
+  py::array a = py::array::ensure(values, py::array::c_style);
+  if (!a) throw py::type_error("idx.write: expected an array");
+  if (a.ndim() == 0) throw tablio::usage_error("idx.write: an IDX file has at least one dimension");
+  tablio::idx_type type = idx_type_of(a.dtype());
+  if (a.dtype().byteorder() == '>') a = a.attr("astype")(a.dtype().attr("newbyteorder")("="));
+  std::vector<std::uint32_t> item_dims;
+  for (py::ssize_t d = 1; d < a.ndim(); ++d)
+    item_dims.push_back(static_cast<std::uint32_t>(dimension(a.shape(d), "IDX dimensions")));
+  std::uint32_t items = static_cast<std::uint32_t>(dimension(a.shape(0), "IDX items"));
+  std::size_t item_values = 1;
+  for (std::uint32_t d : item_dims) item_values *= d;
+  const char* p = static_cast<const char*>(a.data());
+  std::size_t item_bytes = item_values * static_cast<std::size_t>(a.itemsize());
+  py::gil_scoped_release unlocked;
+  tablio::idx_writer out(tablio::open_output(path), type, item_dims, items);
+  for (std::uint32_t i = 0; i < items; ++i) out.write_native_item(p + i * item_bytes, item_values);
+  out.close();
+}
+
+// ---- exceptions
+
+struct python_errors {
+  py::object format_error, data_loss_error, usage_error;
+};
+
+python_errors& errors() {
+  static python_errors* e = new python_errors();  // lives as long as the interpreter
+  return *e;
+}
+
+// A message can quote bytes of a bad file: those that are not UTF-8 are shown escaped.
+py::object message_to_python(const char* what) {
+  PyObject* s = PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)), "backslashreplace");
+  if (!s) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(s);
+}
+
+py::object path_to_python(const std::string& path) {
+  PyObject* s = PyUnicode_DecodeFSDefaultAndSize(path.data(), static_cast<Py_ssize_t>(path.size()));
+  if (!s) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(s);
+}
+
+void raise_format_error(const py::object& type, const tablio::format_error& e) {
+  py::object offset = e.offset() ? py::object(py::int_(*e.offset())) : py::object(py::none());
+  py::object key = e.key().empty() ? py::object(py::none()) : py::object(key_to_python(e.key()));
+  py::object path = path_to_python(e.path());
+  py::object instance = type(message_to_python(e.what()), path, offset, key);
+  PyErr_SetObject(type.ptr(), instance.ptr());
+}
+
+void translate(std::exception_ptr p) {
+  try {
+    if (p) std::rethrow_exception(p);
+  } catch (const tablio::data_loss_error& e) {
+    raise_format_error(errors().data_loss_error, e);
+  } catch (const tablio::format_error& e) {
+    raise_format_error(errors().format_error, e);
+  } catch (const tablio::io_error& e) {
+    py::object path = path_to_python(e.path());
+    py::object err = e.error_number() != 0 ? py::object(py::int_(e.error_number())) : py::object(py::none());
+    py::object instance = py::handle(PyExc_OSError)(err, message_to_python(e.what()), path);
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(instance.ptr())), instance.ptr());
+  } catch (const tablio::usage_error& e) {
+    PyErr_SetObject(errors().usage_error.ptr(), message_to_python(e.what()).ptr());
+  } catch (const tablio::error& e) {
+    PyErr_SetObject(errors().format_error.ptr(), message_to_python(e.what()).ptr());
+  }
+}
+
+}  // namespace
+}  // namespace tablio_python
+
+PYBIND11_MODULE(_tablio, m) {
+  using namespace tablio_python;
+  m.doc() = "tablio's C++ tables, for the tablio package";
+  register_kaldi_types();
+  register_tensorflow_types();
+
+  py::module_ error_module = py::module_::import("tablio.errors");
+  errors().format_error = error_module.attr("FormatError");
+  errors().data_loss_error = error_module.attr("DataLossError");
+  errors().usage_error = error_module.attr("UsageError");
+  py::register_exception_translator(&translate);
+
+  py::class_<sequential_reader>(m, "SequentialReader")
+      .def(py::init<std::string, const std::string&, py::handle, bool>(), py::arg("rspec"),
+           py::arg("type") = "matrix", py::arg("dtype") = py::none(), py::arg("view") = false)
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__", &sequential_reader::next)
+      .def("_batch", &sequential_reader::batch, py::arg("n"))
+      .def_property_readonly("error", &sequential_reader::error)
+      .def_property_readonly("rspec", &sequential_reader::spec)
+      .def_property_readonly("type", &sequential_reader::type)
+      .def("close", &sequential_reader::close)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](sequential_reader& r, py::args) { r.close(); });
+
+  py::class_<random_access_reader>(m, "RandomAccessReader")
+      .def(py::init<std::string, const std::string&, py::handle, bool>(), py::arg("rspec"),
+           py::arg("type") = "matrix", py::arg("dtype") = py::none(), py::arg("view") = false)
+      .def("__getitem__", &random_access_reader::at)
+      .def("get", &random_access_reader::get, py::arg("key"), py::arg("default") = py::none())
+      .def("__contains__", &random_access_reader::contains)
+      .def("__len__", &random_access_reader::size)
+      .def("keys", &random_access_reader::keys)
+      .def("__iter__", [](random_access_reader& r) { return r.keys().attr("__iter__")(); })
+      .def("close", &random_access_reader::close)
+      .def_property_readonly("rspec", &random_access_reader::spec)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](random_access_reader& r, py::args) { r.close(); });
+
+  py::class_<table_writer>(m, "Writer")
+      .def(py::init<std::string, const std::string&, py::handle, py::handle>(), py::arg("wspec"),
+           py::arg("type") = "matrix", py::arg("dtype") = py::none(),
+           py::arg("compression_method") = py::none())
+      .def("write", &table_writer::write, py::arg("key"), py::arg("value"))
+      .def("__setitem__", &table_writer::write)
+      .def("flush", &table_writer::flush)
+      .def("close", &table_writer::close)
+      .def_property_readonly("wspec", &table_writer::spec)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](table_writer& w, py::args) { w.close(); });
+
+  m.def("idx_read", &idx_read, py::arg("path"));
+  m.def("idx_write", &idx_write, py::arg("path"), py::arg("array"));
+  m.def("value_types", &value_type_names);
+}

@@ -1,0 +1,180 @@
+// The three table classes over a value type's converter. A converter C names the holder
+// (C::holder) and turns its values into Python objects and back:
+//   static py::object to_python(value_type&& v, const value_options&);
+//   static value_type from_python(py::handle h, const value_options&);
+// and may stack a batch of values into arrays:
+//   static py::object stack(std::vector<value_type>& values, const value_options&);
+// Table work runs without the GIL; only conversion holds it.
+#pragma once
+
+#include "binding.hpp"
+
+#include <utility>
+
+namespace tablio_python {
+
+template <class C>
+py::object stack_values(std::vector<typename C::holder::value_type>& values, const value_options& options) {
+  if constexpr (requires { C::stack(values, options); }) {
+    return C::stack(values, options);
+  } else {
+    py::list out(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) out[i] = C::to_python(std::move(values[i]), options);
+    return std::move(out);
+  }
+}
+
+template <class C>
+class sequential_table final : public sequential_base {
+ public:
+  using value_type = typename C::holder::value_type;
+
+  sequential_table(const std::string& rspec, const value_options& options) : options_(options) {
+    py::gil_scoped_release unlocked;
+    table_.open(rspec);
+  }
+
+  bool advance_key() override {
+    if (!table_.is_open()) return false;
+    if (started_) table_.next();
+    started_ = true;
+    return !table_.done();
+  }
+  bool advance() override {
+    if (!advance_key()) return false;
+    table_.value();  // reads a value loaded on demand (a script's entry) here, without the GIL
+    return true;
+  }
+  const std::string& key() const override { return table_.key(); }
+  py::object take_value() override { return C::to_python(std::move(table_.value()), options_); }
+
+  py::tuple batch(std::size_t n) override {
+    std::vector<std::string> keys;
+    std::vector<value_type> values;
+    {
+      py::gil_scoped_release unlocked;
+      std::size_t expected = n < 4096 ? n : 4096;  // n may mean "all": grow past it as entries arrive
+      keys.reserve(expected);
+      values.reserve(expected);
+      while (keys.size() < n && advance()) {
+        keys.push_back(table_.key());
+        values.push_back(std::move(table_.value()));
+      }
+    }
+    py::list py_keys(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) py_keys[i] = key_to_python(keys[i]);
+    return py::make_tuple(std::move(py_keys), stack_values<C>(values, options_));
+  }
+
+  std::string error() const override { return table_.error(); }
+  void close() override {
+    py::gil_scoped_release unlocked;
+    table_.close();
+  }
+
+ private:
+  tablio::sequential_table_reader<typename C::holder> table_;
+  value_options options_;
+  bool started_ = false;
+};
+
+template <class C>
+class random_access_table final : public random_access_base {
+ public:
+  using value_type = typename C::holder::value_type;
+
+  random_access_table(const std::string& rspec, const value_options& options) : options_(options) {
+    py::gil_scoped_release unlocked;
+    table_.open(rspec);
+  }
+
+  py::object get(const std::string& key) override {
+    std::optional<value_type> copy;
+    {
+      py::gil_scoped_release unlocked;
+      // The table keeps its value (it may be asked for again): Python gets a copy.
+      if (const value_type* v = table_.find(key)) copy.emplace(*v);
+    }
+    if (!copy) return py::none();
+    return C::to_python(std::move(*copy), options_);
+  }
+  bool contains(const std::string& key) override {
+    py::gil_scoped_release unlocked;
+    return table_.contains(key);
+  }
+  std::optional<std::uint64_t> size() override {
+    py::gil_scoped_release unlocked;
+    return table_.size();
+  }
+  void close() override {
+    py::gil_scoped_release unlocked;
+    table_.close();
+  }
+
+ private:
+  tablio::random_access_table_reader<typename C::holder> table_;
+  value_options options_;
+};
+
+template <class C>
+class table_writer final : public writer_base {
+ public:
+  using value_type = typename C::holder::value_type;
+
+  table_writer(const std::string& wspec, const value_options& options) : options_(options) {
+    py::gil_scoped_release unlocked;
+    table_.open(wspec);
+  }
+  void write(const std::string& key, py::handle value) override {
+    value_type v = C::from_python(value, options_);
+    py::gil_scoped_release unlocked;
+    table_.write(key, v);
+  }
+  void flush() override {
+    py::gil_scoped_release unlocked;
+    table_.flush();
+  }
+  void close() override {
+    py::gil_scoped_release unlocked;
+    table_.close();
+  }
+
+ private:
+  tablio::table_writer<typename C::holder> table_;
+  value_options options_;
+};
+
+// The entry for a value type whose reading and writing use one converter.
+template <class C>
+value_type_entry entry_for() {
+  return {
+      [](const std::string& s, const value_options& o) -> std::unique_ptr<sequential_base> {
+        return std::make_unique<sequential_table<C>>(s, o);
+      },
+      [](const std::string& s, const value_options& o) -> std::unique_ptr<random_access_base> {
+        return std::make_unique<random_access_table<C>>(s, o);
+      },
+      [](const std::string& s, const value_options& o) -> std::unique_ptr<writer_base> {
+        return std::make_unique<table_writer<C>>(s, o);
+      },
+  };
+}
+
+// The entry for a value type read as one of two precisions (dtype=numpy.float64 picks D).
+template <class F, class D>
+value_type_entry entry_for_precisions() {
+  value_type_entry single = entry_for<F>(), twice = entry_for<D>();
+  return {
+      [=](const std::string& s, const value_options& o) {
+        return o.double_precision ? twice.sequential(s, o) : single.sequential(s, o);
+      },
+      [=](const std::string& s, const value_options& o) {
+        return o.double_precision ? twice.random_access(s, o) : single.random_access(s, o);
+      },
+      [=](const std::string& s, const value_options& o) {
+        return o.double_precision ? twice.writer(s, o) : single.writer(s, o);
+      },
+  };
+}
+
+}  // namespace tablio_python

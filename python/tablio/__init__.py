@@ -1,0 +1,98 @@
+"""tablio: Kaldi archives and scripts, TFRecord, Caffe LMDB, IDX and tar shards as numpy.
+
+Tables are named by Kaldi-style specifiers, as in the C++ library::
+
+    import tablio
+    with tablio.open("ark:feats.ark", type="matrix") as feats:
+        for key, matrix in feats:          # matrix: float32 ndarray (rows, cols)
+            ...
+    lengths = tablio.random_access("scp:feats.scp", type="matrix")
+    with tablio.writer("ark,scp:out.ark,out.scp", type="matrix") as out:
+        out["utt1"] = matrix
+
+Value types (``type=``): see ``tablio.value_types()``.
+"""
+
+import sys as _sys
+
+from . import errors
+from .errors import DataLossError, FormatError, UsageError
+from . import _tablio
+from ._tablio import RandomAccessReader, SequentialReader, Writer
+
+__all__ = [
+    "open", "random_access", "writer", "load", "value_types", "idx",
+    "SequentialReader", "RandomAccessReader", "Writer",
+    "FormatError", "DataLossError", "UsageError",
+]
+
+
+def _batches(self, n):
+    """Yields (keys, values) for up to n entries at a time, read in one call without the GIL.
+
+    Values of one shape are stacked: matrices into an (N, rows, cols) array, vectors into
+    (N, dim), a Datum's images into (N, c, h, w) with an (N,) label array, an Example's
+    fixed-length features into (N, length) arrays. Values that differ come as lists.
+    """
+    while True:
+        keys, values = self._batch(n)
+        if not keys:
+            return
+        yield keys, values
+
+
+SequentialReader.batches = _batches
+
+
+def open(rspec, type="matrix", dtype=None, view=False):
+    """Opens a table for reading in order: iterate it for (key, value) pairs.
+
+    rspec: a Kaldi rspecifier, e.g. "ark:feats.ark", "scp:feats.scp", "ark,p:gunzip -c x.gz |",
+        "tfrecord:train-*-of-00016.tfrecord", "lmdb:mnist_train_lmdb", "idx:images-idx3-ubyte",
+        "tar:shard-%06d.tar". Options ("p", "s", "cs", "o", ...) as Kaldi takes them.
+    type: the value type, one of value_types(): "matrix", "vector", "compressed-matrix",
+        "int-vector", "int-vector-vector", "int-pair-vector", "token", "token-vector",
+        "int32", "float", "double", "bool", "wave", "example", "sequence-example", "datum",
+        "bytes".
+    dtype: numpy.float32 (default) or numpy.float64 for matrices and vectors; values stored
+        in the other precision are converted, as Kaldi converts them.
+    Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
+    Raises FormatError (with .path, .offset, .key), OSError or UsageError.
+    """
+    return SequentialReader(rspec, type, dtype, view)
+
+
+def random_access(rspec, type="matrix", dtype=None, view=False):
+    """Opens a table for lookup by key: r[key] (KeyError when absent), key in r, r.get(key),
+    len(r) and r.keys(). Values are copies that stay valid."""
+    return RandomAccessReader(rspec, type, dtype, view)
+
+
+def writer(wspec, type="matrix", dtype=None, compression_method=None):
+    """Opens a table for writing: w[key] = value, or w.write(key, value).
+
+    wspec: a Kaldi wspecifier, e.g. "ark:out.ark", "ark,scp:out.ark,out.scp",
+        "ark:| gzip -c > out.ark.gz", "tfrecord,gz:out.tfrecord", "lmdb:out_lmdb",
+        "tar:shard-%06d.tar".
+    dtype: numpy.float64 writes matrices and vectors in double precision (Kaldi's "DM", "DV");
+        the default, numpy.float32, writes them as Kaldi's BaseFloat tables do ("FM", "FV").
+    compression_method: for type "matrix" or "compressed-matrix", Kaldi's CompressionMethod
+        (1 to 7) to store matrices compressed, as copy-feats --compress does.
+    close() raises when anything was not written (a full disk, a failed command); a writer
+    that is dropped unclosed is closed then, with a RuntimeWarning instead of an exception.
+    """
+    return Writer(wspec, type, dtype, compression_method)
+
+
+def load(rspec, type="matrix", dtype=None):
+    """Reads a whole table in one call: (keys, values), values stacked as batches() stacks them."""
+    with SequentialReader(rspec, type, dtype, False) as table:
+        return table._batch(_sys.maxsize)
+
+
+def value_types():
+    """The names type= takes."""
+    return _tablio.value_types()
+
+
+from . import idx  # noqa: E402  (needs _tablio)

@@ -1,0 +1,19 @@
+# pip installs the package from the source folder, offline, with Debian's setuptools and
+# pybind11 (no build isolation), into a folder of its own; the installed package then works.
+# pip builds in the folder it installs from: a copy of python/ beside the headers keeps the
+# source tree clean.
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK}/source)
+file(COPY ${SOURCE} ${SOURCE}/../include DESTINATION ${WORK}/source PATTERN build EXCLUDE PATTERN *.egg-info EXCLUDE)
+execute_process(
+  COMMAND ${PYTHON} -m pip install --no-build-isolation --no-deps --no-index --disable-pip-version-check
+          --target ${WORK}/site ${WORK}/source/python
+  RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pip install ./python failed: ${rc}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${WORK}/site ${PYTHON} ${SOURCE}/tests/smoke.py ${WORK}/site
+                WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the pip-installed package does not work: ${rc}")
+endif()

@@ -1,0 +1,141 @@
+"""Caffe's LMDB of Datum and IDX files through Python, against Caffe's own output,
+python3-lmdb and numpy."""
+
+import gzip
+import shutil
+import struct
+import zlib
+
+import numpy as np
+import pytest
+
+import tablio
+
+
+@pytest.fixture
+def lmdb_copy(data, tmp_path):
+    """A copy of a database in tests/data: opening one may create its lock file."""
+    def copy(name):
+        shutil.copytree(data / "caffe" / name, tmp_path / name)
+        return tmp_path / name
+    return copy
+
+
+def datum_lines(path):
+    return [line.rstrip("\n").split("\t") for line in open(path) if not line.startswith("#")]
+
+
+def test_caffe_lmdb_reads_as_caffe_wrote_it(data, lmdb_copy):
+    db = lmdb_copy("fashion_t10k_1000_lmdb")
+    expected = datum_lines(data / "caffe" / "datum.expect")
+    entries = list(tablio.open(f"lmdb:{db}", type="datum"))
+    assert [k for k, _ in entries] == [e[0] for e in expected]
+    for (key, (image, label)), e in zip(entries, expected):
+        assert label == int(e[1])
+        assert image.shape == (int(e[2]), int(e[3]), int(e[4])) and image.dtype == np.uint8
+        assert "%08x" % zlib.crc32(image.tobytes()) == e[6]
+    raw = dict(tablio.open(f"lmdb:{db}", type="bytes"))
+    for e in expected[:3]:
+        assert raw[e[0]].hex() == e[11]
+
+
+def test_float_and_encoded_datums(lmdb_copy):
+    db = lmdb_copy("float_encoded_lmdb")
+    entries = dict(tablio.open(f"lmdb:{db}", type="datum"))
+    image, label = entries["00000000"]
+    assert label == -1 and image.dtype == np.float32 and image.shape == (1, 2, 3)
+    encoded, label = entries["00000001"]
+    assert label == 7 and isinstance(encoded, bytes) and encoded[:2] == b"\xff\xd8"
+
+
+def test_random_access_and_batches_over_lmdb(lmdb_copy):
+    db = lmdb_copy("fashion_t10k_1000_lmdb")
+    per_record = list(tablio.open(f"lmdb:{db}", type="datum"))
+    table = tablio.random_access(f"lmdb:{db}", type="datum")
+    assert len(table) == 1000
+    image, label = table["00000123"]
+    assert label == per_record[123][1][1]
+    np.testing.assert_array_equal(image, per_record[123][1][0])
+    assert "00001000" not in table
+    batches = list(tablio.open(f"lmdb:{db}", type="datum").batches(256))
+    assert [len(k) for k, _ in batches] == [256, 256, 256, 232]
+    images = np.concatenate([b[1][0] for b in batches])
+    labels = np.concatenate([b[1][1] for b in batches])
+    assert images.shape == (1000, 1, 28, 28)
+    np.testing.assert_array_equal(images, np.stack([v[0] for _, v in per_record]))
+    np.testing.assert_array_equal(labels, [v[1] for _, v in per_record])
+
+
+def test_python_lmdb_reads_tablios_database_and_back(tmp_path, lmdb_copy):
+    lmdb = pytest.importorskip("lmdb")
+    source = lmdb_copy("fashion_t10k_1000_lmdb")
+    ours = tmp_path / "ours_lmdb"
+    with tablio.writer(f"lmdb:{ours}", type="datum") as w:
+        for key, value in tablio.open(f"lmdb:{source}", type="datum"):
+            w[key] = value
+    with lmdb.open(str(source), readonly=True, lock=False) as env_a, \
+         lmdb.open(str(ours), readonly=True, lock=False) as env_b:
+        with env_a.begin() as a, env_b.begin() as b:
+            assert list(a.cursor()) == list(b.cursor())  # every key and Datum byte-identical
+    theirs = tmp_path / "theirs_lmdb"
+    with lmdb.open(str(theirs), map_size=1 << 26) as env:
+        with env.begin(write=True) as txn:
+            for key, payload in tablio.open(f"lmdb:{source}", type="bytes"):
+                txn.put(key.encode(), payload)
+    assert [k for k, _ in tablio.open(f"lmdb:{theirs}", type="datum")] == \
+        [k for k, _ in tablio.open(f"lmdb:{source}", type="datum")]
+
+
+TYPES = {"u8": ">u1", "i8": ">i1", "i16": ">i2", "i32": ">i4", "f32": ">f4", "f64": ">f8"}
+
+
+def numpy_idx(path):
+    raw = open(path, "rb").read()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    ndims = raw[3]
+    dims = struct.unpack(">" + "I" * ndims, raw[4:4 + 4 * ndims])
+    dtype = {8: ">u1", 9: ">i1", 11: ">i2", 12: ">i4", 13: ">f4", 14: ">f8"}[raw[2]]
+    return np.frombuffer(raw, dtype=dtype, offset=4 + 4 * ndims).reshape(dims)
+
+
+@pytest.mark.parametrize("name", [f"{t}-{d}d.idx" for t in TYPES for d in (1, 2, 3)] + ["u8-1d-empty.idx"])
+def test_idx_types_agree_with_numpy(data, tmp_path, name):
+    path = data / "idx" / "types" / name
+    ours = tablio.idx.read(str(path))
+    theirs = numpy_idx(path)
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+    assert ours.tobytes() == theirs.tobytes()  # NaN payloads and -0.0 included
+    assert not ours.flags.writeable
+    copy = tmp_path / name
+    tablio.idx.write(str(copy), ours)
+    assert copy.read_bytes() == path.read_bytes()
+    tablio.idx.write(str(copy), ours.astype(ours.dtype.newbyteorder("=")))
+    assert copy.read_bytes() == path.read_bytes()
+
+
+def test_idx_gzip_and_fashion(data):
+    for name in ("t10k-images-100-idx3-ubyte", "t10k-labels-100-idx1-ubyte"):
+        plain = tablio.idx.read(str(data / "idx" / "fashion" / name))
+        packed = tablio.idx.read(str(data / "idx" / "fashion" / (name + ".gz")))
+        np.testing.assert_array_equal(plain, packed)
+        np.testing.assert_array_equal(plain, numpy_idx(data / "idx" / "fashion" / name))
+    images = tablio.idx.read(str(data / "idx" / "fashion" / "t10k-images-100-idx3-ubyte"))
+    assert images.shape == (100, 28, 28)
+
+
+@pytest.mark.parametrize("name", ["truncated-data-idx3-ubyte", "bad-magic-byte0-idx1-ubyte",
+                                  "bad-type-0x0a-idx1-ubyte", "trailing-bytes-idx1-ubyte",
+                                  "bytes-overflow-f64.idx", "dims-overflow-u8.idx"])
+def test_bad_idx_files_raise_with_path_and_offset(data, name):
+    path = str(data / "idx" / "bad" / name)
+    with pytest.raises(tablio.FormatError) as caught:
+        tablio.idx.read(path)
+    assert caught.value.path == path
+    assert caught.value.offset is not None
+
+
+def test_idx_tables(data):
+    images = data / "idx" / "fashion" / "t10k-images-100-idx3-ubyte"
+    keys, stacked = tablio.load(f"idx:{images}", type="bytes")
+    assert len(keys) == 100

@@ -1,0 +1,223 @@
+"""Kaldi archives and scripts through Python: every file Kaldi wrote, read to the values
+Kaldi read; written back byte for byte; bad archives raise what and where."""
+
+import glob
+import os
+
+import numpy as np
+import pytest
+
+import tablio
+from expectations import KALDI_TYPES, assert_same, expected_value, kaldi_entries
+
+HOLDER_FILES = sorted(
+    os.path.basename(p)
+    for p in glob.glob(os.path.join(os.path.dirname(__file__), "../../tests/data/kaldi/holders/*.ark"))
+    if not os.path.basename(p).startswith("float-pair-vector")
+)
+
+
+def read_all(rspec, type_, dtype=None):
+    with tablio.open(rspec, type=type_, dtype=dtype) as table:
+        return list(table)
+
+
+@pytest.mark.parametrize("name", HOLDER_FILES)
+def test_holder_archives_read_as_kaldi_reads_them(data, name):
+    path = data / "kaldi" / "holders" / name
+    expected = kaldi_entries(str(path) + ".expect")
+    type_, dtype = KALDI_TYPES[expected[0][1]]
+    entries = read_all(f"ark:{path}", type_, dtype)
+    assert [k for k, _ in entries] == [e[0] for e in expected]
+    for (key, value), (_, t, dims, values) in zip(entries, expected):
+        assert_same(value, expected_value(t, dims, values))
+
+
+@pytest.mark.parametrize("stored,read_as", [("float-matrix", np.float64), ("double-matrix", np.float32),
+                                            ("float-vector", np.float64), ("double-vector", np.float32)])
+def test_the_other_precision_converts_as_kaldi_does(data, stored, read_as):
+    path = data / "kaldi" / "holders" / f"{stored}.bin.ark"
+    other = "double" if read_as == np.float64 else "float"
+    expect = glob.glob(str(path) + f".as-{other}-*.expect")
+    expected = kaldi_entries(expect[0])
+    type_ = "matrix" if "matrix" in stored else "vector"
+    for (key, value), (_, t, dims, values) in zip(read_all(f"ark:{path}", type_, read_as), expected):
+        assert_same(value, expected_value(t, dims, values))
+
+
+@pytest.mark.parametrize("name", HOLDER_FILES)
+def test_archives_written_back_are_byte_identical(data, tmp_path, name):
+    path = data / "kaldi" / "holders" / name
+    type_, dtype = KALDI_TYPES[kaldi_entries(str(path) + ".expect")[0][1]]
+    text = ".txt." in name
+    out = tmp_path / "copy.ark"
+    with tablio.writer(f"ark{',t' if text else ''}:{out}", type=type_, dtype=dtype) as w:
+        for key, value in read_all(f"ark:{path}", type_, dtype):
+            w[key] = value
+    if text and type_ in ("matrix", "vector", "float", "double"):
+        # Kaldi reads text back to 7 digits and writes what it read: compare with that.
+        written = read_all(f"ark:{out}", type_, dtype)
+        for (k1, v1), (k2, v2) in zip(written, read_all(f"ark:{path}", type_, dtype)):
+            assert k1 == k2
+            assert_same(v1, v2)
+    else:
+        assert out.read_bytes() == path.read_bytes()
+
+
+@pytest.mark.parametrize("method", range(1, 8))
+def test_compressed_matrices_decompress_bit_exact(data, method):
+    path = data / "kaldi" / "compressed" / f"cm-method{method}.bin.ark"
+    expected = kaldi_entries(str(path) + ".expect")
+    for type_ in ("compressed-matrix", "matrix"):
+        entries = read_all(f"ark:{path}", type_)
+        assert [k for k, _ in entries] == [e[0] for e in expected]
+        for (key, value), (_, t, dims, values) in zip(entries, expected):
+            assert_same(value, expected_value(t, dims, values))
+
+
+@pytest.mark.parametrize("method", range(1, 8))
+def test_compression_writes_kaldis_bytes(data, tmp_path, method):
+    source = data / "kaldi" / "compressed" / "cm-source.bin.ark"
+    golden = data / "kaldi" / "compressed" / f"cm-method{method}.bin.ark"
+    keys = [e[0] for e in kaldi_entries(str(golden) + ".expect")]
+    values = dict(read_all(f"ark:{source}", "matrix"))
+    out = tmp_path / "cm.ark"
+    with tablio.writer(f"ark:{out}", type="matrix", compression_method=method) as w:
+        for key in keys:
+            w[key] = values[key]
+    assert out.read_bytes() == golden.read_bytes()
+
+
+def test_scripts_read_what_they_point_at(in_folder):
+    folder = in_folder("kaldi/scp")
+    for script, type_ in [("feats.scp", "matrix"), ("ali.scp", "int-vector"), ("files.scp", "matrix"),
+                          ("ranges.scp", "matrix"), ("wav.scp", "wave")]:
+        expected = kaldi_entries(folder / (script + ".expect"))
+        entries = read_all(f"scp:{script}", type_)
+        assert [k for k, _ in entries] == [e[0] for e in expected], script
+        for (key, value), (_, t, dims, values) in zip(entries, expected):
+            assert_same(value, expected_value(t, dims, values))
+
+
+def test_random_access_is_a_mapping(in_folder):
+    folder = in_folder("kaldi/scp")
+    expected = {e[0]: expected_value(*e[1:]) for e in kaldi_entries(folder / "feats.scp.expect")}
+    with tablio.random_access("scp:feats.scp") as table:
+        assert len(table) == len(expected)
+        assert table.keys() == list(expected)
+        for key in reversed(list(expected)):
+            assert key in table
+            assert_same(table[key], expected[key])
+        assert "nope" not in table
+        assert table.get("nope") is None
+        assert table.get("nope", 7) == 7
+        with pytest.raises(KeyError):
+            table["nope"]
+    archive = tablio.random_access("ark:feats.ark")
+    assert archive.keys() == list(expected)
+    assert len(archive) == len(expected)
+    key = list(expected)[-1]
+    assert_same(archive[key], expected[key])
+
+
+def test_a_table_and_its_script_written_together(tmp_path):
+    rng = np.random.default_rng(5)
+    values = {f"utt{i}": rng.standard_normal((i + 1, 3), dtype=np.float32) for i in range(6)}
+    with tablio.writer(f"ark,scp:{tmp_path}/a.ark,{tmp_path}/a.scp") as w:
+        for key, value in values.items():
+            w.write(key, value)
+    table = tablio.random_access(f"scp:{tmp_path}/a.scp")
+    for key, value in values.items():
+        np.testing.assert_array_equal(table[key], value)
+    keys, stacked = tablio.load(f"ark:{tmp_path}/a.ark")
+    assert keys == list(values)
+    assert isinstance(stacked, list)  # shapes differ
+
+
+def test_truncated_object_is_a_format_error_with_where(data):
+    path = data / "kaldi" / "bad" / "trunc-in-object.ark"
+    table = tablio.open(f"ark:{path}")
+    keys = []
+    with pytest.raises(tablio.FormatError) as caught:
+        for key, _ in table:
+            keys.append(key)
+    assert keys == ["a_0x0", "b_1x1"]
+    assert caught.value.path == str(path)
+    assert caught.value.key == "c_3x4"
+    assert caught.value.offset is not None and caught.value.offset > 0
+    assert isinstance(caught.value, ValueError)
+
+
+def test_permissive_ends_quietly_and_says_why(data):
+    path = data / "kaldi" / "bad" / "trunc-in-object.ark"
+    with tablio.open(f"p,ark:{path}") as table:
+        assert [k for k, _ in table] == ["a_0x0", "b_1x1"]
+        assert table.error != ""
+
+
+def test_bad_markers_and_duplicates(data):
+    bad = data / "kaldi" / "bad"
+    with pytest.raises(tablio.FormatError):
+        read_all(f"ark:{bad}/matrix-rows-marker08.ark", "matrix")
+    with pytest.raises(tablio.FormatError):
+        read_all(f"ark:{bad}/int32-marker08.ark", "int32")
+    assert len(read_all(f"ark:{bad}/duplicate.ark", "int32")) == 4
+    with pytest.raises(tablio.FormatError, match="duplicate"):
+        tablio.random_access(f"ark:{bad}/duplicate.ark", type="int32")["nope"]
+
+
+def test_usage_errors():
+    with pytest.raises(tablio.UsageError):
+        tablio.open("ark:x.ark", type="no-such-type")
+    with pytest.raises(tablio.UsageError):
+        tablio.open("nonsense-specifier")
+    with pytest.raises(tablio.UsageError):
+        tablio.open("ark:x.ark", dtype=np.int32)
+    with pytest.raises(FileNotFoundError) as caught:
+        tablio.open("ark:/nonexistent/x.ark")
+    assert caught.value.filename == "/nonexistent/x.ark"
+    assert caught.value.errno == 2
+
+
+def test_a_closed_table_says_so(tmp_path):
+    w = tablio.writer(f"ark:{tmp_path}/x.ark")
+    w["a"] = np.zeros((1, 1), np.float32)
+    w.close()
+    w.close()
+    with pytest.raises(tablio.UsageError, match="closed"):
+        w["b"] = np.zeros((1, 1), np.float32)
+
+
+def test_pipes_both_ways(tmp_path):
+    value = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with tablio.writer(f"ark:| gzip -c > {tmp_path}/x.ark.gz") as w:
+        w["k"] = value
+    [(key, read)] = read_all(f"ark:gunzip -c {tmp_path}/x.ark.gz |", "matrix")
+    np.testing.assert_array_equal(read, value)
+
+
+def test_every_value_type_round_trips(tmp_path):
+    values = {
+        "matrix": np.arange(6, dtype=np.float32).reshape(2, 3),
+        "vector": np.arange(4, dtype=np.float32),
+        "int-vector": np.array([1, -2, 3], dtype=np.int32),
+        "int-vector-vector": [np.array([1], np.int32), np.array([], np.int32), np.array([2, 3], np.int32)],
+        "int-pair-vector": np.array([[1, 2], [3, 4]], np.int32),
+        "token": "word",
+        "token-vector": ["a", "b", "c"],
+        "int32": -5,
+        "float": 0.5,
+        "double": 0.25,
+        "bool": True,
+        "wave": (16000.0, np.array([[0, 1, -1, 32767]], np.float32)),
+    }
+    for type_, value in values.items():
+        for text in ("", ",t"):
+            if type_ == "wave" and text:
+                continue
+            out = tmp_path / f"{type_}{text}.ark"
+            with tablio.writer(f"ark{text}:{out}", type=type_) as w:
+                w["k"] = value
+            [(key, read)] = read_all(f"ark:{out}", type_)
+            assert key == "k"
+            assert_same(read, value)

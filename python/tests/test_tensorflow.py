@@ -1,0 +1,268 @@
+"""TFRecord of tf.Example and tf.SequenceExample through Python: the files TensorFlow's
+tools wrote, read to the values libprotobuf parsed; python3-protobuf parses what tablio
+writes and tablio reads what it writes."""
+
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tablio
+
+GENERATED = ["tutorial10.tfrecord", "tutorial10.gz.tfrecord", "tutorial10.zlib.tfrecord"]
+
+
+def expected_feature(f):
+    if "int64" in f:
+        return np.array(f["int64"], dtype=np.int64)
+    if "float_bits" in f:
+        return np.array(f["float_bits"], dtype=np.uint32).view(np.float32)
+    if "bytes_hex" in f:
+        return [bytes.fromhex(b) for b in f["bytes_hex"]]
+    return None
+
+
+def assert_feature(actual, expected):
+    if isinstance(expected, np.ndarray):
+        assert isinstance(actual, np.ndarray) and actual.dtype == expected.dtype
+        assert actual.tobytes() == expected.tobytes()
+    else:
+        assert actual == expected
+
+
+def assert_features(actual, expected_json):
+    assert list(actual) == list(expected_json)
+    for name, f in expected_json.items():
+        assert_feature(actual[name], expected_feature(f))
+
+
+def expect_lines(path):
+    return [json.loads(line) for line in open(str(path) + ".expect")]
+
+
+@pytest.mark.parametrize("name", GENERATED)
+def test_examples_read_as_libprotobuf_parses_them(data, name):
+    path = data / "tfrecord" / "generated" / name
+    expected = expect_lines(path)
+    with tablio.open(f"tfrecord:{path}", type="example") as table:
+        entries = list(table)
+    assert len(entries) == len(expected)
+    for (key, example), e in zip(entries, expected):
+        assert_features(example, e["example"])
+
+
+def test_real_tfx_files(data):
+    for path in sorted(glob.glob(str(data / "tfrecord" / "tfx" / "*.tfrecord*"))):
+        if path.endswith(".expect"):
+            continue
+        expected = expect_lines(path)
+        entries = list(tablio.open(f"tfrecord:{path}", type="example"))
+        assert len(entries) == len(expected), path
+        for (key, example), e in list(zip(entries, expected))[:10]:
+            assert_features(example, e["example"])
+
+
+def test_sequence_examples(data):
+    path = data / "tfrecord" / "generated" / "seq10.tfrecord"
+    for (key, (context, lists)), e in zip(tablio.open(f"tfrecord:{path}", type="sequence-example"),
+                                          expect_lines(path)):
+        assert_features(context, e["sequence_example"]["context"])
+        assert list(lists) == list(e["sequence_example"]["feature_lists"])
+        for name, features in e["sequence_example"]["feature_lists"].items():
+            assert len(lists[name]) == len(features)
+            for a, f in zip(lists[name], features):
+                assert_feature(a, expected_feature(f))
+
+
+def test_records_written_back_are_byte_identical(data, tmp_path):
+    path = data / "tfrecord" / "generated" / "tutorial10.tfrecord"
+    out = tmp_path / "copy.tfrecord"
+    with tablio.writer(f"tfrecord:{out}", type="example") as w:
+        for key, example in tablio.open(f"tfrecord:{path}", type="example"):
+            w[key] = example
+    assert out.read_bytes() == path.read_bytes()
+    raw = tmp_path / "raw.tfrecord"
+    with tablio.writer(f"tfrecord:{raw}", type="bytes") as w:
+        for key, payload in tablio.open(f"tfrecord:{path}", type="bytes"):
+            w[key] = payload
+    assert raw.read_bytes() == path.read_bytes()
+
+
+@pytest.mark.parametrize("name,code,records", [("bad_lencrc", "DATA_LOSS", 1), ("bad_datacrc", "DATA_LOSS", 1),
+                                               ("bad_trunc_data", "DATA_LOSS", 9)])
+def test_corrupt_records_are_data_loss_with_offset(data, name, code, records):
+    path = data / "tfrecord" / "corrupt" / f"{name}.tfrecord"
+    error = expect_lines(path)[-1]["error"]
+    got = []
+    with pytest.raises(tablio.DataLossError) as caught:
+        for key, example in tablio.open(f"tfrecord:{path}", type="example"):
+            got.append(key)
+    assert len(got) == records
+    assert caught.value.path == str(path)
+    # TensorFlow's message names the payload's offset for a bad data CRC, the header's else.
+    assert caught.value.offset == int(re.search(r" at (\d+)", error["message"]).group(1))
+    assert isinstance(caught.value, tablio.FormatError)
+
+
+def test_batches_stack_fixed_length_features(data):
+    path = data / "tfrecord" / "tfx" / "mnist.tfrecord"
+    per_record = list(tablio.open(f"tfrecord:{path}", type="example"))
+    batches = list(tablio.open(f"tfrecord:{path}", type="example").batches(256))
+    assert [len(keys) for keys, _ in batches] == [256, 256, 256, 232]
+    start = 0
+    for keys, features in batches:
+        assert keys == [k for k, _ in per_record[start:start + len(keys)]]
+        for name, stacked in features.items():
+            assert isinstance(stacked, np.ndarray) and stacked.shape[0] == len(keys)
+            for i, (_, example) in enumerate(per_record[start:start + len(keys)]):
+                assert stacked[i].tobytes() == example[name].tobytes()
+        start += len(keys)
+    keys, everything = tablio.load(f"tfrecord:{path}", type="example")
+    assert len(keys) == 1000 and all(v.shape[0] == 1000 for v in everything.values())
+
+
+def test_ragged_features_come_as_lists(tmp_path):
+    out = tmp_path / "ragged.tfrecord"
+    with tablio.writer(f"tfrecord:{out}", type="example") as w:
+        w["a"] = {"x": np.array([1, 2], np.int64), "y": [b"p"]}
+        w["b"] = {"x": np.array([3], np.int64)}
+    [(keys, features)] = list(tablio.open(f"tfrecord:{out}", type="example").batches(10))
+    assert keys == ["00000000", "00000001"]  # records keep no key: their ordinals stand in
+    assert [v.tolist() for v in features["x"]] == [[1, 2], [3]]
+    assert features["y"] == [[b"p"], None]
+
+
+# ---- python3-protobuf, the peer
+
+@pytest.fixture(scope="module")
+def example_pb2(tmp_path_factory):
+    pytest.importorskip("google.protobuf")
+    proto = os.path.join(os.path.dirname(__file__), "../../tests/peer/tf_example.proto")
+    out = tmp_path_factory.mktemp("pb")
+    try:
+        subprocess.run(["protoc", f"-I{os.path.dirname(proto)}", f"--python_out={out}", proto], check=True)
+    except FileNotFoundError:
+        pytest.skip("protoc is not installed")
+    sys.path.insert(0, str(out))
+    try:
+        import tf_example_pb2
+    finally:
+        sys.path.pop(0)
+    return tf_example_pb2
+
+
+def random_features(rng):
+    features = {}
+    for i in range(rng.integers(0, 6)):
+        kind = rng.integers(0, 3)
+        n = int(rng.integers(0, 8))
+        name = f"f{i}_{kind}"
+        if kind == 0:
+            features[name] = rng.integers(-2**63, 2**63 - 1, size=n, dtype=np.int64)
+        elif kind == 1:
+            features[name] = rng.standard_normal(n).astype(np.float32)
+        else:
+            features[name] = [rng.bytes(int(rng.integers(0, 20))) for _ in range(n)]
+    return features
+
+
+def fill_features(message, features):
+    for name, value in features.items():
+        feature = message.feature[name]
+        if isinstance(value, list):
+            feature.bytes_list.value.extend(value)
+        elif value.dtype == np.int64:
+            feature.int64_list.value.extend(value.tolist())
+        else:
+            feature.float_list.value.extend(value.tolist())
+
+
+def python_features(message):
+    out = {}
+    for name, f in message.feature.items():
+        kind = f.WhichOneof("kind")
+        if kind == "bytes_list":
+            out[name] = list(f.bytes_list.value)
+        elif kind == "int64_list":
+            out[name] = np.array(f.int64_list.value, dtype=np.int64)
+        elif kind == "float_list":
+            out[name] = np.array(f.float_list.value, dtype=np.float32)
+        else:
+            out[name] = None
+    return out
+
+
+def assert_same_features(a, b):
+    assert sorted(a) == sorted(b)
+    for name in a:
+        if isinstance(b[name], np.ndarray):
+            assert a[name].dtype == b[name].dtype and a[name].tobytes() == b[name].tobytes()
+        else:
+            assert a[name] == b[name]
+
+
+def test_protobuf_and_tablio_read_each_others_examples(example_pb2, tmp_path):
+    rng = np.random.default_rng(11)
+    values = [random_features(rng) for _ in range(3000)]
+    ours = tmp_path / "ours.tfrecord"
+    with tablio.writer(f"tfrecord:{ours}", type="bytes") as raw, \
+         tablio.writer(f"tfrecord:{tmp_path}/typed.tfrecord", type="example") as typed:
+        for i, features in enumerate(values):
+            message = example_pb2.Example()
+            fill_features(message.features, features)
+            raw[str(i)] = message.SerializeToString(deterministic=True)
+            # An empty bytes list needs a dtype to say so: [] alone is an empty float list.
+            typed[str(i)] = {k: np.array([], "S") if isinstance(v, list) and not v else v for k, v in features.items()}
+    # tablio reads what protobuf wrote ...
+    for (key, features), expected in zip(tablio.open(f"tfrecord:{ours}", type="example"), values):
+        assert_same_features(features, expected)
+    # ... and protobuf parses what tablio wrote, which is its own deterministic bytes.
+    for (k1, ours_bytes), (k2, pb_bytes), expected in zip(
+            tablio.open(f"tfrecord:{tmp_path}/typed.tfrecord", type="bytes"),
+            tablio.open(f"tfrecord:{ours}", type="bytes"), values):
+        message = example_pb2.Example()
+        message.ParseFromString(ours_bytes)
+        assert_same_features(python_features(message.features), expected)
+        assert ours_bytes == pb_bytes
+
+
+def test_protobuf_and_tablio_read_each_others_sequence_examples(example_pb2, tmp_path):
+    rng = np.random.default_rng(12)
+    ours = tmp_path / "seq.tfrecord"
+    written = []
+    with tablio.writer(f"tfrecord:{ours}", type="sequence-example") as w:
+        for i in range(1000):
+            context = random_features(rng)
+            lists = {f"l{j}": [v for v in random_features(rng).values()] for j in range(rng.integers(0, 3))}
+            w[str(i)] = (typed_empty(context), {k: [typed_empty({"x": v})["x"] for v in vs] for k, vs in lists.items()})
+            written.append((context, lists))
+    for (key, payload), (context, lists) in zip(tablio.open(f"tfrecord:{ours}", type="bytes"), written):
+        message = example_pb2.SequenceExample()
+        message.ParseFromString(payload)
+        assert_same_features(python_features(message.context), context)
+        assert sorted(message.feature_lists.feature_list) == sorted(lists)
+        for name, values in lists.items():
+            got = [python_features_one(f) for f in message.feature_lists.feature_list[name].feature]
+            assert len(got) == len(values)
+            for g, v in zip(got, values):
+                assert_same_features({"x": g}, {"x": v})
+        assert message.SerializeToString(deterministic=True) == payload
+
+
+def typed_empty(features):
+    return {k: np.array([], "S") if isinstance(v, list) and not v else v for k, v in features.items()}
+
+
+def python_features_one(feature):
+    holder_message = type(feature)
+    return python_features(_Wrap({"x": feature}))["x"]
+
+
+class _Wrap:
+    def __init__(self, features):
+        self.feature = features
