@@ -103,6 +103,19 @@ TEST_CASE("keys kept in a bytes feature survive ark -> tfrecord -> ark", "[tfrec
       out.write(key, value);
   }
   CHECK(test::read_file(dir / "out.ark") == test::read_file(dir / "in.ark"));
+  // Views of the records give the same keys and leave the key feature out too.
+  {
+    auto owned = sequential_table_reader<example_holder>("tfrecord,key=utt:" + (dir / "mid.tfrecord"));
+    for (auto& [key, view] :
+         sequential_table_reader<example_view_holder>("tfrecord,key=utt:" + (dir / "mid.tfrecord"))) {
+      REQUIRE(!owned.done());
+      CHECK(key == owned.key());
+      CHECK(view.find("utt") == nullptr);
+      CHECK(view.to_example().features == owned.value().features);
+      owned.next();
+    }
+    CHECK(owned.done());
+  }
   // Without key=, the records keep the feature and keys are ordinals.
   auto plain = read_all("tfrecord:" + (dir / "mid.tfrecord"));
   CHECK(plain[1].first == "00000001");
@@ -386,4 +399,12 @@ TEST_CASE("values that are not Examples stored as Examples of shape and data", "
   example_record_holder<datum_holder> back;
   back.decode_record(record, "r");
   CHECK(encode_datum(back.value()) == encode_datum(d));
+}
+
+TEST_CASE("ordinal keys are zero-padded to eight digits and sort as entries do", "[table]") {
+  CHECK(ordinal_key(0) == "00000000");
+  CHECK(ordinal_key(42) == "00000042");
+  CHECK(ordinal_key(99999999) == "99999999");
+  CHECK(ordinal_key(123456789) == "123456789");
+  CHECK(ordinal_key(UINT64_MAX) == "18446744073709551615");
 }

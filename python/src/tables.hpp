@@ -1,9 +1,14 @@
-// The three table classes over a value type's converter. A converter C names the holder
-// (C::holder) and turns its values into Python objects and back:
+// The three table classes over a value type's converter. A converter C names the holder it
+// reads with (C::holder) and turns its values into Python objects:
 //   static py::object to_python(value_type&& v, const value_options&);
-//   static value_type from_python(py::handle h, const value_options&);
-// and may stack a batch of values into arrays:
-//   static py::object stack(std::vector<value_type>& values, const value_options&);
+// and back, for the holder it writes with (C::write_holder when it differs, as for a view):
+//   static write_value from_python(py::handle h, const value_options&);
+// Random access reads with C::owned_holder when C::holder's values are views (a table may
+// hold values it read ahead, which a view would outlive); C::to_python takes those too.
+// A batch's values are stacked by C::stacker when it has one, which takes each value as it
+// is read (without the GIL; a view is valid only until the next entry):
+//   stacker(const value_options&, std::size_t expected); void add(value_type&); py::object finish();
+// and else by C::stack(std::vector<value_type>&, const value_options&), or into a list.
 // Table work runs without the GIL; only conversion holds it.
 #pragma once
 
@@ -12,6 +17,26 @@
 #include <utility>
 
 namespace tablio_python {
+
+template <class C>
+struct write_holder_of {
+  using type = typename C::holder;
+};
+template <class C>
+requires requires { typename C::write_holder; }
+struct write_holder_of<C> {
+  using type = typename C::write_holder;
+};
+
+template <class C>
+struct owned_holder_of {
+  using type = typename C::holder;
+};
+template <class C>
+requires requires { typename C::owned_holder; }
+struct owned_holder_of<C> {
+  using type = typename C::owned_holder;
+};
 
 template <class C>
 py::object stack_values(std::vector<typename C::holder::value_type>& values, const value_options& options) {
@@ -50,20 +75,34 @@ class sequential_table final : public sequential_base {
 
   py::tuple batch(std::size_t n) override {
     std::vector<std::string> keys;
-    std::vector<value_type> values;
-    {
-      py::gil_scoped_release unlocked;
-      std::size_t expected = n < 4096 ? n : 4096;  // n may mean "all": grow past it as entries arrive
-      keys.reserve(expected);
-      values.reserve(expected);
-      while (keys.size() < n && advance()) {
-        keys.push_back(table_.key());
-        values.push_back(std::move(table_.value()));
+    std::size_t expected = n < 4096 ? n : 4096;  // n may mean "all": grow past it as entries arrive
+    keys.reserve(expected);
+    py::object values;
+    if constexpr (requires { typename C::stacker; }) {
+      typename C::stacker stacked(options_, expected);
+      {
+        py::gil_scoped_release unlocked;
+        while (keys.size() < n && advance()) {
+          keys.push_back(table_.key());
+          stacked.add(table_.value());
+        }
       }
+      values = stacked.finish();
+    } else {
+      std::vector<value_type> read;
+      {
+        py::gil_scoped_release unlocked;
+        read.reserve(expected);
+        while (keys.size() < n && advance()) {
+          keys.push_back(table_.key());
+          read.push_back(std::move(table_.value()));
+        }
+      }
+      values = stack_values<C>(read, options_);
     }
     py::list py_keys(keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i) py_keys[i] = key_to_python(keys[i]);
-    return py::make_tuple(std::move(py_keys), stack_values<C>(values, options_));
+    return py::make_tuple(std::move(py_keys), std::move(values));
   }
 
   std::string error() const override { return table_.error(); }
@@ -81,7 +120,8 @@ class sequential_table final : public sequential_base {
 template <class C>
 class random_access_table final : public random_access_base {
  public:
-  using value_type = typename C::holder::value_type;
+  using holder = typename owned_holder_of<C>::type;
+  using value_type = typename holder::value_type;
 
   random_access_table(const std::string& rspec, const value_options& options) : options_(options) {
     py::gil_scoped_release unlocked;
@@ -112,14 +152,15 @@ class random_access_table final : public random_access_base {
   }
 
  private:
-  tablio::random_access_table_reader<typename C::holder> table_;
+  tablio::random_access_table_reader<holder> table_;
   value_options options_;
 };
 
 template <class C>
 class table_writer final : public writer_base {
  public:
-  using value_type = typename C::holder::value_type;
+  using holder = typename write_holder_of<C>::type;
+  using value_type = typename holder::value_type;
 
   table_writer(const std::string& wspec, const value_options& options) : options_(options) {
     py::gil_scoped_release unlocked;
@@ -140,7 +181,7 @@ class table_writer final : public writer_base {
   }
 
  private:
-  tablio::table_writer<typename C::holder> table_;
+  tablio::table_writer<holder> table_;
   value_options options_;
 };
 

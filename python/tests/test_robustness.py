@@ -123,6 +123,31 @@ def test_one_table_in_two_threads_is_an_error_not_a_race(tmp_path):
     table.close()
 
 
+def test_python_runs_while_a_table_reads(tmp_path):
+    # One long call into C++ (a whole text table) in a thread; the main thread keeps running
+    # Python meanwhile, which it could not if the call held the GIL.
+    path = tmp_path / "slow.ark"
+    value = np.random.default_rng(2).standard_normal((500, 80)).astype(np.float32)
+    with tablio.writer(f"ark,t:{path}") as w:
+        for i in range(30):
+            w[f"k{i}"] = value
+    started, done = threading.Event(), threading.Event()
+
+    def read():
+        started.set()
+        tablio.load(f"ark:{path}")
+        done.set()
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    started.wait()
+    spins = 0
+    while not done.is_set():
+        spins += 1
+    reader.join()
+    assert spins > 1000
+
+
 def test_threads_read_in_parallel(tmp_path):
     # Four threads, each with its own table, overlap: the GIL is released while reading.
     rng = np.random.default_rng(1)

@@ -16,6 +16,7 @@
 #include <tablio/types/example_mapping.hpp>
 #include <tablio/types/example_view.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,14 +24,17 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace detail {
 
+[[noreturn]] TABLIO_COLD inline void fail_key_feature(const std::string& name, std::string_view key_name,
+                                                      bool absent) {
+  throw_format_error(name, std::nullopt, {}, {"a bytes feature '", key_name, "' holding the key"},
+                     {absent ? "no such feature" : "a feature of another kind or size"});
+}
+
 // The key a record keeps in a bytes feature of `features`, removed from them.
 inline std::string take_key_feature(example& features, std::string_view key_name, const std::string& name) {
   auto it = features.features.find(std::string(key_name));
   auto* values = it == features.features.end() ? nullptr : std::get_if<std::vector<std::string>>(&it->second);
-  if (!values || values->size() != 1)
-    throw_format_error(
-        name, std::nullopt, {}, {"a bytes feature '", key_name, "' holding the key"},
-        {it == features.features.end() ? "no such feature" : "a feature of another kind or size"});
+  if (!values || values->size() != 1) fail_key_feature(name, key_name, it == features.features.end());
   std::string key = std::move(values->front());
   features.features.erase(it);
   features.unknown.in_feature.erase(std::string(key_name));
@@ -84,9 +88,26 @@ using example_holder = detail::keyed_message_holder<example, detail::example_for
 using sequence_example_holder =
     detail::keyed_message_holder<sequence_example, detail::sequence_example_format>;
 
+namespace detail {
+class example_view_record_holder : public encoded_holder<example_view, example_view_format> {
+ public:
+  using encoded_holder<example_view, example_view_format>::encode_record;
+  static void encode_record(std::string& out, const example_view& v, std::string_view key_name,
+                            std::string_view key) {
+    example_holder::encode_record(out, v.to_example(), key_name, key);
+  }
+  std::string take_record_key(std::string_view key_name, const std::string& name) {
+    std::optional<feature_view> f = this->value_.take(key_name);
+    if (!f || f->kind != feature_kind::bytes || f->count != 1) fail_key_feature(name, key_name, !f);
+    return std::string(f->bytes().front());
+  }
+};
+}  // namespace detail
+
 // Reads Examples as views into the record (or, from an archive, into the holder's own copy
-// of the bytes). Writing takes owned examples: a view is for reading.
-using example_view_holder = encoded_holder<example_view, detail::example_view_format>;
+// of the bytes), keys kept in a feature (key=NAME) included. Writing takes owned examples: a
+// view is for reading.
+using example_view_holder = detail::example_view_record_holder;
 
 template <class T>
 class example_struct_holder : public holder_storage<T> {

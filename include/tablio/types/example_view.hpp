@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <deque>
 #include <iterator>
+#include <optional>
 #include <span>
 
 TABLIO_BEGIN_NAMESPACE
@@ -287,6 +288,14 @@ class example_view {
     auto it = std::lower_bound(features_.begin(), features_.end(), key,
                                [](const feature_view& f, std::string_view k) { return f.key < k; });
     return it != features_.end() && it->key == key ? &*it : nullptr;
+  }
+  // Takes the feature out of the view (a table's key kept in the record); nullopt when absent.
+  std::optional<feature_view> take(std::string_view key) {
+    const feature_view* f = find(key);
+    if (!f) return std::nullopt;
+    feature_view taken = *f;
+    features_.erase(features_.begin() + (f - features_.data()));
+    return taken;
   }
   bytes_list_view bytes(std::string_view key) const { return find_or_empty(key).bytes(); }
   float_list_view floats(std::string_view key) const { return find_or_empty(key).floats(); }
