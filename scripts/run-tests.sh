@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
   libprotobuf-dev protobuf-compiler liblmdb-dev lmdb-utils dataset-fashion-mnist \
   clang-14 libclang-rt-14-dev python3 pkg-config mkdocs doxygen \
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest python3-pip python3-setuptools \
-  python3-protobuf python3-lmdb
+  python3-protobuf python3-lmdb python3-torch python3-torchvision
 jobs=$(nproc)
 
 configure_and_build() {

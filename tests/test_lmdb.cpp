@@ -160,7 +160,15 @@ TEST_CASE("LMDB's rules: one environment per database, none after fork, clear er
     try {
       first.next(key, value);
     } catch (const usage_error& e) {
-      _exit(std::string(e.what()).find("fork()") != std::string::npos ? 0 : 1);
+      if (std::string(e.what()).find("fork()") == std::string::npos) _exit(1);
+      // The child opens the database again, with an environment of its own (as a DataLoader
+      // worker does), while the parent's is still open.
+      try {
+        lmdb_reader own(db);
+        _exit(own.size() == 1000 && own.next(key, value) ? 0 : 3);
+      } catch (const std::exception&) {
+        _exit(4);
+      }
     }
     _exit(2);
   }

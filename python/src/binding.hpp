@@ -29,7 +29,6 @@ std::string key_from_python(py::handle key);
 struct value_options {
   bool double_precision = false;          // dtype=numpy.float64
   std::optional<int> compression_method;  // writer(..., compression_method=N)
-  bool view = false;                      // example values that view the record
 };
 
 // One thread at a time: a table object used from two Python threads at once (the GIL is

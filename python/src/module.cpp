@@ -69,7 +69,7 @@ std::vector<std::string> value_type_names() {
 
 namespace {
 
-value_options options_from(py::handle dtype, bool view, py::handle compression_method) {
+value_options options_from(py::handle dtype, py::handle compression_method) {
   value_options o;
   if (!dtype.is_none()) {
     py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
@@ -78,7 +78,6 @@ value_options options_from(py::handle dtype, bool view, py::handle compression_m
                                 std::string(py::str(py::handle(d))));
     o.double_precision = d.itemsize() == 8;
   }
-  o.view = view;
   if (!compression_method.is_none()) {
     int method = py::cast<int>(compression_method);
     if (method < 1 || method > 7)
@@ -121,9 +120,9 @@ class python_table {
 
 class sequential_reader : public python_table<sequential_base> {
  public:
-  sequential_reader(std::string rspec, const std::string& type, py::handle dtype, bool view)
+  sequential_reader(std::string rspec, const std::string& type, py::handle dtype)
       : python_table(std::move(rspec)), type_(type) {
-    table_ = find_value_type(type).sequential(spec_, options_from(dtype, view, py::none()));
+    table_ = find_value_type(type).sequential(spec_, options_from(dtype, py::none()));
   }
   py::object next() {
     return use([](sequential_base& t) -> py::object {
@@ -134,6 +133,16 @@ class sequential_reader : public python_table<sequential_base> {
       }
       if (!more) throw py::stop_iteration();
       return py::make_tuple(key_to_python(t.key()), t.take_value());
+    });
+  }
+  // Moves past up to n entries without converting them (values a table can skip, such as a
+  // script's, are not read); the number skipped.
+  std::size_t skip(std::size_t n) {
+    return use([n](sequential_base& t) {
+      py::gil_scoped_release unlocked;
+      std::size_t skipped = 0;
+      while (skipped < n && t.advance_key()) ++skipped;
+      return skipped;
     });
   }
   py::tuple batch(std::size_t n) {
@@ -153,8 +162,8 @@ class sequential_reader : public python_table<sequential_base> {
 
 class random_access_reader : public python_table<random_access_base> {
  public:
-  random_access_reader(std::string rspec, const std::string& type, py::handle dtype, bool view)
-      : python_table(std::move(rspec)), type_(type), options_(options_from(dtype, view, py::none())) {
+  random_access_reader(std::string rspec, const std::string& type, py::handle dtype)
+      : python_table(std::move(rspec)), type_(type), options_(options_from(dtype, py::none())) {
     table_ = find_value_type(type).random_access(spec_, options_);
   }
   py::object get(py::handle key, py::object fallback) {
@@ -205,7 +214,7 @@ class table_writer : public python_table<writer_base> {
  public:
   table_writer(std::string wspec, const std::string& type, py::handle dtype, py::handle compression_method)
       : python_table(std::move(wspec)) {
-    table_ = find_value_type(type).writer(spec_, options_from(dtype, false, compression_method));
+    table_ = find_value_type(type).writer(spec_, options_from(dtype, compression_method));
   }
   // A writer dropped without close() is closed here; what it could not write is a warning,
   // since a destructor cannot raise.
@@ -226,6 +235,12 @@ class table_writer : public python_table<writer_base> {
     use([](writer_base& t) { t.flush(); });
   }
 };
+
+py::list strings_to_python(const std::vector<std::string>& strings) {
+  py::list out(strings.size());
+  for (std::size_t i = 0; i < strings.size(); ++i) out[i] = key_to_python(strings[i]);
+  return out;
+}
 
 // ---- IDX
 
@@ -376,11 +391,13 @@ PYBIND11_MODULE(_tablio, m) {
   py::register_exception_translator(&translate);
 
   py::class_<sequential_reader>(m, "SequentialReader")
-      .def(py::init<std::string, const std::string&, py::handle, bool>(), py::arg("rspec"),
-           py::arg("type") = "matrix", py::arg("dtype") = py::none(), py::arg("view") = false)
+      .def(py::init<std::string, const std::string&, py::handle>(), py::arg("rspec"),
+           py::arg("type") = "matrix", py::arg("dtype") = py::none())
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &sequential_reader::next)
       .def("_batch", &sequential_reader::batch, py::arg("n"))
+      .def("skip", &sequential_reader::skip, py::arg("n"),
+           "Moves past up to n entries without reading their values; returns how many.")
       .def_property_readonly("error", &sequential_reader::error)
       .def_property_readonly("rspec", &sequential_reader::spec)
       .def_property_readonly("type", &sequential_reader::type)
@@ -389,8 +406,8 @@ PYBIND11_MODULE(_tablio, m) {
       .def("__exit__", [](sequential_reader& r, py::args) { r.close(); });
 
   py::class_<random_access_reader>(m, "RandomAccessReader")
-      .def(py::init<std::string, const std::string&, py::handle, bool>(), py::arg("rspec"),
-           py::arg("type") = "matrix", py::arg("dtype") = py::none(), py::arg("view") = false)
+      .def(py::init<std::string, const std::string&, py::handle>(), py::arg("rspec"),
+           py::arg("type") = "matrix", py::arg("dtype") = py::none())
       .def("__getitem__", &random_access_reader::at)
       .def("get", &random_access_reader::get, py::arg("key"), py::arg("default") = py::none())
       .def("__contains__", &random_access_reader::contains)
@@ -416,5 +433,10 @@ PYBIND11_MODULE(_tablio, m) {
 
   m.def("idx_read", &idx_read, py::arg("path"));
   m.def("idx_write", &idx_write, py::arg("path"), py::arg("array"));
-  m.def("value_types", &value_type_names);
+  m.def("value_types", [] { return strings_to_python(value_type_names()); });
+  m.def(
+      "expand_shard_list",
+      [](const std::string& names) { return strings_to_python(tablio::expand_shard_list(names)); },
+      py::arg("names"),
+      "The files a comma-separated list of names stands for: globs, name@N, numbered names.");
 }

@@ -44,7 +44,7 @@ def _batches(self, n):
 SequentialReader.batches = _batches
 
 
-def open(rspec, type="matrix", dtype=None, view=False):
+def open(rspec, type="matrix", dtype=None):
     """Opens a table for reading in order: iterate it for (key, value) pairs.
 
     rspec: a Kaldi rspecifier, e.g. "ark:feats.ark", "scp:feats.scp", "ark,p:gunzip -c x.gz |",
@@ -59,13 +59,13 @@ def open(rspec, type="matrix", dtype=None, view=False):
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
     Raises FormatError (with .path, .offset, .key), OSError or UsageError.
     """
-    return SequentialReader(rspec, type, dtype, view)
+    return SequentialReader(rspec, type, dtype)
 
 
-def random_access(rspec, type="matrix", dtype=None, view=False):
+def random_access(rspec, type="matrix", dtype=None):
     """Opens a table for lookup by key: r[key] (KeyError when absent), key in r, r.get(key),
     len(r) and r.keys(). Values are copies that stay valid."""
-    return RandomAccessReader(rspec, type, dtype, view)
+    return RandomAccessReader(rspec, type, dtype)
 
 
 def writer(wspec, type="matrix", dtype=None, compression_method=None):
@@ -86,7 +86,7 @@ def writer(wspec, type="matrix", dtype=None, compression_method=None):
 
 def load(rspec, type="matrix", dtype=None):
     """Reads a whole table in one call: (keys, values), values stacked as batches() stacks them."""
-    with SequentialReader(rspec, type, dtype, False) as table:
+    with SequentialReader(rspec, type, dtype) as table:
         return table._batch(_sys.maxsize)
 
 

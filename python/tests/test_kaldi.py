@@ -221,3 +221,30 @@ def test_every_value_type_round_trips(tmp_path):
             [(key, read)] = read_all(f"ark:{out}", type_)
             assert key == "k"
             assert_same(read, value)
+
+
+def test_bad_archives_behave_as_kaldi(data, in_folder):
+    bad = in_folder("kaldi/bad")  # bad-range.scp names ../scp/feats.ark
+    # Cut inside a key: a clean end after two entries, as Kaldi reads it.
+    assert [k for k, _ in read_all(f"ark:{bad}/trunc-in-key.ark", "matrix")] == ["a_0x0", "b_1x1"]
+    # The s option on an unsorted archive: absent before the disorder is seen, an error after.
+    table = tablio.random_access(f"s,ark:{bad}/unsorted.ark", type="int32")
+    assert "k_a" not in table
+    with pytest.raises(tablio.FormatError, match="sorted"):
+        table["k_c"]
+    plain = tablio.random_access(f"ark:{bad}/unsorted.ark", type="int32")
+    assert (plain["k_c"], plain["k_a"]) == (3, 1)
+    with pytest.raises(tablio.FormatError):
+        read_all(f"scp:{bad}/bad-range.scp", "matrix")
+
+
+def test_value_types_and_skip(tmp_path):
+    assert {"matrix", "datum", "example", "bytes"} <= set(tablio.value_types())
+    with tablio.writer(f"ark:{tmp_path}/a.ark", type="int32") as w:
+        for i in range(5):
+            w[f"k{i}"] = i
+    table = tablio.open(f"ark:{tmp_path}/a.ark", type="int32")
+    assert table.skip(2) == 2
+    assert next(table) == ("k2", 2)
+    assert table.skip(10) == 2
+    assert list(table) == []

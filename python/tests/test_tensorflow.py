@@ -266,3 +266,19 @@ def python_features_one(feature):
 class _Wrap:
     def __init__(self, features):
         self.feature = features
+
+
+def test_edge_cases_decode_as_libprotobuf_does(data):
+    path = data / "tfrecord" / "generated" / "edge_cases.tfrecord"
+    expected = expect_lines(path)
+    entries = list(tablio.open(f"tfrecord:{path}", type="example"))
+    assert len(entries) == len(expected) == 20
+    for (key, example), e in zip(entries, expected):
+        assert_features(example, e["example"])
+
+
+def test_tar_members_as_bytes(data):
+    lines = [line.rstrip("\n").split("\t") for line in open(data / "tar" / "members.expect")]
+    for name in ("gnu-ustar", "gnu-gnu", "gnu-posix", "python-pax"):
+        entries = list(tablio.open(f"tar,ext=bin:{data / 'tar' / name}.tar", type="bytes"))
+        assert [(k, str(len(v)), v[:1].decode()) for k, v in entries] == [tuple(line) for line in lines], name

@@ -130,7 +130,8 @@ class lmdb_environment {
     detail::lmdb_registry& registry = detail::lmdb_environments();
     detail::lock lock(registry.guard);
     for (lmdb_environment* env : registry.open) {
-      if (env->key_ != key) continue;
+      // An environment a parent process opened is not this process's: open one of its own.
+      if (env->key_ != key || env->generation_ != detail::fork_generation()) continue;
       if (!read_only && env->read_only_)
         throw_usage_error({"the LMDB database '", path,
                            "' is open for reading in this process; close its readers before writing it "
