@@ -1,6 +1,7 @@
 // tablio: copies, inspects, indexes and verifies tables in every format tablio reads (Kaldi
 // archives and scripts, TFRecord files, Caffe LMDB databases, IDX files, tar files).
 #include <tablio/framing/lmdb.hpp>
+#include <tablio/table/shard.hpp>
 #include <tablio/table/tfrecord_index.hpp>
 #include <tablio/tablio.hpp>
 
@@ -294,6 +295,25 @@ int verify(arguments& args) {
   return v.problems == 0 ? 0 : 1;
 }
 
+// ---- shard
+
+int shard(arguments& args) {
+  std::string type = args.get("type", "bytes");
+  std::string by = args.get("by", "count");
+  args.finish(3, 3);
+  if (by != "count" && by != "bytes") throw usage_error("--by is count or bytes, not '" + by + "'");
+  const std::string& count = args.positional()[2];
+  if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos || count.size() > 9)
+    throw usage_error("N is a number of shards, not '" + count + "'");
+  auto balance = by == "count" ? shard_balance::count : shard_balance::bytes;
+  shard_plan plan = cli::with_type(type, [&]<class H>() {
+    return shard_table<H>(args.positional()[0], args.positional()[1], std::stoull(count), balance);
+  });
+  for (std::size_t k = 0; k < plan.wspecifiers.size(); ++k)
+    std::printf("%s\t%llu\n", plan.wspecifiers[k].c_str(), static_cast<unsigned long long>(plan.entries[k]));
+  return 0;
+}
+
 // ---- the commands
 
 const command commands[] = {
@@ -329,6 +349,16 @@ const command commands[] = {
      "all is well, 1 when a problem was found.\n\nOptions:\n"
      "  --type=TYPE   the values' type (default matrix), as for copy\n",
      verify},
+    {"shard", "tablio shard [options] RSPECIFIER WSPECIFIER N",
+     "Splits a table into N shards with the same entries in the same order. TFRecord, tar, LMDB\n"
+     "and IDX shards are named as TensorFlow names them (train.tfrecord-00000-of-00016, read back\n"
+     "with tfrecord:train.tfrecord@16); Kaldi archives and scripts as split_scp.pl is used\n"
+     "(feats.1.ark, feats.1.scp...). A script (scp:) is split by its lines, as split_scp.pl\n"
+     "splits it. Prints each shard's wspecifier and entry count.\n\nOptions:\n"
+     "  --type=TYPE   the values' type (default bytes, which copies any record exactly; Kaldi\n"
+     "                archives need their type), as for copy\n"
+     "  --by=count|bytes  balance the shards by entries (default) or by bytes\n",
+     shard},
 };
 
 void print_usage(std::FILE* to) {

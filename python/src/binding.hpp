@@ -6,6 +6,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <tablio/table/shard.hpp>
 #include <tablio/tablio.hpp>
 
 #include <cstdint>
@@ -84,6 +85,10 @@ struct value_type_entry {
   std::function<std::unique_ptr<sequential_base>(const std::string&, const value_options&)> sequential;
   std::function<std::unique_ptr<random_access_base>(const std::string&, const value_options&)> random_access;
   std::function<std::unique_ptr<writer_base>(const std::string&, const value_options&)> writer;
+  // Splits a table into shards (tablio::shard_table with this type's holder).
+  std::function<tablio::shard_plan(const std::string&, const std::string&, std::uint64_t,
+                                   tablio::shard_balance)>
+      shard;
 };
 
 void register_value_type(std::string name, value_type_entry entry);

@@ -433,6 +433,20 @@ PYBIND11_MODULE(_tablio, m) {
 
   m.def("idx_read", &idx_read, py::arg("path"));
   m.def("idx_write", &idx_write, py::arg("path"), py::arg("array"));
+  m.def(
+      "shard",
+      [](const std::string& rspec, const std::string& wspec, std::uint64_t n, const std::string& by,
+         const std::string& type) {
+        if (by != "count" && by != "bytes")
+          throw tablio::usage_error("by is 'count' or 'bytes', not '" + by + "'");
+        tablio::shard_plan plan = find_value_type(type).shard(
+            rspec, wspec, n, by == "count" ? tablio::shard_balance::count : tablio::shard_balance::bytes);
+        py::list out(plan.wspecifiers.size());
+        for (std::size_t k = 0; k < out.size(); ++k)
+          out[k] = py::make_tuple(plan.wspecifiers[k], plan.entries[k]);
+        return out;
+      },
+      py::arg("rspec"), py::arg("wspec"), py::arg("n"), py::arg("by") = "count", py::arg("type") = "bytes");
   m.def("value_types", [] { return strings_to_python(value_type_names()); });
   m.def(
       "expand_shard_list",

@@ -198,6 +198,10 @@ value_type_entry entry_for() {
       [](const std::string& s, const value_options& o) -> std::unique_ptr<writer_base> {
         return std::make_unique<table_writer<C>>(s, o);
       },
+      [](const std::string& rspec, const std::string& wspec, std::uint64_t n, tablio::shard_balance by) {
+        py::gil_scoped_release unlocked;
+        return tablio::shard_table<typename write_holder_of<C>::type>(rspec, wspec, n, by);
+      },
   };
 }
 
@@ -215,6 +219,7 @@ value_type_entry entry_for_precisions() {
       [=](const std::string& s, const value_options& o) {
         return o.double_precision ? twice.writer(s, o) : single.writer(s, o);
       },
+      single.shard,
   };
 }
 

@@ -21,7 +21,7 @@ from . import _tablio
 from ._tablio import RandomAccessReader, SequentialReader, Writer
 
 __all__ = [
-    "open", "random_access", "writer", "load", "value_types", "idx",
+    "open", "random_access", "writer", "load", "shard", "value_types", "idx",
     "SequentialReader", "RandomAccessReader", "Writer",
     "FormatError", "DataLossError", "UsageError",
 ]
@@ -88,6 +88,21 @@ def load(rspec, type="matrix", dtype=None):
     """Reads a whole table in one call: (keys, values), values stacked as batches() stacks them."""
     with SequentialReader(rspec, type, dtype) as table:
         return table._batch(_sys.maxsize)
+
+
+def shard(rspec, wspec, n, by="count", type="bytes"):
+    """Splits a table into n shards with the same entries in the same order; returns
+    [(wspecifier, entries)] for each shard.
+
+    TFRecord, tar, LMDB and IDX shards are named as TensorFlow names them
+    ("tfrecord:train.tfrecord" -> train.tfrecord-00000-of-00016, which
+    "tfrecord:train.tfrecord@16" reads back); Kaldi archives and scripts as split_scp.pl is
+    used ("ark,scp:feats.ark,feats.scp" -> feats.1.ark, feats.1.scp, ...). A script (scp:) is
+    split by its lines, as split_scp.pl does. by="count" balances entries (the first n % len
+    shards take one more), by="bytes" their sizes. type: the values' type; the default,
+    "bytes", copies records of any record format exactly; a Kaldi archive needs its type.
+    """
+    return _tablio.shard(rspec, wspec, n, by, type)
 
 
 def value_types():

@@ -282,3 +282,19 @@ def test_tar_members_as_bytes(data):
     for name in ("gnu-ustar", "gnu-gnu", "gnu-posix", "python-pax"):
         entries = list(tablio.open(f"tar,ext=bin:{data / 'tar' / name}.tar", type="bytes"))
         assert [(k, str(len(v)), v[:1].decode()) for k, v in entries] == [tuple(line) for line in lines], name
+
+
+def test_shard_splits_and_concatenates_back(data, tmp_path):
+    source = data / "tfrecord" / "tfx" / "mnist.tfrecord"
+    plan = tablio.shard(f"tfrecord:{source}", f"tfrecord:{tmp_path}/mnist.tfrecord", 3)
+    assert [n for _, n in plan] == [334, 333, 333]
+    assert plan[0][0] == f"tfrecord:{tmp_path}/mnist.tfrecord-00000-of-00003"
+    joined = b"".join(open(f"{tmp_path}/mnist.tfrecord-{k:05d}-of-00003", "rb").read() for k in range(3))
+    assert joined == source.read_bytes()
+    keys = [k for k, _ in tablio.open(f"tfrecord:{tmp_path}/mnist.tfrecord@3", type="bytes")]
+    assert len(keys) == 1000
+    by_bytes = tablio.shard(f"ark:{data}/kaldi/holders/float-matrix.bin.ark", f"ark:{tmp_path}/m.ark", 2,
+                            by="bytes", type="matrix")
+    assert sum(n for _, n in by_bytes) == 4
+    with pytest.raises(tablio.UsageError):
+        tablio.shard(f"tfrecord:{source}", f"tfrecord:{tmp_path}/x", 2, by="lines")

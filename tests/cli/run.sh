@@ -170,7 +170,20 @@ expect 2 "$tablio" info not-a-specifier
 expect 2 "$tablio" copy --compress --type=vector ark:a ark:b
 expect 2 "$tablio" nonsense
 expect 2 "$tablio"
-for command in copy info cat index verify; do
+# shard: the shards' entries, read one after the other, are the table's; names as TensorFlow
+# (TFRecord) and split_scp.pl (scripts) give them.
+mkdir -p shards
+expect 0 "$tablio" shard "tfrecord:$data/tfrecord/tfx/mnist.tfrecord" tfrecord:shards/mnist.tfrecord 3
+contains out.txt "shards/mnist.tfrecord-00002-of-00003	333"
+cat shards/mnist.tfrecord-0000{0,1,2}-of-00003 | cmp -s - "$data/tfrecord/tfx/mnist.tfrecord" ||
+  fail "the TFRecord shards, concatenated, are not the file"
+expect 0 "$tablio" shard --by=bytes --type=matrix "ark:$kaldi/holders/float-matrix.bin.ark" ark:shards/m.ark 2
+cat shards/m.1.ark shards/m.2.ark | cmp -s - "$kaldi/holders/float-matrix.bin.ark" || fail "archive shards differ"
+(cd "$kaldi/scp" && "$tablio" shard scp:feats.scp "scp:$work/shards/feats.scp" 2 >/dev/null) || fail "scp shard"
+cat shards/feats.1.scp shards/feats.2.scp | cmp -s - "$kaldi/scp/feats.scp" || fail "script shards differ"
+expect 2 "$tablio" shard --by=lines "tfrecord:$data/tfrecord/tfx/mnist.tfrecord" tfrecord:shards/x 2
+expect 2 "$tablio" shard "tfrecord:$data/tfrecord/tfx/mnist.tfrecord" tfrecord:shards/x 0
+for command in copy info cat index verify shard; do
   expect 0 "$tablio" "$command" --help
   contains out.txt "Usage: tablio $command"
 done

@@ -1,0 +1,189 @@
+// Splits a table into n shards with the same keys and values in the same order: read one
+// after the other, the shards give back the table. Shards are balanced by entry count (sizes
+// differ by one at most) or by bytes, and named as the engines that read them expect:
+//   TFRecord, tar, LMDB, IDX    as TensorFlow names shards: train.tfrecord-00000-of-00016
+//                               (which "tfrecord:train.tfrecord@16" reads back)
+//   Kaldi archives and scripts  as split_scp.pl is used in Kaldi recipes: feats.1.ark ...
+// A script (scp:) is split by its lines, as split_scp.pl splits it; its objects stay where
+// they are. Any other table is read twice: once to count (and measure) its entries, once to
+// write them.
+#pragma once
+
+#include <tablio/core/minmax.hpp>
+#include <tablio/stream/shards.hpp>
+#include <tablio/table/any_framing.hpp>
+#include <tablio/table/sequential_reader.hpp>
+#include <tablio/table/table_writer.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+enum class shard_balance { count, bytes };
+
+// What shard_table wrote: each shard's wspecifier and its number of entries.
+struct shard_plan {
+  std::vector<std::string> wspecifiers;
+  std::vector<std::uint64_t> entries;
+};
+
+namespace detail {
+
+inline bool names_kaldi_files(std::string_view options) {
+  for (std::size_t at = 0; at <= options.size();) {
+    std::size_t comma = options.find(',', at);
+    std::string_view token =
+        options.substr(at, comma == std::string_view::npos ? std::string_view::npos : comma - at);
+    if (token == "ark" || token == "scp") return true;
+    if (comma == std::string_view::npos) break;
+    at = comma + 1;
+  }
+  return false;
+}
+
+// feats.ark -> feats.3.ark (shard 3, counted from 1); a name without extension gets ".3".
+inline std::string kaldi_shard_name(std::string_view name, std::uint64_t i) {
+  std::size_t slash = name.rfind('/');
+  std::size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash) || dot == slash + 1)
+    dot = name.size();
+  return std::string(name.substr(0, dot)) + "." + std::to_string(i + 1) + std::string(name.substr(dot));
+}
+
+// Where each of n shards of `entries` begins, and where the last ends (shard k takes
+// [cuts[k], cuts[k + 1])): as split_scp.pl splits, the first entries % n shards take one more.
+inline std::vector<std::uint64_t> count_cuts(std::uint64_t entries, std::uint64_t n) {
+  std::vector<std::uint64_t> cuts;
+  for (std::uint64_t k = 0; k <= n; ++k) cuts.push_back(k * (entries / n) + detail::min_of(k, entries % n));
+  return cuts;
+}
+
+// The same for entries of the given sizes: cut k is the first entry at which the bytes before
+// it reach k/n of the total.
+inline std::vector<std::uint64_t> byte_cuts(const std::vector<std::uint64_t>& weights, std::uint64_t n) {
+  long double total = 0;  // in long double: a sum of sizes times k could pass 2^64
+  for (std::uint64_t w : weights) total += static_cast<long double>(w);
+  std::vector<std::uint64_t> cuts{0};
+  long double before = 0;
+  std::size_t j = 0;
+  for (std::uint64_t k = 1; k < n; ++k) {
+    while (j < weights.size() && before * static_cast<long double>(n) < total * static_cast<long double>(k))
+      before += static_cast<long double>(weights[j++]);
+    cuts.push_back(j);
+  }
+  cuts.push_back(weights.size());
+  return cuts;
+}
+
+// A script's lines, split as split_scp.pl splits them.
+inline shard_plan shard_script(const std::string& script, std::string_view wspec, std::uint64_t n,
+                               const open_options& open);
+
+}  // namespace detail
+
+// The wspecifier of shard i of n of wspec: each of its file names renamed as above.
+inline std::string shard_wspecifier(std::string_view wspec, std::uint64_t i, std::uint64_t n) {
+  std::size_t colon = wspec.find(':');
+  if (colon == std::string_view::npos) throw_usage_error({"not a wspecifier: '", wspec, "'"});
+  std::string_view options = wspec.substr(0, colon), names = wspec.substr(colon + 1);
+  bool kaldi = detail::names_kaldi_files(options);
+  std::string out(options);
+  out += ':';
+  for (std::size_t at = 0;;) {
+    std::size_t comma = names.find(',', at);
+    std::string_view name =
+        names.substr(at, comma == std::string_view::npos ? std::string_view::npos : comma - at);
+    if (name.empty() || name.find('|') != std::string_view::npos || name == "-")
+      throw_usage_error({"shards are files: '", wspec, "' names none"});
+    out += kaldi ? detail::kaldi_shard_name(name, i) : shard_name(name, i, n);
+    if (comma == std::string_view::npos) break;
+    out += ',';
+    at = comma + 1;
+  }
+  return out;
+}
+
+// Splits the table rspec into n shards named after wspec (see above), read and written with
+// holder H (bytes_holder copies any record format exactly).
+template <holder_type H>
+shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint64_t n,
+                       shard_balance by = shard_balance::count, const open_options& open = {}) {
+  if (n == 0) throw_usage_error({"a table splits into one shard or more, not 0"});
+  std::optional<rspecifier> in_spec = parse_rspecifier(rspec);
+  if (!in_spec) throw_usage_error({"invalid rspecifier '", rspec, "'"});
+  if (in_spec->kind == rspecifier_kind::script) {
+    if (by != shard_balance::count)
+      throw_usage_error({"a script is split by its lines (as split_scp.pl does), not by bytes"});
+    return detail::shard_script(in_spec->filename, wspec, n, open);
+  }
+  std::vector<std::uint64_t> weights;
+  {
+    sequential_table_reader<H> in(rspec, open);
+    std::string encoded;
+    for (; !in.done(); in.next()) {
+      if (by == shard_balance::count) {
+        weights.push_back(1);
+        continue;
+      }
+      encoded.clear();
+      writer measure = memory_writer(encoded);
+      H::write(measure, true, in.value());
+      measure.close();
+      weights.push_back(encoded.size());
+    }
+    in.close();
+  }
+  std::vector<std::uint64_t> cuts =
+      by == shard_balance::count ? detail::count_cuts(weights.size(), n) : detail::byte_cuts(weights, n);
+  shard_plan plan;
+  sequential_table_reader<H> in(rspec, open);
+  for (std::uint64_t k = 0; k < n; ++k) {
+    plan.wspecifiers.push_back(shard_wspecifier(wspec, k, n));
+    table_writer<H> out(plan.wspecifiers.back(), open);
+    for (std::uint64_t j = cuts[k]; j < cuts[k + 1]; ++j, in.next()) {
+      if (in.done())
+        throw_format_error(in_spec->filename, std::nullopt, {},
+                           {decimal(weights.size()), " entries, as counted"},
+                           {decimal(j), " on the second reading"});
+      out.write(in.key(), in.value());
+    }
+    out.close();
+    plan.entries.push_back(cuts[k + 1] - cuts[k]);
+  }
+  in.close();
+  return plan;
+}
+
+namespace detail {
+
+inline shard_plan shard_script(const std::string& script, std::string_view wspec, std::uint64_t n,
+                               const open_options& open) {
+  std::vector<std::string> lines;
+  {
+    reader in = open_input(script, open);
+    for (std::string line; in.read_line(line);)
+      if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+  }
+  std::vector<std::uint64_t> cuts = count_cuts(lines.size(), n);
+  // The shards of "scp:x.scp" or of a plain "x.scp".
+  std::string_view name = wspec.substr(0, 4) == "scp:" ? wspec.substr(4) : wspec;
+  shard_plan plan;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    std::string file = shard_wspecifier(std::string("scp:") + std::string(name), k, n).substr(4);
+    writer out = open_output(file, open);
+    for (std::uint64_t j = cuts[k]; j < cuts[k + 1]; ++j) {
+      out.write(lines[j].data(), lines[j].size());
+      out.put('\n');
+    }
+    out.close();
+    plan.wspecifiers.push_back("scp:" + file);
+    plan.entries.push_back(cuts[k + 1] - cuts[k]);
+  }
+  return plan;
+}
+
+}  // namespace detail
+
+TABLIO_END_NAMESPACE
