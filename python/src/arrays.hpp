@@ -16,10 +16,27 @@ py::array_t<T> adopt(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
   return py::array_t<T>(std::move(shape), owned->data(), free_it);
 }
 
-// A new array of the shape, uninitialized, for C++ to fill.
+// A new C-contiguous array of the shape, uninitialized, for C++ to fill. Made by numpy's
+// own constructor: one is made per feature of every record, where pybind11's general path
+// (shape and stride vectors, a dtype lookup) showed.
 template <class T>
-py::array_t<T> new_array(std::vector<py::ssize_t> shape) {
-  return py::array_t<T>(std::move(shape));
+py::array_t<T> new_array(const py::ssize_t* shape, int ndim) {
+  auto& api = py::detail::npy_api::get();
+  PyObject* descr = api.PyArray_DescrFromType_(py::detail::npy_format_descriptor<T>::value);
+  if (!descr) throw py::error_already_set();
+  PyObject* a = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, ndim,
+                                          reinterpret_cast<Py_intptr_t*>(const_cast<py::ssize_t*>(shape)),
+                                          nullptr, nullptr, 0, nullptr);
+  if (!a) throw py::error_already_set();
+  return py::reinterpret_steal<py::array_t<T>>(a);
+}
+template <class T>
+py::array_t<T> new_array(std::initializer_list<py::ssize_t> shape) {
+  return new_array<T>(shape.begin(), static_cast<int>(shape.size()));
+}
+template <class T>
+py::array_t<T> new_array(const std::vector<py::ssize_t>& shape) {
+  return new_array<T>(shape.data(), static_cast<int>(shape.size()));
 }
 
 // A C-contiguous array of T with ndim dimensions from any array-like (converting when
