@@ -132,7 +132,10 @@ class sequential_reader : public python_table<sequential_base> {
         more = t.advance();
       }
       if (!more) throw py::stop_iteration();
-      return py::make_tuple(key_to_python(t.key()), t.take_value());
+      py::object key = key_to_python(t.key()), value = t.take_value();
+      PyObject* pair = PyTuple_Pack(2, key.ptr(), value.ptr());
+      if (!pair) throw py::error_already_set();
+      return py::reinterpret_steal<py::object>(pair);
     });
   }
   // Moves past up to n entries without converting them (values a table can skip, such as a

@@ -118,7 +118,9 @@ struct example {
   }
   static py::object to_python(value_type&& e, const value_options&) {
     py::dict out;
-    for (const tablio::feature_view& f : e.features()) out[key_to_python(f.key)] = feature_view_to_python(f);
+    for (const tablio::feature_view& f : e.features())
+      if (PyDict_SetItem(out.ptr(), key_to_python(f.key).ptr(), feature_view_to_python(f).ptr()) != 0)
+        throw py::error_already_set();
     return std::move(out);
   }
   static tablio::example from_python(py::handle h, const value_options&) { return features_from_python(h); }
