@@ -113,7 +113,7 @@ def main():
         class TFRecordPeer(IterableDataset):  # Python TFRecord framing + protobuf, by shard
             def __iter__(self):
                 info = get_worker_info()
-                files = sorted(f for f in os.listdir(folder) if f.startswith("train.tfrecord-"))
+                files = sorted(f for f in os.listdir(folder) if f.startswith("train-") and f.endswith(".tfrecord"))
                 if info:
                     files = files[info.id::info.num_workers]
                 for name in files:
@@ -148,7 +148,7 @@ def main():
 
         class BatchedTFRecord(IterableDataset):
             def __init__(self):
-                self.ds = tt.TableIterableDataset(f"tfrecord:{folder}/train.tfrecord@8", type="example",
+                self.ds = tt.TableIterableDataset(f"tfrecord:{folder}/train-*-of-00008.tfrecord", type="example",
                                                   batch_size=BATCH, uneven="allow")
 
             def __iter__(self):
@@ -166,7 +166,7 @@ def main():
 
         lmdb_per_sample = tt.TableDataset(f"lmdb:{folder}/lmdb", type="datum",
                                           transform=lambda v: (to_float(v[0]), v[1]))
-        tfrecord_per_sample = tt.TableIterableDataset(f"tfrecord:{folder}/train.tfrecord@8", type="example",
+        tfrecord_per_sample = tt.TableIterableDataset(f"tfrecord:{folder}/train-*-of-00008.tfrecord", type="example",
                                                       transform=tablio_tfrecord_sample, uneven="allow")
 
         vision = torchvision.datasets.FashionMNIST(folder, train=True, transform=torchvision.transforms.ToTensor())

@@ -351,8 +351,8 @@ const command commands[] = {
      verify},
     {"shard", "tablio shard [options] RSPECIFIER WSPECIFIER N",
      "Splits a table into N shards with the same entries in the same order. TFRecord, tar, LMDB\n"
-     "and IDX shards are named as TensorFlow names them (train.tfrecord-00000-of-00016, read back\n"
-     "with tfrecord:train.tfrecord@16); Kaldi archives and scripts as split_scp.pl is used\n"
+     "and IDX shards are named as TensorFlow names them (train-00000-of-00016.tfrecord, read back\n"
+     "with tfrecord:train-*-of-00016.tfrecord); Kaldi archives and scripts as split_scp.pl is used\n"
      "(feats.1.ark, feats.1.scp...). A script (scp:) is split by its lines, as split_scp.pl\n"
      "splits it. Prints each shard's wspecifier and entry count.\n\nOptions:\n"
      "  --type=TYPE   the values' type (default bytes, which copies any record exactly; Kaldi\n"

@@ -95,8 +95,8 @@ def shard(rspec, wspec, n, by="count", type="bytes"):
     [(wspecifier, entries)] for each shard.
 
     TFRecord, tar, LMDB and IDX shards are named as TensorFlow names them
-    ("tfrecord:train.tfrecord" -> train.tfrecord-00000-of-00016, which
-    "tfrecord:train.tfrecord@16" reads back); Kaldi archives and scripts as split_scp.pl is
+    ("tfrecord:train.tfrecord" -> train-00000-of-00016.tfrecord, which
+    "tfrecord:train-*-of-00016.tfrecord" reads back); Kaldi archives and scripts as split_scp.pl is
     used ("ark,scp:feats.ark,feats.scp" -> feats.1.ark, feats.1.scp, ...). A script (scp:) is
     split by its lines, as split_scp.pl does. by="count" balances entries (the first n % len
     shards take one more), by="bytes" their sizes. type: the values' type; the default,

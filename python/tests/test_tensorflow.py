@@ -288,10 +288,10 @@ def test_shard_splits_and_concatenates_back(data, tmp_path):
     source = data / "tfrecord" / "tfx" / "mnist.tfrecord"
     plan = tablio.shard(f"tfrecord:{source}", f"tfrecord:{tmp_path}/mnist.tfrecord", 3)
     assert [n for _, n in plan] == [334, 333, 333]
-    assert plan[0][0] == f"tfrecord:{tmp_path}/mnist.tfrecord-00000-of-00003"
-    joined = b"".join(open(f"{tmp_path}/mnist.tfrecord-{k:05d}-of-00003", "rb").read() for k in range(3))
+    assert plan[0][0] == f"tfrecord:{tmp_path}/mnist-00000-of-00003.tfrecord"
+    joined = b"".join(open(f"{tmp_path}/mnist-{k:05d}-of-00003.tfrecord", "rb").read() for k in range(3))
     assert joined == source.read_bytes()
-    keys = [k for k, _ in tablio.open(f"tfrecord:{tmp_path}/mnist.tfrecord@3", type="bytes")]
+    keys = [k for k, _ in tablio.open(f"tfrecord:{tmp_path}/mnist-*-of-00003.tfrecord", type="bytes")]
     assert len(keys) == 1000
     by_bytes = tablio.shard(f"ark:{data}/kaldi/holders/float-matrix.bin.ark", f"ark:{tmp_path}/m.ark", 2,
                             by="bytes", type="matrix")

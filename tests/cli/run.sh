@@ -174,8 +174,8 @@ expect 2 "$tablio"
 # (TFRecord) and split_scp.pl (scripts) give them.
 mkdir -p shards
 expect 0 "$tablio" shard "tfrecord:$data/tfrecord/tfx/mnist.tfrecord" tfrecord:shards/mnist.tfrecord 3
-contains out.txt "shards/mnist.tfrecord-00002-of-00003	333"
-cat shards/mnist.tfrecord-0000{0,1,2}-of-00003 | cmp -s - "$data/tfrecord/tfx/mnist.tfrecord" ||
+contains out.txt "shards/mnist-00002-of-00003.tfrecord	333"
+cat shards/mnist-0000{0,1,2}-of-00003.tfrecord | cmp -s - "$data/tfrecord/tfx/mnist.tfrecord" ||
   fail "the TFRecord shards, concatenated, are not the file"
 expect 0 "$tablio" shard --by=bytes --type=matrix "ark:$kaldi/holders/float-matrix.bin.ark" ark:shards/m.ark 2
 cat shards/m.1.ark shards/m.2.ark | cmp -s - "$kaldi/holders/float-matrix.bin.ark" || fail "archive shards differ"

@@ -1,8 +1,9 @@
 // Splits a table into n shards with the same keys and values in the same order: read one
 // after the other, the shards give back the table. Shards are balanced by entry count (sizes
 // differ by one at most) or by bytes, and named as the engines that read them expect:
-//   TFRecord, tar, LMDB, IDX    as TensorFlow names shards: train.tfrecord-00000-of-00016
-//                               (which "tfrecord:train.tfrecord@16" reads back)
+//   TFRecord, tar, LMDB, IDX    as TensorFlow's and Beam's writers name shards:
+//                               train.tfrecord -> train-00000-of-00016.tfrecord (read back
+//                               with the glob "tfrecord:train-*-of-00016.tfrecord")
 //   Kaldi archives and scripts  as split_scp.pl is used in Kaldi recipes: feats.1.ark ...
 // A script (scp:) is split by its lines, as split_scp.pl splits it; its objects stay where
 // they are. Any other table is read twice: once to count (and measure) its entries, once to
@@ -52,6 +53,16 @@ inline std::string kaldi_shard_name(std::string_view name, std::uint64_t i) {
   return std::string(name.substr(0, dot)) + "." + std::to_string(i + 1) + std::string(name.substr(dot));
 }
 
+// train.tfrecord -> train-00003-of-00016.tfrecord: the shard's number before the name's
+// extensions (from the first dot of its last component), as TensorFlow's writers put it.
+inline std::string tensorflow_shard_name(std::string_view name, std::uint64_t i, std::uint64_t n) {
+  std::size_t slash = name.rfind('/');
+  std::size_t start = slash == std::string_view::npos ? 0 : slash + 1;
+  std::size_t dot = name.find('.', start + 1);  // a leading dot names a hidden file, not an extension
+  if (dot == std::string_view::npos) dot = name.size();
+  return shard_name(name.substr(0, dot), i, n) + std::string(name.substr(dot));
+}
+
 // Where each of n shards of `entries` begins, and where the last ends (shard k takes
 // [cuts[k], cuts[k + 1])): as split_scp.pl splits, the first entries % n shards take one more.
 inline std::vector<std::uint64_t> count_cuts(std::uint64_t entries, std::uint64_t n) {
@@ -97,7 +108,7 @@ inline std::string shard_wspecifier(std::string_view wspec, std::uint64_t i, std
         names.substr(at, comma == std::string_view::npos ? std::string_view::npos : comma - at);
     if (name.empty() || name.find('|') != std::string_view::npos || name == "-")
       throw_usage_error({"shards are files: '", wspec, "' names none"});
-    out += kaldi ? detail::kaldi_shard_name(name, i) : shard_name(name, i, n);
+    out += kaldi ? detail::kaldi_shard_name(name, i) : detail::tensorflow_shard_name(name, i, n);
     if (comma == std::string_view::npos) break;
     out += ',';
     at = comma + 1;
