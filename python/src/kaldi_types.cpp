@@ -9,20 +9,22 @@
 namespace tablio_python {
 namespace {
 
-template <class V, class T>
-py::object stack_or_list(std::vector<V>& values, const value_options& options, auto shape_of, auto data_of,
+// Values of one shape stacked into one array, each written into it by fill(value, out);
+// values of different shapes as a list.
+template <class T, class V>
+py::object stack_or_list(std::vector<V>& values, const value_options& options, auto shape_of, auto fill,
                          auto to_python) {
-  py::object stacked = stack_equal_shapes<T>(values, shape_of, [&](const V& v, T* out) {
-    std::vector<py::ssize_t> shape = shape_of(v);
-    std::size_t n = 1;
-    for (py::ssize_t d : shape) n *= static_cast<std::size_t>(d);
-    if (n != 0) std::memcpy(out, data_of(v), n * sizeof(T));
-  });
+  py::object stacked = stack_equal_shapes<T>(values, shape_of, fill);
   if (!stacked.is_none()) return stacked;
   py::list out(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) out[i] = to_python(std::move(values[i]), options);
   return std::move(out);
 }
+
+// fill for values that hold their elements contiguously (v.data(), v.size()).
+inline constexpr auto copy_elements = [](const auto& v, auto* out) {
+  if (v.size() != 0) std::memcpy(out, v.data(), v.size() * sizeof(*out));
+};
 
 template <class T>
 struct float_matrix {
@@ -38,8 +40,7 @@ struct float_matrix {
     return value_type(dimension(a.shape(0), "rows"), dimension(a.shape(1), "columns"), to_vector(a));
   }
   static py::object stack(std::vector<value_type>& values, const value_options& o) {
-    return stack_or_list<value_type, T>(
-        values, o, shape, [](const value_type& m) { return m.data(); }, to_python);
+    return stack_or_list<T>(values, o, shape, copy_elements, to_python);
   }
 };
 
@@ -58,8 +59,7 @@ struct float_vector {
     return value_type(to_vector(a));
   }
   static py::object stack(std::vector<value_type>& values, const value_options& o) {
-    return stack_or_list<value_type, T>(
-        values, o, shape, [](const value_type& v) { return v.data(); }, to_python);
+    return stack_or_list<T>(values, o, shape, copy_elements, to_python);
   }
 };
 
@@ -89,12 +89,8 @@ struct compressed {
   static py::object stack(std::vector<value_type>& values, const value_options& o) {
     auto shape = [](const value_type& m) { return std::vector<py::ssize_t>{m.num_rows(), m.num_cols()}; };
     auto fill = [](const value_type& m, auto* out) { m.decompress(out); };
-    py::object stacked = o.double_precision ? stack_equal_shapes<double>(values, shape, fill)
-                                            : stack_equal_shapes<float>(values, shape, fill);
-    if (!stacked.is_none()) return stacked;
-    py::list out(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) out[i] = to_python(std::move(values[i]), o);
-    return std::move(out);
+    return o.double_precision ? stack_or_list<double>(values, o, shape, fill, to_python)
+                              : stack_or_list<float>(values, o, shape, fill, to_python);
   }
 };
 
@@ -129,8 +125,7 @@ struct int_vector {
     return int32_values(h, 1, "int-vector");
   }
   static py::object stack(std::vector<value_type>& values, const value_options& o) {
-    return stack_or_list<value_type, std::int32_t>(
-        values, o, shape, [](const value_type& v) { return v.data(); }, to_python);
+    return stack_or_list<std::int32_t>(values, o, shape, copy_elements, to_python);
   }
 };
 
@@ -220,8 +215,7 @@ struct basic {
     }
   }
   static py::object stack(std::vector<value_type>& values, const value_options&) {
-    using element = std::conditional_t<std::is_same_v<T, bool>, bool, T>;
-    py::array_t<element> out = new_array<element>({static_cast<py::ssize_t>(values.size())});
+    py::array_t<T> out = new_array<T>({static_cast<py::ssize_t>(values.size())});
     std::copy(values.begin(), values.end(), out.mutable_data());
     return std::move(out);
   }

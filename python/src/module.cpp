@@ -281,7 +281,7 @@ py::array idx_read(const std::string& path) {
   py::capsule keep(owner, [](void* p) { delete static_cast<tablio::idx_file*>(p); });
   static const char empty = 0;
   py::array out(dtype, shape, {}, data ? data : &empty, keep);
-  py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  out.attr("setflags")(py::arg("write") = false);
   return out;
 }
 

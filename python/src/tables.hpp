@@ -1,10 +1,11 @@
 // The three table classes over a value type's converter. A converter C names the holder it
 // reads with (C::holder) and turns its values into Python objects:
 //   static py::object to_python(value_type&& v, const value_options&);
-// and back, for the holder it writes with (C::write_holder when it differs, as for a view):
-//   static write_value from_python(py::handle h, const value_options&);
-// Random access reads with C::owned_holder when C::holder's values are views (a table may
-// hold values it read ahead, which a view would outlive); C::to_python takes those too.
+// and back:
+//   static owned_value from_python(py::handle h, const value_options&);
+// When C::holder's values are views, C::owned_holder names the holder of owned values, which
+// writes, and reads for random access (a table may hold values it read ahead, which a view
+// would outlive); C::to_python takes its values too.
 // A batch's values are stacked by C::stacker when it has one, which takes each value as it
 // is read (without the GIL; a view is valid only until the next entry):
 //   stacker(const value_options&, std::size_t expected); void add(value_type&); py::object finish();
@@ -17,16 +18,6 @@
 #include <utility>
 
 namespace tablio_python {
-
-template <class C>
-struct write_holder_of {
-  using type = typename C::holder;
-};
-template <class C>
-requires requires { typename C::write_holder; }
-struct write_holder_of<C> {
-  using type = typename C::write_holder;
-};
 
 template <class C>
 struct owned_holder_of {
@@ -159,7 +150,7 @@ class random_access_table final : public random_access_base {
 template <class C>
 class table_writer final : public writer_base {
  public:
-  using holder = typename write_holder_of<C>::type;
+  using holder = typename owned_holder_of<C>::type;
   using value_type = typename holder::value_type;
 
   table_writer(const std::string& wspec, const value_options& options) : options_(options) {
@@ -200,7 +191,7 @@ value_type_entry entry_for() {
       },
       [](const std::string& rspec, const std::string& wspec, std::uint64_t n, tablio::shard_balance by) {
         py::gil_scoped_release unlocked;
-        return tablio::shard_table<typename write_holder_of<C>::type>(rspec, wspec, n, by);
+        return tablio::shard_table<typename owned_holder_of<C>::type>(rspec, wspec, n, by);
       },
   };
 }

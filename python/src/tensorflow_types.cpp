@@ -110,7 +110,6 @@ py::object feature_view_to_python(const tablio::feature_view& f) {
 // Read as a view of the record (no owned copy of it); written from an owned example.
 struct example {
   using holder = tablio::example_view_holder;
-  using write_holder = tablio::example_holder;
   using owned_holder = tablio::example_holder;
   using value_type = tablio::example_view;
   static py::object to_python(tablio::example&& e, const value_options&) {
@@ -260,7 +259,6 @@ struct sequence_example {
 // (bytes, label) for an encoded image. Read as a view of the record; written owned.
 struct datum {
   using holder = tablio::datum_view_holder;
-  using write_holder = tablio::datum_holder;
   using owned_holder = tablio::datum_holder;
   using value_type = tablio::datum_view;
 
