@@ -291,6 +291,9 @@ TEST_CASE("waves: Kaldi's archive and wav.scp, written back byte for byte", "[ta
     // One byte of a two-byte sample: a format error, not a channels x 0 matrix.
     reader half = memory_reader(std::string_view(wav).substr(0, 45), "half.wav");
     CHECK_THROWS_AS(h.read(half), format_error);
+    reader half_again = memory_reader(std::string_view(wav).substr(0, 45), "half.wav");
+    CHECK_THROWS_WITH(h.read(half_again),
+                      Catch::Contains("half.wav") && Catch::Contains("less than one sample"));
     std::string out;
     writer w = memory_writer(out);
     CHECK_THROWS_AS(wave_holder::write(w, false, entries[0].second), usage_error);

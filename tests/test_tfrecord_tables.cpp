@@ -116,6 +116,15 @@ TEST_CASE("keys kept in a bytes feature survive ark -> tfrecord -> ark", "[tfrec
     }
     CHECK(owned.done());
   }
+  // A record without the key feature is a format_error naming the feature, for views too.
+  {
+    std::string spec = "tfrecord,key=nope:" + (dir / "mid.tfrecord");
+    using views = sequential_table_reader<example_view_holder>;
+    CHECK_THROWS_AS(views(spec), format_error);
+    CHECK_THROWS_WITH(views(spec), Catch::Contains("at byte 12") &&
+                                       Catch::Contains("a bytes feature 'nope' holding the key") &&
+                                       Catch::Contains("no such feature"));
+  }
   // Without key=, the records keep the feature and keys are ordinals.
   auto plain = read_all("tfrecord:" + (dir / "mid.tfrecord"));
   CHECK(plain[1].first == "00000001");

@@ -39,7 +39,7 @@ def test_every_truncation_is_an_exception_or_a_shorter_table(data, tmp_path, sou
         try:
             assert drain(f"{format_}:{path}", type_) <= full
         except tablio.FormatError as e:
-            assert e.path == str(path)
+            assert e.path == str(path) and str(path) in str(e) and "expected" in str(e)
 
 
 @pytest.mark.parametrize("source,format_,type_", SOURCES)

@@ -259,7 +259,6 @@ def typed_empty(features):
 
 
 def python_features_one(feature):
-    holder_message = type(feature)
     return python_features(_Wrap({"x": feature}))["x"]
 
 
