@@ -333,9 +333,17 @@ class example_view {
 
   // Last wins for repeated keys, as in decode_example; keys end up sorted.
   void settle() {
-    if (features_.size() < 2) return;
-    std::stable_sort(features_.begin(), features_.end(),
-                     [](const feature_view& a, const feature_view& b) { return a.key < b.key; });
+    auto before = [](const feature_view& a, const feature_view& b) { return a.key < b.key; };
+    auto not_before = [&](const feature_view& a, const feature_view& b) { return !before(a, b); };
+    // Writers mostly list each key once, in order: then there is nothing to do.
+    if (std::adjacent_find(features_.begin(), features_.end(), not_before) == features_.end()) return;
+    if (features_.size() <= 32) {  // an Example's handful: a stable sort in place, no buffer
+      for (std::size_t i = 1; i < features_.size(); ++i)
+        for (std::size_t j = i; j > 0 && before(features_[j], features_[j - 1]); --j)
+          std::swap(features_[j], features_[j - 1]);
+    } else {
+      std::stable_sort(features_.begin(), features_.end(), before);
+    }
     auto last = features_.begin();
     for (auto it = features_.begin() + 1; it != features_.end(); ++it) {
       if (it->key == last->key)
