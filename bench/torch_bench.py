@@ -79,8 +79,6 @@ def main():
                 t[f"{i:08d}"] = {"label": np.array([labels[i]]), "image_raw": [images[i].tobytes()]}
         tablio.shard(f"tfrecord:{folder}/all.tfrecord", f"tfrecord:{folder}/train.tfrecord", 8)
 
-        to_float = lambda image: image.float().div(255)  # noqa: E731  (what ToTensor() does)
-
         class IdxImages(Dataset):  # tablio's IDX view, per sample
             def __init__(self):
                 self.images = tablio.idx.read(os.path.join(raw, "train-images-idx3-ubyte"))
@@ -129,45 +127,27 @@ def main():
                         image = np.frombuffer(feature["image_raw"].bytes_list.value[0], np.uint8).reshape(1, 28, 28)
                         yield torch.from_numpy(image.copy()).float().div(255), feature["label"].int64_list.value[0]
 
-        class Floats:  # batched tablio values: (N, 1, 28, 28) uint8 -> float
-            def __init__(self, dataset):
-                self.dataset = dataset
-
-            def __iter__(self):
-                for images, labels in self.dataset:
-                    yield images.float().div(255), labels
-
-        def tablio_tfrecord_sample(example):
-            image = torch.frombuffer(bytearray(example["image_raw"][0]), dtype=torch.uint8).reshape(1, 28, 28)
-            return to_float(image), int(example["label"][0])
-
-        def tablio_tfrecord_batch(batch):
-            images = torch.from_numpy(np.frombuffer(b"".join(v[0] for v in batch["image_raw"]), np.uint8)
-                                      .reshape(-1, 1, 28, 28).copy())
-            return to_float(images), batch["label"][:, 0]
+        # Images as float, scaled by 1/255 in C++ as they are read: a Datum's (Caffe's
+        # transform_param scale), an Example's image_raw bytes decoded as uint8 (TensorFlow's
+        # decode_raw) and scaled.
+        as_image = {"decode_raw": {"image_raw": np.uint8}, "scale": 1 / 255}
+        tfrecord_shards = f"tfrecord:{folder}/train-*-of-00008.tfrecord"
+        tfrecord_per_sample = tt.TableIterableDataset(
+            tfrecord_shards, type="example", uneven="allow", **as_image,
+            transform=lambda e: (e["image_raw"].view(1, 28, 28), e["label"][0]))
 
         class BatchedTFRecord(IterableDataset):
             def __init__(self):
-                self.ds = tt.TableIterableDataset(f"tfrecord:{folder}/train-*-of-00008.tfrecord", type="example",
-                                                  batch_size=BATCH, uneven="allow")
+                self.ds = tt.TableIterableDataset(tfrecord_shards, type="example", batch_size=BATCH, uneven="allow",
+                                                  **as_image)
 
             def __iter__(self):
                 for batch in self.ds:
-                    yield tablio_tfrecord_batch(batch)
+                    yield batch["image_raw"].view(-1, 1, 28, 28), batch["label"][:, 0]
 
-        class BatchedLmdb(IterableDataset):
-            def __init__(self):
-                self.ds = tt.TableIterableDataset(f"lmdb:{folder}/lmdb", type="datum", batch_size=BATCH,
-                                                  uneven="allow")
-
-            def __iter__(self):
-                for images, labels in self.ds:
-                    yield to_float(images), labels
-
-        lmdb_per_sample = tt.TableDataset(f"lmdb:{folder}/lmdb", type="datum",
-                                          transform=lambda v: (to_float(v[0]), v[1]))
-        tfrecord_per_sample = tt.TableIterableDataset(f"tfrecord:{folder}/train-*-of-00008.tfrecord", type="example",
-                                                      transform=tablio_tfrecord_sample, uneven="allow")
+        batched_lmdb = tt.TableIterableDataset(f"lmdb:{folder}/lmdb", type="datum", batch_size=BATCH,
+                                               uneven="allow", scale=1 / 255)
+        lmdb_per_sample = tt.TableDataset(f"lmdb:{folder}/lmdb", type="datum", scale=1 / 255)
 
         vision = torchvision.datasets.FashionMNIST(folder, train=True, transform=torchvision.transforms.ToTensor())
         for workers in (0, 2):
@@ -182,7 +162,7 @@ def main():
                  "<= 0.5x"),
                 ("Caffe LMDB, per sample", lmdb_per_sample, False, "python3-lmdb + protobuf Datum",
                  LmdbPeer(f"{folder}/lmdb"), False, "<= 0.67x"),
-                ("Caffe LMDB, batched", BatchedLmdb(), True, "python3-lmdb + protobuf Datum",
+                ("Caffe LMDB, batched", batched_lmdb, True, "python3-lmdb + protobuf Datum",
                  LmdbPeer(f"{folder}/lmdb"), False, "<= 0.1x"),
                 ("TFRecord shards, per sample", tfrecord_per_sample, False, "Python TFRecord + protobuf",
                  TFRecordPeer(), False, "<= 0.5x"),

@@ -25,11 +25,32 @@ namespace py = pybind11;
 // bytes kept as surrogates (as os.fsdecode does), and goes back to the same bytes.
 py::str key_to_python(std::string_view key);
 std::string key_from_python(py::handle key);
+// A name that recurs in every record (an Example's feature names): the same str object each
+// time, so that it is decoded and hashed once rather than per record.
+py::str name_to_python(std::string_view name);
 
-// How Python asked for values: the element type of float arrays, the writer's compression.
+// decode_raw={name: dtype}: an Example's bytes feature read as little-endian numbers of
+// that type, as TensorFlow's decode_raw reads it.
+struct raw_feature {
+  std::string name;
+  char kind = 'u';  // numpy's: 'u', 'i' or 'f'
+  int size = 1;     // bytes per number
+};
+
+// How Python asked for values: the element type of float arrays, the writer's compression,
+// the bytes features to decode, the factor images are scaled by.
 struct value_options {
   bool double_precision = false;          // dtype=numpy.float64
   std::optional<int> compression_method;  // writer(..., compression_method=N)
+  std::vector<raw_feature> decode_raw;    // type="example"
+  std::optional<float> scale;             // images as float32 times scale (Caffe's transform scale)
+  bool view = false;                      // view=True: a record's values view one buffer
+
+  const raw_feature* raw(std::string_view feature) const {
+    for (const raw_feature& r : decode_raw)
+      if (r.name == feature) return &r;
+    return nullptr;
+  }
 };
 
 // One thread at a time: a table object used from two Python threads at once (the GIL is

@@ -18,6 +18,16 @@ py::str key_to_python(std::string_view key) {
   return py::reinterpret_steal<py::str>(s);
 }
 
+py::str name_to_python(std::string_view name) {
+  // Names live as long as the module (Python's interned strings do too), bounded in number
+  // so that tables whose names never repeat do not grow it. Used with the GIL held.
+  static auto& names = *new std::map<std::string, py::str, std::less<>>;
+  if (auto it = names.find(name); it != names.end()) return it->second;
+  py::str s = key_to_python(name);
+  if (names.size() < 4096) names.emplace(std::string(name), s);
+  return s;
+}
+
 std::string key_from_python(py::handle key) {
   if (py::isinstance<py::bytes>(key)) return std::string(py::reinterpret_borrow<py::bytes>(key));
   if (!py::isinstance<py::str>(key)) throw py::type_error("keys are str (or bytes)");
@@ -69,8 +79,41 @@ std::vector<std::string> value_type_names() {
 
 namespace {
 
-value_options options_from(py::handle dtype, py::handle compression_method) {
+// decode_raw's element types: those of TensorFlow's decode_raw that numpy has.
+raw_feature raw_feature_from(py::handle name, py::handle dtype) {
+  raw_feature r{key_from_python(name)};
+  py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
+  r.kind = d.kind();
+  r.size = static_cast<int>(d.itemsize());
+  bool integer =
+      (r.kind == 'u' || r.kind == 'i') && (r.size == 1 || r.size == 2 || r.size == 4 || r.size == 8);
+  if (!integer && !(r.kind == 'f' && (r.size == 4 || r.size == 8)))
+    throw tablio::usage_error("decode_raw: feature '" + r.name + "' cannot be decoded as " +
+                              std::string(py::str(py::handle(d))) +
+                              ": use an integer type, float32 or float64");
+  return r;
+}
+
+value_options options_from(py::handle dtype, py::handle compression_method, const std::string& type,
+                           py::handle scale = py::none(), py::handle decode_raw = py::none(),
+                           bool view = false) {
   value_options o;
+  if (view && type != "example" && type != "sequence-example")
+    throw tablio::usage_error("view=True applies to types 'example' and 'sequence-example', not '" + type +
+                              "'");
+  o.view = view;
+  if (!decode_raw.is_none()) {
+    if (type != "example")
+      throw tablio::usage_error("decode_raw= applies to type 'example', not '" + type + "'");
+    for (auto [name, d] : py::cast<py::dict>(decode_raw)) o.decode_raw.push_back(raw_feature_from(name, d));
+  }
+  if (!scale.is_none()) {
+    if (type != "datum" && !(type == "example" && !o.decode_raw.empty()))
+      throw tablio::usage_error(
+          "scale= applies to datum images and to an example's decode_raw features, not to type '" + type +
+          "'");
+    o.scale = py::cast<float>(scale);
+  }
   if (!dtype.is_none()) {
     py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
     if (d.kind() != 'f' || (d.itemsize() != 4 && d.itemsize() != 8))
@@ -120,9 +163,11 @@ class python_table {
 
 class sequential_reader : public python_table<sequential_base> {
  public:
-  sequential_reader(std::string rspec, const std::string& type, py::handle dtype)
+  sequential_reader(std::string rspec, const std::string& type, py::handle dtype, py::handle scale,
+                    py::handle decode_raw, bool view)
       : python_table(std::move(rspec)), type_(type) {
-    table_ = find_value_type(type).sequential(spec_, options_from(dtype, py::none()));
+    table_ = find_value_type(type).sequential(spec_,
+                                              options_from(dtype, py::none(), type, scale, decode_raw, view));
   }
   py::object next() {
     return use([](sequential_base& t) -> py::object {
@@ -165,8 +210,11 @@ class sequential_reader : public python_table<sequential_base> {
 
 class random_access_reader : public python_table<random_access_base> {
  public:
-  random_access_reader(std::string rspec, const std::string& type, py::handle dtype)
-      : python_table(std::move(rspec)), type_(type), options_(options_from(dtype, py::none())) {
+  random_access_reader(std::string rspec, const std::string& type, py::handle dtype, py::handle scale,
+                       py::handle decode_raw, bool view)
+      : python_table(std::move(rspec)),
+        type_(type),
+        options_(options_from(dtype, py::none(), type, scale, decode_raw, view)) {
     table_ = find_value_type(type).random_access(spec_, options_);
   }
   py::object get(py::handle key, py::object fallback) {
@@ -217,7 +265,7 @@ class table_writer : public python_table<writer_base> {
  public:
   table_writer(std::string wspec, const std::string& type, py::handle dtype, py::handle compression_method)
       : python_table(std::move(wspec)) {
-    table_ = find_value_type(type).writer(spec_, options_from(dtype, compression_method));
+    table_ = find_value_type(type).writer(spec_, options_from(dtype, compression_method, type));
   }
   // A writer dropped without close() is closed here; what it could not write is a warning,
   // since a destructor cannot raise.
@@ -394,8 +442,9 @@ PYBIND11_MODULE(_tablio, m) {
   py::register_exception_translator(&translate);
 
   py::class_<sequential_reader>(m, "SequentialReader")
-      .def(py::init<std::string, const std::string&, py::handle>(), py::arg("rspec"),
-           py::arg("type") = "matrix", py::arg("dtype") = py::none())
+      .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool>(),
+           py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
+           py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false)
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &sequential_reader::next)
       .def("_batch", &sequential_reader::batch, py::arg("n"))
@@ -409,8 +458,9 @@ PYBIND11_MODULE(_tablio, m) {
       .def("__exit__", [](sequential_reader& r, py::args) { r.close(); });
 
   py::class_<random_access_reader>(m, "RandomAccessReader")
-      .def(py::init<std::string, const std::string&, py::handle>(), py::arg("rspec"),
-           py::arg("type") = "matrix", py::arg("dtype") = py::none())
+      .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool>(),
+           py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
+           py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false)
       .def("__getitem__", &random_access_reader::at)
       .def("get", &random_access_reader::get, py::arg("key"), py::arg("default") = py::none())
       .def("__contains__", &random_access_reader::contains)

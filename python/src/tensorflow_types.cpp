@@ -3,21 +3,182 @@
 // feature_lists); a Caffe Datum as (ndarray[c, h, w], label) or (bytes, label) when encoded;
 // any entry's raw bytes as bytes.
 #include "arrays.hpp"
+
+#include <algorithm>
 #include "tables.hpp"
 
 namespace tablio_python {
 namespace {
 
-py::object feature_to_python(tablio::feature&& f) {
+// Calls f(T{}) with the C++ type of a decode_raw element type.
+template <class F>
+py::object with_raw_type(const raw_feature& r, F&& f) {
+  bool is_signed = r.kind == 'i';
+  switch (r.kind == 'f' ? -r.size : r.size) {
+    case -4:
+      return f(float{});
+    case -8:
+      return f(double{});
+    case 1:
+      return is_signed ? f(std::int8_t{}) : f(std::uint8_t{});
+    case 2:
+      return is_signed ? f(std::int16_t{}) : f(std::uint16_t{});
+    case 4:
+      return is_signed ? f(std::int32_t{}) : f(std::uint32_t{});
+    default:
+      return is_signed ? f(std::int64_t{}) : f(std::uint64_t{});
+  }
+}
+
+// n little-endian numbers of type T at src into out, as T, or as float32 times scale.
+template <class T>
+void decode_numbers(const char* src, std::size_t n, T* out) {
+  tablio::load_array<std::endian::little>(out, src, n);
+}
+template <class T>
+void decode_numbers(const char* src, std::size_t n, float* out, float scale) {
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = static_cast<float>(tablio::load<std::endian::little, T>(src + i * sizeof(T))) * scale;
+}
+
+// Values of a bytes feature decoded as decode_raw asks: an array (rows..., length / size) of
+// their numbers, one row per value (rows: the value count, or batch size and count). Values
+// of different lengths, or of a length that is not a whole number of numbers, are a
+// ValueError naming the feature (as they are for TensorFlow's op).
+template <class Values>
+py::object decode_raw_values(const Values& values, std::vector<py::ssize_t> rows, const raw_feature& r,
+                             std::optional<float> scale) {
+  std::size_t length = 0, i = 0;
+  for (std::string_view v : values) {
+    if (i++ == 0) length = v.size();
+    if (v.size() != length)
+      throw py::value_error("decode_raw: feature '" + r.name + "' holds values of different lengths (" +
+                            std::to_string(length) + " and " + std::to_string(v.size()) + " bytes)");
+  }
+  if (length % static_cast<std::size_t>(r.size) != 0)
+    throw py::value_error("decode_raw: feature '" + r.name + "' holds " + std::to_string(length) +
+                          " bytes, not a whole number of " + std::to_string(r.size) + "-byte numbers");
+  std::size_t each = length / static_cast<std::size_t>(r.size);
+  std::vector<py::ssize_t> shape = std::move(rows);
+  shape.push_back(static_cast<py::ssize_t>(each));
+  return with_raw_type(r, [&](auto zero) -> py::object {
+    using T = decltype(zero);
+    if (scale) {
+      py::array_t<float> out = new_array<float>(shape);
+      float* p = out.mutable_data();
+      for (std::string_view v : values) decode_numbers<T>(v.data(), each, p, *scale), p += each;
+      return std::move(out);
+    }
+    py::array_t<T> out = new_array<T>(shape);
+    T* p = out.mutable_data();
+    for (std::string_view v : values) decode_numbers<T>(v.data(), each, p), p += each;
+    return std::move(out);
+  });
+}
+
+// Where a record's arrays and bytes go: objects of their own, or under view=True read-only
+// views into one buffer made for the record (one allocation, however many features; the
+// views keep it alive, so they stay valid after the next record).
+class record_values {
+ public:
+  record_values() = default;
+  // Room for `arrays` arrays of `array_bytes` bytes in all, and `bytes` of byte strings.
+  record_values(std::size_t arrays, std::size_t array_bytes, std::size_t bytes) {
+    std::size_t size = array_bytes + 7 * arrays + bytes;  // each array starts 8-byte aligned
+    buffer_ =
+        py::reinterpret_steal<py::object>(PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size)));
+    if (!buffer_) throw py::error_already_set();
+    data_ = PyBytes_AS_STRING(buffer_.ptr());
+  }
+  bool shared() const noexcept { return data_ != nullptr; }
+
+  // An array of n T that fill(T*) writes.
+  template <class T, class Fill>
+  py::object array(std::size_t n, Fill fill) {
+    if (!shared()) {
+      py::array_t<T> out = new_array<T>({static_cast<py::ssize_t>(n)});
+      fill(out.mutable_data());
+      return std::move(out);
+    }
+    at_ = (at_ + 7) & ~std::size_t(7);
+    T* p = reinterpret_cast<T*>(data_ + at_);
+    fill(p);
+    at_ += n * sizeof(T);
+    auto& api = py::detail::npy_api::get();
+    PyObject* descr = api.PyArray_DescrFromType_(py::detail::npy_format_descriptor<T>::value);
+    if (!descr) throw py::error_already_set();
+    Py_intptr_t shape[1] = {static_cast<Py_intptr_t>(n)};
+    PyObject* a = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, 1, shape, nullptr, p,
+                                            py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ |
+                                                py::detail::npy_api::NPY_ARRAY_ALIGNED_,  // not writeable
+                                            nullptr);
+    if (!a) throw py::error_already_set();
+    py::object out = py::reinterpret_steal<py::object>(a);
+    if (api.PyArray_SetBaseObject_(a, buffer_.inc_ref().ptr()) != 0) throw py::error_already_set();
+    return out;
+  }
+  // A byte string: bytes, or a read-only memoryview.
+  py::object bytes(std::string_view b) {
+    if (!shared()) return py::bytes(b.data(), b.size());
+    if (!view_) {
+      view_ = py::reinterpret_steal<py::object>(PyMemoryView_FromObject(buffer_.ptr()));
+      if (!view_) throw py::error_already_set();
+    }
+    if (!b.empty()) std::memcpy(data_ + at_, b.data(), b.size());
+    PyObject* slice = PySequence_GetSlice(view_.ptr(), static_cast<Py_ssize_t>(at_),
+                                          static_cast<Py_ssize_t>(at_ + b.size()));
+    if (!slice) throw py::error_already_set();
+    at_ += b.size();
+    return py::reinterpret_steal<py::object>(slice);
+  }
+
+ private:
+  py::object buffer_, view_;
+  char* data_ = nullptr;
+  std::size_t at_ = 0;
+};
+
+// What view=True makes room for: arrays and their bytes, byte strings.
+struct record_room {
+  std::size_t arrays = 0, array_bytes = 0, bytes = 0;
+  void add(const tablio::feature_view& f, const value_options& o) {
+    if (f.kind == tablio::feature_kind::bytes && !o.raw(f.key)) {
+      for (std::string_view b : f.bytes()) bytes += b.size();
+    } else if (f.kind == tablio::feature_kind::floats || f.kind == tablio::feature_kind::int64s) {
+      ++arrays;
+      array_bytes += f.count * (f.kind == tablio::feature_kind::floats ? 4 : 8);
+    }
+  }
+  void add(const tablio::feature& f, std::string_view name, const value_options& o) {
+    if (auto* b = std::get_if<std::vector<std::string>>(&f); b && !o.raw(name)) {
+      for (const std::string& v : *b) bytes += v.size();
+    } else if (auto* floats = std::get_if<std::vector<float>>(&f)) {
+      ++arrays;
+      array_bytes += 4 * floats->size();
+    } else if (auto* ints = std::get_if<std::vector<std::int64_t>>(&f)) {
+      ++arrays;
+      array_bytes += 8 * ints->size();
+    }
+  }
+  record_values values() const { return record_values(arrays, array_bytes, bytes); }
+};
+
+py::object feature_to_python(tablio::feature&& f, std::string_view name, const value_options& o,
+                             record_values& values) {
   return std::visit(
-      [](auto& list) -> py::object {
+      [&](auto& list) -> py::object {
         using L = std::decay_t<decltype(list)>;
         if constexpr (std::is_same_v<L, std::monostate>) {
           return py::none();
         } else if constexpr (std::is_same_v<L, std::vector<std::string>>) {
+          if (const raw_feature* r = o.raw(name))
+            return decode_raw_values(list, {py::ssize_t(list.size())}, *r, o.scale);
           py::list out(list.size());
-          for (std::size_t i = 0; i < list.size(); ++i) out[i] = py::bytes(list[i]);
+          for (std::size_t i = 0; i < list.size(); ++i) out[i] = values.bytes(list[i]);
           return std::move(out);
+        } else if (values.shared()) {
+          using T = typename L::value_type;
+          return values.array<T>(list.size(), [&](T* p) { std::copy(list.begin(), list.end(), p); });
         } else {
           py::ssize_t n = static_cast<py::ssize_t>(list.size());
           return adopt(std::move(list), {n});
@@ -66,9 +227,10 @@ tablio::feature feature_from_python(py::handle h, const std::string& name) {
                        std::string(py::str(py::handle(a.dtype()))));
 }
 
-py::dict features_to_python(tablio::example&& e) {
+py::dict features_to_python(tablio::example&& e, const value_options& o, record_values& values) {
   py::dict out;
-  for (auto& [name, f] : e.features) out[key_to_python(name)] = feature_to_python(std::move(f));
+  for (auto& [name, f] : e.features)
+    out[name_to_python(name)] = feature_to_python(std::move(f), name, o, values);
   return out;
 }
 
@@ -83,25 +245,24 @@ tablio::example features_from_python(py::handle h) {
   return e;
 }
 
-// A viewed feature's values: int64 and float32 arrays filled from the record, bytes as a list.
-py::object feature_view_to_python(const tablio::feature_view& f) {
+// A viewed feature's values: int64 and float32 arrays filled from the record, bytes as a list
+// (or decoded, as decode_raw asks).
+py::object feature_view_to_python(const tablio::feature_view& f, const value_options& o,
+                                  record_values& values) {
   switch (f.kind) {
     case tablio::feature_kind::bytes: {
+      if (const raw_feature* r = o.raw(f.key))
+        return decode_raw_values(f.bytes(), {py::ssize_t(f.count)}, *r, o.scale);
       py::list out(f.count);
       std::size_t i = 0;
-      for (std::string_view b : f.bytes()) out[i++] = py::bytes(b.data(), b.size());
+      for (std::string_view b : f.bytes()) out[i++] = values.bytes(b);
       return std::move(out);
     }
-    case tablio::feature_kind::floats: {
-      py::array_t<float> out = new_array<float>({static_cast<py::ssize_t>(f.count)});
-      f.floats().copy_to({out.mutable_data(), f.count});
-      return std::move(out);
-    }
-    case tablio::feature_kind::int64s: {
-      py::array_t<std::int64_t> out = new_array<std::int64_t>({static_cast<py::ssize_t>(f.count)});
-      std::copy(f.int64s().begin(), f.int64s().end(), out.mutable_data());
-      return std::move(out);
-    }
+    case tablio::feature_kind::floats:
+      return values.array<float>(f.count, [&](float* p) { f.floats().copy_to({p, f.count}); });
+    case tablio::feature_kind::int64s:
+      return values.array<std::int64_t>(
+          f.count, [&](std::int64_t* p) { std::copy(f.int64s().begin(), f.int64s().end(), p); });
     default:
       return py::none();
   }
@@ -112,24 +273,39 @@ struct example {
   using holder = tablio::example_view_holder;
   using owned_holder = tablio::example_holder;
   using value_type = tablio::example_view;
-  static py::object to_python(tablio::example&& e, const value_options&) {
-    return features_to_python(std::move(e));
+  static py::object to_python(tablio::example&& e, const value_options& o) {
+    record_values values;
+    if (o.view) {
+      record_room room;
+      for (const auto& [name, f] : e.features) room.add(f, name, o);
+      values = room.values();
+    }
+    return features_to_python(std::move(e), o, values);
   }
-  static py::object to_python(value_type&& e, const value_options&) {
+  static py::object to_python(value_type&& e, const value_options& o) {
+    record_values values;
+    if (o.view) {
+      record_room room;
+      for (const tablio::feature_view& f : e.features()) room.add(f, o);
+      values = room.values();
+    }
     py::dict out;
     for (const tablio::feature_view& f : e.features())
-      if (PyDict_SetItem(out.ptr(), key_to_python(f.key).ptr(), feature_view_to_python(f).ptr()) != 0)
+      if (PyDict_SetItem(out.ptr(), name_to_python(f.key).ptr(),
+                         feature_view_to_python(f, o, values).ptr()) != 0)
         throw py::error_already_set();
     return std::move(out);
   }
   static tablio::example from_python(py::handle h, const value_options&) { return features_from_python(h); }
 
   // A batch's features, one column per name, filled as records are read. A column whose
-  // records all have it, as int64 or float values of one length, becomes an (N, length)
-  // array; any other, a list with each record's value (None where a record lacks it).
+  // records all have it, as int64 or float values of one count, becomes an (N, count) array,
+  // and as bytes values of one count and one length, an (N, count, length) uint8 array (what
+  // TensorFlow's parse_example then decode_raw give); any other, a list with each record's
+  // value (None where a record lacks it).
   class stacker {
    public:
-    stacker(const value_options&, std::size_t) {}
+    stacker(const value_options& o, std::size_t) : options_(o) {}
     void add(const value_type& e) {
       std::size_t i = 0;
       for (const tablio::feature_view& f : e.features()) column_for(f.key, i++).add(records_, f);
@@ -137,18 +313,19 @@ struct example {
     }
     py::object finish() {
       py::dict out;
-      for (auto& [name, c] : columns_) out[key_to_python(name)] = c.finish(records_);
+      for (auto& [name, c] : columns_) out[name_to_python(name)] = c.finish(records_, options_);
       return std::move(out);
     }
 
    private:
     struct column {
+      const raw_feature* raw = nullptr;            // decode_raw's entry for it
       std::size_t first = 0;                       // the record it first appeared in
       std::vector<std::uint32_t> records, counts;  // per value: its record, its length
       std::vector<tablio::feature_kind> kinds;
       std::vector<std::int64_t> ints;
       std::vector<float> floats;
-      std::string bytes;                 // every bytes value, one after the other
+      std::vector<std::uint8_t> bytes;   // every bytes value, one after the other
       std::vector<std::size_t> lengths;  // of each
 
       void add(std::size_t record, const tablio::feature_view& f) {
@@ -163,7 +340,7 @@ struct example {
           f.floats().copy_to({floats.data() + at, f.count});
         } else if (f.kind == tablio::feature_kind::bytes) {
           for (std::string_view b : f.bytes()) {
-            bytes.append(b);
+            bytes.insert(bytes.end(), b.begin(), b.end());
             lengths.push_back(b.size());
           }
         }
@@ -172,13 +349,24 @@ struct example {
         if (records.size() != n || n == 0) return false;
         for (std::size_t i = 0; i < n; ++i)
           if (kinds[i] != kinds[0] || counts[i] != counts[0]) return false;
+        if (kinds[0] == tablio::feature_kind::bytes)
+          return !lengths.empty() &&
+                 std::all_of(lengths.begin(), lengths.end(), [&](std::size_t l) { return l == lengths[0]; });
         return kinds[0] == tablio::feature_kind::int64s || kinds[0] == tablio::feature_kind::floats;
       }
-      py::object finish(std::size_t n) {
+      py::object finish(std::size_t n, const value_options& o) {
         if (uniform(n)) {
           std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(counts[0])};
           if (kinds[0] == tablio::feature_kind::int64s) return adopt(std::move(ints), shape);
-          return adopt(std::move(floats), shape);
+          if (kinds[0] == tablio::feature_kind::floats) return adopt(std::move(floats), shape);
+          if (raw && (raw->size != 1 || raw->kind != 'u' || o.scale)) {  // as (N * count) values, reshaped
+            std::vector<std::string_view> values(lengths.size());
+            for (std::size_t i = 0; i < values.size(); ++i)
+              values[i] = {reinterpret_cast<const char*>(bytes.data()) + i * lengths[0], lengths[0]};
+            return decode_raw_values(values, shape, *raw, o.scale);
+          }
+          shape.push_back(static_cast<py::ssize_t>(lengths[0]));
+          return adopt(std::move(bytes), shape);
         }
         py::list out(n);
         for (std::size_t i = 0; i < n; ++i) out[i] = py::none();
@@ -196,11 +384,19 @@ struct example {
             std::copy_n(floats.data() + float_at, count, a.mutable_data());
             float_at += static_cast<std::size_t>(count);
             value = std::move(a);
+          } else if (kinds[i] == tablio::feature_kind::bytes && raw) {
+            std::vector<std::string_view> values(static_cast<std::size_t>(count));
+            for (auto& v : values) {
+              v = {reinterpret_cast<const char*>(bytes.data()) + bytes_at, lengths[value_at++]};
+              bytes_at += v.size();
+            }
+            value = decode_raw_values(values, {count}, *raw, o.scale);
           } else if (kinds[i] == tablio::feature_kind::bytes) {
             py::list list(static_cast<std::size_t>(count));
             for (py::ssize_t j = 0; j < count; ++j) {
               std::size_t length = lengths[value_at++];
-              list[static_cast<std::size_t>(j)] = py::bytes(bytes.data() + bytes_at, length);
+              list[static_cast<std::size_t>(j)] =
+                  py::bytes(reinterpret_cast<const char*>(bytes.data()) + bytes_at, length);
               bytes_at += length;
             }
             value = std::move(list);
@@ -216,9 +412,10 @@ struct example {
       if (i < columns_.size() && columns_[i].first == name) return columns_[i].second;
       for (auto& [n, c] : columns_)
         if (n == name) return c;
-      return columns_.emplace_back(std::string(name), column{}).second;
+      return columns_.emplace_back(std::string(name), column{options_.raw(name)}).second;
     }
 
+    value_options options_;
     std::size_t records_ = 0;
     std::vector<std::pair<std::string, column>> columns_;  // a handful: a list beats a map
   };
@@ -228,15 +425,23 @@ struct example {
 struct sequence_example {
   using holder = tablio::sequence_example_holder;
   using value_type = tablio::sequence_example;
-  static py::object to_python(value_type&& s, const value_options&) {
+  static py::object to_python(value_type&& s, const value_options& o) {
+    record_values values;
+    if (o.view) {  // one buffer for the context and every list's values
+      record_room room;
+      for (const auto& [name, f] : s.context.features) room.add(f, name, o);
+      for (const auto& [name, list] : s.feature_lists)
+        for (const tablio::feature& f : list.features) room.add(f, name, o);
+      values = room.values();
+    }
     py::dict lists;
     for (auto& [name, list] : s.feature_lists) {
-      py::list values(list.features.size());
+      py::list features(list.features.size());
       for (std::size_t i = 0; i < list.features.size(); ++i)
-        values[i] = feature_to_python(std::move(list.features[i]));
-      lists[key_to_python(name)] = std::move(values);
+        features[i] = feature_to_python(std::move(list.features[i]), name, o, values);
+      lists[name_to_python(name)] = std::move(features);
     }
-    return py::make_tuple(features_to_python(std::move(s.context)), std::move(lists));
+    return py::make_tuple(features_to_python(std::move(s.context), o, values), std::move(lists));
   }
   static value_type from_python(py::handle h, const value_options&) {
     auto pair = py::cast<py::tuple>(h);
@@ -267,12 +472,31 @@ struct datum {
     if (d.encoded) return image_kind::encoded;
     return !d.float_data.empty() && d.data.empty() ? image_kind::floats : image_kind::bytes;
   }
+  // What Python gets: under scale=, float32 images for bytes and floats alike.
+  static image_kind output_kind(const value_type& d, const value_options& o) {
+    image_kind k = kind_of(d);
+    if (k == image_kind::encoded && o.scale)
+      throw tablio::usage_error("scale= applies to raw images: this Datum holds an encoded image");
+    return o.scale ? image_kind::floats : k;
+  }
+  static std::size_t values_of(const value_type& d) {
+    return kind_of(d) == image_kind::floats ? d.float_data.size() : d.data.size();
+  }
   static std::vector<py::ssize_t> shape(const value_type& d) {
-    std::size_t values = kind_of(d) == image_kind::floats ? d.float_data.size() : d.data.size();
+    std::size_t values = values_of(d);
     bool fits = d.channels >= 0 && d.height >= 0 && d.width >= 0 &&
                 std::uint64_t(d.channels) * std::uint64_t(d.height) * std::uint64_t(d.width) == values;
     if (fits) return {d.channels, d.height, d.width};
     return {static_cast<py::ssize_t>(values)};  // dimensions that do not describe the data
+  }
+  // Each value times scale, in float as Caffe's DataTransformer computes it.
+  static void scale_into(const value_type& d, float scale, float* out) {
+    if (kind_of(d) == image_kind::floats) {
+      for (std::size_t i = 0; i < d.float_data.size(); ++i) out[i] = d.float_data[i] * scale;
+    } else {
+      const auto* pixels = reinterpret_cast<const std::uint8_t*>(d.data.data());
+      for (std::size_t i = 0; i < d.data.size(); ++i) out[i] = static_cast<float>(pixels[i]) * scale;
+    }
   }
   template <class T>
   static py::object filled(const T* values, const std::vector<py::ssize_t>& shape) {
@@ -281,18 +505,23 @@ struct datum {
       std::memcpy(out.mutable_data(), values, static_cast<std::size_t>(out.size()) * sizeof(T));
     return std::move(out);
   }
-  static py::object image(const value_type& d) {
-    switch (kind_of(d)) {
+  static py::object image(const value_type& d, const value_options& o) {
+    switch (output_kind(d, o)) {
       case image_kind::encoded:
         return py::bytes(d.data.data(), d.data.size());
       case image_kind::floats:
+        if (o.scale) {
+          py::array_t<float> out = new_array<float>(shape(d));
+          scale_into(d, *o.scale, out.mutable_data());
+          return std::move(out);
+        }
         return filled(d.float_data.data(), shape(d));
       default:
         return filled(reinterpret_cast<const std::uint8_t*>(d.data.data()), shape(d));
     }
   }
-  static py::object to_python(value_type&& d, const value_options&) {
-    return py::make_tuple(image(d), d.label);
+  static py::object to_python(value_type&& d, const value_options& o) {
+    return py::make_tuple(image(d, o), d.label);
   }
   static py::object to_python(tablio::datum&& d, const value_options& o) { return to_python(view_of(d), o); }
   static value_type view_of(const tablio::datum& d) {
@@ -337,17 +566,25 @@ struct datum {
   }
 
   // (images, labels): images of one shape and kind, unencoded, stacked into an (N, c, h, w)
-  // array as they are read; any other batch's images as a list. Labels: an (N,) int32 array.
+  // array as they are read (scaled to float32 under scale=); any other batch's images as a
+  // list. Labels: an (N,) int32 array.
   class stacker {
    public:
-    stacker(const value_options&, std::size_t expected) : expected_(expected) { labels_.reserve(expected); }
+    stacker(const value_options& o, std::size_t expected) : options_(o), expected_(expected) {
+      labels_.reserve(expected);
+    }
     void add(const value_type& d) {
       labels_.push_back(d.label);
       if (rest_.empty() && stacks(d)) {
-        if (kind_ == image_kind::floats)
+        if (options_.scale) {
+          std::size_t at = floats_.size();
+          floats_.resize(at + values_of(d));
+          scale_into(d, *options_.scale, floats_.data() + at);
+        } else if (kind_ == image_kind::floats) {
           floats_.insert(floats_.end(), d.float_data.begin(), d.float_data.end());
-        else
+        } else {
           pixels_.insert(pixels_.end(), d.data.begin(), d.data.end());
+        }
         ++stacked_;
         return;
       }
@@ -368,19 +605,20 @@ struct datum {
       for (std::size_t i = 0; i < stacked_; ++i)
         images[i] = kind_ == image_kind::floats ? filled(floats_.data() + i * each, shape_)
                                                 : filled(pixels_.data() + i * each, shape_);
-      for (std::size_t i = 0; i < rest_.size(); ++i) images[stacked_ + i] = image(view_of(rest_[i]));
+      for (std::size_t i = 0; i < rest_.size(); ++i)
+        images[stacked_ + i] = image(view_of(rest_[i]), options_);
       return py::make_tuple(std::move(images), labels);
     }
 
    private:
     bool stacks(const value_type& d) {
-      image_kind k = kind_of(d);
+      image_kind k = output_kind(d, options_);
       if (k == image_kind::encoded) return false;
       if (stacked_ == 0) {
         kind_ = k;
         shape_ = shape(d);
         if (k == image_kind::floats)
-          floats_.reserve(expected_ * d.float_data.size());
+          floats_.reserve(expected_ * values_of(d));
         else
           pixels_.reserve(expected_ * d.data.size());
         return true;
@@ -398,6 +636,7 @@ struct datum {
       o.encoded = d.encoded;
       return o;
     }
+    value_options options_;
     std::size_t expected_;
     std::vector<std::int32_t> labels_;
     image_kind kind_ = image_kind::bytes;

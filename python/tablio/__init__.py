@@ -32,7 +32,9 @@ def _batches(self, n):
 
     Values of one shape are stacked: matrices into an (N, rows, cols) array, vectors into
     (N, dim), a Datum's images into (N, c, h, w) with an (N,) label array, an Example's
-    fixed-length features into (N, length) arrays. Values that differ come as lists.
+    fixed-length features into (N, count) arrays, and bytes features of one count and length
+    into (N, count, length) uint8 arrays (of decode_raw's type when it names them). Values
+    that differ come as lists.
     """
     while True:
         keys, values = self._batch(n)
@@ -44,7 +46,7 @@ def _batches(self, n):
 SequentialReader.batches = _batches
 
 
-def open(rspec, type="matrix", dtype=None):
+def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False):
     """Opens a table for reading in order: iterate it for (key, value) pairs.
 
     rspec: a Kaldi rspecifier, e.g. "ark:feats.ark", "scp:feats.scp", "ark,p:gunzip -c x.gz |",
@@ -56,16 +58,27 @@ def open(rspec, type="matrix", dtype=None):
         "bytes".
     dtype: numpy.float32 (default) or numpy.float64 for matrices and vectors; values stored
         in the other precision are converted, as Kaldi converts them.
+    decode_raw: for type "example", {feature name: numpy dtype}: those bytes features come as
+        arrays of little-endian numbers, one row per value, as TensorFlow's decode_raw gives
+        them (e.g. {"image_raw": numpy.uint8}).
+    scale: for type "datum" and for decode_raw features, images come as float32 arrays of
+        each number times scale (as Caffe's transform_param scale, e.g. 1/255), converted in
+        the pass that reads them.
+    view: for types "example" and "sequence-example", a record's arrays and bytes are
+        read-only views into one buffer made for the record (bytes as memoryviews), rather
+        than an object each: one allocation per record, however many features. The views
+        keep the buffer alive, so they stay valid after the next record.
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
     Raises FormatError (with .path, .offset, .key), OSError or UsageError.
     """
-    return SequentialReader(rspec, type, dtype)
+    return SequentialReader(rspec, type, dtype, scale, decode_raw, view)
 
 
-def random_access(rspec, type="matrix", dtype=None):
+def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False):
     """Opens a table for lookup by key: r[key] (KeyError when absent), key in r, r.get(key),
-    len(r) and r.keys(). Values are copies that stay valid."""
-    return RandomAccessReader(rspec, type, dtype)
+    len(r) and r.keys(). Values are copies that stay valid. dtype, scale, decode_raw and
+    view as open() takes them."""
+    return RandomAccessReader(rspec, type, dtype, scale, decode_raw, view)
 
 
 def writer(wspec, type="matrix", dtype=None, compression_method=None):
@@ -84,9 +97,9 @@ def writer(wspec, type="matrix", dtype=None, compression_method=None):
     return Writer(wspec, type, dtype, compression_method)
 
 
-def load(rspec, type="matrix", dtype=None):
+def load(rspec, type="matrix", dtype=None, scale=None, decode_raw=None):
     """Reads a whole table in one call: (keys, values), values stacked as batches() stacks them."""
-    with SequentialReader(rspec, type, dtype) as table:
+    with SequentialReader(rspec, type, dtype, scale, decode_raw, False) as table:
         return table._batch(_sys.maxsize)
 
 

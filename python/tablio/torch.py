@@ -30,11 +30,11 @@ def to_tensors(value):
             value = np.array(value, dtype=value.dtype.newbyteorder("="))
         return torch.from_numpy(value)
     if isinstance(value, tuple):
-        return tuple(to_tensors(v) for v in value)
-    if isinstance(value, list):
-        return [to_tensors(v) for v in value]
+        return tuple([to_tensors(v) for v in value])
     if isinstance(value, dict):
         return {k: to_tensors(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_tensors(v) for v in value]
     return value
 
 
@@ -83,33 +83,35 @@ class TableDataset(torch.utils.data.Dataset):
     """Map-style: ds[i] is the value of the i-th key in table order; len(ds) and ds.keys.
 
     Any table with random access: scp, ark (indexed when opened), TFRecord, LMDB, IDX, tar.
-    Works with any sampler, DistributedSampler included. transform is applied to the value
-    (after numpy arrays become tensors).
+    Works with any sampler, DistributedSampler included. dtype, scale and decode_raw as
+    tablio.open() takes them (scale=1/255 gives a Datum's images as float tensors, converted
+    in C++).
+    transform is applied to the value (after numpy arrays become tensors).
     """
 
-    def __init__(self, rspec, type="matrix", transform=None, dtype=None):
-        self.rspec, self.type, self.transform, self.dtype = rspec, type, transform, dtype
-        with tablio.random_access(rspec, type=type, dtype=dtype) as table:
+    def __init__(self, rspec, type="matrix", transform=None, dtype=None, scale=None, decode_raw=None):
+        self.rspec, self.type, self.transform = rspec, type, transform
+        self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw}
+        with self._reopen() as table:
             self.keys = table.keys()
         self._table = None
         self._pid = None
 
+    def _reopen(self):
+        return tablio.random_access(self.rspec, type=self.type, **self.options)
+
     def __len__(self):
         return len(self.keys)
 
-    def _open(self):
-        if self._table is None or self._pid != os.getpid():  # never a handle from before a fork
-            self._table = tablio.random_access(self.rspec, type=self.type, dtype=self.dtype)
-            self._pid = os.getpid()
-        return self._table
-
     def __getitem__(self, index):
-        value = to_tensors(self._open()[self.keys[index]])
+        if self._pid != os.getpid():  # never a handle from before a fork
+            self._table, self._pid = self._reopen(), os.getpid()
+        value = to_tensors(self._table[self.keys[index]])
         return self.transform(value) if self.transform else value
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_table"] = None
+        state["_table"] = state["_pid"] = None
         return state
 
 
@@ -129,11 +131,12 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     tables' order, and within each worker a shuffle buffer of shuffle_buffer records (1024
     when 0). batch_size=N yields ready batches (stacked by the C++ reader, for
     DataLoader(batch_size=None)) instead of single values; with_keys=True yields
-    (key, value) pairs, or (keys, values) batches.
+    (key, value) pairs, or (keys, values) batches. dtype, scale and decode_raw as tablio.open()
+    takes them.
     """
 
     def __init__(self, rspecs, type="matrix", shuffle=False, seed=0, shuffle_buffer=0, uneven="drop",
-                 batch_size=None, transform=None, with_keys=False, dtype=None):
+                 batch_size=None, transform=None, with_keys=False, dtype=None, scale=None, decode_raw=None):
         if uneven not in ("drop", "pad", "allow"):
             raise tablio.UsageError(f"uneven is 'drop', 'pad' or 'allow', not '{uneven}'")
         if isinstance(rspecs, str):
@@ -141,12 +144,13 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         self.tables = [shard for rspec in rspecs for shard in expand_shards(rspec)]
         self.type, self.shuffle, self.seed, self.uneven = type, shuffle, seed, uneven
         self.shuffle_buffer = shuffle_buffer or 1024
-        self.batch_size, self.transform, self.with_keys, self.dtype = batch_size, transform, with_keys, dtype
+        self.batch_size, self.transform, self.with_keys = batch_size, transform, with_keys
+        self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw}
         self.epoch = 0
         self.sizes = [self._count(t) for t in self.tables]
 
     def _count(self, rspec):
-        with tablio.random_access(rspec, type=self.type, dtype=self.dtype) as table:
+        with tablio.random_access(rspec, type=self.type, **self.options) as table:
             return len(table)
 
     def set_epoch(self, epoch):
@@ -202,7 +206,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
 
     def _stream(self, pieces):
         for table, first, count in pieces:
-            with tablio.open(self.tables[table], type=self.type, dtype=self.dtype) as reader:
+            with tablio.open(self.tables[table], type=self.type, **self.options) as reader:
                 if reader.skip(first) != first:
                     raise tablio.FormatError(f"{self.tables[table]} has fewer records than counted", self.tables[table])
                 if self.batch_size:

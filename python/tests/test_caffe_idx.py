@@ -66,6 +66,33 @@ def test_random_access_and_batches_over_lmdb(lmdb_copy):
     np.testing.assert_array_equal(labels, [v[1] for _, v in per_record])
 
 
+def test_scale_gives_float_images_as_caffes_transformer_does(lmdb_copy):
+    db = lmdb_copy("fashion_t10k_1000_lmdb")
+    raw = list(tablio.open(f"lmdb:{db}", type="datum"))
+    # Caffe's DataTransformer: float(pixel) * scale, in float32.
+    expected = np.stack([v[0] for _, v in raw]).astype(np.float32) * np.float32(1 / 255)
+    scaled = list(tablio.open(f"lmdb:{db}", type="datum", scale=1 / 255))
+    assert all(image.dtype == np.float32 and image.shape == (1, 28, 28) for _, (image, _) in scaled)
+    np.testing.assert_array_equal(np.stack([v[0] for _, v in scaled]), expected)
+    assert [v[1] for _, v in scaled] == [v[1] for _, v in raw]
+    image, label = tablio.random_access(f"lmdb:{db}", type="datum", scale=1 / 255)["00000123"]
+    np.testing.assert_array_equal(image, expected[123])
+    keys, (images, labels) = tablio.load(f"lmdb:{db}", type="datum", scale=1 / 255)
+    assert images.dtype == np.float32
+    np.testing.assert_array_equal(images, expected)
+
+
+def test_scale_multiplies_float_data_and_refuses_encoded_images(lmdb_copy):
+    db = lmdb_copy("float_encoded_lmdb")
+    table = tablio.random_access(f"lmdb:{db}", type="datum", scale=0.5)
+    plain = tablio.random_access(f"lmdb:{db}", type="datum")
+    np.testing.assert_array_equal(table["00000000"][0], plain["00000000"][0] * np.float32(0.5))
+    with pytest.raises(tablio.UsageError, match="encoded image"):
+        table["00000001"]
+    with pytest.raises(tablio.UsageError, match="scale= applies to datum"):
+        tablio.open(f"lmdb:{db}", type="bytes", scale=2)
+
+
 def test_python_lmdb_reads_tablios_database_and_back(tmp_path, lmdb_copy):
     lmdb = pytest.importorskip("lmdb")
     source = lmdb_copy("fashion_t10k_1000_lmdb")

@@ -1,6 +1,5 @@
 """Every Python example in docs/python.md runs, in order, in an empty folder."""
 
-import pathlib
 import re
 
 from conftest import REPO

@@ -137,6 +137,121 @@ def test_ragged_features_come_as_lists(tmp_path):
     assert features["y"] == [[b"p"], None]
 
 
+def as_plain(value):
+    """A value read with view=True, as the plain read gives it: arrays and bytes."""
+    if isinstance(value, np.ndarray):
+        assert not value.flags.writeable
+        return value.copy()
+    if isinstance(value, memoryview):
+        assert value.readonly
+        return bytes(value)
+    if isinstance(value, dict):
+        return {k: as_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(as_plain(v) for v in value)
+    return value
+
+
+def assert_same(a, b):
+    assert type(a) is type(b)
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    elif isinstance(a, (dict, list, tuple)):
+        assert len(a) == len(b) and (list(a) == list(b) if isinstance(a, dict) else True)
+        for x, y in (zip(a.values(), b.values()) if isinstance(a, dict) else zip(a, b)):
+            assert_same(x, y)
+    else:
+        assert a == b
+
+
+@pytest.mark.parametrize("name,type_", [("tutorial10.tfrecord", "example"), ("edge_cases.tfrecord", "example"),
+                                        ("seq10.tfrecord", "sequence-example")])
+def test_view_gives_read_only_views_of_one_buffer(data, name, type_):
+    rspec = f"tfrecord:{data / 'tfrecord' / 'generated' / name}"
+    plain = list(tablio.open(rspec, type=type_))
+    reader = tablio.open(rspec, type=type_, view=True)
+    viewed = list(reader)  # every record's views kept past the next record
+    reader.close()
+    assert [k for k, _ in viewed] == [k for k, _ in plain]
+    for (_, v), (_, p) in zip(viewed, plain):
+        assert_same(as_plain(v), p)
+    looked_up = tablio.random_access(rspec, type=type_, view=True)[plain[-1][0]]
+    assert_same(as_plain(looked_up), plain[-1][1])
+
+
+def test_views_of_a_record_share_its_buffer(tmp_path):
+    with tablio.writer(f"tfrecord:{tmp_path}/r.tfrecord", type="example") as w:
+        w["a"] = {"f": np.array([1.5, 2.5], np.float32), "i": np.array([7, 8, 9]), "b": [b"xy", b"z"]}
+    [(key, e)] = list(tablio.open(f"tfrecord:{tmp_path}/r.tfrecord", type="example", view=True))
+    assert e["f"].base is e["i"].base and e["b"][0].obj is e["f"].base
+    assert e["f"].tolist() == [1.5, 2.5] and e["i"].tolist() == [7, 8, 9] and [bytes(b) for b in e["b"]] == [b"xy", b"z"]
+    with pytest.raises(ValueError):
+        e["f"][0] = 0
+    with pytest.raises(tablio.UsageError, match="view=True applies"):
+        tablio.open(f"tfrecord:{tmp_path}/r.tfrecord", type="bytes", view=True)
+
+
+def write_images(path, images, labels):
+    with tablio.writer(f"tfrecord:{path}", type="example") as w:
+        for i, (image, label) in enumerate(zip(images, labels)):
+            w[f"{i}"] = {"label": np.array([label]), "image_raw": [image.tobytes()]}
+
+
+def test_equal_bytes_values_stack_as_uint8(tmp_path):
+    images = np.random.default_rng(1).integers(0, 256, (5, 4, 3), dtype=np.uint8)
+    write_images(tmp_path / "images.tfrecord", images, range(5))
+    keys, batch = tablio.load(f"tfrecord:{tmp_path}/images.tfrecord", type="example")
+    assert batch["image_raw"].dtype == np.uint8 and batch["image_raw"].shape == (5, 1, 12)
+    np.testing.assert_array_equal(batch["image_raw"].reshape(5, 4, 3), images)
+
+
+def test_decode_raw_reads_bytes_as_numbers_as_tensorflow_does(tmp_path):
+    images = np.random.default_rng(2).integers(0, 65536, (7, 2, 3), dtype=np.uint16)
+    write_images(tmp_path / "images.tfrecord", images, range(7))
+    rspec = f"tfrecord:{tmp_path}/images.tfrecord"
+    as_u16 = {"image_raw": np.uint16}
+    for i, (key, e) in enumerate(tablio.open(rspec, type="example", decode_raw=as_u16)):
+        assert e["image_raw"].dtype == np.uint16 and e["image_raw"].shape == (1, 6)
+        np.testing.assert_array_equal(e["image_raw"].reshape(2, 3), images[i])
+        assert e["label"].tolist() == [i]
+    looked_up = tablio.random_access(rspec, type="example", decode_raw={"image_raw": "<i2"})["00000003"]
+    np.testing.assert_array_equal(looked_up["image_raw"], images[3].reshape(1, 6).view(np.int16))
+    keys, batch = tablio.load(rspec, type="example", decode_raw=as_u16)
+    assert batch["image_raw"].shape == (7, 1, 6)
+    np.testing.assert_array_equal(batch["image_raw"].reshape(7, 2, 3), images)
+    # scale: float32 numbers times the factor, in one pass.
+    keys, batch = tablio.load(rspec, type="example", decode_raw=as_u16, scale=0.5)
+    assert batch["image_raw"].dtype == np.float32
+    np.testing.assert_array_equal(batch["image_raw"].reshape(7, 2, 3), images.astype(np.float32) * np.float32(0.5))
+    [(key, e)] = list(tablio.open(rspec, type="example", decode_raw=as_u16, scale=0.5))[:1]
+    np.testing.assert_array_equal(e["image_raw"].reshape(2, 3), images[0].astype(np.float32) * np.float32(0.5))
+
+
+def test_decode_raw_of_ragged_values_and_bad_lengths(tmp_path):
+    out = tmp_path / "ragged.tfrecord"
+    with tablio.writer(f"tfrecord:{out}", type="example") as w:
+        w["a"] = {"x": [b"\x01\x00\x02\x00", b"\x03\x00\x04\x00"]}
+        w["b"] = {"x": [b"\x05\x00"]}
+        w["c"] = {"y": np.array([1])}
+    rspec = f"tfrecord:{out}"
+    [(keys, batch)] = list(tablio.open(rspec, type="example", decode_raw={"x": "<u2"}).batches(10))
+    assert [v.tolist() if v is not None else None for v in batch["x"]] == [[[1, 2], [3, 4]], [[5]], None]
+    with tablio.writer(f"tfrecord:{tmp_path}/bad.tfrecord", type="example") as w:
+        w["a"] = {"x": [b"\x01\x00", b"\x02"]}
+        w["b"] = {"x": [b"\x01\x00\x02"]}
+    bad = tablio.open(f"tfrecord:{tmp_path}/bad.tfrecord", type="example", decode_raw={"x": np.uint16})
+    with pytest.raises(ValueError, match="'x' holds values of different lengths"):
+        next(bad)
+    with pytest.raises(ValueError, match="3 bytes, not a whole number of 2-byte numbers"):
+        next(bad)
+    with pytest.raises(tablio.UsageError, match="cannot be decoded as complex64"):
+        tablio.open(rspec, type="example", decode_raw={"x": np.complex64})
+    with pytest.raises(tablio.UsageError, match="decode_raw= applies to type 'example'"):
+        tablio.open(rspec, type="bytes", decode_raw={"x": np.uint8})
+    with pytest.raises(tablio.UsageError, match="scale= applies"):
+        tablio.open(rspec, type="example", scale=2)
+
+
 # ---- python3-protobuf, the peer
 
 @pytest.fixture(scope="module")

@@ -136,6 +136,24 @@ def test_example_collate(tables):
     assert batch["x"].shape == (5, 1)
 
 
+def test_images_as_float_tensors_converted_in_cxx(tmp_path, tables):
+    rspec, type_, n = tables["lmdb"]
+    plain = tt.TableDataset(rspec, type=type_)
+    scaled = tt.TableDataset(rspec, type=type_, scale=1 / 255)
+    image, label = scaled[5]
+    assert image.dtype == torch.float32 and label == 5
+    assert torch.equal(image, plain[5][0].float() * np.float32(1 / 255))
+    images, labels = next(iter(tt.TableIterableDataset(rspec, type=type_, batch_size=8, scale=1 / 255)))
+    assert images.dtype == torch.float32 and images.shape == (8, 1, 4, 4)
+    with tablio.writer(f"tfrecord:{tmp_path}/images.tfrecord", type="example") as w:
+        for i in range(4):
+            w[f"{i}"] = {"image_raw": [bytes(range(i, i + 6))]}
+    streamed = tt.TableIterableDataset(f"tfrecord:{tmp_path}/images.tfrecord", type="example",
+                                       decode_raw={"image_raw": np.uint8}, scale=0.5)
+    values = [e["image_raw"] for e in streamed]
+    assert [v.tolist() for v in values] == [[[(i + j) / 2 for j in range(6)]] for i in range(4)]
+
+
 # ---- torch.distributed, for real
 
 def free_port():
