@@ -128,13 +128,12 @@ def main():
                         yield torch.from_numpy(image.copy()).float().div(255), feature["label"].int64_list.value[0]
 
         # Images as float, scaled by 1/255 in C++ as they are read: a Datum's (Caffe's
-        # transform_param scale), an Example's image_raw bytes decoded as uint8 (TensorFlow's
+        # transform_param scale), an Example's image_raw bytes decoded as 28x28 uint8 (TensorFlow's
         # decode_raw) and scaled.
-        as_image = {"decode_raw": {"image_raw": np.uint8}, "scale": 1 / 255}
+        as_image = {"decode_raw": {"image_raw": (np.uint8, (28, 28))}, "scale": 1 / 255}
         tfrecord_shards = f"tfrecord:{folder}/train-*-of-00008.tfrecord"
-        tfrecord_per_sample = tt.TableIterableDataset(
-            tfrecord_shards, type="example", uneven="allow", **as_image,
-            transform=lambda e: (e["image_raw"].view(1, 28, 28), e["label"][0]))
+        tfrecord_per_sample = tt.TableIterableDataset(tfrecord_shards, type="example", uneven="allow", **as_image,
+                                                      transform=lambda e: (e["image_raw"], e["label"].item()))
 
         class BatchedTFRecord(IterableDataset):
             def __init__(self):
@@ -143,7 +142,7 @@ def main():
 
             def __iter__(self):
                 for batch in self.ds:
-                    yield batch["image_raw"].view(-1, 1, 28, 28), batch["label"][:, 0]
+                    yield batch["image_raw"], batch["label"][:, 0]
 
         batched_lmdb = tt.TableIterableDataset(f"lmdb:{folder}/lmdb", type="datum", batch_size=BATCH,
                                                uneven="allow", scale=1 / 255)

@@ -30,11 +30,13 @@ std::string key_from_python(py::handle key);
 py::str name_to_python(std::string_view name);
 
 // decode_raw={name: dtype}: an Example's bytes feature read as little-endian numbers of
-// that type, as TensorFlow's decode_raw reads it.
+// that type, as TensorFlow's decode_raw reads it; a subarray dtype, (numpy.uint8, (28, 28)),
+// also gives each value's shape.
 struct raw_feature {
   std::string name;
-  char kind = 'u';  // numpy's: 'u', 'i' or 'f'
-  int size = 1;     // bytes per number
+  char kind = 'u';                   // numpy's: 'u', 'i' or 'f'
+  int size = 1;                      // bytes per number
+  std::vector<py::ssize_t> shape{};  // of each value; empty: as many numbers as it holds
 };
 
 // How Python asked for values: the element type of float arrays, the writer's compression,

@@ -83,6 +83,11 @@ namespace {
 raw_feature raw_feature_from(py::handle name, py::handle dtype) {
   raw_feature r{key_from_python(name)};
   py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
+  if (py::object sub = d.attr("subdtype"); !sub.is_none()) {  // (numpy.uint8, (28, 28)): each value's shape
+    d = py::reinterpret_borrow<py::dtype>(sub[py::int_(0)]);
+    for (py::handle extent : py::reinterpret_borrow<py::tuple>(sub[py::int_(1)]))
+      r.shape.push_back(extent.cast<py::ssize_t>());
+  }
   r.kind = d.kind();
   r.size = static_cast<int>(d.itemsize());
   bool integer =

@@ -60,7 +60,16 @@ py::object decode_raw_values(const Values& values, std::vector<py::ssize_t> rows
                           " bytes, not a whole number of " + std::to_string(r.size) + "-byte numbers");
   std::size_t each = length / static_cast<std::size_t>(r.size);
   std::vector<py::ssize_t> shape = std::move(rows);
-  shape.push_back(static_cast<py::ssize_t>(each));
+  if (r.shape.empty()) {
+    shape.push_back(static_cast<py::ssize_t>(each));
+  } else {
+    std::size_t numbers = 1;
+    for (py::ssize_t extent : r.shape) numbers *= static_cast<std::size_t>(extent);
+    if (numbers != each && !(values.begin() == values.end()))
+      throw py::value_error("decode_raw: feature '" + r.name + "' holds " + std::to_string(each) +
+                            " numbers per value, not the " + std::to_string(numbers) + " of its shape");
+    shape.insert(shape.end(), r.shape.begin(), r.shape.end());
+  }
   return with_raw_type(r, [&](auto zero) -> py::object {
     using T = decltype(zero);
     if (scale) {
@@ -359,7 +368,7 @@ struct example {
           std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(counts[0])};
           if (kinds[0] == tablio::feature_kind::int64s) return adopt(std::move(ints), shape);
           if (kinds[0] == tablio::feature_kind::floats) return adopt(std::move(floats), shape);
-          if (raw && (raw->size != 1 || raw->kind != 'u' || o.scale)) {  // as (N * count) values, reshaped
+          if (raw && (raw->size != 1 || raw->kind != 'u' || o.scale || !raw->shape.empty())) {  // decoded
             std::vector<std::string_view> values(lengths.size());
             for (std::size_t i = 0; i < values.size(); ++i)
               values[i] = {reinterpret_cast<const char*>(bytes.data()) + i * lengths[0], lengths[0]};

@@ -60,7 +60,8 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
         in the other precision are converted, as Kaldi converts them.
     decode_raw: for type "example", {feature name: numpy dtype}: those bytes features come as
         arrays of little-endian numbers, one row per value, as TensorFlow's decode_raw gives
-        them (e.g. {"image_raw": numpy.uint8}).
+        them (e.g. {"image_raw": numpy.uint8}); a subarray dtype, (numpy.uint8, (28, 28)),
+        also gives each value's shape.
     scale: for type "datum" and for decode_raw features, images come as float32 arrays of
         each number times scale (as Caffe's transform_param scale, e.g. 1/255), converted in
         the pass that reads them.

@@ -9,6 +9,7 @@ Handles are opened lazily in the process that reads (a DataLoader worker, after 
 spawn): no LMDB environment, mapping or pipe is shared across a fork.
 """
 
+import itertools
 import os
 import random
 
@@ -26,16 +27,20 @@ def to_tensors(value):
     """numpy arrays in a value (alone, in tuples, lists or dicts) as tensors, without copying
     writable arrays (torch.from_numpy); read-only arrays (IDX views) are copied."""
     if isinstance(value, np.ndarray):
-        if not value.flags.writeable or not value.dtype.isnative:
-            value = np.array(value, dtype=value.dtype.newbyteorder("="))
-        return torch.from_numpy(value)
+        return _tensor(value)
     if isinstance(value, tuple):
-        return tuple([to_tensors(v) for v in value])
+        return tuple([_tensor(v) if type(v) is np.ndarray else to_tensors(v) for v in value])
     if isinstance(value, dict):
-        return {k: to_tensors(v) for k, v in value.items()}
+        return {k: _tensor(v) if type(v) is np.ndarray else to_tensors(v) for k, v in value.items()}
     if isinstance(value, list):
         return [to_tensors(v) for v in value]
     return value
+
+
+def _tensor(array):
+    if not array.flags.writeable or not array.dtype.isnative:
+        array = np.array(array, dtype=array.dtype.newbyteorder("="))
+    return torch.from_numpy(array)
 
 
 def collate(samples):
@@ -208,31 +213,37 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         for table, first, count in pieces:
             with tablio.open(self.tables[table], type=self.type, **self.options) as reader:
                 if reader.skip(first) != first:
-                    raise tablio.FormatError(f"{self.tables[table]} has fewer records than counted", self.tables[table])
+                    self._fewer_records(table)
                 if self.batch_size:
                     while count > 0:
                         keys, values = reader._batch(min(self.batch_size, count))
                         if not keys:
-                            break
+                            self._fewer_records(table)
                         count -= len(keys)
                         yield keys, values
                 else:
-                    for key, value in reader:
-                        if count == 0:
-                            break
-                        count -= 1
-                        yield key, value
+                    taken = 0
+                    for taken, entry in enumerate(itertools.islice(reader, count), 1):
+                        yield entry
+                    if taken < count:
+                        self._fewer_records(table)
+
+    def _fewer_records(self, table):
+        """A table that shrank since it was counted would leave ranks out of step: an error."""
+        raise tablio.FormatError(f"{self.tables[table]} has fewer records than when it was counted",
+                                 self.tables[table])
 
     def __iter__(self):
         pieces, rank, worker = self._ranges()
         stream = self._stream(pieces)
         if self.shuffle and not self.batch_size:
             stream = self._shuffled(stream, random.Random(f"{self.seed}/{self.epoch}/{rank}/{worker}"))
+        transform, with_keys = self.transform, self.with_keys
         for key, value in stream:
             value = to_tensors(value)
-            if self.transform:
-                value = self.transform(value)
-            yield (key, value) if self.with_keys else value
+            if transform:
+                value = transform(value)
+            yield (key, value) if with_keys else value
 
     def _shuffled(self, stream, rng):
         buffer = []

@@ -225,6 +225,16 @@ def test_decode_raw_reads_bytes_as_numbers_as_tensorflow_does(tmp_path):
     np.testing.assert_array_equal(batch["image_raw"].reshape(7, 2, 3), images.astype(np.float32) * np.float32(0.5))
     [(key, e)] = list(tablio.open(rspec, type="example", decode_raw=as_u16, scale=0.5))[:1]
     np.testing.assert_array_equal(e["image_raw"].reshape(2, 3), images[0].astype(np.float32) * np.float32(0.5))
+    # A subarray dtype gives each value's shape.
+    shaped = {"image_raw": (np.uint16, (2, 3))}
+    [(key, e)] = list(tablio.open(rspec, type="example", decode_raw=shaped))[:1]
+    assert e["image_raw"].shape == (1, 2, 3)
+    np.testing.assert_array_equal(e["image_raw"][0], images[0])
+    keys, batch = tablio.load(rspec, type="example", decode_raw=shaped)
+    assert batch["image_raw"].shape == (7, 1, 2, 3)
+    np.testing.assert_array_equal(batch["image_raw"][:, 0], images)
+    with pytest.raises(ValueError, match="holds 6 numbers per value, not the 4 of its shape"):
+        tablio.load(rspec, type="example", decode_raw={"image_raw": (np.uint16, (2, 2))})
 
 
 def test_decode_raw_of_ragged_values_and_bad_lengths(tmp_path):

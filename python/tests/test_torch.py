@@ -154,6 +154,22 @@ def test_images_as_float_tensors_converted_in_cxx(tmp_path, tables):
     assert [v.tolist() for v in values] == [[[(i + j) / 2 for j in range(6)]] for i in range(4)]
 
 
+def test_a_table_that_shrank_since_it_was_counted_is_an_error(tmp_path):
+    def write(n):
+        with tablio.writer(f"tfrecord:{tmp_path}/t.tfrecord", type="example") as w:
+            for i in range(n):
+                w[f"{i}"] = {"x": np.array([i])}
+    write(10)
+    per_sample = tt.TableIterableDataset(f"tfrecord:{tmp_path}/t.tfrecord", type="example")
+    batched = tt.TableIterableDataset(f"tfrecord:{tmp_path}/t.tfrecord", type="example", batch_size=4)
+    assert len(list(per_sample)) == 10 and len(list(batched)) == 3
+    write(7)  # ranks would fall out of step: each must stop with an error instead
+    for ds in (per_sample, batched):
+        with pytest.raises(tablio.FormatError, match="fewer records than when it was counted") as caught:
+            list(ds)
+        assert caught.value.path == f"tfrecord:{tmp_path}/t.tfrecord"
+
+
 # ---- torch.distributed, for real
 
 def free_port():
