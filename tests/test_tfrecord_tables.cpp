@@ -1,6 +1,7 @@
 // Tables over TFRecord files: specifiers, ordinal and feature keys, scripts pointing at
 // records, indexes, shards, compression, and the errors a table reports for bad records.
 #include <tablio/holder/example_form.hpp>
+#include <tablio/table/shard.hpp>
 #include <tablio/tablio.hpp>
 
 #include "test_support.hpp"
@@ -257,6 +258,15 @@ TEST_CASE("shards: lists, patterns, name@N and shard=I/N", "[tfrecord][table][sh
   CHECK_THROWS_WITH(keys("tfrecord:nothing-*"), Catch::Contains("no file matches"));
   random_access_table_reader<example_holder> any("tfrecord,key=utt:train@3");
   CHECK(any.at(key_of(9)) == make_example(9));
+  // Work split by shard: one rspecifier per file, with the table's options.
+  std::vector<std::string> files{"tfrecord,key=utt:train-00000-of-00003",
+                                 "tfrecord,key=utt:train-00001-of-00003",
+                                 "tfrecord,key=utt:train-00002-of-00003"};
+  CHECK(table_files("tfrecord,key=utt:train@3") == files);
+  CHECK(table_files("tfrecord,key=utt:train-*-of-00003") == files);
+  CHECK(table_files("ark:a.ark") == std::vector<std::string>{"ark:a.ark"});
+  CHECK(table_files("tfrecord:cat train@3 |") == std::vector<std::string>{"tfrecord:cat train@3 |"});
+  CHECK_THROWS_WITH(table_files("tfrecord:nothing-*"), Catch::Contains("no file matches"));
 }
 
 TEST_CASE("compressed tfrecord tables", "[tfrecord][table][zlib]") {

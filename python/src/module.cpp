@@ -507,8 +507,7 @@ PYBIND11_MODULE(_tablio, m) {
       py::arg("rspec"), py::arg("wspec"), py::arg("n"), py::arg("by") = "count", py::arg("type") = "bytes");
   m.def("value_types", [] { return strings_to_python(value_type_names()); });
   m.def(
-      "expand_shard_list",
-      [](const std::string& names) { return strings_to_python(tablio::expand_shard_list(names)); },
-      py::arg("names"),
-      "The files a comma-separated list of names stands for: globs, name@N, numbered names.");
+      "table_files", [](const std::string& rspec) { return strings_to_python(tablio::table_files(rspec)); },
+      py::arg("rspec"),
+      "One rspecifier per file of a table whose format reads several (TFRecord, tar); else [rspec].");
 }

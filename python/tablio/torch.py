@@ -58,23 +58,11 @@ def collate(samples):
     return torch.utils.data.default_collate(samples)
 
 
-def _split_rspec(rspec):
-    options, sep, names = rspec.partition(":")
-    if not sep:
-        raise tablio.UsageError(f"not a specifier: '{rspec}'")
-    return options, names
-
-
 def expand_shards(rspec):
     """One specifier per shard. The files of a TFRecord or tar table ("a,b", globs such as
     "train-*-of-00016", TensorFlow's "name@16", "shard-%06d.tar") are expanded as the C++
     tables expand them; any other table (an scp, an LMDB, an archive) is one shard."""
-    options, sep, names = rspec.partition(":")
-    if not sep:
-        raise tablio.UsageError(f"not a specifier: '{rspec}'")
-    if not {"tfrecord", "tar"} & set(options.split(",")) or names.rstrip().endswith("|"):
-        return [rspec]
-    return [f"{options}:{name}" for name in _tablio.expand_shard_list(names)]
+    return _tablio.table_files(rspec)
 
 
 def _distributed():

@@ -119,11 +119,11 @@ namespace fo = format_option;
 inline constexpr table_format builtin_formats[] = {
     {"ark", fo::script, 0, open_ark_output, open_ark_input},
     {"scp", 0, fo::key, open_scp_output, open_scp_input},
-    {"tfrecord", fo::key | fo::compression | fo::script, fo::key | fo::shard, open_tfrecord_table_output,
-     open_tfrecord_table_input},
+    {"tfrecord", fo::key | fo::compression | fo::script, fo::key | fo::shard | fo::files,
+     open_tfrecord_table_output, open_tfrecord_table_input},
     {"lmdb", 0, fo::shard, open_lmdb_output, open_lmdb_input},
     {"idx", 0, fo::shard, open_idx_output, open_idx_input},
-    {"tar", fo::extension | fo::split | fo::script, fo::extension | fo::shard, open_tar_output,
+    {"tar", fo::extension | fo::split | fo::script, fo::extension | fo::shard | fo::files, open_tar_output,
      open_tar_input},
 };
 

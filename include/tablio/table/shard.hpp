@@ -11,9 +11,11 @@
 #pragma once
 
 #include <tablio/core/minmax.hpp>
+#include <tablio/stream/filename.hpp>
 #include <tablio/stream/shards.hpp>
 #include <tablio/table/any_framing.hpp>
 #include <tablio/table/sequential_reader.hpp>
+#include <tablio/table/specifier.hpp>
 #include <tablio/table/table_writer.hpp>
 
 #include <string>
@@ -114,6 +116,21 @@ inline std::string shard_wspecifier(std::string_view wspec, std::uint64_t i, std
     at = comma + 1;
   }
   return out;
+}
+
+// One rspecifier per file of a table whose format reads several (format_option::files:
+// TFRecord and tar, "a,b", globs, name@N, numbered names), each with the table's options; a
+// table of any other format, or read from a command, is one. For splitting work by shard.
+inline std::vector<std::string> table_files(std::string_view rspec) {
+  rspecifier r = require_rspecifier(rspec);
+  std::optional<table_format> format = find_format(r.format);
+  bool several = format && (format->read_options & format_option::files) &&
+                 classify_rxfilename(r.filename) == input_kind::file;
+  if (!several) return {std::string(rspec)};
+  std::string_view options = rspec.substr(0, rspec.find(':') + 1);
+  std::vector<std::string> files;
+  for (const std::string& file : expand_shard_list(r.filename)) files.push_back(std::string(options) + file);
+  return files;
 }
 
 // Splits the table rspec into n shards named after wspec (see above), read and written with

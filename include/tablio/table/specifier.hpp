@@ -78,8 +78,11 @@ struct rspecifier {
 };
 
 // What a format takes in a specifier besides Kaldi's options (bits of table_format's masks).
+// files (reading): its filename may name several files, each a table of its own ("a,b",
+// globs, name@N, numbered names), which table_files() lists.
 namespace format_option {
-inline constexpr unsigned key = 1, shard = 2, compression = 4, extension = 8, split = 16, script = 32;
+inline constexpr unsigned key = 1, shard = 2, compression = 4, extension = 8, split = 16, script = 32,
+                          files = 64;
 }
 
 // A format specifiers can name: what it takes, and how it opens. A format that cannot be
