@@ -148,6 +148,14 @@ def main():
                                                uneven="allow", scale=1 / 255)
         lmdb_per_sample = tt.TableDataset(f"lmdb:{folder}/lmdb", type="datum", scale=1 / 255)
 
+        class ReadyBatches(IterableDataset):  # reads nothing: what DataLoader itself costs per batch
+            def __iter__(self):
+                info = get_worker_info()
+                part = range(info.id, 60000, info.num_workers) if info else range(60000)
+                for start in range(0, len(part), BATCH):
+                    n = len(part[start:start + BATCH])
+                    yield torch.zeros((n, 1, 28, 28)), torch.zeros(n, dtype=torch.int64)
+
         vision = torchvision.datasets.FashionMNIST(folder, train=True, transform=torchvision.transforms.ToTensor())
         for workers in (0, 2):
             def loader(dataset, batched=False):
@@ -173,6 +181,9 @@ def main():
                 b = epoch_seconds(loader(theirs, theirs_batched))
                 print(f"  {name:<30} {a:7.3f} s  vs {b:7.3f} s  {a / b:5.2f}x  ({against}; target {target})",
                       flush=True)
+            floor = epoch_seconds(loader(ReadyBatches(), True))
+            print(f"  {'ready batches, nothing read':<30} {floor:7.3f} s  (DataLoader's own cost of an epoch's "
+                  "batches: a floor for every dataset)", flush=True)
     finally:
         shutil.rmtree(folder)
 
