@@ -3,9 +3,9 @@
 // feature_lists); a Caffe Datum as (ndarray[c, h, w], label) or (bytes, label) when encoded;
 // any entry's raw bytes as bytes.
 #include "arrays.hpp"
+#include "tables.hpp"
 
 #include <algorithm>
-#include "tables.hpp"
 
 namespace tablio_python {
 namespace {
