@@ -119,7 +119,7 @@ inline std::string shard_wspecifier(std::string_view wspec, std::uint64_t i, std
 }
 
 // One rspecifier per file of a table whose format reads several (format_option::files:
-// TFRecord and tar, "a,b", globs, name@N, numbered names), each with the table's options; a
+// TFRecord and tar, "a,b", globs, name@16, numbered names), each with the table's options; a
 // table of any other format, or read from a command, is one. For splitting work by shard.
 inline std::vector<std::string> table_files(std::string_view rspec) {
   rspecifier r = require_rspecifier(rspec);

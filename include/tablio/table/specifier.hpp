@@ -79,7 +79,7 @@ struct rspecifier {
 
 // What a format takes in a specifier besides Kaldi's options (bits of table_format's masks).
 // files (reading): its filename may name several files, each a table of its own ("a,b",
-// globs, name@N, numbered names), which table_files() lists.
+// globs, name@16, numbered names), which table_files() lists.
 namespace format_option {
 inline constexpr unsigned key = 1, shard = 2, compression = 4, extension = 8, split = 16, script = 32,
                           files = 64;
