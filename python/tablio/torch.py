@@ -78,8 +78,7 @@ class TableDataset(torch.utils.data.Dataset):
     Any table with random access: scp, ark (indexed when opened), TFRecord, LMDB, IDX, tar.
     Works with any sampler, DistributedSampler included. dtype, scale and decode_raw as
     tablio.open() takes them (scale=1/255 gives a Datum's images as float tensors, converted
-    in C++).
-    transform is applied to the value (after numpy arrays become tensors).
+    in C++). transform is applied to the value (after numpy arrays become tensors).
     """
 
     def __init__(self, rspec, type="matrix", transform=None, dtype=None, scale=None, decode_raw=None):
