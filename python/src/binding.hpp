@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace tablio_python {
@@ -90,6 +91,9 @@ class random_access_base {
   virtual ~random_access_base() = default;
   // The value for key, or None when absent.
   virtual py::object get(const std::string& key) = 0;
+  // The values for keys, in one call: the lookups without the GIL, then the conversions.
+  // The index of the first key that is absent, when one is.
+  virtual std::variant<py::list, std::size_t> get_all(const std::vector<std::string>& keys) = 0;
   virtual bool contains(const std::string& key) = 0;
   virtual std::optional<std::uint64_t> size() = 0;
   virtual void close() = 0;

@@ -234,6 +234,18 @@ class random_access_reader : public python_table<random_access_base> {
     }
     return v;
   }
+  // [r[key] for key in keys], in one call.
+  py::list lookup(const py::sequence& keys) {
+    std::vector<std::string> wanted;
+    wanted.reserve(keys.size());
+    for (py::handle key : keys) wanted.push_back(key_from_python(key));
+    auto got = use([&](random_access_base& t) { return t.get_all(wanted); });
+    if (auto* absent = std::get_if<std::size_t>(&got)) {
+      PyErr_SetObject(PyExc_KeyError, keys[*absent].ptr());
+      throw py::error_already_set();
+    }
+    return std::get<py::list>(std::move(got));
+  }
   bool contains(py::handle key) {
     if (!py::isinstance<py::str>(key) && !py::isinstance<py::bytes>(key)) return false;
     return use([&](random_access_base& t) { return t.contains(key_from_python(key)); });
@@ -468,6 +480,8 @@ PYBIND11_MODULE(_tablio, m) {
            py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false)
       .def("__getitem__", &random_access_reader::at)
       .def("get", &random_access_reader::get, py::arg("key"), py::arg("default") = py::none())
+      .def("lookup", &random_access_reader::lookup, py::arg("keys"),
+           "The values of keys, in one call (KeyError for the first that is absent).")
       .def("__contains__", &random_access_reader::contains)
       .def("__len__", &random_access_reader::size)
       .def("keys", &random_access_reader::keys)

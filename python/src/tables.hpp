@@ -129,6 +129,21 @@ class random_access_table final : public random_access_base {
     if (!copy) return py::none();
     return C::to_python(std::move(*copy), options_);
   }
+  std::variant<py::list, std::size_t> get_all(const std::vector<std::string>& keys) override {
+    std::vector<value_type> copies;
+    copies.reserve(keys.size());
+    {
+      py::gil_scoped_release unlocked;
+      for (const std::string& key : keys) {
+        const value_type* v = table_.find(key);
+        if (!v) return copies.size();
+        copies.push_back(*v);
+      }
+    }
+    py::list out(copies.size());
+    for (std::size_t i = 0; i < copies.size(); ++i) out[i] = C::to_python(std::move(copies[i]), options_);
+    return out;
+  }
   bool contains(const std::string& key) override {
     py::gil_scoped_release unlocked;
     return table_.contains(key);

@@ -77,8 +77,8 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
 
 def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False):
     """Opens a table for lookup by key: r[key] (KeyError when absent), key in r, r.get(key),
-    len(r) and r.keys(). Values are copies that stay valid. dtype, scale, decode_raw and
-    view as open() takes them."""
+    len(r) and r.keys(); r.lookup(keys) gives the values of many keys in one call. Values are
+    copies that stay valid. dtype, scale, decode_raw and view as open() takes them."""
     return RandomAccessReader(rspec, type, dtype, scale, decode_raw, view)
 
 

@@ -95,11 +95,20 @@ class TableDataset(torch.utils.data.Dataset):
     def __len__(self):
         return len(self.keys)
 
-    def __getitem__(self, index):
+    def _opened(self):
         if self._pid != os.getpid():  # never a handle from before a fork
             self._table, self._pid = self._reopen(), os.getpid()
-        value = to_tensors(self._table[self.keys[index]])
+        return self._table
+
+    def __getitem__(self, index):
+        value = to_tensors(self._opened()[self.keys[index]])
         return self.transform(value) if self.transform else value
+
+    def __getitems__(self, indices):
+        """A DataLoader batch's samples, looked up in one call (DataLoader uses it when it batches)."""
+        keys = self.keys
+        values = [to_tensors(v) for v in self._opened().lookup([keys[i] for i in indices])]
+        return [self.transform(v) for v in values] if self.transform else values
 
     def __getstate__(self):
         state = dict(self.__dict__)

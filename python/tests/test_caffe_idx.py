@@ -57,6 +57,11 @@ def test_random_access_and_batches_over_lmdb(lmdb_copy):
     assert label == per_record[123][1][1]
     np.testing.assert_array_equal(image, per_record[123][1][0])
     assert "00001000" not in table
+    looked_up = table.lookup(["00000123", "00000007"])
+    np.testing.assert_array_equal(looked_up[0][0], image)
+    assert looked_up[1][1] == per_record[7][1][1]
+    with pytest.raises(KeyError, match="00001000"):
+        table.lookup(["00000001", "00001000"])
     batches = list(tablio.open(f"lmdb:{db}", type="datum").batches(256))
     assert [len(k) for k, _ in batches] == [256, 256, 256, 232]
     images = np.concatenate([b[1][0] for b in batches])

@@ -64,6 +64,11 @@ def test_map_style_dataset(tables):
     assert sum(len(labels) for _, labels in loader) == len(sampler)
     matrices = tt.TableDataset(*tables["scp"][:2])
     assert torch.equal(matrices[7], torch.full((2, 3), 7.0))
+    # DataLoader's batches come through __getitems__: one lookup call per batch.
+    picked = matrices.__getitems__([3, 1, 4])
+    assert len(picked) == 3 and all(torch.equal(m, torch.full((2, 3), float(i))) for i, m in zip((3, 1, 4), picked))
+    batches = list(torch.utils.data.DataLoader(matrices, batch_size=16))
+    assert torch.equal(torch.cat(batches), torch.stack([matrices[i] for i in range(len(matrices))]))
 
 
 def test_shard_patterns_expand_to_files(tables):
