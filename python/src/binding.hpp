@@ -56,6 +56,19 @@ struct value_options {
   }
 };
 
+// Runs f, which converts values of the table `path` (the value under `key`, when one): a
+// value the conversion cannot take (decode_raw's lengths) is a format_error without a place,
+// which leaves here naming the table and the key.
+template <class F>
+auto converted_in(const std::string& path, const std::string& key, F f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const tablio::format_error& e) {
+    if (!e.path().empty()) throw;
+    throw tablio::format_error({path, e.offset(), e.key().empty() ? key : e.key()}, e.expected(), e.found());
+  }
+}
+
 // One thread at a time: a table object used from two Python threads at once (the GIL is
 // released while it works) is a UsageError, not a data race.
 class busy_guard {
@@ -89,8 +102,6 @@ class sequential_base {
 class random_access_base {
  public:
   virtual ~random_access_base() = default;
-  // The value for key, or None when absent.
-  virtual py::object get(const std::string& key) = 0;
   // The values for keys, in one call: the lookups without the GIL, then the conversions.
   // The index of the first key that is absent, when one is.
   virtual std::variant<py::list, std::size_t> get_all(const std::vector<std::string>& keys) = 0;

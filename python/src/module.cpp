@@ -175,14 +175,15 @@ class sequential_reader : public python_table<sequential_base> {
                                               options_from(dtype, py::none(), type, scale, decode_raw, view));
   }
   py::object next() {
-    return use([](sequential_base& t) -> py::object {
+    return use([this](sequential_base& t) -> py::object {
       bool more;
       {
         py::gil_scoped_release unlocked;
         more = t.advance();
       }
       if (!more) throw py::stop_iteration();
-      py::object key = key_to_python(t.key()), value = t.take_value();
+      py::object key = key_to_python(t.key()),
+                 value = converted_in(spec_, t.key(), [&] { return t.take_value(); });
       PyObject* pair = PyTuple_Pack(2, key.ptr(), value.ptr());
       if (!pair) throw py::error_already_set();
       return py::reinterpret_steal<py::object>(pair);
@@ -200,7 +201,7 @@ class sequential_reader : public python_table<sequential_base> {
   }
   py::tuple batch(std::size_t n) {
     if (n == 0) throw tablio::usage_error("a batch holds at least one entry");
-    return use([n](sequential_base& t) { return t.batch(n); });
+    return use([&](sequential_base& t) { return converted_in(spec_, "", [&] { return t.batch(n); }); });
   }
   std::string error() const { return table_ ? table_->error() : error_; }
   void close() {
@@ -223,23 +224,13 @@ class random_access_reader : public python_table<random_access_base> {
     table_ = find_value_type(type).random_access(spec_, options_);
   }
   py::object get(py::handle key, py::object fallback) {
-    py::object v = use([&](random_access_base& t) { return t.get(key_from_python(key)); });
-    return v.is_none() ? fallback : v;
+    auto got = values_of(py::make_tuple(key));
+    return std::holds_alternative<std::size_t>(got) ? fallback : std::get<py::list>(got)[0];
   }
-  py::object at(py::handle key) {
-    py::object v = use([&](random_access_base& t) { return t.get(key_from_python(key)); });
-    if (v.is_none()) {
-      PyErr_SetObject(PyExc_KeyError, key.ptr());
-      throw py::error_already_set();
-    }
-    return v;
-  }
+  py::object at(py::handle key) { return lookup(py::make_tuple(key))[0]; }
   // [r[key] for key in keys], in one call.
   py::list lookup(const py::sequence& keys) {
-    std::vector<std::string> wanted;
-    wanted.reserve(keys.size());
-    for (py::handle key : keys) wanted.push_back(key_from_python(key));
-    auto got = use([&](random_access_base& t) { return t.get_all(wanted); });
+    auto got = values_of(keys);
     if (auto* absent = std::get_if<std::size_t>(&got)) {
       PyErr_SetObject(PyExc_KeyError, keys[*absent].ptr());
       throw py::error_already_set();
@@ -273,6 +264,15 @@ class random_access_reader : public python_table<random_access_base> {
   }
 
  private:
+  // The values of keys, or the index of the first that is absent.
+  std::variant<py::list, std::size_t> values_of(const py::sequence& keys) {
+    std::vector<std::string> wanted;
+    wanted.reserve(keys.size());
+    for (py::handle key : keys) wanted.push_back(key_from_python(key));
+    return use(
+        [&](random_access_base& t) { return converted_in(spec_, "", [&] { return t.get_all(wanted); }); });
+  }
+
   std::string type_;
   value_options options_;
   std::optional<std::vector<std::string>> keys_;

@@ -119,21 +119,12 @@ class random_access_table final : public random_access_base {
     table_.open(rspec);
   }
 
-  py::object get(const std::string& key) override {
-    std::optional<value_type> copy;
-    {
-      py::gil_scoped_release unlocked;
-      // The table keeps its value (it may be asked for again): Python gets a copy.
-      if (const value_type* v = table_.find(key)) copy.emplace(*v);
-    }
-    if (!copy) return py::none();
-    return C::to_python(std::move(*copy), options_);
-  }
   std::variant<py::list, std::size_t> get_all(const std::vector<std::string>& keys) override {
     std::vector<value_type> copies;
     copies.reserve(keys.size());
     {
       py::gil_scoped_release unlocked;
+      // The table keeps its values (they may be asked for again): Python gets copies.
       for (const std::string& key : keys) {
         const value_type* v = table_.find(key);
         if (!v) return copies.size();
@@ -141,7 +132,8 @@ class random_access_table final : public random_access_base {
       }
     }
     py::list out(copies.size());
-    for (std::size_t i = 0; i < copies.size(); ++i) out[i] = C::to_python(std::move(copies[i]), options_);
+    for (std::size_t i = 0; i < copies.size(); ++i)
+      out[i] = converted_in("", keys[i], [&] { return C::to_python(std::move(copies[i]), options_); });
     return out;
   }
   bool contains(const std::string& key) override {

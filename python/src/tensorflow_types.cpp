@@ -43,8 +43,8 @@ void decode_numbers(const char* src, std::size_t n, float* out, float scale) {
 
 // Values of a bytes feature decoded as decode_raw asks: an array (rows..., length / size) of
 // their numbers, one row per value (rows: the value count, or batch size and count). Values
-// of different lengths, or of a length that is not a whole number of numbers, are a
-// ValueError naming the feature (as they are for TensorFlow's op).
+// of different lengths, or of a length that does not fit the type or shape, are a
+// format_error naming the feature (the table and key are added where the value is taken).
 template <class Values>
 py::object decode_raw_values(const Values& values, std::vector<py::ssize_t> rows, const raw_feature& r,
                              std::optional<float> scale) {
@@ -52,12 +52,14 @@ py::object decode_raw_values(const Values& values, std::vector<py::ssize_t> rows
   for (std::string_view v : values) {
     if (i++ == 0) length = v.size();
     if (v.size() != length)
-      throw py::value_error("decode_raw: feature '" + r.name + "' holds values of different lengths (" +
-                            std::to_string(length) + " and " + std::to_string(v.size()) + " bytes)");
+      tablio::throw_format_error("", std::nullopt, "", {"values of feature '", r.name, "' of one length"},
+                                 {tablio::decimal(length), " and ", tablio::decimal(v.size()), " bytes"});
   }
   if (length % static_cast<std::size_t>(r.size) != 0)
-    throw py::value_error("decode_raw: feature '" + r.name + "' holds " + std::to_string(length) +
-                          " bytes, not a whole number of " + std::to_string(r.size) + "-byte numbers");
+    tablio::throw_format_error(
+        "", std::nullopt, "",
+        {"values of feature '", r.name, "' of whole ", tablio::decimal(r.size), "-byte numbers"},
+        {tablio::decimal(length), " bytes"});
   std::size_t each = length / static_cast<std::size_t>(r.size);
   std::vector<py::ssize_t> shape = std::move(rows);
   if (r.shape.empty()) {
@@ -66,8 +68,10 @@ py::object decode_raw_values(const Values& values, std::vector<py::ssize_t> rows
     std::size_t numbers = 1;
     for (py::ssize_t extent : r.shape) numbers *= static_cast<std::size_t>(extent);
     if (numbers != each && !(values.begin() == values.end()))
-      throw py::value_error("decode_raw: feature '" + r.name + "' holds " + std::to_string(each) +
-                            " numbers per value, not the " + std::to_string(numbers) + " of its shape");
+      tablio::throw_format_error("", std::nullopt, "",
+                                 {"values of feature '", r.name, "' of ", tablio::decimal(numbers),
+                                  " numbers, as decode_raw's shape"},
+                                 {tablio::decimal(each), " numbers"});
     shape.insert(shape.end(), r.shape.begin(), r.shape.end());
   }
   return with_raw_type(r, [&](auto zero) -> py::object {

@@ -233,8 +233,10 @@ def test_decode_raw_reads_bytes_as_numbers_as_tensorflow_does(tmp_path):
     keys, batch = tablio.load(rspec, type="example", decode_raw=shaped)
     assert batch["image_raw"].shape == (7, 1, 2, 3)
     np.testing.assert_array_equal(batch["image_raw"][:, 0], images)
-    with pytest.raises(ValueError, match="holds 6 numbers per value, not the 4 of its shape"):
+    with pytest.raises(tablio.FormatError, match="expected values of feature 'image_raw' of 4 numbers, as "
+                                                 "decode_raw's shape, found 6 numbers") as caught:
         tablio.load(rspec, type="example", decode_raw={"image_raw": (np.uint16, (2, 2))})
+    assert caught.value.path == rspec
 
 
 def test_decode_raw_of_ragged_values_and_bad_lengths(tmp_path):
@@ -249,11 +251,20 @@ def test_decode_raw_of_ragged_values_and_bad_lengths(tmp_path):
     with tablio.writer(f"tfrecord:{tmp_path}/bad.tfrecord", type="example") as w:
         w["a"] = {"x": [b"\x01\x00", b"\x02"]}
         w["b"] = {"x": [b"\x01\x00\x02"]}
-    bad = tablio.open(f"tfrecord:{tmp_path}/bad.tfrecord", type="example", decode_raw={"x": np.uint16})
-    with pytest.raises(ValueError, match="'x' holds values of different lengths"):
+    bad_spec = f"tfrecord:{tmp_path}/bad.tfrecord"
+    bad = tablio.open(bad_spec, type="example", decode_raw={"x": np.uint16})
+    with pytest.raises(tablio.FormatError, match="expected values of feature 'x' of one length, found 2 and 1 "
+                                                 "bytes") as caught:
         next(bad)
-    with pytest.raises(ValueError, match="3 bytes, not a whole number of 2-byte numbers"):
+    assert (caught.value.path, caught.value.key) == (bad_spec, "00000000")
+    with pytest.raises(tablio.FormatError, match="expected values of feature 'x' of whole 2-byte numbers, "
+                                                 "found 3 bytes") as caught:
         next(bad)
+    assert (caught.value.path, caught.value.key) == (bad_spec, "00000001")
+    looked_up = tablio.random_access(bad_spec, type="example", decode_raw={"x": np.uint16})
+    with pytest.raises(tablio.FormatError, match="whole 2-byte numbers") as caught:
+        looked_up.lookup(["00000001"])
+    assert (caught.value.path, caught.value.key) == (bad_spec, "00000001")
     with pytest.raises(tablio.UsageError, match="cannot be decoded as complex64"):
         tablio.open(rspec, type="example", decode_raw={"x": np.complex64})
     with pytest.raises(tablio.UsageError, match="decode_raw= applies to type 'example'"):
