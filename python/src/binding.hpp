@@ -41,18 +41,27 @@ struct raw_feature {
 };
 
 // How Python asked for values: the element type of float arrays, the writer's compression,
-// the bytes features to decode, the factor images are scaled by.
+// the features to read and those to decode, the factor images are scaled by.
 struct value_options {
-  bool double_precision = false;          // dtype=numpy.float64
-  std::optional<int> compression_method;  // writer(..., compression_method=N)
-  std::vector<raw_feature> decode_raw;    // type="example"
-  std::optional<float> scale;             // images as float32 times scale (Caffe's transform scale)
-  bool view = false;                      // view=True: a record's values view one buffer
+  bool double_precision = false;                     // dtype=numpy.float64
+  std::optional<int> compression_method;             // writer(..., compression_method=N)
+  std::optional<std::vector<std::string>> features;  // type="example": only these are read
+  std::vector<raw_feature> decode_raw;               // type="example"
+  std::optional<float> scale;                        // images as float32 times scale (Caffe's)
+  bool view = false;                                 // view=True: a record's values view one buffer
 
   const raw_feature* raw(std::string_view feature) const {
     for (const raw_feature& r : decode_raw)
       if (r.name == feature) return &r;
     return nullptr;
+  }
+  // Whether a record's feature is read: all are unless features= names some. A handful of
+  // names, compared in place, costs less than hashing each record's keys.
+  bool keeps(std::string_view feature) const {
+    if (!features) return true;
+    for (const std::string& f : *features)
+      if (f == feature) return true;
+    return false;
   }
 };
 

@@ -99,10 +99,30 @@ raw_feature raw_feature_from(py::handle name, py::handle dtype) {
   return r;
 }
 
+// features=[name, ...]: the names of an Example's features to read.
+std::vector<std::string> feature_names_from(py::handle names) {
+  if (py::isinstance<py::str>(names) || py::isinstance<py::bytes>(names) ||
+      !py::isinstance<py::iterable>(names))
+    throw tablio::usage_error("features= is a list of feature names, such as [\"image_raw\", \"label\"]");
+  std::vector<std::string> out;
+  for (py::handle name : names) {
+    if (!py::isinstance<py::str>(name) && !py::isinstance<py::bytes>(name))
+      throw tablio::usage_error("features=: a feature name is str (or bytes), not " +
+                                std::string(py::str(py::type::of(name).attr("__name__"))));
+    out.push_back(key_from_python(name));
+  }
+  return out;
+}
+
 value_options options_from(py::handle dtype, py::handle compression_method, const std::string& type,
                            py::handle scale = py::none(), py::handle decode_raw = py::none(),
-                           bool view = false) {
+                           bool view = false, py::handle features = py::none()) {
   value_options o;
+  if (!features.is_none()) {
+    if (type != "example")
+      throw tablio::usage_error("features= applies to type 'example', not '" + type + "'");
+    o.features = feature_names_from(features);
+  }
   if (view && type != "example" && type != "sequence-example")
     throw tablio::usage_error("view=True applies to types 'example' and 'sequence-example', not '" + type +
                               "'");
@@ -110,7 +130,12 @@ value_options options_from(py::handle dtype, py::handle compression_method, cons
   if (!decode_raw.is_none()) {
     if (type != "example")
       throw tablio::usage_error("decode_raw= applies to type 'example', not '" + type + "'");
-    for (auto [name, d] : py::cast<py::dict>(decode_raw)) o.decode_raw.push_back(raw_feature_from(name, d));
+    for (auto [name, d] : py::cast<py::dict>(decode_raw)) {
+      o.decode_raw.push_back(raw_feature_from(name, d));
+      if (!o.keeps(o.decode_raw.back().name))
+        throw tablio::usage_error("decode_raw names feature '" + o.decode_raw.back().name +
+                                  "', which features= leaves out");
+    }
   }
   if (!scale.is_none()) {
     if (type != "datum" && !(type == "example" && !o.decode_raw.empty()))
@@ -169,10 +194,10 @@ class python_table {
 class sequential_reader : public python_table<sequential_base> {
  public:
   sequential_reader(std::string rspec, const std::string& type, py::handle dtype, py::handle scale,
-                    py::handle decode_raw, bool view)
+                    py::handle decode_raw, bool view, py::handle features)
       : python_table(std::move(rspec)), type_(type) {
-    table_ = find_value_type(type).sequential(spec_,
-                                              options_from(dtype, py::none(), type, scale, decode_raw, view));
+    table_ = find_value_type(type).sequential(
+        spec_, options_from(dtype, py::none(), type, scale, decode_raw, view, features));
   }
   py::object next() {
     return use([this](sequential_base& t) -> py::object {
@@ -217,10 +242,10 @@ class sequential_reader : public python_table<sequential_base> {
 class random_access_reader : public python_table<random_access_base> {
  public:
   random_access_reader(std::string rspec, const std::string& type, py::handle dtype, py::handle scale,
-                       py::handle decode_raw, bool view)
+                       py::handle decode_raw, bool view, py::handle features)
       : python_table(std::move(rspec)),
         type_(type),
-        options_(options_from(dtype, py::none(), type, scale, decode_raw, view)) {
+        options_(options_from(dtype, py::none(), type, scale, decode_raw, view, features)) {
     table_ = find_value_type(type).random_access(spec_, options_);
   }
   py::object get(py::handle key, py::object fallback) {
@@ -459,9 +484,10 @@ PYBIND11_MODULE(_tablio, m) {
   py::register_exception_translator(&translate);
 
   py::class_<sequential_reader>(m, "SequentialReader")
-      .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool>(),
+      .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle>(),
            py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
-           py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false)
+           py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false,
+           py::arg("features") = py::none())
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &sequential_reader::next)
       .def("_batch", &sequential_reader::batch, py::arg("n"))
@@ -475,9 +501,10 @@ PYBIND11_MODULE(_tablio, m) {
       .def("__exit__", [](sequential_reader& r, py::args) { r.close(); });
 
   py::class_<random_access_reader>(m, "RandomAccessReader")
-      .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool>(),
+      .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle>(),
            py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
-           py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false)
+           py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false,
+           py::arg("features") = py::none())
       .def("__getitem__", &random_access_reader::at)
       .def("get", &random_access_reader::get, py::arg("key"), py::arg("default") = py::none())
       .def("lookup", &random_access_reader::lookup, py::arg("keys"),

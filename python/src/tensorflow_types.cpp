@@ -243,7 +243,7 @@ tablio::feature feature_from_python(py::handle h, const std::string& name) {
 py::dict features_to_python(tablio::example&& e, const value_options& o, record_values& values) {
   py::dict out;
   for (auto& [name, f] : e.features)
-    out[name_to_python(name)] = feature_to_python(std::move(f), name, o, values);
+    if (o.keeps(name)) out[name_to_python(name)] = feature_to_python(std::move(f), name, o, values);
   return out;
 }
 
@@ -290,7 +290,8 @@ struct example {
     record_values values;
     if (o.view) {
       record_room room;
-      for (const auto& [name, f] : e.features) room.add(f, name, o);
+      for (const auto& [name, f] : e.features)
+        if (o.keeps(name)) room.add(f, name, o);
       values = room.values();
     }
     return features_to_python(std::move(e), o, values);
@@ -299,13 +300,14 @@ struct example {
     record_values values;
     if (o.view) {
       record_room room;
-      for (const tablio::feature_view& f : e.features()) room.add(f, o);
+      for (const tablio::feature_view& f : e.features())
+        if (o.keeps(f.key)) room.add(f, o);
       values = room.values();
     }
     py::dict out;
     for (const tablio::feature_view& f : e.features())
-      if (PyDict_SetItem(out.ptr(), name_to_python(f.key).ptr(),
-                         feature_view_to_python(f, o, values).ptr()) != 0)
+      if (o.keeps(f.key) && PyDict_SetItem(out.ptr(), name_to_python(f.key).ptr(),
+                                           feature_view_to_python(f, o, values).ptr()) != 0)
         throw py::error_already_set();
     return std::move(out);
   }
@@ -321,7 +323,8 @@ struct example {
     stacker(const value_options& o, std::size_t) : options_(o) {}
     void add(const value_type& e) {
       std::size_t i = 0;
-      for (const tablio::feature_view& f : e.features()) column_for(f.key, i++).add(records_, f);
+      for (const tablio::feature_view& f : e.features())
+        if (options_.keeps(f.key)) column_for(f.key, i++).add(records_, f);
       ++records_;
     }
     py::object finish() {

@@ -46,7 +46,7 @@ def _batches(self, n):
 SequentialReader.batches = _batches
 
 
-def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False):
+def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False, features=None):
     """Opens a table for reading in order: iterate it for (key, value) pairs.
 
     rspec: a Kaldi rspecifier, e.g. "ark:feats.ark", "scp:feats.scp", "ark,p:gunzip -c x.gz |",
@@ -58,6 +58,9 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
         "bytes".
     dtype: numpy.float32 (default) or numpy.float64 for matrices and vectors; values stored
         in the other precision are converted, as Kaldi converts them.
+    features: for type "example", the names of the features to read, as a feature description
+        names them for TensorFlow's parse_example (e.g. ["image_raw", "label"]): the others are
+        skipped, not converted. A record that lacks one has no entry for it.
     decode_raw: for type "example", {feature name: numpy dtype}: those bytes features come as
         arrays of little-endian numbers, one row per value, as TensorFlow's decode_raw gives
         them (e.g. {"image_raw": numpy.uint8}); a subarray dtype, (numpy.uint8, (28, 28)),
@@ -72,14 +75,15 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
     Raises FormatError (with .path, .offset, .key), OSError or UsageError.
     """
-    return SequentialReader(rspec, type, dtype, scale, decode_raw, view)
+    return SequentialReader(rspec, type, dtype, scale, decode_raw, view, features)
 
 
-def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False):
+def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False,
+                  features=None):
     """Opens a table for lookup by key: r[key] (KeyError when absent), key in r, r.get(key),
     len(r) and r.keys(); r.lookup(keys) gives the values of many keys in one call. Values are
-    copies that stay valid. dtype, scale, decode_raw and view as open() takes them."""
-    return RandomAccessReader(rspec, type, dtype, scale, decode_raw, view)
+    copies that stay valid. dtype, scale, decode_raw, view and features as open() takes them."""
+    return RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features)
 
 
 def writer(wspec, type="matrix", dtype=None, compression_method=None):
@@ -98,9 +102,9 @@ def writer(wspec, type="matrix", dtype=None, compression_method=None):
     return Writer(wspec, type, dtype, compression_method)
 
 
-def load(rspec, type="matrix", dtype=None, scale=None, decode_raw=None):
+def load(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, features=None):
     """Reads a whole table in one call: (keys, values), values stacked as batches() stacks them."""
-    with SequentialReader(rspec, type, dtype, scale, decode_raw, False) as table:
+    with SequentialReader(rspec, type, dtype, scale, decode_raw, False, features) as table:
         return table._batch(_sys.maxsize)
 
 

@@ -76,14 +76,16 @@ class TableDataset(torch.utils.data.Dataset):
     """Map-style: ds[i] is the value of the i-th key in table order; len(ds) and ds.keys.
 
     Any table with random access: scp, ark (indexed when opened), TFRecord, LMDB, IDX, tar.
-    Works with any sampler, DistributedSampler included. dtype, scale and decode_raw as
-    tablio.open() takes them (scale=1/255 gives a Datum's images as float tensors, converted
-    in C++). transform is applied to the value (after numpy arrays become tensors).
+    Works with any sampler, DistributedSampler included. dtype, scale, decode_raw and features
+    as tablio.open() takes them (scale=1/255 gives a Datum's images as float tensors, converted
+    in C++; features=["image_raw", "label"] reads only those of an Example). transform is
+    applied to the value (after numpy arrays become tensors).
     """
 
-    def __init__(self, rspec, type="matrix", transform=None, dtype=None, scale=None, decode_raw=None):
+    def __init__(self, rspec, type="matrix", transform=None, dtype=None, scale=None, decode_raw=None,
+                 features=None):
         self.rspec, self.type, self.transform = rspec, type, transform
-        self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw}
+        self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features}
         with self._reopen() as table:
             self.keys = table.keys()
         self._table = None
@@ -132,12 +134,13 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     tables' order, and within each worker a shuffle buffer of shuffle_buffer records (1024
     when 0). batch_size=N yields ready batches (stacked by the C++ reader, for
     DataLoader(batch_size=None)) instead of single values; with_keys=True yields
-    (key, value) pairs, or (keys, values) batches. dtype, scale and decode_raw as tablio.open()
-    takes them.
+    (key, value) pairs, or (keys, values) batches. dtype, scale, decode_raw and features as
+    tablio.open() takes them.
     """
 
     def __init__(self, rspecs, type="matrix", shuffle=False, seed=0, shuffle_buffer=0, uneven="drop",
-                 batch_size=None, transform=None, with_keys=False, dtype=None, scale=None, decode_raw=None):
+                 batch_size=None, transform=None, with_keys=False, dtype=None, scale=None, decode_raw=None,
+                 features=None):
         if uneven not in ("drop", "pad", "allow"):
             raise tablio.UsageError(f"uneven is 'drop', 'pad' or 'allow', not '{uneven}'")
         if isinstance(rspecs, str):
@@ -146,7 +149,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         self.type, self.shuffle, self.seed, self.uneven = type, shuffle, seed, uneven
         self.shuffle_buffer = shuffle_buffer or 1024
         self.batch_size, self.transform, self.with_keys = batch_size, transform, with_keys
-        self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw}
+        self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features}
         self.epoch = 0
         self.sizes = [self._count(t) for t in self.tables]
 

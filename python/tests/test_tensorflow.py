@@ -273,6 +273,43 @@ def test_decode_raw_of_ragged_values_and_bad_lengths(tmp_path):
         tablio.open(rspec, type="example", scale=2)
 
 
+def test_features_reads_only_the_named_features(tmp_path):
+    out = tmp_path / "mixed.tfrecord"
+    with tablio.writer(f"tfrecord:{out}", type="example") as w:
+        w["a"] = {"image_raw": [b"\x01\x02"], "label": np.array([1]), "width": np.array([2]), "id": [b"a"]}
+        w["b"] = {"label": np.array([2]), "image_raw": [b"\x03\x04"], "weight": np.array([0.5], np.float32)}
+        w["c"] = {"width": np.array([2])}
+    rspec = f"tfrecord:{out}"
+    wanted = ["label", "image_raw", "absent"]
+
+    def plain(value):
+        return {n: v.tolist() if isinstance(v, np.ndarray) else [bytes(b) for b in v] for n, v in value.items()}
+
+    everything = {key: plain(e) for key, e in tablio.open(rspec, type="example")}
+    expected = {key: {n: v for n, v in e.items() if n in wanted} for key, e in everything.items()}
+    assert list(expected) == ["00000000", "00000001", "00000002"] and expected["00000002"] == {}
+    for view in (False, True):
+        assert {key: plain(e) for key, e in tablio.open(rspec, type="example", features=wanted, view=view)} == expected
+        table = tablio.random_access(rspec, type="example", features=tuple(wanted), view=view)
+        assert {key: plain(table[key]) for key in expected} == expected
+    # Batches: a column per named feature, stacked when every record has it alike.
+    keys, batch = tablio.load(rspec, type="example", features=["image_raw", "width"],
+                              decode_raw={"image_raw": np.uint8})
+    assert sorted(batch) == ["image_raw", "width"]
+    assert [v.tolist() if v is not None else None for v in batch["image_raw"]] == [[[1, 2]], [[3, 4]], None]
+    [(keys, batch)] = list(tablio.open(rspec, type="example", features=["label"]).batches(2))[:1]
+    assert batch["label"].tolist() == [[1], [2]] and list(batch) == ["label"]
+    assert tablio.load(rspec, type="example", features=[])[1] == {}
+    with pytest.raises(tablio.UsageError, match="features= is a list of feature names"):
+        tablio.open(rspec, type="example", features="label")
+    with pytest.raises(tablio.UsageError, match="a feature name is str"):
+        tablio.open(rspec, type="example", features=[3])
+    with pytest.raises(tablio.UsageError, match="decode_raw names feature 'image_raw', which features= leaves out"):
+        tablio.open(rspec, type="example", features=["label"], decode_raw={"image_raw": np.uint8})
+    with pytest.raises(tablio.UsageError, match="features= applies to type 'example'"):
+        tablio.open(rspec, type="sequence-example", features=["label"])
+
+
 # ---- python3-protobuf, the peer
 
 @pytest.fixture(scope="module")

@@ -152,11 +152,17 @@ def test_images_as_float_tensors_converted_in_cxx(tmp_path, tables):
     assert images.dtype == torch.float32 and images.shape == (8, 1, 4, 4)
     with tablio.writer(f"tfrecord:{tmp_path}/images.tfrecord", type="example") as w:
         for i in range(4):
-            w[f"{i}"] = {"image_raw": [bytes(range(i, i + 6))]}
-    streamed = tt.TableIterableDataset(f"tfrecord:{tmp_path}/images.tfrecord", type="example",
-                                       decode_raw={"image_raw": np.uint8}, scale=0.5)
-    values = [e["image_raw"] for e in streamed]
-    assert [v.tolist() for v in values] == [[[(i + j) / 2 for j in range(6)]] for i in range(4)]
+            w[f"{i}"] = {"image_raw": [bytes(range(i, i + 6))], "label": np.array([i]), "id": [b"x"]}
+    as_image = {"features": ["image_raw", "label"], "decode_raw": {"image_raw": np.uint8}, "scale": 0.5}
+    streamed = tt.TableIterableDataset(f"tfrecord:{tmp_path}/images.tfrecord", type="example", **as_image)
+    values = list(streamed)
+    assert all(sorted(e) == ["image_raw", "label"] for e in values)
+    assert [e["image_raw"].tolist() for e in values] == [[[(i + j) / 2 for j in range(6)]] for i in range(4)]
+    mapped = tt.TableDataset(f"tfrecord:{tmp_path}/images.tfrecord", type="example", **as_image)
+    assert sorted(mapped[2]) == ["image_raw", "label"] and mapped[2]["label"].tolist() == [2]
+    batch = next(iter(tt.TableIterableDataset(f"tfrecord:{tmp_path}/images.tfrecord", type="example",
+                                              batch_size=4, **as_image)))
+    assert sorted(batch) == ["image_raw", "label"] and batch["image_raw"].shape == (4, 1, 6)
 
 
 def test_a_table_that_shrank_since_it_was_counted_is_an_error(tmp_path):
