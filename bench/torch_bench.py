@@ -131,7 +131,10 @@ def main():
         # Images as float, scaled by 1/255 in C++ as they are read: a Datum's (Caffe's
         # transform_param scale), an Example's image_raw bytes decoded as 28x28 uint8 (TensorFlow's
         # decode_raw) and scaled.
-        as_image = {"decode_raw": {"image_raw": (np.uint8, (28, 28))}, "scale": 1 / 255}
+        # What a training job reads of each Example (a feature description, as for tf.data):
+        # the image, as float pixels / 255, and the label.
+        as_image = {"features": ["image_raw", "label"], "decode_raw": {"image_raw": (np.uint8, (28, 28))},
+                    "scale": 1 / 255}
         tfrecord_shards = f"tfrecord:{folder}/train-*-of-00008.tfrecord"
         tfrecord_per_sample = tt.TableIterableDataset(tfrecord_shards, type="example", uneven="allow", **as_image,
                                                       transform=lambda e: (e["image_raw"], e["label"].item()))
