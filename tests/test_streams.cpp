@@ -109,6 +109,46 @@ TEST_CASE("files opened at an offset, seeking and mmap", "[stream]") {
   CHECK_THROWS_AS(mmap_source(dir / "missing"), io_error);
 }
 
+namespace {
+// A seekable source over a string that records how much each read asks for.
+struct asking_source {
+  std::string data;
+  std::vector<std::size_t>* asked;
+  std::uint64_t at = 0;
+  std::size_t read_some(char* dst, std::size_t n) {
+    asked->push_back(n);
+    n = std::min<std::size_t>(n, data.size() - at);
+    std::memcpy(dst, data.data() + at, n);
+    at += n;
+    return n;
+  }
+  void seek(std::uint64_t offset) { at = offset; }
+  std::uint64_t tell() const { return at; }
+};
+}  // namespace
+
+TEST_CASE("after a seek, refills start small and grow back to the whole buffer", "[stream]") {
+  std::string data = pattern(1 << 20);
+  std::vector<std::size_t> asked;
+  reader r(asking_source{data, &asked}, "asking");
+  char byte;
+  r.read_exact(&byte, 1);
+  CHECK(asked == std::vector<std::size_t>{detail::default_read_buffer});  // reading from the start
+  asked.clear();
+  r.seek(500000);  // random access to a short entry reads little
+  char entry[100];
+  r.read_exact(entry, sizeof entry);
+  CHECK(std::string(entry, sizeof entry) == data.substr(500000, sizeof entry));
+  CHECK(asked == std::vector<std::size_t>{detail::refill_after_seek});
+  // Reading on doubles each refill up to the buffer's size.
+  std::string rest = read_all(r);
+  CHECK(rest == data.substr(500000 + sizeof entry));
+  REQUIRE(asked.size() > 4);
+  CHECK(asked[1] == 2 * detail::refill_after_seek);
+  CHECK(asked[2] == 4 * detail::refill_after_seek);
+  CHECK(*std::max_element(asked.begin(), asked.end()) == detail::default_read_buffer);
+}
+
 TEST_CASE("I/O errors name the file and the system's reason", "[stream][bad]") {
   try {
     file_source missing("/nonexistent/dir/file");

@@ -45,13 +45,16 @@ class source_base {
 namespace detail {
 
 inline constexpr std::size_t default_read_buffer = std::size_t{1} << 18;
+// After a seek (random access) refills start this small and double, so that one short entry
+// does not cost a whole buffer's copy from the kernel; reading on reaches full refills soon.
+inline constexpr std::size_t refill_after_seek = std::size_t{1} << 13;
 // Reads at least this large skip the buffer and go straight into the caller's memory.
 inline constexpr std::size_t direct_read_threshold = std::size_t{1} << 16;
 
 template <source S>
 class source_adapter final : public source_base {
  public:
-  explicit source_adapter(S s, std::size_t buffer_size) : s_(std::move(s)) {
+  explicit source_adapter(S s, std::size_t buffer_size) : s_(std::move(s)), refill_(buffer_size) {
     if constexpr (!contiguous_source<S>) buffer_.resize(buffer_size);
   }
   std::span<const char> next_window() override {
@@ -61,7 +64,9 @@ class source_adapter final : public source_base {
       std::span<const char> all = s_.contiguous();
       return all.subspan(detail::min_of<std::size_t>(start_, all.size()));
     } else {
-      return {buffer_.data(), s_.read_some(buffer_.data(), buffer_.size())};
+      std::size_t n = s_.read_some(buffer_.data(), refill_);
+      refill_ = detail::min_of(2 * refill_, buffer_.size());
+      return {buffer_.data(), n};
     }
   }
   std::size_t read_direct(char* dst, std::size_t n) override {
@@ -89,6 +94,7 @@ class source_adapter final : public source_base {
       return true;
     } else if constexpr (seekable<S>) {
       s_.seek(offset);
+      refill_ = detail::min_of(refill_after_seek, buffer_.size());
       return true;
     } else {
       return false;
@@ -107,6 +113,7 @@ class source_adapter final : public source_base {
  private:
   S s_;
   std::vector<char> buffer_;
+  std::size_t refill_;  // bytes the next refill asks for
   std::uint64_t start_ = 0;
   bool delivered_ = false;
 };
