@@ -5,7 +5,9 @@
 //   static owned_value from_python(py::handle h, const value_options&);
 // When C::holder's values are views, C::owned_holder names the holder of owned values, which
 // writes, and reads for random access (a table may hold values it read ahead, which a view
-// would outlive); C::to_python takes its values too.
+// would outlive); C::to_python takes its values too. Random access converts the values the
+// table keeps where C::to_python takes a const value, and else converts copies of them (for
+// converters that take over a value's storage).
 // A batch's values are stacked by C::stacker when it has one, which takes each value as it
 // is read (without the GIL; a view is valid only until the next entry):
 //   stacker(const value_options&, std::size_t expected); void add(value_type&); py::object finish();
@@ -120,6 +122,21 @@ class random_access_table final : public random_access_base {
   }
 
   std::variant<py::list, std::size_t> get_all(const std::vector<std::string>& keys) override {
+    if constexpr (requires(const value_type& v) { C::to_python(v, options_); }) {
+      // Converted from the value the table keeps, with no copy of it first: each lookup
+      // without the GIL, then its conversion (the next lookup may replace the value).
+      py::list out(keys.size());
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        const value_type* v;
+        {
+          py::gil_scoped_release unlocked;
+          v = table_.find(keys[i]);
+        }
+        if (!v) return i;
+        out[i] = converted_in("", keys[i], [&] { return C::to_python(*v, options_); });
+      }
+      return out;
+    }
     std::vector<value_type> copies;
     copies.reserve(keys.size());
     {

@@ -176,8 +176,12 @@ struct record_room {
   record_values values() const { return record_values(arrays, array_bytes, bytes); }
 };
 
-py::object feature_to_python(tablio::feature&& f, std::string_view name, const value_options& o,
+// A feature's values: arrays that take over an owned feature's storage, or copies of a
+// feature a table keeps (Feature is const), or in view=True's shared buffer.
+template <class Feature>
+py::object feature_to_python(Feature&& f, std::string_view name, const value_options& o,
                              record_values& values) {
+  constexpr bool kept = std::is_const_v<std::remove_reference_t<Feature>>;
   return std::visit(
       [&](auto& list) -> py::object {
         using L = std::decay_t<decltype(list)>;
@@ -189,12 +193,13 @@ py::object feature_to_python(tablio::feature&& f, std::string_view name, const v
           py::list out(list.size());
           for (std::size_t i = 0; i < list.size(); ++i) out[i] = values.bytes(list[i]);
           return std::move(out);
-        } else if (values.shared()) {
-          using T = typename L::value_type;
-          return values.array<T>(list.size(), [&](T* p) { std::copy(list.begin(), list.end(), p); });
         } else {
-          py::ssize_t n = static_cast<py::ssize_t>(list.size());
-          return adopt(std::move(list), {n});
+          using T = typename L::value_type;
+          if constexpr (!kept) {
+            auto n = static_cast<py::ssize_t>(list.size());
+            if (!values.shared()) return adopt(std::move(list), {n});
+          }
+          return values.array<T>(list.size(), [&](T* p) { std::copy(list.begin(), list.end(), p); });
         }
       },
       f);
@@ -240,10 +245,19 @@ tablio::feature feature_from_python(py::handle h, const std::string& name) {
                        std::string(py::str(py::handle(a.dtype()))));
 }
 
-py::dict features_to_python(tablio::example&& e, const value_options& o, record_values& values) {
+// An example's features, taken over (an rvalue) or copied (a const example a table keeps).
+template <class Example>
+py::dict features_to_python(Example&& e, const value_options& o, record_values& values) {
+  constexpr bool kept = std::is_const_v<std::remove_reference_t<Example>>;
+  static_assert(kept || !std::is_lvalue_reference_v<Example>, "an example to take over is an rvalue");
   py::dict out;
-  for (auto& [name, f] : e.features)
-    if (o.keeps(name)) out[name_to_python(name)] = feature_to_python(std::move(f), name, o, values);
+  for (auto& [name, f] : e.features) {
+    if (!o.keeps(name)) continue;
+    if constexpr (kept)
+      out[name_to_python(name)] = feature_to_python(f, name, o, values);
+    else
+      out[name_to_python(name)] = feature_to_python(std::move(f), name, o, values);
+  }
   return out;
 }
 
@@ -286,7 +300,10 @@ struct example {
   using holder = tablio::example_view_holder;
   using owned_holder = tablio::example_holder;
   using value_type = tablio::example_view;
-  static py::object to_python(tablio::example&& e, const value_options& o) {
+  // An owned example: taken over when an rvalue, copied when a table keeps it.
+  template <class Example>
+  requires std::is_same_v<std::remove_cvref_t<Example>, tablio::example>
+  static py::object to_python(Example&& e, const value_options& o) {
     record_values values;
     if (o.view) {
       record_room room;
@@ -294,7 +311,7 @@ struct example {
         if (o.keeps(name)) room.add(f, name, o);
       values = room.values();
     }
-    return features_to_python(std::move(e), o, values);
+    return features_to_python(std::forward<Example>(e), o, values);
   }
   static py::object to_python(value_type&& e, const value_options& o) {
     record_values values;
@@ -441,7 +458,11 @@ struct example {
 struct sequence_example {
   using holder = tablio::sequence_example_holder;
   using value_type = tablio::sequence_example;
-  static py::object to_python(value_type&& s, const value_options& o) {
+  // Taken over when an rvalue, copied when a table keeps it.
+  template <class Sequence>
+  requires std::is_same_v<std::remove_cvref_t<Sequence>, value_type>
+  static py::object to_python(Sequence&& s, const value_options& o) {
+    constexpr bool kept = std::is_const_v<std::remove_reference_t<Sequence>>;
     record_values values;
     if (o.view) {  // one buffer for the context and every list's values
       record_room room;
@@ -453,11 +474,15 @@ struct sequence_example {
     py::dict lists;
     for (auto& [name, list] : s.feature_lists) {
       py::list features(list.features.size());
-      for (std::size_t i = 0; i < list.features.size(); ++i)
-        features[i] = feature_to_python(std::move(list.features[i]), name, o, values);
+      for (std::size_t i = 0; i < list.features.size(); ++i) {
+        if constexpr (kept)
+          features[i] = feature_to_python(list.features[i], name, o, values);
+        else
+          features[i] = feature_to_python(std::move(list.features[i]), name, o, values);
+      }
       lists[name_to_python(name)] = std::move(features);
     }
-    return py::make_tuple(features_to_python(std::move(s.context), o, values), std::move(lists));
+    return py::make_tuple(features_to_python(std::forward<Sequence>(s).context, o, values), std::move(lists));
   }
   static value_type from_python(py::handle h, const value_options&) {
     auto pair = py::cast<py::tuple>(h);
@@ -539,7 +564,9 @@ struct datum {
   static py::object to_python(value_type&& d, const value_options& o) {
     return py::make_tuple(image(d, o), d.label);
   }
-  static py::object to_python(tablio::datum&& d, const value_options& o) { return to_python(view_of(d), o); }
+  static py::object to_python(const tablio::datum& d, const value_options& o) {
+    return to_python(view_of(d), o);
+  }
   static value_type view_of(const tablio::datum& d) {
     value_type v;
     v.channels = d.channels;

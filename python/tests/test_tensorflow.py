@@ -179,6 +179,24 @@ def test_view_gives_read_only_views_of_one_buffer(data, name, type_):
     assert_same(as_plain(looked_up), plain[-1][1])
 
 
+@pytest.mark.parametrize("name,type_", [("tutorial10.tfrecord", "example"), ("edge_cases.tfrecord", "example"),
+                                        ("seq10.tfrecord", "sequence-example")])
+def test_random_access_values_are_copies_of_what_the_table_keeps(data, name, type_):
+    rspec = f"tfrecord:{data / 'tfrecord' / 'generated' / name}"
+    plain = list(tablio.open(rspec, type=type_))
+    table = tablio.random_access(rspec, type=type_)
+    keys = [k for k, _ in plain]
+    for (key, expected), looked_up in zip(plain, table.lookup(keys[::-1])[::-1]):
+        assert_same(looked_up, expected)
+    # Changing a value Python got changes nothing the table gives next.
+    first = table[keys[0]]
+    arrays = [a for a in (first.values() if isinstance(first, dict) else first[0].values())
+              if isinstance(a, np.ndarray) and a.size]
+    for a in arrays:
+        a[...] = 0
+    assert_same(table[keys[0]], plain[0][1])
+
+
 def test_views_of_a_record_share_its_buffer(tmp_path):
     with tablio.writer(f"tfrecord:{tmp_path}/r.tfrecord", type="example") as w:
         w["a"] = {"f": np.array([1.5, 2.5], np.float32), "i": np.array([7, 8, 9]), "b": [b"xy", b"z"]}
