@@ -136,22 +136,23 @@ class random_access_table final : public random_access_base {
         out[i] = converted_in("", keys[i], [&] { return C::to_python(*v, options_); });
       }
       return out;
-    }
-    std::vector<value_type> copies;
-    copies.reserve(keys.size());
-    {
-      py::gil_scoped_release unlocked;
-      // The table keeps its values (they may be asked for again): Python gets copies.
-      for (const std::string& key : keys) {
-        const value_type* v = table_.find(key);
-        if (!v) return copies.size();
-        copies.push_back(*v);
+    } else {
+      std::vector<value_type> copies;
+      copies.reserve(keys.size());
+      {
+        py::gil_scoped_release unlocked;
+        // The table keeps its values (they may be asked for again): Python gets copies.
+        for (const std::string& key : keys) {
+          const value_type* v = table_.find(key);
+          if (!v) return copies.size();
+          copies.push_back(*v);
+        }
       }
+      py::list out(copies.size());
+      for (std::size_t i = 0; i < copies.size(); ++i)
+        out[i] = converted_in("", keys[i], [&] { return C::to_python(std::move(copies[i]), options_); });
+      return out;
     }
-    py::list out(copies.size());
-    for (std::size_t i = 0; i < copies.size(); ++i)
-      out[i] = converted_in("", keys[i], [&] { return C::to_python(std::move(copies[i]), options_); });
-    return out;
   }
   bool contains(const std::string& key) override {
     py::gil_scoped_release unlocked;
