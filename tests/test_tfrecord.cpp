@@ -23,7 +23,9 @@ TEST_CASE("CRC32C check values, hardware and portable alike", "[crc32c]") {
   std::mt19937 rng(3);
   std::vector<unsigned char> buf(120000);
   for (auto& b : buf) b = static_cast<unsigned char>(rng());
-  for (std::size_t len : {0, 1, 7, 8, 9, 24575, 24576, 24577, 49153, 100000})
+  // Lengths about each stripe size (64, 256 and 8192 bytes, three at a time).
+  for (std::size_t len :
+       {0, 1, 7, 8, 9, 191, 192, 193, 250, 767, 768, 769, 959, 1000, 24575, 24576, 24577, 49153, 100000})
     for (std::size_t off : {0, 1, 5})
       CHECK(crc32c(buf.data() + off, len) == ~detail::crc32c_portable(~0u, buf.data() + off, len));
   for (std::uint32_t c : {0u, 1u, 0xFFFFFFFFu, 0xE3069283u}) CHECK(unmask_crc(mask_crc(c)) == c);

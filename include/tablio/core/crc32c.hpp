@@ -1,9 +1,9 @@
 // CRC32C (Castagnoli), as TFRecord frames its records, with TFRecord's mask.
 //
 // On x86-64 with SSE4.2 (checked at run time) the CRC32 instruction does the work, over
-// three interleaved streams for large buffers so that its latency is hidden; ARMv8 uses its
-// CRC32C instructions when compiled for them; elsewhere a portable slice-by-8 table method
-// serves. All give the same values.
+// three interleaved streams (stripes of 8 KB, 256 or 64 bytes) so that its latency is hidden;
+// ARMv8 uses its CRC32C instructions when compiled for them; elsewhere a portable slice-by-8
+// table method serves. All give the same values.
 #pragma once
 
 #include <tablio/core/endian.hpp>
@@ -81,16 +81,15 @@ constexpr std::uint32_t crc32c_zeros_operator(std::uint64_t n) noexcept {
 }
 
 #if defined(TABLIO_CRC32C_X86)
-inline constexpr std::size_t crc32c_stripe = 8192;
-
-// shift_tables[k][b]: byte b at position k of a register, moved past one stripe of zeros.
+// shift_tables[k][b]: byte b at position k of a register, moved past Stripe zero bytes.
 struct crc32c_shift_tables {
   std::uint32_t t[4][256];
 };
-inline const crc32c_shift_tables& crc32c_stripe_shift() {
+template <std::size_t Stripe>
+const crc32c_shift_tables& crc32c_stripe_shift() {
   static const crc32c_shift_tables tables = [] {
     crc32c_shift_tables s{};
-    const std::uint32_t op = crc32c_zeros_operator(crc32c_stripe);
+    const std::uint32_t op = crc32c_zeros_operator(Stripe);
     for (int k = 0; k < 4; ++k)
       for (std::uint32_t b = 0; b < 256; ++b) s.t[k][b] = crc32c_multiply(op, b << (8 * k));
     return s;
@@ -98,31 +97,40 @@ inline const crc32c_shift_tables& crc32c_stripe_shift() {
   return tables;
 }
 
-inline std::uint32_t crc32c_shift_stripe(std::uint32_t r) {
-  const auto& t = crc32c_stripe_shift().t;
+// The register r moved past Stripe zero bytes.
+template <std::size_t Stripe>
+std::uint32_t crc32c_shift_stripe(std::uint32_t r) {
+  const auto& t = crc32c_stripe_shift<Stripe>().t;
   return t[0][r & 0xFF] ^ t[1][(r >> 8) & 0xFF] ^ t[2][(r >> 16) & 0xFF] ^ t[3][r >> 24];
+}
+
+// Advances r over whole runs of three stripes, each stripe in its own register: the
+// instruction's latency is three times its throughput, so three chains run in the time of one.
+template <std::size_t Stripe>
+__attribute__((target("sse4.2"))) std::uint64_t crc32c_sse42_stripes(std::uint64_t r0,
+                                                                     const unsigned char*& p,
+                                                                     std::size_t& n) {
+  for (; n >= 3 * Stripe; p += 3 * Stripe, n -= 3 * Stripe) {
+    std::uint64_t r1 = 0, r2 = 0;
+    for (std::size_t i = 0; i < Stripe; i += 8) {
+      r0 = _mm_crc32_u64(r0, load<std::endian::little, std::uint64_t>(p + i));
+      r1 = _mm_crc32_u64(r1, load<std::endian::little, std::uint64_t>(p + Stripe + i));
+      r2 = _mm_crc32_u64(r2, load<std::endian::little, std::uint64_t>(p + 2 * Stripe + i));
+    }
+    std::uint32_t combined =
+        crc32c_shift_stripe<Stripe>(static_cast<std::uint32_t>(r0)) ^ static_cast<std::uint32_t>(r1);
+    r0 = crc32c_shift_stripe<Stripe>(combined) ^ static_cast<std::uint32_t>(r2);
+  }
+  return r0;
 }
 
 __attribute__((target("sse4.2"))) inline std::uint32_t crc32c_sse42(std::uint32_t r, const unsigned char* p,
                                                                     std::size_t n) {
-  std::uint64_t r0 = r;
-  // Three stripes at once: the instruction's latency is three times its throughput.
-  while (n >= 3 * crc32c_stripe) {
-    std::uint64_t r1 = 0, r2 = 0;
-    const unsigned char* a = p;
-    const unsigned char* b = p + crc32c_stripe;
-    const unsigned char* c = p + 2 * crc32c_stripe;
-    for (std::size_t i = 0; i < crc32c_stripe; i += 8) {
-      r0 = _mm_crc32_u64(r0, load<std::endian::little, std::uint64_t>(a + i));
-      r1 = _mm_crc32_u64(r1, load<std::endian::little, std::uint64_t>(b + i));
-      r2 = _mm_crc32_u64(r2, load<std::endian::little, std::uint64_t>(c + i));
-    }
-    std::uint32_t combined =
-        crc32c_shift_stripe(static_cast<std::uint32_t>(r0)) ^ static_cast<std::uint32_t>(r1);
-    r0 = crc32c_shift_stripe(combined) ^ static_cast<std::uint32_t>(r2);
-    p += 3 * crc32c_stripe;
-    n -= 3 * crc32c_stripe;
-  }
+  // Long stripes for large buffers; short ones so that a record of a few hundred bytes (most
+  // TFRecord records) is not one chain either.
+  std::uint64_t r0 = crc32c_sse42_stripes<8192>(r, p, n);
+  r0 = crc32c_sse42_stripes<256>(r0, p, n);
+  r0 = crc32c_sse42_stripes<64>(r0, p, n);
   for (; n >= 8; n -= 8, p += 8) r0 = _mm_crc32_u64(r0, load<std::endian::little, std::uint64_t>(p));
   std::uint32_t r32 = static_cast<std::uint32_t>(r0);
   for (; n > 0; --n) r32 = _mm_crc32_u8(r32, *p++);
