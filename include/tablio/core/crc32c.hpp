@@ -26,23 +26,25 @@ namespace detail {
 
 inline constexpr std::uint32_t crc32c_polynomial = 0x82F63B78;  // reflected
 
-// t[k][b]: the register after byte b followed by k zero bytes (slice-by-8). Computed at the
-// first use rather than at compile time, which every includer would pay for.
+// t[k][b]: the register after byte b followed by k zero bytes (slice-by-8).
 struct crc32c_slices {
   std::uint32_t t[8][256];
 };
+// Not constexpr, and so not a constant initializer: a compiler would otherwise try to run it
+// for every includer (about 0.2 s a translation unit), rather than once at the first use.
+inline crc32c_slices crc32c_make_slices() noexcept {
+  crc32c_slices s{};
+  for (std::uint32_t b = 0; b < 256; ++b) {
+    std::uint32_t r = b;
+    for (int i = 0; i < 8; ++i) r = (r >> 1) ^ ((r & 1) ? crc32c_polynomial : 0);
+    s.t[0][b] = r;
+  }
+  for (int k = 1; k < 8; ++k)
+    for (int b = 0; b < 256; ++b) s.t[k][b] = (s.t[k - 1][b] >> 8) ^ s.t[0][s.t[k - 1][b] & 0xFF];
+  return s;
+}
 inline const crc32c_slices& crc32c_tables() {
-  static const crc32c_slices slices = [] {
-    crc32c_slices s{};
-    for (std::uint32_t b = 0; b < 256; ++b) {
-      std::uint32_t r = b;
-      for (int i = 0; i < 8; ++i) r = (r >> 1) ^ ((r & 1) ? crc32c_polynomial : 0);
-      s.t[0][b] = r;
-    }
-    for (int k = 1; k < 8; ++k)
-      for (int b = 0; b < 256; ++b) s.t[k][b] = (s.t[k - 1][b] >> 8) ^ s.t[0][s.t[k - 1][b] & 0xFF];
-    return s;
-  }();
+  static const crc32c_slices slices = crc32c_make_slices();
   return slices;
 }
 
@@ -85,15 +87,18 @@ constexpr std::uint32_t crc32c_zeros_operator(std::uint64_t n) noexcept {
 struct crc32c_shift_tables {
   std::uint32_t t[4][256];
 };
+// Not constexpr, for the reason crc32c_make_slices is not.
+template <std::size_t Stripe>
+crc32c_shift_tables crc32c_make_stripe_shift() noexcept {
+  crc32c_shift_tables s{};
+  const std::uint32_t op = crc32c_zeros_operator(Stripe);
+  for (int k = 0; k < 4; ++k)
+    for (std::uint32_t b = 0; b < 256; ++b) s.t[k][b] = crc32c_multiply(op, b << (8 * k));
+  return s;
+}
 template <std::size_t Stripe>
 const crc32c_shift_tables& crc32c_stripe_shift() {
-  static const crc32c_shift_tables tables = [] {
-    crc32c_shift_tables s{};
-    const std::uint32_t op = crc32c_zeros_operator(Stripe);
-    for (int k = 0; k < 4; ++k)
-      for (std::uint32_t b = 0; b < 256; ++b) s.t[k][b] = crc32c_multiply(op, b << (8 * k));
-    return s;
-  }();
+  static const crc32c_shift_tables tables = crc32c_make_stripe_shift<Stripe>();
   return tables;
 }
 
