@@ -26,21 +26,47 @@ __all__ = ["TableDataset", "TableIterableDataset", "to_tensors", "collate", "exp
 def to_tensors(value):
     """numpy arrays in a value (alone, in tuples, lists or dicts) as tensors, without copying
     writable arrays (torch.from_numpy); read-only arrays (IDX views) are copied."""
-    if isinstance(value, np.ndarray):
-        return _tensor(value)
-    if isinstance(value, tuple):
-        return tuple([_tensor(v) if type(v) is np.ndarray else to_tensors(v) for v in value])
-    if isinstance(value, dict):
-        return {k: _tensor(v) if type(v) is np.ndarray else to_tensors(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [to_tensors(v) for v in value]
-    return value
+    return _converted(value, _tensor)
 
 
 def _tensor(array):
     if not array.flags.writeable or not array.dtype.isnative:
         array = np.array(array, dtype=array.dtype.newbyteorder("="))
     return torch.from_numpy(array)
+
+
+# The values a table reader returns (as the datasets read them: never view=True) hold arrays
+# of their own, writable and in native byte order, so they become tensors with no checks:
+# checking each array's flags cost as much as the conversion itself.
+_own_tensor = torch.from_numpy
+_PLAIN = frozenset([int, float, bool, str, bytes, type(None)])
+
+
+def _converted(value, tensor):
+    kind = type(value)  # exact types first: a value is one of these nearly always
+    if kind is np.ndarray:
+        return tensor(value)
+    if kind in _PLAIN:
+        return value
+    if kind is tuple:
+        return tuple([tensor(v) if type(v) is np.ndarray else v if type(v) in _PLAIN else _converted(v, tensor)
+                      for v in value])
+    if kind is dict:
+        return {k: tensor(v) if type(v) is np.ndarray else _converted(v, tensor) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return tensor(value)
+    if isinstance(value, tuple):
+        return tuple([_converted(v, tensor) for v in value])
+    if isinstance(value, dict):
+        return {k: _converted(v, tensor) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_converted(v, tensor) for v in value]
+    return value
+
+
+def _read_to_tensors(value):
+    """to_tensors for what a table reader returned."""
+    return _converted(value, _own_tensor)
 
 
 def collate(samples):
@@ -103,13 +129,13 @@ class TableDataset(torch.utils.data.Dataset):
         return self._table
 
     def __getitem__(self, index):
-        value = to_tensors(self._opened()[self.keys[index]])
+        value = _read_to_tensors(self._opened()[self.keys[index]])
         return self.transform(value) if self.transform else value
 
     def __getitems__(self, indices):
         """A DataLoader batch's samples, looked up in one call (DataLoader uses it when it batches)."""
         keys = self.keys
-        values = [to_tensors(v) for v in self._opened().lookup([keys[i] for i in indices])]
+        values = [_read_to_tensors(v) for v in self._opened().lookup([keys[i] for i in indices])]
         return [self.transform(v) for v in values] if self.transform else values
 
     def __getstate__(self):
@@ -239,7 +265,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             stream = self._shuffled(stream, random.Random(f"{self.seed}/{self.epoch}/{rank}/{worker}"))
         transform, with_keys = self.transform, self.with_keys
         for key, value in stream:
-            value = to_tensors(value)
+            value = _read_to_tensors(value)
             if transform:
                 value = transform(value)
             yield (key, value) if with_keys else value

@@ -165,6 +165,55 @@ def test_images_as_float_tensors_converted_in_cxx(tmp_path, tables):
     assert sorted(batch) == ["image_raw", "label"] and batch["image_raw"].shape == (4, 1, 6)
 
 
+def arrays_in(value):
+    if isinstance(value, np.ndarray):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from arrays_in(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from arrays_in(v)
+
+
+def test_tensors_share_the_readers_arrays_which_are_their_own(tmp_path):
+    # The datasets make tensors of what readers return with no check, because every array a
+    # reader returns (sequentially, by key or in batches) is its own: writable, native order.
+    values = {
+        "matrix": np.arange(6, dtype=np.float32).reshape(2, 3),
+        "vector": np.arange(4, dtype=np.float64),
+        "int-vector": np.array([1, -2, 3], np.int32),
+        "int-vector-vector": [np.array([1], np.int32), np.array([2, 3], np.int32)],
+        "int-pair-vector": np.array([[1, 2]], np.int32),
+        "wave": (16000.0, np.array([[0, 1, -1]], np.float32)),
+        "datum": (np.arange(12, dtype=np.uint8).reshape(1, 3, 4), 7),
+        "example": {"f": np.array([0.5], np.float32), "i": np.array([3]), "b": [b"xyz"]},
+        "sequence-example": ({"c": np.array([1])}, {"l": [np.array([1.5], np.float32)]}),
+    }
+    for type_, value in values.items():
+        spec = (f"lmdb:{tmp_path}/{type_}" if type_ == "datum" else
+                f"tfrecord:{tmp_path}/{type_}" if "example" in type_ else f"ark:{tmp_path}/{type_}.ark")
+        with tablio.writer(spec, type=type_) as w:
+            w["a"], w["b"] = value, value
+        entries = list(tablio.open(spec, type=type_))  # TFRecord keys: record numbers
+        read = [v for _, v in entries] + [tablio.random_access(spec, type=type_)[entries[1][0]]]
+        read += [next(tablio.open(spec, type=type_).batches(2))[1]]
+        arrays = [a for v in read for a in arrays_in(v)]
+        assert arrays and all(a.flags.writeable and a.dtype.isnative for a in arrays), type_
+    ds = tt.TableDataset(f"lmdb:{tmp_path}/datum", type="datum")
+    image, _ = ds[0]
+    image.fill_(0)  # changes the tensor (shared with its array), not what the next read gives
+    assert ds[0][0].sum() == sum(range(12))
+    # Arrays from elsewhere (tablio.idx.read's read-only views) are copied by to_tensors.
+    tablio.idx.write(str(tmp_path / "x.idx"), np.arange(6, dtype=">i4").reshape(2, 3))
+    view = tablio.idx.read(str(tmp_path / "x.idx"))
+    assert not view.flags.writeable
+    tensor = tt.to_tensors((view, 1))[0]
+    assert tensor.dtype == torch.int32 and tensor.tolist() == [[0, 1, 2], [3, 4, 5]]
+    tensor[0, 0] = 9  # writable, and the view unchanged
+    assert view[0, 0] == 0
+
+
 def test_a_table_that_shrank_since_it_was_counted_is_an_error(tmp_path):
     def write(n):
         with tablio.writer(f"tfrecord:{tmp_path}/t.tfrecord", type="example") as w:
