@@ -58,6 +58,15 @@ std::vector<T> to_vector(const py::array_t<T, py::array::c_style | py::array::fo
   return std::vector<T>(p, p + a.size());
 }
 
+// Elements of T to reserve for `expected` values of `each` elements, as a batch starts:
+// room for them all, but no more than 16 MB, so that one large first value cannot make a
+// batch allocate far more than the table holds.
+template <class T>
+std::size_t reservation(std::size_t each, std::size_t expected) {
+  constexpr std::size_t most = (std::size_t{16} << 20) / sizeof(T);
+  return each != 0 && expected > most / each ? most : each * expected;
+}
+
 // A 32-bit dimension from an array's extent.
 std::int32_t dimension(py::ssize_t n, const char* what);
 

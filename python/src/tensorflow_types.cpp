@@ -337,11 +337,11 @@ struct example {
   // value (None where a record lacks it).
   class stacker {
    public:
-    stacker(const value_options& o, std::size_t) : options_(o) {}
+    stacker(const value_options& o, std::size_t expected) : options_(o), expected_(expected) {}
     void add(const value_type& e) {
       std::size_t i = 0;
       for (const tablio::feature_view& f : e.features())
-        if (options_.keeps(f.key)) column_for(f.key, i++).add(records_, f);
+        if (options_.keeps(f.key)) column_for(f, i++).add(records_, f);
       ++records_;
     }
     py::object finish() {
@@ -361,6 +361,19 @@ struct example {
       std::vector<std::uint8_t> bytes;   // every bytes value, one after the other
       std::vector<std::size_t> lengths;  // of each
 
+      // Room for n records like f, so that a batch's columns are not copied as they grow.
+      void reserve_like(const tablio::feature_view& f, std::size_t n) {
+        records.reserve(n);
+        counts.reserve(n);
+        kinds.reserve(n);
+        if (f.kind == tablio::feature_kind::int64s) ints.reserve(reservation<std::int64_t>(f.count, n));
+        if (f.kind == tablio::feature_kind::floats) floats.reserve(reservation<float>(f.count, n));
+        if (f.kind == tablio::feature_kind::bytes) {
+          // The list's encoding: a little over its values.
+          bytes.reserve(reservation<std::uint8_t>(f.data.size(), n));
+          lengths.reserve(reservation<std::size_t>(f.count, n));
+        }
+      }
       void add(std::size_t record, const tablio::feature_view& f) {
         records.push_back(static_cast<std::uint32_t>(record));
         counts.push_back(static_cast<std::uint32_t>(f.count));
@@ -441,14 +454,17 @@ struct example {
     };
 
     // Records mostly list the same features in the same order: the i-th column is tried first.
-    column& column_for(std::string_view name, std::size_t i) {
-      if (i < columns_.size() && columns_[i].first == name) return columns_[i].second;
+    column& column_for(const tablio::feature_view& f, std::size_t i) {
+      if (i < columns_.size() && columns_[i].first == f.key) return columns_[i].second;
       for (auto& [n, c] : columns_)
-        if (n == name) return c;
-      return columns_.emplace_back(std::string(name), column{options_.raw(name)}).second;
+        if (n == f.key) return c;
+      column& added = columns_.emplace_back(std::string(f.key), column{options_.raw(f.key)}).second;
+      if (records_ == 0) added.reserve_like(f, expected_);  // a later one is likely ragged
+      return added;
     }
 
     value_options options_;
+    std::size_t expected_;
     std::size_t records_ = 0;
     std::vector<std::pair<std::string, column>> columns_;  // a handful: a list beats a map
   };
@@ -661,9 +677,9 @@ struct datum {
         kind_ = k;
         shape_ = shape(d);
         if (k == image_kind::floats)
-          floats_.reserve(expected_ * values_of(d));
+          floats_.reserve(reservation<float>(values_of(d), expected_));
         else
-          pixels_.reserve(expected_ * d.data.size());
+          pixels_.reserve(reservation<std::uint8_t>(d.data.size(), expected_));
         return true;
       }
       return k == kind_ && shape(d) == shape_;

@@ -71,6 +71,20 @@ def test_a_huge_claimed_size_allocates_nothing(tmp_path):
         drain(f"tfrecord:{record}", "bytes")
 
 
+def test_a_batch_reserves_no_more_than_its_values_need(tmp_path):
+    # A batch makes room for the values it expects after its first; one large value must not
+    # make that room (4096 x 8 MB here) an allocation far beyond what the table holds.
+    big = np.arange(8 << 20, dtype=np.uint8)
+    with tablio.writer(f"tfrecord:{tmp_path}/big.tfrecord", type="example") as w:
+        w["0"] = {"image": [big.tobytes()], "n": np.arange(1 << 20)}
+    keys, values = tablio.load(f"tfrecord:{tmp_path}/big.tfrecord", type="example")
+    assert len(keys) == 1 and values["image"].shape == (1, 1, 8 << 20) and values["n"].shape == (1, 1 << 20)
+    with tablio.writer(f"lmdb:{tmp_path}/big", type="datum") as w:
+        w["0"] = (big.reshape(8, 1024, 1024), 1)
+    images, labels = tablio.load(f"lmdb:{tmp_path}/big", type="datum")[1]
+    assert images.shape == (1, 8, 1024, 1024) and np.array_equal(images[0].ravel(), big)
+
+
 def test_a_full_disk_raises_at_close():
     w = tablio.writer("ark:/dev/full")
     w["k"] = np.zeros((100, 100), np.float32)

@@ -78,12 +78,17 @@ struct cursor {
     }
     fail({"a varint of at most 10 bytes"}, {"more"});
   }
-  std::string_view get_bytes() {
+  // Inline, for a message's every field; what reports a bad length stays out of line.
+  TABLIO_ALWAYS_INLINE std::string_view get_bytes() {
     std::uint64_t n = get_varint();
-    if (n > static_cast<std::uint64_t>(end - p)) fail({decimal(n), " bytes"}, {"only ", decimal(end - p)});
+    if (n > static_cast<std::uint64_t>(end - p)) [[unlikely]]
+      fail_length(n);
     std::string_view v(p, static_cast<std::size_t>(n));
     p += n;
     return v;
+  }
+  [[noreturn]] TABLIO_COLD void fail_length(std::uint64_t n) const {
+    fail({decimal(n), " bytes"}, {"only ", decimal(end - p)});
   }
   cursor sub(std::string_view bytes) const {
     return {bytes.data(), bytes.data() + bytes.size(), begin, name};
