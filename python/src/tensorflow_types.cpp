@@ -539,12 +539,23 @@ struct datum {
   static std::size_t values_of(const value_type& d) {
     return kind_of(d) == image_kind::floats ? d.float_data.size() : d.data.size();
   }
-  static std::vector<py::ssize_t> shape(const value_type& d) {
+  // An image's array shape, kept in place: one is taken per record.
+  struct image_shape {
+    py::ssize_t dims[3] = {};
+    int rank = 0;
+    bool operator==(const image_shape&) const = default;
+    std::size_t values() const {
+      std::size_t n = 1;
+      for (int i = 0; i < rank; ++i) n *= static_cast<std::size_t>(dims[i]);
+      return n;
+    }
+  };
+  static image_shape shape(const value_type& d) {
     std::size_t values = values_of(d);
     bool fits = d.channels >= 0 && d.height >= 0 && d.width >= 0 &&
                 std::uint64_t(d.channels) * std::uint64_t(d.height) * std::uint64_t(d.width) == values;
-    if (fits) return {d.channels, d.height, d.width};
-    return {static_cast<py::ssize_t>(values)};  // dimensions that do not describe the data
+    if (fits) return {{d.channels, d.height, d.width}, 3};
+    return {{static_cast<py::ssize_t>(values)}, 1};  // dimensions that do not describe the data
   }
   // Each value times scale, in float as Caffe's DataTransformer computes it.
   static void scale_into(const value_type& d, float scale, float* out) {
@@ -556,8 +567,8 @@ struct datum {
     }
   }
   template <class T>
-  static py::object filled(const T* values, const std::vector<py::ssize_t>& shape) {
-    py::array_t<T> out = new_array<T>(shape);
+  static py::object filled(const T* values, const image_shape& shape) {
+    py::array_t<T> out = new_array<T>(shape.dims, shape.rank);
     if (out.size() != 0)
       std::memcpy(out.mutable_data(), values, static_cast<std::size_t>(out.size()) * sizeof(T));
     return std::move(out);
@@ -568,7 +579,8 @@ struct datum {
         return py::bytes(d.data.data(), d.data.size());
       case image_kind::floats:
         if (o.scale) {
-          py::array_t<float> out = new_array<float>(shape(d));
+          image_shape s = shape(d);
+          py::array_t<float> out = new_array<float>(s.dims, s.rank);
           scale_into(d, *o.scale, out.mutable_data());
           return std::move(out);
         }
@@ -653,14 +665,13 @@ struct datum {
       py::ssize_t n = static_cast<py::ssize_t>(labels_.size());
       py::object labels = adopt(std::move(labels_), {n});
       if (rest_.empty() && stacked_ != 0) {
-        std::vector<py::ssize_t> all = shape_;
-        all.insert(all.begin(), n);
+        std::vector<py::ssize_t> all{n};
+        all.insert(all.end(), shape_.dims, shape_.dims + shape_.rank);
         if (kind_ == image_kind::floats) return py::make_tuple(adopt(std::move(floats_), all), labels);
         return py::make_tuple(adopt(std::move(pixels_), all), labels);
       }
       py::list images(static_cast<std::size_t>(n));
-      std::size_t each = 1;
-      for (py::ssize_t d : shape_) each *= static_cast<std::size_t>(d);
+      std::size_t each = shape_.values();
       for (std::size_t i = 0; i < stacked_; ++i)
         images[i] = kind_ == image_kind::floats ? filled(floats_.data() + i * each, shape_)
                                                 : filled(pixels_.data() + i * each, shape_);
@@ -699,7 +710,7 @@ struct datum {
     std::size_t expected_;
     std::vector<std::int32_t> labels_;
     image_kind kind_ = image_kind::bytes;
-    std::vector<py::ssize_t> shape_;
+    image_shape shape_;
     std::vector<std::uint8_t> pixels_;
     std::vector<float> floats_;
     std::size_t stacked_ = 0;

@@ -48,6 +48,25 @@ def test_float_and_encoded_datums(lmdb_copy):
     assert label == 7 and isinstance(encoded, bytes) and encoded[:2] == b"\xff\xd8"
 
 
+def test_datums_whose_dimensions_do_not_fit_their_data_come_flat(tmp_path):
+    lmdb = pytest.importorskip("lmdb")
+
+    def datum(channels, data, label):  # Caffe's Datum: channels 1, height 2, width 3, data 4, label 5
+        return bytes([8, channels, 16, 2, 24, 2, 34, len(data)]) + data + bytes([40, label])
+
+    with lmdb.open(str(tmp_path / "db"), map_size=1 << 20) as env, env.begin(write=True) as txn:
+        txn.put(b"a", datum(2, bytes(range(6)), 1))  # 2x2x2 claimed, 6 bytes held
+        txn.put(b"b", datum(2, bytes(range(6, 12)), 2))
+        txn.put(b"c", datum(1, bytes(range(4)), 3))  # fits: (1, 2, 2)
+    entries = list(tablio.open(f"lmdb:{tmp_path}/db", type="datum"))
+    assert [(k, v[0].shape, v[1]) for k, v in entries] == [("a", (6,), 1), ("b", (6,), 2), ("c", (1, 2, 2), 3)]
+    assert tablio.random_access(f"lmdb:{tmp_path}/db", type="datum")["b"][0].tolist() == list(range(6, 12))
+    keys, (images, labels) = next(tablio.open(f"lmdb:{tmp_path}/db", type="datum").batches(2))
+    assert keys == ["a", "b"] and images.shape == (2, 6) and labels.tolist() == [1, 2]
+    keys, (images, labels) = tablio.load(f"lmdb:{tmp_path}/db", type="datum")
+    assert [i.shape for i in images] == [(6,), (6,), (1, 2, 2)] and images[1].tolist() == list(range(6, 12))
+
+
 def test_random_access_and_batches_over_lmdb(lmdb_copy):
     db = lmdb_copy("fashion_t10k_1000_lmdb")
     per_record = list(tablio.open(f"lmdb:{db}", type="datum"))
