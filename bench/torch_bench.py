@@ -160,6 +160,15 @@ def main():
                     n = len(part[start:start + BATCH])
                     yield torch.zeros((n, 1, 28, 28)), torch.zeros(n, dtype=torch.int64)
 
+        class ReadySamples(Dataset):  # reads nothing: what DataLoader itself costs per sample
+            image = torch.zeros((1, 28, 28))
+
+            def __len__(self):
+                return 60000
+
+            def __getitem__(self, i):
+                return self.image.clone(), 0
+
         vision = torchvision.datasets.FashionMNIST(folder, train=True, transform=torchvision.transforms.ToTensor())
         for workers in (0, 2):
             def loader(dataset, batched=False):
@@ -185,6 +194,9 @@ def main():
                 b = epoch_seconds(loader(theirs, theirs_batched))
                 print(f"  {name:<30} {a:7.3f} s  vs {b:7.3f} s  {a / b:5.2f}x  ({against}; target {target})",
                       flush=True)
+            floor = epoch_seconds(loader(ReadySamples()))
+            print(f"  {'ready samples, nothing read':<30} {floor:7.3f} s  (DataLoader's own cost of an epoch's "
+                  "samples: a floor for every per-sample dataset)", flush=True)
             floor = epoch_seconds(loader(ReadyBatches(), True))
             print(f"  {'ready batches, nothing read':<30} {floor:7.3f} s  (DataLoader's own cost of an epoch's "
                   "batches: a floor for every dataset)", flush=True)
