@@ -35,30 +35,14 @@ def _tensor(array):
     return torch.from_numpy(array)
 
 
-# The values a table reader returns (as the datasets read them: never view=True) hold arrays
-# of their own, writable and in native byte order, so they become tensors with no checks:
-# checking each array's flags cost as much as the conversion itself.
-_own_tensor = torch.from_numpy
-_PLAIN = frozenset([int, float, bool, str, bytes, type(None)])
-
-
 def _converted(value, tensor):
-    kind = type(value)  # exact types first: a value is one of these nearly always
-    if kind is np.ndarray:
-        return tensor(value)
-    if kind in _PLAIN:
-        return value
-    if kind is tuple:
-        return tuple([tensor(v) if type(v) is np.ndarray else v if type(v) in _PLAIN else _converted(v, tensor)
-                      for v in value])
-    if kind is dict:
-        return {k: tensor(v) if type(v) is np.ndarray else _converted(v, tensor) for k, v in value.items()}
+    """The value with tensor(array) for each numpy array in it."""
     if isinstance(value, np.ndarray):
         return tensor(value)
     if isinstance(value, tuple):
-        return tuple([_converted(v, tensor) for v in value])
+        return tuple([tensor(v) if type(v) is np.ndarray else _converted(v, tensor) for v in value])
     if isinstance(value, dict):
-        return {k: _converted(v, tensor) for k, v in value.items()}
+        return {k: tensor(v) if type(v) is np.ndarray else _converted(v, tensor) for k, v in value.items()}
     if isinstance(value, list):
         return [_converted(v, tensor) for v in value]
     return value
@@ -66,7 +50,10 @@ def _converted(value, tensor):
 
 def _read_to_tensors(value):
     """to_tensors for what a table reader returned."""
-    return _converted(value, _own_tensor)
+    # A reader's values (as the datasets read them: never view=True) hold arrays of their own,
+    # writable and in native byte order, so they become tensors with no check: checking each
+    # array's flags cost as much as the conversion itself.
+    return _converted(value, torch.from_numpy)
 
 
 def collate(samples):
