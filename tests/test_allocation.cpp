@@ -3,6 +3,7 @@
 #include <tablio/framing/idx.hpp>
 #include <tablio/framing/tar.hpp>
 #include <tablio/framing/tfrecord.hpp>
+#include <tablio/stream/shards.hpp>
 #include <tablio/types/compressed_matrix.hpp>
 #include <tablio/types/datum.hpp>
 #include <tablio/types/example.hpp>
@@ -288,4 +289,18 @@ TEST_CASE("crafted counts in every format fail after allocating a small multiple
       CHECK(counted_bytes <= bound + 64 * b.bytes.size());
     }
   }
+}
+
+TEST_CASE("shard counts cost what exists: names are made only for files that are there",
+          "[allocation][shard]") {
+  test::temp_dir dir;
+  for (int i = 0; i < 2; ++i) std::ofstream(dir / shard_name("part", i, 999999));
+  // An absurd count is refused before any name is made.
+  CHECK_THROWS_AS(allocated_by([&] { expand_shards(dir / "part@999999999"); }), usage_error);
+  CHECK(counted_bytes <= 4096);
+  // A count within bounds stops at the first shard that is missing.
+  CHECK_THROWS_WITH(
+      allocated_by([&] { expand_shards(dir / "part@999999"); }),
+      Catch::Contains("cannot find shard 2 of 999999") && Catch::Contains("part-00002-of-999999"));
+  CHECK(counted_bytes <= 4096);
 }

@@ -267,6 +267,10 @@ TEST_CASE("shards: lists, patterns, name@N and shard=I/N", "[tfrecord][table][sh
   CHECK(table_files("ark:a.ark") == std::vector<std::string>{"ark:a.ark"});
   CHECK(table_files("tfrecord:cat train@3 |") == std::vector<std::string>{"tfrecord:cat train@3 |"});
   CHECK_THROWS_WITH(table_files("tfrecord:nothing-*"), Catch::Contains("no file matches"));
+  // name@N: an absurd N is a usage error at once; a missing shard is named before any is read.
+  CHECK_THROWS_AS(keys("tfrecord:train@999999999"), usage_error);
+  CHECK_THROWS_AS(table_files("tfrecord:train@99999999"), usage_error);
+  CHECK_THROWS_WITH(keys("tfrecord:train@4"), Catch::Contains("cannot find shard 0 of 4"));
 }
 
 TEST_CASE("compressed tfrecord tables", "[tfrecord][table][zlib]") {

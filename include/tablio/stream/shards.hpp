@@ -69,6 +69,9 @@ inline std::optional<numbered_name> parse_numbered_name(std::string_view name) {
   return n;
 }
 
+// More shards than a dataset has: "name@N" beyond this is a mistake, refused before any name is made.
+inline constexpr std::uint64_t max_shard_count = 1000000;
+
 inline std::vector<std::string> expand_shards(std::string_view pattern) {
   std::string p(pattern);
   if (p.empty() || p.back() == '|' || p.front() == '|' || p == "-") return {p};
@@ -81,13 +84,20 @@ inline std::vector<std::string> expand_shards(std::string_view pattern) {
   }
   if (std::size_t at = p.rfind('@'); at != std::string::npos && at + 1 < p.size() &&
                                      p.find_first_not_of("0123456789", at + 1) == std::string::npos) {
-    std::string digits = p.substr(at + 1);
-    if (digits.size() > 9) throw_usage_error({"too many shards in '", p, "'"});
-    std::uint64_t n = std::stoull(digits);
+    std::uint64_t n = 0;
+    for (char digit : std::string_view(p).substr(at + 1))
+      n = n > max_shard_count ? n : n * 10 + static_cast<unsigned>(digit - '0');
     if (n == 0) throw_usage_error({"no shards in '", p, "'"});
+    if (n > max_shard_count)
+      throw_usage_error({"'", p, "' names more than ", decimal(max_shard_count), " shards"});
+    // Each name is kept once its file is found: the list costs what exists, and a missing
+    // shard is reported now rather than after reading all those before it.
     std::vector<std::string> names;
-    names.reserve(n);
-    for (std::uint64_t i = 0; i < n; ++i) names.push_back(shard_name(p.substr(0, at), i, n));
+    for (std::uint64_t i = 0; i < n; ++i) {
+      names.push_back(shard_name(p.substr(0, at), i, n));
+      if (struct stat st; ::stat(names.back().c_str(), &st) != 0)
+        throw_io_error(names.back(), errno, {"cannot find shard ", decimal(i), " of ", decimal(n), ","});
+    }
     return names;
   }
   if (p.find_first_of("*?[") == std::string::npos) return {p};
