@@ -143,6 +143,24 @@ TEST_CASE("tar shards, scripts and random access", "[tar][shard]") {
   CHECK(piped.at("k2") == 20);
 }
 
+TEST_CASE("numbered shards of any width keep every entry, written and read", "[tar][shard]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  {
+    table_writer<bytes_holder> out("tar,maxcount=1,ext=txt:s-%040d.tar");
+    for (int i = 0; i < 3; ++i)
+      out.write("k" + std::to_string(i), std::string(1, static_cast<char>('a' + i)));
+  }
+  for (int i = 0; i < 3; ++i)  // distinct names; one name for all made reading loop forever
+    REQUIRE(std::filesystem::exists("s-" + std::string(39, '0') + std::to_string(i) + ".tar"));
+  CHECK(member_lines("tar,ext=txt:s-%040d.tar") ==
+        std::vector<std::string>{"k0\t1\ta", "k1\t1\tb", "k2\t1\tc"});
+  // A width of 100 digits or more is refused, not taken as a plain name.
+  CHECK_THROWS_WITH(table_writer<bytes_holder>("tar,maxcount=1:s-%0100d.tar"),
+                    Catch::Contains("more than 99 digits"));
+  CHECK_THROWS_WITH(member_lines("tar:s-%0100d.tar"), Catch::Contains("more than 99 digits"));
+}
+
 TEST_CASE("keys a tar member cannot carry are refused", "[tar][bad]") {
   test::temp_dir dir;
   table_writer<bytes_holder> out("tar:" + (dir / "x.tar"));

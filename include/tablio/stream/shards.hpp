@@ -33,14 +33,15 @@ struct numbered_name {
   int width = 0;  // zero-padded to this many digits
 
   std::string operator()(std::uint64_t i) const {
-    char digits[32];
-    std::snprintf(digits, sizeof digits, "%0*llu", width, static_cast<unsigned long long>(i));
-    return before + digits + after;
+    std::string digits = std::to_string(i);
+    std::string name = before;
+    if (digits.size() < static_cast<std::size_t>(width)) name.append(width - digits.size(), '0');
+    return name + digits + after;
   }
 };
 
 // The numbered name `name` is, or nothing when it is not one: one "%d" or "%0Nd", and no other
-// '%' but "%%". Any other name is taken as it is.
+// '%' but "%%". Any other name is taken as it is; a width of 100 digits or more is refused.
 inline std::optional<numbered_name> parse_numbered_name(std::string_view name) {
   numbered_name n;
   bool found = false;
@@ -58,9 +59,10 @@ inline std::optional<numbered_name> parse_numbered_name(std::string_view name) {
     std::size_t j = i + 1;
     int width = 0;
     if (j < name.size() && name[j] == '0') ++j;
-    for (; j < name.size() && name[j] >= '0' && name[j] <= '9' && width < 100; ++j)
-      width = width * 10 + (name[j] - '0');
-    if (found || j >= name.size() || name[j] != 'd' || width >= 100) return std::nullopt;
+    for (; j < name.size() && name[j] >= '0' && name[j] <= '9'; ++j)
+      width = width < 100 ? width * 10 + (name[j] - '0') : width;
+    if (found || j >= name.size() || name[j] != 'd') return std::nullopt;
+    if (width >= 100) throw_usage_error({"'", name, "': a shard number of more than 99 digits"});
     n.width = width;
     found = true;
     i = j;
