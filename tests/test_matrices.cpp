@@ -254,6 +254,35 @@ TEST_CASE("bad matrices are errors", "[matrix][bad]") {
   }
 }
 
+TEST_CASE("ranges: rows may end 2 past the last, columns must be within the matrix", "[matrix][range]") {
+  // A 5x3 matrix, as in Kaldi's ExtractObjectRange (length_tolerance 3 for rows only).
+  auto ranged = [](std::string_view range) {
+    matrix<float> m(5, 3, std::vector<float>(15, 1.0f));
+    apply_range(m, range);
+    return std::to_string(m.num_rows()) + "x" + std::to_string(m.num_cols());
+  };
+  CHECK(ranged("0:0,0:2") == "1x3");
+  CHECK(ranged("3:7") == "2x3");  // clipped to the last row
+  CHECK_THROWS_WITH(ranged("3:8"), Catch::Contains("for a matrix of size 5x3"));
+  CHECK_THROWS_WITH(ranged("0:0,0:3"), Catch::Contains("'0:0,0:3' for a matrix of size 5x3"));
+  CHECK_THROWS_WITH(ranged(":,2:3"), Catch::Contains("for a matrix of size 5x3"));
+  // Through a script, as copy-feats reads it: utt1 of feats.ark is 5x3.
+  test::temp_dir dir;
+  const std::string ark = test::data_path("kaldi/scp/feats.ark");
+  std::ofstream(dir / "ranges.scp") << "in " << ark << ":5[0:0,0:2]\nout " << ark << ":5[0:0,0:3]\n";
+  sequential_table_reader<holder<matrix<float>>> script("scp:" + (dir / "ranges.scp"));
+  CHECK(script.value().num_cols() == 3);
+  script.next();
+  CHECK_THROWS_WITH(script.value(), Catch::Contains("for a matrix of size 5x3") && Catch::Contains("out"));
+  auto ranged_vector = [](std::string_view range) {
+    vector<float> v(std::vector<float>(5, 1.0f));
+    apply_range(v, range);
+    return v.dim();
+  };
+  CHECK(ranged_vector("2:7") == 3);
+  CHECK_THROWS_WITH(ranged_vector("2:8"), Catch::Contains("for a vector of size 5"));
+}
+
 TEST_CASE("matrices round-trip through every codec", "[matrix]") {
   matrix<double> m(2, 3, {1, 2, 3, 4, 5, 6.5});
   auto raw = encode<raw_little>(m);

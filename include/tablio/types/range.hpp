@@ -1,7 +1,8 @@
 // Kaldi's object ranges from script files: "feats.ark:42[0:9]" keeps rows 0..9 of a matrix,
 // "[0:9,2:5]" rows and columns, "[:,2:5]" columns only; "vec.ark:7[3:10]" elements of a vector.
-// Bounds are inclusive and 0-based. Rows (and vector elements) may run up to 2 past the
-// end, and are clipped, because segment boundaries are rounded; columns may not.
+// Bounds are inclusive and 0-based. Rows (and vector elements) may end as far as index size + 2
+// and are clipped, because segment boundaries are rounded; columns must be within the matrix
+// (c2 < columns), as in Kaldi.
 #pragma once
 
 #include <tablio/core/error.hpp>
@@ -23,7 +24,8 @@ struct index_range {
 
 namespace detail {
 
-// Parses "a:b" (both numbers) or ":" (everything) as Kaldi's SplitStringToIntegers does.
+// Parses "a:b" (both numbers) or ":" (everything) as Kaldi's SplitStringToIntegers does; b must
+// be below size + tolerance (Kaldi's length_tolerance: 3 for rows and vectors, 0 for columns).
 inline bool parse_range_part(std::string_view part, std::int32_t size, std::int32_t tolerance,
                              index_range& out) {
   std::int32_t a = 0, b = size - 1;
@@ -61,7 +63,7 @@ inline std::pair<index_range, index_range> parse_matrix_range(std::string_view r
         {}, "a range 'r1:r2', 'r1:r2,c1:c2' or ':,c1:c2'",
         "'" + std::string(range) + "' (Invalid range specifier for matrix: " + std::string(range) + ")");
   index_range r, c;
-  if (!detail::parse_range_part(row_part, rows, 3, r) || !detail::parse_range_part(col_part, cols, 1, c))
+  if (!detail::parse_range_part(row_part, rows, 3, r) || !detail::parse_range_part(col_part, cols, 0, c))
     throw format_error({}, "a range within the matrix",
                        "'" + std::string(range) + "' for a matrix of size " + std::to_string(rows) + "x" +
                            std::to_string(cols));
