@@ -105,3 +105,34 @@ TEST_CASE("Input, Output and Read/WriteKaldiObject", "[kaldi][facade]") {
   CHECK(restored.NumCols() == 3);
   std::filesystem::remove(path);
 }
+
+namespace {
+std::vector<std::string> reported;
+void keep_report(const char* message) noexcept { reported.emplace_back(message); }
+}  // namespace
+
+TEST_CASE("Open and Close return false and report, as Kaldi's do", "[kaldi][facade][bad]") {
+  tablio::error_reporter previous = tablio::set_error_reporter(&keep_report);
+  reported.clear();
+  SequentialBaseFloatMatrixReader sequential;
+  CHECK_FALSE(sequential.Open("ark:/no/such/dir/feats.ark"));
+  CHECK_FALSE(sequential.IsOpen());
+  CHECK_FALSE(sequential.Open("nonsense:feats.ark"));
+  RandomAccessBaseFloatMatrixReader random;
+  CHECK_FALSE(random.Open("ark:/no/such/dir/feats.ark"));
+  CHECK_FALSE(random.IsOpen());
+  // A command that fails after its first entry is reported when the table closes.
+  const std::string failing = "ark:cat " + test::data_path("kaldi/scp/feats.ark") + "; exit 3 |";
+  CHECK(sequential.Open(failing));
+  CHECK(sequential.Key() == "utt1");
+  CHECK_FALSE(sequential.Close());
+  CHECK(random.Open(failing));
+  CHECK_FALSE(random.Close());
+  tablio::set_error_reporter(previous);
+  REQUIRE(reported.size() == 5);
+  CHECK_THAT(reported[0], Catch::Contains("/no/such/dir/feats.ark"));
+  CHECK_THAT(reported[1], Catch::Contains("nonsense:feats.ark"));
+  CHECK_THAT(reported[2], Catch::Contains("/no/such/dir/feats.ark"));
+  CHECK_THAT(reported[3], Catch::Contains("status 3"));
+  CHECK_THAT(reported[4], Catch::Contains("status 3"));
+}

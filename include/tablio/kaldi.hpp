@@ -450,8 +450,9 @@ class SequentialTableReader {
   SequentialTableReader() = default;
   explicit SequentialTableReader(const std::string& rspecifier) : r_(rspecifier) {}
   bool Open(const std::string& rspecifier) {
-    r_.open(rspecifier);
-    return true;
+    if (detail::succeeded([&] { r_.open(rspecifier); })) return true;
+    r_ = {};  // as in Kaldi, a table whose first entry cannot be read is not open
+    return false;
   }
   bool IsOpen() const { return r_.is_open(); }
   bool Done() const { return r_.done(); }
@@ -474,15 +475,13 @@ class RandomAccessTableReader {
   RandomAccessTableReader() = default;
   explicit RandomAccessTableReader(const std::string& rspecifier) : r_(rspecifier) {}
   bool Open(const std::string& rspecifier) {
-    r_.open(rspecifier);
-    return true;
+    return detail::succeeded([&] { r_.open(rspecifier); });
   }
   bool IsOpen() const { return r_.is_open(); }
   bool HasKey(const std::string& key) { return r_.contains(key); }
   const T& Value(const std::string& key) { return r_.at(key); }
   bool Close() {
-    r_.close();
-    return true;
+    return detail::succeeded([&] { r_.close(); });
   }
 
  private:
