@@ -99,6 +99,20 @@ TEST_CASE("Input, Output and Read/WriteKaldiObject", "[kaldi][facade]") {
   CHECK(binary);
   CHECK(ClassifyRxfilename(path + ":5") == kOffsetFileInput);
   CHECK(ClassifyWxfilename("| gzip") == kPipeOutput);
+  // A range, as Kaldi's ReadKaldiObject takes for matrices: utt1 of feats.ark is 5x3.
+  const std::string feats = test::data_path("kaldi/scp/feats.ark");
+  Matrix<BaseFloat> whole, part;
+  ReadKaldiObject(feats + ":5", &whole);
+  ReadKaldiObject(feats + ":5[1:2,1:2]", &part);
+  REQUIRE(part.NumRows() == 2);
+  REQUIRE(part.NumCols() == 2);
+  CHECK(part(1, 0) == whole(2, 1));
+  ReadKaldiObject(feats + ":5[3:6]", &back);  // rows clipped, in the other precision
+  CHECK(back.NumRows() == 2);
+  CHECK(back(1, 2) == static_cast<double>(whole(4, 2)));
+  CHECK_THROWS_WITH(ReadKaldiObject(feats + ":5[0:0,0:3]", &part),
+                    Catch::Contains(feats + ":5[0:0,0:3]") && Catch::Contains("for a matrix of size 5x3"));
+  CHECK_THROWS_AS(ReadKaldiObject(feats + ":5[0:0][1:1]", &part), tablio::usage_error);
   CompressedMatrix cm(m, kTwoByteAuto);
   Matrix<BaseFloat> restored;
   cm.CopyToMat(&restored);

@@ -12,6 +12,7 @@
 
 #include <tablio/codec/kaldi_io.hpp>
 #include <tablio/codec/kaldi_object.hpp>
+#include <tablio/framing/scp.hpp>
 #include <tablio/holder/holders.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/iostream.hpp>
@@ -501,9 +502,23 @@ class RandomAccessTableReaderMapped {
   random_access_table_reader_mapped<Holder> r_;
 };
 
-// Kaldi's ReadKaldiObject / WriteKaldiObject.
+// Kaldi's ReadKaldiObject / WriteKaldiObject. As Kaldi's, reading a Matrix takes a range,
+// "m.ark:10[0:9,2:5]": the matrix at m.ark:10, cut to rows 0-9 and columns 2-5.
 template <class C>
 void ReadKaldiObject(const std::string& rxfilename, C* c) {
+  if constexpr (std::same_as<C, Matrix<float>> || std::same_as<C, Matrix<double>>) {
+    if (!rxfilename.empty() && rxfilename.back() == ']') {
+      auto ranged = split_range_specifier(rxfilename);
+      if (!ranged) throw_usage_error({"cannot make sense of the range in '", rxfilename, "'"});
+      ReadKaldiObject(std::string(ranged->rxfilename), c);
+      try {
+        apply_range(*c, ranged->range);
+      } catch (const format_error& e) {
+        throw format_error({rxfilename, std::nullopt, {}}, e.expected(), e.found());
+      }
+      return;
+    }
+  }
   bool binary = false;
   Input in(rxfilename, &binary);
   c->Read(in.Stream(), binary);
