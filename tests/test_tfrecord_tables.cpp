@@ -148,6 +148,29 @@ TEST_CASE("SequenceExamples keep their key in the context", "[tfrecord][table]")
   CHECK(in.value().feature_lists == seq.feature_lists);
 }
 
+TEST_CASE("a value with a feature of the key's name is refused, not overwritten", "[tfrecord][table][bad]") {
+  test::temp_dir dir;
+  example own = make_example(1);
+  own.set("utt", std::vector<std::string>{"the user's"});
+  table_writer<example_holder> out("tfrecord,key=utt:" + (dir / "k.tfrecord"));
+  CHECK_THROWS_AS(out.write("a", own), usage_error);
+  CHECK_THROWS_WITH(out.write("a", own), Catch::Contains("key 'a'") && Catch::Contains("feature 'utt'"));
+  own.set("utt", std::vector<std::string>{"a"});  // even one holding the key: reading would take it out
+  CHECK_THROWS_AS(out.write("a", own), usage_error);
+  out.write("b", make_example(2));
+  sequence_example seq;
+  seq.context.set("utt", std::vector<std::int64_t>{7});
+  CHECK_THROWS_WITH(
+      table_writer<sequence_example_holder>("tfrecord,key=utt:" + (dir / "s.tfrecord")).write("a", seq),
+      Catch::Contains("feature 'utt'"));
+  out.close();
+  // Nothing was lost or replaced: the table holds the one value written.
+  auto back = read_all("tfrecord,key=utt:" + (dir / "k.tfrecord"));
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].first == "b");
+  CHECK(back[0].second == make_example(2));
+}
+
 TEST_CASE("tfrecord,scp writes a script of record offsets for random access", "[tfrecord][table][scp]") {
   test::temp_dir dir;
   test::in_folder here(dir.path);

@@ -3,7 +3,8 @@
 // In a TFRecord file (or any record framing) the record is the message's wire bytes, written
 // as libprotobuf writes them deterministically. A table's key can live in a bytes feature
 // (of the Example, of the SequenceExample's context): it is added on write and taken out on
-// read, so a value goes through a keyed TFRecord table unchanged. In an archive, the wire
+// read, so a value goes through a keyed TFRecord table unchanged; a value that has a feature
+// of that name is refused on write, since the key would replace it. In an archive, the wire
 // bytes are stored as a bytes_holder stores them.
 //
 // example_view_holder reads without copying: its value views the record and is valid until
@@ -43,6 +44,16 @@ inline std::string take_key_feature(example& features, std::string_view key_name
 
 inline example& features_of(example& ex) noexcept { return ex; }
 inline example& features_of(sequence_example& seq) noexcept { return seq.context; }
+inline const example& features_of(const example& ex) noexcept { return ex; }
+inline const example& features_of(const sequence_example& seq) noexcept { return seq.context; }
+
+// A value to be written with its key in feature key_name must not have a feature of that name:
+// the key would replace it, and reading would take it out, so the value would not come back.
+inline void check_no_key_feature(const example& features, std::string_view key_name, std::string_view key) {
+  if (features.features.count(std::string(key_name)) != 0)
+    throw_usage_error({"the Example of key '", key, "' has a feature '", key_name, "' of its own, where key=",
+                       key_name, " keeps the key: rename the feature, or choose another key="});
+}
 
 struct example_format {
   static constexpr std::string_view extension = "example";
@@ -73,6 +84,7 @@ class keyed_message_holder : public encoded_holder<T, Format> {
  public:
   using encoded_holder<T, Format>::encode_record;
   static void encode_record(std::string& out, const T& v, std::string_view key_name, std::string_view key) {
+    check_no_key_feature(features_of(v), key_name, key);
     thread_local example_encoder encoder;
     example_encoder::extra_feature extra{key_name, key};
     encoder.run(v, out, &extra);
