@@ -174,6 +174,42 @@ TEST_CASE("keys a tar member cannot carry are refused", "[tar][bad]") {
   CHECK_FALSE(parse_rspecifier("tar,maxcount=2:x"));
 }
 
+TEST_CASE("members whose keys leave the archive's folder are refused unless asked for", "[tar][bad]") {
+  test::temp_dir dir;
+  const std::string path = dir / "crafted.tar";
+  for (const std::string name : {"../evil.bin", "/abs/x.bin", "a/../../up.bin", "a/b/../../../c.bin"}) {
+    INFO(name);
+    {
+      writer w = open_output(path);
+      for (const std::string& member : {std::string("ok.bin"), name}) {
+        detail::put_tar_header(w, member, 1, '0');
+        w.write("x", 1);
+        detail::put_tar_padding(w, 1);
+      }
+      w.close();
+    }
+    std::vector<std::string> keys;
+    try {
+      for (auto& [key, bytes] : sequential_table_reader<bytes_holder>("tar:" + path)) keys.push_back(key);
+      FAIL("no error");
+    } catch (const format_error& e) {
+      CHECK(keys == std::vector<std::string>{"ok"});
+      CHECK(e.path() == path);
+      CHECK(e.offset() == 1024);
+      CHECK_THAT(e.what(), Catch::Contains("'" + name + "'") && Catch::Contains("unsafekeys"));
+    }
+    random_access_table_reader<bytes_holder> by_key("tar:" + path);
+    CHECK_THROWS_AS(by_key.contains("x"), format_error);
+    // A caller that checks keys itself gets them as the member names give them.
+    keys.clear();
+    for (auto& [key, bytes] : sequential_table_reader<bytes_holder>("tar,unsafekeys:" + path))
+      keys.push_back(key);
+    CHECK(keys == std::vector<std::string>{"ok", std::string(detail::tar_key_and_extension(name).first)});
+  }
+  CHECK_FALSE(parse_rspecifier("ark,unsafekeys:x"));
+  CHECK_FALSE(parse_wspecifier("tar,unsafekeys:x"));
+}
+
 TEST_CASE("truncated, misaligned and corrupt tar headers are errors naming file and offset", "[tar][bad]") {
   std::string good = test::read_file(test::data_path("tar/gnu-ustar.tar"));
   test::temp_dir dir;

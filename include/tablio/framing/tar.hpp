@@ -12,7 +12,9 @@
 // tar_input reads ustar, GNU (long names, base-256 sizes) and pax archives (extended and
 // global headers), as GNU tar and Python's tarfile write them; a member's key is its name up
 // to the first '.' of its last path component, and its extension the rest (WebDataset's
-// rule). Members of other extensions, directories, links and devices are skipped. Every
+// rule). Members of other extensions, directories, links and devices are skipped. A key with a
+// leading '/' or a ".." component is a format_error, as the writer refuses it, unless the
+// caller asks for such keys (tar_input_options::unsafe_keys, "unsafekeys"). Every
 // header is checked (checksum, fields, sizes against what remains) before anything is
 // allocated; a bad one is a format_error naming the file and its offset.
 #pragma once
@@ -186,6 +188,15 @@ inline std::string_view read_tar_data(reader& in, const tar_member& m, std::stri
   return in.read_view(static_cast<std::size_t>(padded), scratch, "tar member data").substr(0, m.size);
 }
 
+// Whether a key, as a path, stays inside the folder an archive is extracted to: no leading
+// '/' and no ".." component. Extracting refuses other names, and a program that makes paths
+// of keys must not get them unchecked.
+inline bool tar_key_stays_inside(std::string_view key) {
+  bool parent = key == ".." || key.starts_with("../") || key.ends_with("/..") ||
+                key.find("/../") != std::string_view::npos;
+  return !key.empty() && key.front() != '/' && !parent;
+}
+
 // The key and the extension of a member name: its last path component splits at its first '.'.
 inline std::pair<std::string_view, std::string_view> tar_key_and_extension(std::string_view name) {
   std::size_t slash = name.rfind('/');
@@ -314,12 +325,10 @@ class tar_output {
 
  private:
   // Keys become member names that read back as the same key: no '.' in the last path
-  // component, and no absolute or parent paths, which extracting would refuse.
+  // component, and no absolute or parent paths, which extracting (and reading) would refuse.
   static void check_key(std::string_view key) {
     std::string_view last = key.substr(key.rfind('/') == std::string_view::npos ? 0 : key.rfind('/') + 1);
-    bool parent = key == ".." || key.starts_with("../") || key.ends_with("/..") ||
-                  key.find("/../") != std::string_view::npos;
-    if (last.empty() || last.find('.') != std::string_view::npos || key.front() == '/' || parent)
+    if (last.empty() || last.find('.') != std::string_view::npos || !detail::tar_key_stays_inside(key))
       throw_usage_error(
           {"key '", key, "' cannot name a tar member: no '.' in its last component, no leading '/' or '..'"});
   }
@@ -351,6 +360,7 @@ class tar_output {
 struct tar_input_options {
   std::string extension;  // only members KEY.EXT are entries (the holder's, if empty)
   std::uint64_t shard_index = 0, shard_count = 1;  // entries I, I+N, I+2N... of all files
+  bool unsafe_keys = false;  // give keys with a leading '/' or a ".." component too: the caller checks them
 };
 
 class tar_input {
@@ -427,6 +437,11 @@ class tar_input {
     std::string_view key = detail::tar_key_and_extension(m.name).first;
     if (!kaldi_io::is_token(key))
       detail::bad_tar(in, m.header_offset, {"a member name whose key has no whitespace or unprintable bytes"},
+                      {"'", m.name, "'"});
+    if (!options_.unsafe_keys && !detail::tar_key_stays_inside(key))
+      detail::bad_tar(in, m.header_offset,
+                      {"a member name inside the archive's folder, with no leading '/' or '..' (the option "
+                       "unsafekeys gives such keys to a caller that checks them)"},
                       {"'", m.name, "'"});
     e.key = key;
     e.form = entry_form::record;

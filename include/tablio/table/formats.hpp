@@ -111,8 +111,8 @@ inline owned<any_output_base> open_tar_output(const wspecifier& w, const open_op
   return erased_output_of<tar_output>(w.archive, tar_output_options{w.extension, w.max_count, w.max_size}, o);
 }
 inline owned<any_input_base> open_tar_input(const rspecifier& r, const open_options& o) {
-  return erased_input_of<tar_input>(r.filename, tar_input_options{r.extension, r.shard_index, r.shard_count},
-                                    o);
+  return erased_input_of<tar_input>(
+      r.filename, tar_input_options{r.extension, r.shard_index, r.shard_count, r.unsafe_keys}, o);
 }
 
 namespace fo = format_option;
@@ -123,8 +123,8 @@ inline constexpr table_format builtin_formats[] = {
      open_tfrecord_table_output, open_tfrecord_table_input},
     {"lmdb", 0, fo::shard, open_lmdb_output, open_lmdb_input},
     {"idx", 0, fo::shard, open_idx_output, open_idx_input},
-    {"tar", fo::extension | fo::split | fo::script, fo::extension | fo::shard | fo::files, open_tar_output,
-     open_tar_input},
+    {"tar", fo::extension | fo::split | fo::script, fo::extension | fo::shard | fo::files | fo::unsafe_keys,
+     open_tar_output, open_tar_input},
 };
 
 // Formats a program registered: a list that only grows, so that names stay where they are.

@@ -7,6 +7,7 @@
 //   shard=I/N           (reading) entries I, I+N, I+2N... of the whole table
 //   gzip, zlib, nz      (writing) compress, or not (by default, as the name's suffix says)
 //   ext=EXT             member files KEY.EXT (tar)
+//   unsafekeys          (reading) keys with a leading '/' or ".." too: the caller checks them (tar)
 //   maxcount=N, maxsize=BYTES   (writing) a new shard file after N entries or BYTES bytes
 //   FORMAT,scp:A,S      (writing) also a script S with a "key A:offset" line per entry
 //
@@ -75,6 +76,7 @@ struct rspecifier {
   record_table_options records;
   std::uint64_t shard_index = 0, shard_count = 1;  // shard=I/N
   std::string extension;                           // ext=EXT
+  bool unsafe_keys = false;                        // unsafekeys
 };
 
 // What a format takes in a specifier besides Kaldi's options (bits of table_format's masks).
@@ -82,7 +84,7 @@ struct rspecifier {
 // globs, name@16, numbered names), which table_files() lists.
 namespace format_option {
 inline constexpr unsigned key = 1, shard = 2, compression = 4, extension = 8, split = 16, script = 32,
-                          files = 64;
+                          files = 64, unsafe_keys = 128;
 }
 
 // A format specifiers can name: what it takes, and how it opens. A format that cannot be
@@ -236,6 +238,8 @@ TABLIO_IMPL std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
       used |= format_option::shard;
     else if (detail::parse_named_option(o, "ext", r.extension))
       used |= format_option::extension;
+    else if (o == "unsafekeys")
+      used |= format_option::unsafe_keys;
     else if (auto f = find_format(o); f && f->open_input) {
       if (format) return std::nullopt;
       format = f;
@@ -244,6 +248,7 @@ TABLIO_IMPL std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
     }
   }
   if (!format || (used & ~format->read_options) != 0) return std::nullopt;
+  r.unsafe_keys = (used & format_option::unsafe_keys) != 0;
   r.format = format->name;
   r.kind = detail::reader_kind(r.format);
   r.filename = split->second;
