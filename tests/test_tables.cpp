@@ -154,7 +154,7 @@ TEST_CASE("sorted and unsorted archives behave as in Kaldi", "[table][options]")
     reader_t r("ark:unsorted.ark");
     CHECK(r.at("k_c") == 3);
     CHECK(r.at("k_a") == 1);
-    CHECK(r.find("k_z") == nullptr);
+    CHECK(!r.find("k_z"));
     CHECK_THROWS_WITH(r.at("k_z"), Catch::Contains("k_z"));
   }
   SECTION("s,scp on an unsorted script fails to open; scp sorts it") {
@@ -209,6 +209,147 @@ TEST_CASE("o, cs and non-seekable archives", "[table][options]") {
     CHECK_FALSE(by_utt.contains("utt3"));
     CHECK_THROWS_AS(by_utt.contains("utt9"), format_error);
   }
+}
+
+TEST_CASE("with o, a key handed out once is an error the next time, however it was found",
+          "[table][options]") {
+  const std::string ark = test::data_path("kaldi/holders/int32.bin.ark");
+  random_access_table_reader<basic_holder<std::int32_t>> r("o,ark:" + ark);
+  // Kaldi's HasKey then Value: the value is freed at the next call, and asking again is an error.
+  CHECK(r.contains("c_max"));
+  CHECK(r.borrow_at("c_max") == 2147483647);
+  CHECK_THROWS_WITH(r.contains("c_max"), Catch::Contains("once"));
+  CHECK(r.contains("a_zero"));
+  CHECK(r.find("a_zero") == 0);
+  CHECK_THROWS_WITH(r.find("a_zero"), Catch::Contains("once"));
+}
+
+TEST_CASE("cs without s means nothing, as in Kaldi: an unsorted archive answers in any order",
+          "[table][options]") {
+  in_folder here(test::data_path("kaldi/bad"));
+  random_access_table_reader<basic_holder<std::int32_t>> r("cs,ark:unsorted.ark");
+  CHECK(r.at("k_c") == 3);
+  CHECK(r.at("k_a") == 1);
+  CHECK(r.at("k_b") == 2);
+}
+
+namespace {
+// ra.ark: keys k0 to k9, each value a vector {i, i}; the size of an entry.
+std::uintmax_t write_ra_archive() {
+  table_writer<basic_vector_holder<std::int32_t>> out("ark:ra.ark");
+  for (int i = 0; i < 10; ++i) out.write(std::string{'k', static_cast<char>('0' + i)}, {i, i});
+  out.close();
+  return fs::file_size("ra.ark") / 10;
+}
+}  // namespace
+
+TEST_CASE("values from at() and find() are the caller's own; borrow() is valid until the next call",
+          "[table][lifetime]") {
+  temp_dir dir;
+  in_folder there(dir.path);
+  write_ra_archive();
+  {
+    table_writer<basic_vector_holder<std::int32_t>> out("ark,scp:copy.ark,copy.scp");
+    for (auto& [key, value] : sequential_table_reader<basic_vector_holder<std::int32_t>>("ark:ra.ark"))
+      out.write(key, value);
+  }
+  using ints = std::vector<std::int32_t>;
+  for (std::string rspec :
+       {"ark:ra.ark", "ark:cat ra.ark |", "scp:copy.scp", "s,cs,ark:cat ra.ark |", "o,ark:ra.ark"}) {
+    INFO(rspec);
+    random_access_table_reader<basic_vector_holder<std::int32_t>> r(rspec);
+    const ints& a = r.at("k1");  // the caller's: no later lookup changes it
+    const ints& b = r.at("k2");
+    std::optional<ints> c = r.find("k3");
+    if (rspec[0] != 'o') CHECK(r.at("k3") == ints{3, 3});  // handed over, and found again
+    CHECK(r.contains("k4"));
+    CHECK(a == ints{1, 1});
+    CHECK(b == ints{2, 2});
+    CHECK(c == ints{3, 3});
+    const ints* borrowed = r.borrow("k5");
+    REQUIRE(borrowed);
+    CHECK(*borrowed == ints{5, 5});
+    CHECK(r.borrow_at("k6") == ints{6, 6});
+    if (rspec[0] != 'o') CHECK(r.at("k6") == ints{6, 6});  // the value borrowed, now the caller's
+    CHECK(!r.find("k99"));
+  }
+  // The mapped reader too.
+  {
+    table_writer<token_holder> map("ark,t:utt2spk");
+    map.write("u1", "k1");
+    map.write("u2", "k2");
+  }
+  random_access_table_reader_mapped<basic_vector_holder<std::int32_t>> by_utt("ark:cat ra.ark |",
+                                                                              "ark:utt2spk");
+  const ints& a = by_utt.at("u1");
+  const ints& b = by_utt.at("u2");
+  CHECK(a == ints{1, 1});
+  CHECK(b == ints{2, 2});
+  CHECK(*by_utt.find("u1") == ints{1, 1});
+  CHECK(*by_utt.borrow("u2") == ints{2, 2});
+}
+
+TEST_CASE("random access over a failed command or truncated input throws at every lookup it cannot answer",
+          "[table][pipe][faults]") {
+  temp_dir dir;
+  in_folder there(dir.path);
+  std::uintmax_t entry = write_ra_archive();
+  std::string three = std::to_string(3 * entry);
+  using reader_t = random_access_table_reader<basic_vector_holder<std::int32_t>>;
+  SECTION("a command that exits non-zero after part of the archive") {
+    reader_t r("ark:head -c " + three + " ra.ark; exit 1 |");  // k0, k1 and k2 arrive whole
+    CHECK_THROWS_WITH(r.contains("k5"), Catch::Contains("exited with status 1"));
+    CHECK_THROWS_AS(r.find("k6"), io_error);  // not an absent key: the same failure again
+    CHECK_THROWS_AS(r.contains("k9"), io_error);
+    CHECK_THROWS_AS(r.at("k7"), io_error);
+    CHECK(r.at("k1") == std::vector<std::int32_t>{1, 1});  // what arrived whole still answers
+    std::vector<std::string> keys;
+    CHECK_THROWS_AS(r.for_each_key([&](std::string_view k) { keys.emplace_back(k); }), io_error);
+  }
+  SECTION("a command that fails at once") {
+    reader_t r("ark:false |");
+    CHECK_THROWS_AS(r.contains("k0"), io_error);
+    CHECK_THROWS_AS(r.find("k0"), io_error);
+  }
+  SECTION("gunzip of a truncated file") {
+    REQUIRE(std::system("gzip -c ra.ark | head -c 60 > truncated.gz") == 0);
+    reader_t r("ark:gunzip -c truncated.gz 2>/dev/null |");
+    CHECK_THROWS_AS(r.contains("k9"), tablio::error);
+    CHECK_THROWS_AS(r.contains("k8"), tablio::error);
+  }
+  SECTION("a truncated archive file") {
+    REQUIRE(std::system(("head -c " + std::to_string(3 * entry + 5) + " ra.ark > cut.ark").c_str()) == 0);
+    reader_t r("ark:cut.ark");
+    CHECK_THROWS_AS(r.contains("k9"), format_error);
+    CHECK_THROWS_AS(r.contains("k8"), format_error);
+    CHECK(r.contains("k0"));
+  }
+  SECTION("under p, the failure ends the table instead") {
+    reader_t r("p,ark:head -c " + three + " ra.ark; exit 1 |");
+    CHECK_FALSE(r.contains("k5"));
+    CHECK_FALSE(r.find("k6"));
+    CHECK(r.at("k2") == std::vector<std::int32_t>{2, 2});
+  }
+  SECTION("the whole command is read: every key answers") {
+    reader_t r("ark:cat ra.ark |");
+    CHECK_FALSE(r.contains("k99"));
+    std::vector<std::string> keys;
+    CHECK(r.for_each_key([&](std::string_view k) { keys.emplace_back(k); }));
+    CHECK(keys.size() == 10);
+    CHECK(keys.front() == "k0");
+  }
+}
+
+TEST_CASE("listing the keys reads ahead to the end, where a repeated key is an error", "[table][keys]") {
+  in_folder here(test::data_path("kaldi/bad"));
+  random_access_table_reader<basic_holder<std::int32_t>> r("ark:duplicate.ark");
+  CHECK_THROWS_WITH(r.for_each_key([](std::string_view) {}), Catch::Contains("duplicate key 'k_b'"));
+  random_access_table_reader<basic_holder<std::int32_t>> unsorted("ark:unsorted.ark");
+  std::vector<std::string> keys;
+  CHECK(unsorted.for_each_key([&](std::string_view k) { keys.emplace_back(k); }));
+  CHECK(keys == std::vector<std::string>{"k_b", "k_a", "k_c"});
+  random_access_table_reader<basic_holder<std::int32_t>> script("scp:unsorted.scp");
+  CHECK_FALSE(script.for_each_key([](std::string_view) {}));  // keyed lookup: not read ahead
 }
 
 TEST_CASE("archives through pipes, both ways", "[table][pipe]") {

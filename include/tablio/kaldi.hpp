@@ -480,7 +480,7 @@ class RandomAccessTableReader {
   }
   bool IsOpen() const { return r_.is_open(); }
   bool HasKey(const std::string& key) { return r_.contains(key); }
-  const T& Value(const std::string& key) { return r_.at(key); }
+  const T& Value(const std::string& key) { return r_.borrow_at(key); }  // valid until the next call
   bool Close() {
     return detail::succeeded([&] { r_.close(); });
   }
@@ -496,7 +496,7 @@ class RandomAccessTableReaderMapped {
   RandomAccessTableReaderMapped(const std::string& table_rxfilename, const std::string& utt2spk_rxfilename)
       : r_(table_rxfilename, utt2spk_rxfilename) {}
   bool HasKey(const std::string& key) { return r_.contains(key); }
-  const T& Value(const std::string& key) { return r_.at(key); }
+  const T& Value(const std::string& key) { return r_.borrow_at(key); }  // valid until the next call
 
  private:
   random_access_table_reader_mapped<Holder> r_;

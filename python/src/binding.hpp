@@ -116,6 +116,9 @@ class random_access_base {
   virtual std::variant<py::list, std::size_t> get_all(const std::vector<std::string>& keys) = 0;
   virtual bool contains(const std::string& key) = 0;
   virtual std::optional<std::uint64_t> size() = 0;
+  // Every key in table order, for a table that is read ahead (a repeated key is an error);
+  // nothing for one with keyed lookup (scripts, LMDB, IDX). Called without the GIL.
+  virtual std::optional<std::vector<std::string>> indexed_keys() = 0;
   virtual void close() = 0;
 };
 

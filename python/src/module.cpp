@@ -284,18 +284,25 @@ class random_access_reader : public python_table<random_access_base> {
     if (!py::isinstance<py::str>(key) && !py::isinstance<py::bytes>(key)) return false;
     return use([&](random_access_base& t) { return t.contains(key_from_python(key)); });
   }
-  // The keys in table order: a sequential pass over the table that reads no value it can skip.
+  // The keys in table order. A table read ahead is read to its end, which also checks that
+  // no key repeats (a value looked up must be its key's only one); one with keyed lookup is
+  // listed by a sequential pass that reads no value it can skip.
   py::list keys() {
     if (!keys_) {
-      use([](random_access_base&) {});  // a closed table has no keys
-      auto table = find_value_type(type_).sequential(spec_, options_);
-      std::vector<std::string> keys;
-      {
+      keys_ = use([](random_access_base& t) {
         py::gil_scoped_release unlocked;
-        while (table->advance_key()) keys.push_back(table->key());
+        return t.indexed_keys();
+      });
+      if (!keys_) {
+        auto table = find_value_type(type_).sequential(spec_, options_);
+        std::vector<std::string> keys;
+        {
+          py::gil_scoped_release unlocked;
+          while (table->advance_key()) keys.push_back(table->key());
+        }
+        table->close();
+        keys_.emplace(std::move(keys));
       }
-      table->close();
-      keys_.emplace(std::move(keys));
     }
     py::list out(keys_->size());
     for (std::size_t i = 0; i < keys_->size(); ++i) out[i] = key_to_python((*keys_)[i]);

@@ -6,7 +6,7 @@
 // When C::holder's values are views, C::owned_holder names the holder of owned values, which
 // writes, and reads for random access (a table may hold values it read ahead, which a view
 // would outlive); C::to_python takes its values too. Random access converts the values the
-// table keeps where C::to_python takes a const value, and else converts copies of them (for
+// table keeps where C::to_python takes a const value, and else values of their own (for
 // converters that take over a value's storage).
 // A batch's values are stacked by C::stacker when it has one, which takes each value as it
 // is read (without the GIL; a view is valid only until the next entry):
@@ -130,7 +130,7 @@ class random_access_table final : public random_access_base {
         const value_type* v;
         {
           py::gil_scoped_release unlocked;
-          v = table_.find(keys[i]);
+          v = table_.borrow(keys[i]);
         }
         if (!v) return i;
         out[i] = converted_in("", keys[i], [&] { return C::to_python(*v, options_); });
@@ -141,11 +141,12 @@ class random_access_table final : public random_access_base {
       copies.reserve(keys.size());
       {
         py::gil_scoped_release unlocked;
-        // The table keeps its values (they may be asked for again): Python gets copies.
+        // Values of Python's own: the table hands over what it can give again, and copies
+        // what it keeps (values read ahead from a pipe).
         for (const std::string& key : keys) {
-          const value_type* v = table_.find(key);
+          std::optional<value_type> v = table_.find(key);
           if (!v) return copies.size();
-          copies.push_back(*v);
+          copies.push_back(std::move(*v));
         }
       }
       py::list out(copies.size());
@@ -161,6 +162,11 @@ class random_access_table final : public random_access_base {
   std::optional<std::uint64_t> size() override {
     py::gil_scoped_release unlocked;
     return table_.size();
+  }
+  std::optional<std::vector<std::string>> indexed_keys() override {
+    std::vector<std::string> keys;
+    if (!table_.for_each_key([&](std::string_view key) { keys.emplace_back(key); })) return std::nullopt;
+    return keys;
   }
   void close() override {
     py::gil_scoped_release unlocked;

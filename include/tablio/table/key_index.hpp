@@ -59,6 +59,11 @@ class key_index {
       on_drop(it);
     }
   }
+  // Calls f(key) for every key added, in the order they were added.
+  template <class F>
+  void for_each_key(F f) const {
+    for (const entry& e : entries_) f(key_of(e));
+  }
   void clear() {
     slots_.clear();
     entries_.clear();

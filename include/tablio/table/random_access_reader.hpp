@@ -2,17 +2,23 @@
 // input framing (framing/concepts.hpp), with Kaldi's option semantics. Its constructor's
 // arguments open the framing; with the default, any_framing, an rspecifier names it.
 //
+// at() and find() give the caller a value of its own, which no later call changes; borrow()
+// and borrow_at() give the value the reader holds without a copy, valid until the next call
+// on the reader, as Kaldi's RandomAccessTableReader::Value() is.
+//
 // A framing with keyed lookup (scripts, LMDB, IDX) is asked for each key; a value is read
 // when asked for and only the last one is held. Any other framing (archives, TFRecord files,
 // tar) is read ahead as far as needed to find a key, keeping each entry's location, so that
 // memory holds keys and locations and a value is read again when asked for; entries that
-// cannot be read again (from a pipe, a compressed file) keep their values instead. The
-// options (Kaldi's; any_framing takes them from the rspecifier):
+// cannot be read again (from a pipe, a compressed file) keep their values instead. When
+// reading ahead meets a failure (bad data, a command that exited non-zero, a repeated key),
+// every later lookup that would have to read on throws it again: a failed input never looks
+// like absent keys. The options (Kaldi's; any_framing takes them from the rspecifier):
 //
 //   s    the table is sorted: reading ahead stops past the key asked for, disorder is an error
-//   cs   keys are also asked for in sorted order: only one value is held
+//   cs   with s, keys are also asked for in sorted order: only one value is held
 //   o    each key is asked for once: values are freed after use
-//   p    unreadable entries are absent instead of errors
+//   p    unreadable entries are absent instead of errors, and a failed input ends the table
 #pragma once
 
 #include <tablio/core/owned.hpp>
@@ -22,6 +28,7 @@
 #include <tablio/table/entry_io.hpp>
 #include <tablio/table/key_index.hpp>
 
+#include <exception>
 #include <optional>
 #include <string>
 #include <utility>
@@ -60,6 +67,7 @@ class random_access_table_reader {
     detail::suggest_extension(*framing, record_extension<H>());
     detail::check_key_option<H>(detail::input_key_name(*framing), detail::table_name(*framing));
     options_ = detail::reading_options(*framing);
+    if (!options_.sorted) options_.called_sorted = false;  // as Kaldi: 'cs' means nothing without 's'
     name_ = detail::table_name(*framing);
     keyed_ = detail::can_find(*framing);
     if constexpr (requires { framing->prepare_lookups(); })
@@ -72,8 +80,23 @@ class random_access_table_reader {
   // Whether the table has the key. Under 'p', also whether its value can be read.
   bool contains(std::string_view key) { return lookup(key, options_.permissive) != nullptr; }
 
-  // The value for key; throws format_error naming the key when it is absent or unreadable.
-  const value_type& at(std::string_view key) {
+  // The value for key, the caller's own; throws format_error naming the key when it is
+  // absent or unreadable.
+  value_type at(std::string_view key) { return take(borrow_at(key)); }
+  value_type value(std::string_view key) { return at(key); }
+
+  // The value for key, or nothing when the table has no such key. Data errors still throw
+  // unless the 'p' option is given.
+  std::optional<value_type> find(std::string_view key) {
+    const value_type* v = lookup(key, true);
+    if (!v) return std::nullopt;
+    return take(*v);
+  }
+
+  // The value the reader holds for key, without a copy: valid until the next call on this
+  // reader (Kaldi's rule for RandomAccessTableReader::Value), nullptr when absent.
+  const value_type* borrow(std::string_view key) { return lookup(key, true); }
+  const value_type& borrow_at(std::string_view key) {
     const value_type* v = lookup(key, true);
     if (!v)
       throw_format_error(
@@ -81,11 +104,18 @@ class random_access_table_reader {
           {"no entry", (absent_reason_.empty() ? std::string() : " (" + absent_reason_ + ")")});
     return *v;
   }
-  const value_type& value(std::string_view key) { return at(key); }
 
-  // The value for key, or nullptr when the table has no such key. Data errors still throw
-  // unless the 'p' option is given.
-  const value_type* find(std::string_view key) { return lookup(key, true); }
+  // Calls f(key) for every key of a table without keyed lookup, in table order, after
+  // reading it ahead to its end (a repeated key is a format_error here, as in any lookup);
+  // false, calling nothing, for a table with keyed lookup (scripts, LMDB, IDX).
+  template <class F>
+  bool for_each_key(F f) {
+    if (!framing_) throw_usage_error({"keys of a random_access_table_reader that is not open"});
+    if (keyed_) return false;
+    scan_for({});  // no entry has the empty key: reads to the end
+    index_.for_each_key(f);
+    return true;
+  }
 
   // The number of entries, when the framing knows it.
   std::optional<std::uint64_t> size() {
@@ -101,6 +131,7 @@ class random_access_table_reader {
     current_.reset();
     reader_.release();
     eof_ = false;
+    failure_ = nullptr;
     last_scanned_.clear();
     last_requested_.clear();
     once_pending_.clear();
@@ -152,9 +183,8 @@ class random_access_table_reader {
     try {
       H h;
       read(h);
-      current_.emplace(std::string(key), std::move(h.value()));
-      note_once(current_->first);
-      return &current_->second;
+      note_once(key);
+      return hold(key, std::move(h.value()), true);
     } catch (const tablio::error& e) {
       if (!options_.permissive) throw;
       absent_reason_ = e.what();
@@ -175,57 +205,93 @@ class random_access_table_reader {
       last_requested_ = key;
       drop_keys_before(key);
     }
-    if (current_ && current_->first == key) return &current_->second;
+    if (current_ && current_->first == key) return current_for(key, load);
     if (!it) {
       if (!scan_for(key)) return nullptr;
       it = index_.find(key);
-      if (!it) return current_ && current_->first == key ? &current_->second : nullptr;
+      if (!it) return current_ && current_->first == key ? current_for(key, load) : nullptr;
     }
     if (!load) return &placeholder();
     return materialize(key, *it);
   }
 
+  // The value held for key, which a load hands out (and 'o' then frees at the next call).
+  const value_type* current_for(std::string_view key, bool load) {
+    if (load) note_once(key);
+    return &current_->second;
+  }
+
   // Reads ahead until the key is found (true), passed in a sorted table, or the end.
   bool scan_for(std::string_view key) {
     if (options_.sorted && !last_scanned_.empty() && key <= last_scanned_) return false;
-    while (!eof_) {
-      try {
-        if (!detail::next_entry(*framing_, entry_)) {
-          eof_ = true;
-          break;
-        }
-        bool again = detail::can_read_at(*framing_);
-        // The holder reads what it must: an object, to get past it; a record that keeps its
-        // key; any value that cannot be read again.
-        bool read = !again || entry_.form == entry_form::object || entry_.provisional_key;
-        if (!entry_.provisional_key) check_new_key(entry_.key);
-        if (read) {
-          detail::load_pending(*framing_, entry_);
-          reader_.read(scan_holder_, entry_);
-          if (entry_.provisional_key) check_new_key(entry_.key);
-        }
-        detail::key_index::item* freed = index_.find(entry_.key);
-        if (!freed || !freed->freed) {  // a key asked for once already is never asked for again
-          detail::key_index::item& it = index_.insert(entry_.key);
-          it.where = entry_.where;
-          if (!again) {
-            it.held = static_cast<std::uint32_t>(held_.size());
-            held_.emplace_back(std::move(scan_holder_.value()));
-          } else if (read && entry_.key == key) {
-            current_.emplace(entry_.key, scan_holder_.value());
-          }
-        }
-      } catch (const format_error& e) {
-        if (!options_.permissive) throw;
-        absent_reason_ = e.what();
-        eof_ = true;
-        break;
-      }
-      last_scanned_ = entry_.key;
+    while (scan_next(key)) {
       if (entry_.key == key) return true;
       if (options_.sorted && entry_.key > key) return false;
     }
     return false;
+  }
+
+  // Reads the next entry into the index, keeping its value when it cannot be read again or
+  // is `wanted`'s; false at the end. Under 'p' bad data ends the table; any other failure
+  // stays the table's: every later lookup that has to read ahead throws it again.
+  bool scan_next(std::string_view wanted) {
+    if (failure_) std::rethrow_exception(failure_);
+    if (eof_) return false;
+    try {
+      if (!detail::next_entry(*framing_, entry_)) {
+        finish_input();
+        return false;
+      }
+      bool again = detail::can_read_at(*framing_);
+      // The holder reads what it must: an object, to get past it; a record that keeps its
+      // key; any value that cannot be read again.
+      bool read = !again || entry_.form == entry_form::object || entry_.provisional_key;
+      if (!entry_.provisional_key) check_new_key(entry_.key);
+      if (read) {
+        detail::load_pending(*framing_, entry_);
+        reader_.read(scan_holder_, entry_);
+        if (entry_.provisional_key) check_new_key(entry_.key);
+      }
+      detail::key_index::item* freed = index_.find(entry_.key);
+      if (!freed || !freed->freed) {  // a key asked for once already is never asked for again
+        detail::key_index::item& it = index_.insert(entry_.key);
+        it.where = entry_.where;
+        if (!again) {
+          it.held = static_cast<std::uint32_t>(held_.size());
+          held_.emplace_back(std::move(scan_holder_.value()));
+        } else if (read && entry_.key == wanted) {
+          hold(entry_.key, std::move(scan_holder_.value()), true);
+        }
+      }
+    } catch (const format_error& e) {
+      if (!options_.permissive) {
+        failure_ = std::current_exception();
+        throw;
+      }
+      absent_reason_ = e.what();
+      eof_ = true;
+      return false;
+    } catch (const tablio::error&) {
+      failure_ = std::current_exception();
+      throw;
+    }
+    last_scanned_ = entry_.key;
+    return true;
+  }
+
+  // The end of the input. Input that cannot be read again (a command, a compressed stream)
+  // has given all it will and is closed here, so that a command that failed is an error now
+  // rather than keys that seem absent. Under 'p' that only ends the table, as it does for a
+  // sequential reader.
+  void finish_input() {
+    eof_ = true;
+    if (detail::can_read_at(*framing_)) return;
+    try {
+      framing_->close();
+    } catch (const tablio::error& e) {
+      if (!options_.permissive) throw;
+      absent_reason_ = e.what();
+    }
   }
 
   // A key read ahead must keep the order 's' promises, and must not repeat.
@@ -241,18 +307,17 @@ class random_access_table_reader {
   }
 
   const value_type* materialize(std::string_view key, detail::key_index::item& it) {
-    if (current_ && current_->first == key) {
-      note_once(key);
-      return &current_->second;
-    }
+    if (current_ && current_->first == key) return current_for(key, true);
     if (it.held != detail::key_index::none) {
       note_once(key);
       std::optional<value_type>& held = held_[it.held];
       if (options_.once || options_.called_sorted) {
-        current_.emplace(std::string(key), std::move(*held));
+        // Asked for once, or never again after a later key: held as the current value
+        // alone, which only 'o' lets the caller take over (under 'cs' the key may come again).
+        const value_type* v = hold(key, std::move(*held), options_.once);
         held.reset();
         it.held = detail::key_index::none;
-        return &current_->second;
+        return v;
       }
       return &*held;
     }
@@ -262,9 +327,8 @@ class random_access_table_reader {
       framing_->read_at(it.where, entry_);
       H h;
       reader_.read(h, entry_);
-      current_.emplace(std::string(key), std::move(h.value()));
       note_once(key);
-      return &current_->second;
+      return hold(key, std::move(h.value()), true);
     } else {
       return nullptr;  // without read_at, every entry keeps its value
     }
@@ -294,6 +358,24 @@ class random_access_table_reader {
     once_pending_.clear();
   }
 
+  // Makes v the value held for key; `again`: the table can give it again (read it, find it),
+  // so that at() and find() hand it over rather than copy it.
+  const value_type* hold(std::string_view key, value_type&& v, bool again) {
+    current_.emplace(std::string(key), std::move(v));
+    current_again_ = again;
+    return &current_->second;
+  }
+
+  // The caller's own copy of a value lookup() gave.
+  value_type take(const value_type& v) {
+    if (current_ && &v == &current_->second && current_again_) {
+      value_type out = std::move(current_->second);
+      current_.reset();
+      return out;
+    }
+    return v;
+  }
+
   static const value_type& placeholder() {
     static const value_type empty{};
     return empty;
@@ -310,6 +392,8 @@ class random_access_table_reader {
   detail::key_index index_;
   std::vector<std::optional<value_type>> held_;  // values of entries that cannot be read again
   std::optional<std::pair<std::string, value_type>> current_;
+  bool current_again_ = false;  // the table can give current_ again
+  std::exception_ptr failure_;  // what ended reading ahead, thrown again by every lookup that reads on
   std::string last_scanned_;
   std::string last_requested_;
   std::string once_pending_;
@@ -329,9 +413,11 @@ class random_access_table_reader_mapped {
     if (!map_rspec.empty()) map_.emplace(map_rspec, options);
   }
   bool contains(std::string_view key) { return table_.contains(mapped(key)); }
-  const value_type& at(std::string_view key) { return table_.at(mapped(key)); }
-  const value_type& value(std::string_view key) { return at(key); }
-  const value_type* find(std::string_view key) { return table_.find(mapped(key)); }
+  value_type at(std::string_view key) { return table_.at(mapped(key)); }
+  value_type value(std::string_view key) { return at(key); }
+  std::optional<value_type> find(std::string_view key) { return table_.find(mapped(key)); }
+  const value_type* borrow(std::string_view key) { return table_.borrow(mapped(key)); }
+  const value_type& borrow_at(std::string_view key) { return table_.borrow_at(mapped(key)); }
 
  private:
   std::string mapped(std::string_view key) {
