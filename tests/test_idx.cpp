@@ -257,3 +257,55 @@ TEST_CASE("IDX tables: items keyed by index, read and written like any table", "
   shaped.write("00000000", {1, 2});
   CHECK_THROWS_WITH(shaped.write("00000001", {1, 2, 3}), Catch::Contains("first item's shape"));
 }
+
+TEST_CASE("a value the asked type cannot hold is a format_error naming the item, never a wrapped number",
+          "[idx][convert]") {
+  test::temp_dir dir;
+  std::string floats = dir / "floats-idx2", shorts = dir / "shorts-idx1";
+  {
+    idx_writer out(open_output(floats), idx_type::f32, {2}, 4);
+    for (std::vector<float> item : {std::vector<float>{1.0f, -2.0f},
+                                    {3e10f, 1.0f},
+                                    {2.5f, 0.0f},
+                                    {std::numeric_limits<float>::quiet_NaN(), 0.0f}})
+      out.write_item<float>(item);
+    out.close();
+    idx_writer small(open_output(shorts), idx_type::i16, {}, 2);
+    small.write_item<std::int16_t>(std::vector<std::int16_t>{7});
+    small.write_item<std::int16_t>(std::vector<std::int16_t>{300});
+    small.close();
+  }
+  // As int32 vectors: the whole item 0 converts; 3e10, 2.5 and NaN do not fit an int.
+  sequential_table_reader<basic_vector_holder<std::int32_t>> ints("idx:" + floats);
+  CHECK(ints.value() == std::vector<std::int32_t>{1, -2});
+  CHECK_THROWS_WITH(ints.next(), Catch::Contains("key '00000001'") && Catch::Contains("at byte 20") &&
+                                     Catch::Contains("32-bit signed integers") &&
+                                     Catch::Contains("3.0000001e+10"));
+  random_access_table_reader<basic_vector_holder<std::int32_t>> by_key("idx:" + floats);
+  CHECK_THROWS_WITH(by_key.at("00000002"), Catch::Contains("2.5") && Catch::Contains("key '00000002'"));
+  CHECK_THROWS_WITH(by_key.at("00000003"), Catch::Contains("nan"));
+  // 300 is no uint8, and no 8-bit signed integer; -2 no unsigned one.
+  CHECK_THROWS_WITH(sequential_table_reader<basic_holder<std::uint8_t>>("idx:" + shorts).next(),
+                    Catch::Contains("8-bit unsigned integers") && Catch::Contains("300"));
+  CHECK_THROWS_WITH(sequential_table_reader<basic_vector_holder<std::uint32_t>>("idx:" + floats),
+                    Catch::Contains("-2"));
+  // idx_file's own conversions are checked the same way.
+  idx_file file(floats);
+  CHECK(file.item<std::int64_t>(0) == std::vector<std::int64_t>{1, -2});
+  CHECK_THROWS_WITH(file.item<std::int32_t>(1), Catch::Contains(floats) && Catch::Contains("at byte 20"));
+  CHECK_THROWS_AS(file.values<int>(), format_error);
+  CHECK(file.values<double>()[2] == 3e10f);
+  // Floats read as Kaldi vectors and matrices.
+  sequential_table_reader<holder<vector<float>>> vectors("idx:" + floats);
+  CHECK(vectors.value() == vector<float>{1.0f, -2.0f});
+  vectors.next();
+  CHECK(vectors.value()[0] == 3e10f);
+  // Doubles too large for a float are no floats either.
+  std::string doubles = dir / "doubles-idx1";
+  idx_writer big(open_output(doubles), idx_type::f64, {}, 1);
+  big.write_item<double>(std::vector<double>{1e300});
+  big.close();
+  CHECK_THROWS_WITH(sequential_table_reader<basic_holder<float>>("idx:" + doubles).value(),
+                    Catch::Contains("32-bit floats"));
+  CHECK(sequential_table_reader<basic_holder<double>>("idx:" + doubles).value() == 1e300);
+}

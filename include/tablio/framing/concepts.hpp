@@ -40,6 +40,7 @@
 #include <bit>
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -122,22 +123,99 @@ decltype(auto) visit_element_type(element_type t, F&& f) {
   return f(double{});
 }
 
-// Converts the first n values of `a` to T.
+// Whether T holds the number v exactly enough: an integer T holds a whole number in its
+// range (no float that is not whole, out of range, infinite or NaN), a float T any number of
+// no greater magnitude than its largest (casting any other is undefined behaviour).
+template <class T, class S>
+constexpr bool holds_number(S v) noexcept {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v == S(0) || v == S(1);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (std::is_floating_point_v<S> && sizeof(S) > sizeof(T))
+      return !(v > std::numeric_limits<T>::max() || v < std::numeric_limits<T>::lowest());
+    else
+      return true;
+  } else if constexpr (std::is_floating_point_v<S>) {
+    constexpr S top = S(2) * static_cast<S>(std::numeric_limits<T>::max() / 2 + 1);  // 2^digits
+    constexpr S bottom = std::is_signed_v<T> ? -top : S(0);
+    return v >= bottom && v < top && static_cast<S>(static_cast<T>(v)) == v;
+  } else {
+    std::int64_t x = v;  // stored integers have at most 32 bits
+    if constexpr (std::is_signed_v<T>)
+      return x >= std::numeric_limits<T>::min() && x <= std::numeric_limits<T>::max();
+    else
+      return x >= 0 && static_cast<std::uint64_t>(x) <= std::numeric_limits<T>::max();
+  }
+}
+
+// Converts the first n values of `a` to T; returns how many it converted before one that T
+// does not hold (holds_number), which is left unconverted: n when all were.
 template <class T>
-void convert_elements(const array_view& a, T* out, std::size_t n) noexcept {
-  auto each = [&]<class S>(S) {
+std::size_t convert_elements(const array_view& a, T* out, std::size_t n) noexcept {
+  auto each = [&]<class S>(S) -> std::size_t {
     if constexpr (std::is_same_v<S, T>) {  // a copy, and a byte swap at most
       if (sizeof(S) == 1 || a.order == std::endian::native)
-        return load_array<std::endian::native>(out, a.data, n);
-      if (a.order == std::endian::big) return load_array<std::endian::big>(out, a.data, n);
-      return load_array<std::endian::little>(out, a.data, n);
+        load_array<std::endian::native>(out, a.data, n);
+      else if (a.order == std::endian::big)
+        load_array<std::endian::big>(out, a.data, n);
+      else
+        load_array<std::endian::little>(out, a.data, n);
+      return n;
+    } else {
+      for (std::size_t i = 0; i < n; ++i) {
+        S v = a.order == std::endian::big ? load<std::endian::big, S>(a.data + i * sizeof(S))
+                                          : load<std::endian::little, S>(a.data + i * sizeof(S));
+        if (!holds_number<T>(v)) return i;
+        out[i] = static_cast<T>(v);
+      }
+      return n;
     }
-    for (std::size_t i = 0; i < n; ++i)
-      out[i] =
-          static_cast<T>(a.order == std::endian::big ? load<std::endian::big, S>(a.data + i * sizeof(S))
-                                                     : load<std::endian::little, S>(a.data + i * sizeof(S)));
   };
-  visit_element_type(a.type, each);
+  return visit_element_type(a.type, each);
+}
+
+// Value i of `a` as text, for errors.
+TABLIO_COLD inline std::string element_text(const array_view& a, std::size_t i) {
+  return visit_element_type(a.type, [&]<class S>(S) {
+    S v = a.order == std::endian::big ? load<std::endian::big, S>(a.data + i * sizeof(S))
+                                      : load<std::endian::little, S>(a.data + i * sizeof(S));
+    char text[32];
+    int size = std::is_floating_point_v<S>
+                   ? std::snprintf(text, sizeof text, "%.9g", static_cast<double>(v))
+                   : std::snprintf(text, sizeof text, "%lld", static_cast<long long>(v));
+    return std::string(text, static_cast<std::size_t>(size));
+  });
+}
+
+// What T is, for errors: "32-bit signed integers".
+template <class T>
+constexpr const char* number_kind() noexcept {
+  if constexpr (std::is_same_v<T, bool>)
+    return "bools (0 or 1)";
+  else if constexpr (std::is_floating_point_v<T>)
+    return sizeof(T) == 4 ? "32-bit floats" : "64-bit floats";
+  else if constexpr (std::is_signed_v<T>)
+    return sizeof(T) == 1   ? "8-bit signed integers"
+           : sizeof(T) == 2 ? "16-bit signed integers"
+           : sizeof(T) == 4 ? "32-bit signed integers"
+                            : "64-bit signed integers";
+  else
+    return sizeof(T) == 1   ? "8-bit unsigned integers"
+           : sizeof(T) == 2 ? "16-bit unsigned integers"
+           : sizeof(T) == 4 ? "32-bit unsigned integers"
+                            : "64-bit unsigned integers";
+}
+
+// Converts the first n values of `a` to T, or throws the format_error of `source` for the
+// first one that T does not hold, at its offset (a.data being at `offset` in source).
+template <class T>
+void convert_elements_checked(const array_view& a, T* out, std::size_t n, std::string_view source,
+                              std::uint64_t offset = 0) {
+  std::size_t done = convert_elements(a, out, n);
+  if (done != n) [[unlikely]]
+    throw_format_error(source, offset + done * element_size(a.type), {},
+                       {"numbers that fit in ", number_kind<T>()},
+                       {element_text(a, done), " (value ", decimal(done), " of the entry)"});
 }
 
 // Where an entry is: which of the framing's files, and a byte offset in it.

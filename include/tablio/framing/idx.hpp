@@ -202,16 +202,19 @@ inline idx_header parse_idx_header(std::span<const char> bytes, const std::strin
   return h;
 }
 
-// Converts n values of type `stored` (big-endian, at src) to T.
+// Converts n values of type `stored` (big-endian, at src, which is at `offset` in the file
+// `name`) to T; one that T does not hold is a format_error.
 template <class T>
-void convert_idx_values(idx_type stored, const char* src, std::size_t n, T* out) noexcept {
+void convert_idx_values(idx_type stored, const char* src, std::size_t n, T* out, std::string_view name,
+                        std::uint64_t offset) {
   if constexpr (sizeof(T) == 1 && std::is_unsigned_v<T>) {
     if (stored == idx_type::u8) {  // images: a plain copy, without the type dispatch
       std::memcpy(out, src, n);
       return;
     }
   }
-  convert_elements(array_view{element_type_of(stored), {}, src, std::endian::big}, out, n);
+  convert_elements_checked(array_view{element_type_of(stored), {}, src, std::endian::big}, out, n, name,
+                           offset);
 }
 
 class idx_file {
@@ -273,9 +276,8 @@ class idx_file {
       throw_usage_error({"idx_file::read_item: room for ", decimal(out.size()), " values, item has ",
                          decimal(item_values_)});
     check_index(i);
-    convert_idx_values(header_.type,
-                       bytes_.data() + header_bytes_ + static_cast<std::size_t>(i) * item_bytes_,
-                       item_values_, out.data());
+    std::size_t at = header_bytes_ + static_cast<std::size_t>(i) * item_bytes_;
+    convert_idx_values(header_.type, bytes_.data() + at, item_values_, out.data(), name_, at);
   }
   template <class T>
   std::vector<T> item(std::uint64_t i) const {
@@ -287,7 +289,8 @@ class idx_file {
   template <class T>
   std::vector<T> values() const {
     std::vector<T> v(static_cast<std::size_t>(header_.items() * header_.item_values()));
-    convert_idx_values(header_.type, bytes_.data() + header_.size_bytes(), v.size(), v.data());
+    convert_idx_values(header_.type, bytes_.data() + header_.size_bytes(), v.size(), v.data(), name_,
+                       header_.size_bytes());
     return v;
   }
 

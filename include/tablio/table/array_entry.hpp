@@ -1,8 +1,9 @@
 // How a value is a typed array entry (IDX items): array_traits<V>. An arithmetic value is an
-// array of one value (labels), a std::vector one of one dimension, a matrix<T> one of two, and
-// a std::string an entry's stored bytes as they are. On reading, values are converted from
-// the stored type; on writing, the element type (uint8_t, int8_t, int16_t, int32_t, float,
-// double) is the stored type and the value's shape the entry's.
+// array of one value (labels), a std::vector or a vector<T> one of one dimension, a matrix<T>
+// one of two, and a std::string an entry's stored bytes as they are. On reading, values are
+// converted from the stored type, and one the value's type does not hold (3e10 as an int, 2.5
+// as an int, 300 as a uint8) is a format_error naming it; on writing, the element type (uint8_t, int8_t,
+// int16_t, int32_t, float, double) is the stored type and the value's shape the entry's.
 //
 //   static constexpr bool writable;                    the elements can be stored as they are
 //   static std::size_t dims(const V&, std::uint32_t* out);   the shape (at most 2 dimensions)
@@ -24,10 +25,12 @@ TABLIO_BEGIN_NAMESPACE
 template <class V>
 struct array_traits;
 
-// Declared only: a table of matrices includes <tablio/types/matrix.hpp> itself, and other
-// tables need not compile it.
+// Declared only: a table of matrices or vectors includes <tablio/types/matrix.hpp> itself,
+// and other tables need not compile it.
 template <std::floating_point T>
 class matrix;
+template <std::floating_point T>
+class vector;
 
 namespace detail {
 
@@ -49,7 +52,7 @@ struct array_traits<T> {
   static const void* data(const T& v) { return &v; }
   static void read(const array_view& a, T& out, const std::string& name) {
     if (a.values() != 1) detail::array_shape_mismatch(name, "items of one value", a);
-    convert_elements(a, &out, 1);
+    convert_elements_checked(a, &out, 1, name);
   }
 };
 
@@ -63,9 +66,23 @@ struct array_traits<std::vector<T>> {
     return 1;
   }
   static const void* data(const std::vector<T>& v) { return v.data(); }
-  static void read(const array_view& a, std::vector<T>& out, const std::string&) {
+  static void read(const array_view& a, std::vector<T>& out, const std::string& name) {
     out.resize(static_cast<std::size_t>(a.values()));
-    convert_elements(a, out.data(), out.size());
+    convert_elements_checked(a, out.data(), out.size(), name);
+  }
+};
+
+// A Kaldi vector holds an entry's values, whatever its shape, as std::vector does.
+template <std::floating_point T>
+struct array_traits<vector<T>> {
+  using element = T;
+  static constexpr bool writable = array_element<T>;
+  static std::size_t dims(const vector<T>& v, std::uint32_t* out) {
+    return array_traits<std::vector<T>>::dims(v.storage(), out);
+  }
+  static const void* data(const vector<T>& v) { return v.data(); }
+  static void read(const array_view& a, vector<T>& out, const std::string& name) {
+    array_traits<std::vector<T>>::read(a, out.storage(), name);
   }
 };
 
@@ -84,7 +101,7 @@ struct array_traits<matrix<T>> {
     if (a.dims[0] > INT32_MAX || a.dims[1] > INT32_MAX)
       detail::array_shape_mismatch(name, "a matrix of at most 2^31-1 rows and columns", a);
     out.resize(static_cast<std::int32_t>(a.dims[0]), static_cast<std::int32_t>(a.dims[1]));
-    convert_elements(a, out.data(), static_cast<std::size_t>(a.values()));
+    convert_elements_checked(a, out.data(), static_cast<std::size_t>(a.values()), name);
   }
 };
 

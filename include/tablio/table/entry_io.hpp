@@ -118,12 +118,27 @@ void load_pending(F& f, entry& e) {
   }
 }
 
+// Runs f, which reads the bytes of a record or array entry: a format_error leaves naming the
+// entry's file, its key, and the offset in the file (f's offsets are within the entry).
+template <class F>
+void in_entry(const entry& e, const std::string& source, F f) {
+  try {
+    f();
+  } catch (const format_error& err) {
+    error_location where = err.where();
+    where.path = source;
+    where.offset = e.data_offset + where.offset.value_or(0);
+    if (where.key.empty()) where.key = e.key;
+    throw format_error(std::move(where), err.expected(), err.found());
+  }
+}
+
 // Reads a record's value into h; with key_name, takes the key it keeps out of it, which then
 // replaces a provisional key or must equal the entry's. Errors name the record's file and offset.
 template <holder_type H>
 void read_record(H& h, entry& e) {
   std::string source(e.source);
-  try {
+  in_entry(e, source, [&] {
     decode_record(h, e.bytes, source);
     if (!e.key_name.empty()) {
       if constexpr (keyed_record_holder<H>) {
@@ -135,13 +150,7 @@ void read_record(H& h, entry& e) {
                              {"the record of key '", key, "'"});
       }
     }
-  } catch (const format_error& err) {
-    error_location where = err.where();
-    where.path = source;
-    where.offset = e.data_offset + where.offset.value_or(0);
-    if (where.key.empty()) where.key = e.key;
-    throw format_error(std::move(where), err.expected(), err.found());
-  }
+  });
 }
 
 template <class T>
@@ -203,8 +212,7 @@ class entry_reader {
           break;
         } else if constexpr (array_value<value_type>) {
           std::string source(e.source);
-          detail::with_key(e.key, source,
-                           [&] { array_traits<value_type>::read(e.array, h.value(), source); });
+          detail::in_entry(e, source, [&] { array_traits<value_type>::read(e.array, h.value(), source); });
         } else {
           detail::no_such_form(e.source,
                                "its entries are arrays of numbers: numbers, vectors, matrices or bytes, not "
