@@ -123,3 +123,18 @@ TEST_CASE("packed float_data, unknown fields, bad input", "[datum][bad]") {
   CHECK_THROWS_WITH(decode_datum(std::string("\x32\x03xyz", 5), "r"), Catch::Contains("multiple of 4"));
   CHECK_THROWS_WITH(decode_datum(std::string("\x0b", 1), "r"), Catch::Contains("group"));
 }
+
+TEST_CASE("another message type's record is no Datum, though protobuf would parse it as an empty one",
+          "[datum][bad]") {
+  example ex;
+  ex.set("label", std::vector<std::int64_t>{3});
+  std::string record = encode_example(ex);  // field 1 is a message: a Datum's field 1 is a varint
+  CHECK_THROWS_WITH(decode_datum(record, "train.tfrecord"), Catch::Contains("'train.tfrecord' at byte 0") &&
+                                                                Catch::Contains("a Caffe Datum") &&
+                                                                Catch::Contains("none of them"));
+  CHECK_THROWS_AS(decode_datum<std::string_view>(record, "r"), format_error);
+  CHECK_THROWS_AS(decode_datum(std::string("\x50\x05\x58\x01", 4), "r"), format_error);  // unknown alone
+  // An empty record is an empty Datum, and one known field among unknown ones a Datum.
+  CHECK(decode_datum(std::string()).channels == 0);
+  CHECK(decode_datum(std::string("\x50\x05\x28\x02", 4)).label == 2);
+}

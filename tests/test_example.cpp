@@ -252,3 +252,23 @@ TEST_CASE("a oneof member replaced drops its list's unknown fields (fuzz finding
   CHECK(*with_unknown.get<std::string>("b") == std::vector<std::string>{"x"});
   CHECK(encode_example(with_unknown) == bytes_with_unknown);
 }
+
+TEST_CASE("another message type's record is no Example, though protobuf would parse it as an empty one",
+          "[example][bad]") {
+  datum d;
+  d.channels = 1;
+  d.height = d.width = 2;
+  d.data = "abcd";
+  d.label = 7;
+  std::string record = encode_datum(d);
+  CHECK_THROWS_WITH(decode_example(record, "db"), Catch::Contains("'db' at byte 0") &&
+                                                      Catch::Contains("a tf.Example") &&
+                                                      Catch::Contains("none of them"));
+  CHECK_THROWS_WITH(example_view(record, "db"), Catch::Contains("a tf.Example"));
+  CHECK_THROWS_WITH(decode_sequence_example(record, "db"), Catch::Contains("a tf.SequenceExample"));
+  // An empty record is an empty Example; one whose Features are empty is one too.
+  CHECK(decode_example(std::string()).features.empty());
+  CHECK(decode_example(std::string("\x0a\x00", 2)).features.empty());
+  CHECK(example_view(std::string_view()).size() == 0);
+  CHECK(decode_sequence_example(std::string()).context.features.empty());
+}

@@ -90,6 +90,14 @@ struct cursor {
   [[noreturn]] TABLIO_COLD void fail_length(std::uint64_t n) const {
     fail({decimal(n), " bytes"}, {"only ", decimal(end - p)});
   }
+  // A record none of whose fields is one of the message type's: protobuf would parse it as an
+  // empty message, but it is another type's record (an Example read as a Datum), and an
+  // empty message from it would be silently wrong data.
+  [[noreturn]] TABLIO_COLD void fail_foreign(std::string_view type) const {
+    throw_format_error(
+        *name, 0, {}, {"a ", type, " (a record with at least one of its fields)"},
+        {"a record of ", decimal(end - begin), " bytes with none of them: another message type"});
+  }
   cursor sub(std::string_view bytes) const {
     return {bytes.data(), bytes.data() + bytes.size(), begin, name};
   }

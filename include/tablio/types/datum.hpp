@@ -9,7 +9,8 @@
 // channels, height, width and label are written even when 0 (as Caffe's converters set
 // them), data when it is non-empty or was present, encoded when true or present. The decoder
 // also accepts packed float_data, fields in any order (the last value wins), and unknown
-// fields, which it keeps and writes back after the known ones.
+// fields, which it keeps and writes back after the known ones; but a record all of whose
+// fields are unknown is another message type's (a tf.Example), and a format_error.
 //
 // datum_view is the same message with `data` viewing the record; it skips unknown fields (a
 // view is for reading values, a datum for round trips).
@@ -66,7 +67,9 @@ void decode_datum(std::string_view bytes, basic_datum<Bytes>& d, const std::stri
     field = static_cast<std::int32_t>(static_cast<std::uint32_t>(c.get_varint()));  // as protobuf truncates
     present = true;
   };
+  std::size_t fields = 0, unknown_fields = 0;  // a record with no Datum field is another type's
   auto keep_unknown = [&](const char* at, std::uint32_t type) {
+    ++unknown_fields;
     if (type == 3 || type == 4) c.fail({"no groups"}, {"a group"});
     c.skip(type);
     if constexpr (std::is_same_v<Bytes, std::string>) d.unknown.append(at, c.p);
@@ -81,8 +84,10 @@ void decode_datum(std::string_view bytes, basic_datum<Bytes>& d, const std::stri
     d.width = u[5];
     d.present.channels = d.present.height = d.present.width = true;
     c.p += 6;
+    fields = 3;
   }
   while (!c.done()) {
+    ++fields;
     const char* at = c.p;
     std::uint64_t tag = c.get_varint();
     std::uint32_t type = static_cast<std::uint32_t>(tag & 7);
@@ -147,6 +152,7 @@ void decode_datum(std::string_view bytes, basic_datum<Bytes>& d, const std::stri
     }
     keep_unknown(at, type);
   }
+  if (unknown_fields != 0 && unknown_fields == fields) c.fail_foreign("Caffe Datum");
 }
 
 template <class Bytes = std::string>

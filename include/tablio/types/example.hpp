@@ -3,7 +3,9 @@
 // decoder that accepts what libprotobuf accepts: packed and unpacked lists, unknown fields,
 // map entries in either order or missing a part, repeated keys (the last wins), features
 // with no kind, and unknown fields (kept and written back after the known ones, as
-// libprotobuf does). Malformed wire data is a format_error.
+// libprotobuf does). Malformed wire data is a format_error, and so is a record none of whose
+// fields is the message's (a Datum read as an Example), which libprotobuf would take for an
+// empty message; an empty record is an empty message.
 #pragma once
 
 #include <tablio/codec/protobuf_wire.hpp>
@@ -433,6 +435,7 @@ inline example decode_example(std::string_view bytes, const std::string& name = 
     ex.features_present = true;
     detail::decode_features(c.sub(c.get_bytes()), ex);  // several Features fields merge
   }
+  if (!ex.features_present && !bytes.empty()) c.fail_foreign("tf.Example");
   return ex;
 }
 
@@ -492,6 +495,8 @@ inline sequence_example decode_sequence_example(std::string_view bytes,
       c.keep_unknown(tag_start, type, seq.unknown);
     }
   }
+  if (!seq.context_present && !seq.feature_lists_present && !bytes.empty())
+    c.fail_foreign("tf.SequenceExample");
   return seq;
 }
 

@@ -257,7 +257,7 @@ class example_view {
     using namespace protobuf_wire;
     features_.clear();
     owned_.clear();
-    bool rare = false;
+    bool rare = false, any_features = false;
     cursor c{record.data(), record.data() + record.size(), record.data(), &name};
     while (!c.done()) {
       std::uint64_t tag = c.get_varint();
@@ -267,6 +267,7 @@ class example_view {
         c.skip(type);
         continue;
       }
+      any_features = true;
       cursor features = c.sub(c.get_bytes());
       while (!features.done()) {
         std::uint64_t t = features.get_varint();
@@ -277,6 +278,7 @@ class example_view {
         if (!view_entry(features.sub(features.get_bytes()))) rare = true;
       }
     }
+    if (!any_features && !record.empty()) c.fail_foreign("tf.Example");
     if (rare) return parse_rare(record, name);
     settle();
   }
