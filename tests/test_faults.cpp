@@ -269,7 +269,7 @@ TEST_CASE("an LMDB writer killed mid-batch loses only the batch it had not commi
     CHECK(n >= 100);
     // The dead writer's lock is released: another writer goes on where it stopped.
     {
-      lmdb_writer w(db, {.batch_size = 50});
+      lmdb_writer w(db, {.batch_size = 50, .append = true});
       for (std::uint64_t i = n; i < n + 10; ++i) w.put(ordinal_key(i), value_of(i));
       w.close();
     }

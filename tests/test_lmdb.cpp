@@ -144,6 +144,58 @@ TEST_CASE("the map grows as needed, and batches survive it", "[lmdb][write]") {
   CHECK(run("mdb_stat " + (dir / "db")).find("Entries: 300") != std::string::npos);
 }
 
+TEST_CASE("a writer replaces the database it opens, unless it appends, and writes each key once",
+          "[lmdb][write]") {
+  test::temp_dir dir;
+  std::string db = dir / "db";
+  auto keys_of = [&] {
+    std::vector<std::string> keys;
+    lmdb_reader in(db);
+    std::string_view key, value;
+    while (in.next(key, value)) keys.emplace_back(key);
+    return keys;
+  };
+  {
+    lmdb_writer out(db);
+    for (const char* key : {"a", "b", "c"}) out.put(key, "old");
+    out.close();
+  }
+  {
+    // As a file writer truncates its file: the old records are gone, none mixes with the new.
+    lmdb_writer out(db);
+    out.put("x", "new");
+    out.close();
+  }
+  CHECK(keys_of() == std::vector<std::string>{"x"});
+  {
+    table_writer<bytes_holder> out("lmdb:" + db);  // the table writer too
+    out.write("y", "new");
+    out.close();
+  }
+  CHECK(keys_of() == std::vector<std::string>{"y"});
+  {
+    lmdb_writer out(db, {.append = true});  // goes on where another writer stopped
+    out.put("z", "more");
+    out.close();
+  }
+  CHECK(keys_of() == std::vector<std::string>{"y", "z"});
+  {
+    // LMDB holds one value per key: a second write of a key would lose the first record.
+    lmdb_writer out(db, {.batch_size = 2});
+    out.put("b", "1");
+    out.put("a", "2");
+    CHECK_THROWS_WITH(out.put("b", "3"), Catch::Contains("key 'b' written twice") && Catch::Contains(db));
+    out.put("c", "4");  // the writer goes on, with its batch intact
+    out.close();
+  }
+  CHECK(keys_of() == std::vector<std::string>{"a", "b", "c"});
+  CHECK(*lmdb_reader(db).get("b") == "1");
+  {
+    lmdb_writer out(db, {.append = true});
+    CHECK_THROWS_WITH(out.put("a", "again"), Catch::Contains("written twice"));
+  }
+}
+
 TEST_CASE("LMDB's rules: one environment per database, none after fork, clear errors", "[lmdb][bad]") {
   test::temp_dir dir;
   std::string db = copy_database(dir, "fashion_t10k_1000_lmdb");

@@ -71,6 +71,7 @@ struct lmdb_options {
   std::size_t initial_map_size = 1 << 20;  // liblmdb's default, as Caffe; writers grow it as needed
   unsigned max_readers = 126;
   std::size_t batch_size = 1000;  // puts per write transaction
+  bool append = false;            // a writer keeps the records there are (goes on where another stopped)
 };
 
 class lmdb_environment;
@@ -285,13 +286,18 @@ class lmdb_environment {
   int open_transactions_ = 0;  // begun and not yet ended, in this process (atomic access)
 };
 
-// Writes key/value pairs in batches, growing the map whenever it is full. close() commits
-// what is left; the destructor closes and reports instead of throwing.
+// Writes key/value pairs in batches, growing the map whenever it is full. A new writer
+// replaces what the database held, as a file writer truncates its file, so that old and new
+// records never mix (the file keeps its size: LMDB reuses its pages but never shrinks it),
+// unless lmdb_options::append keeps them. Each key is written once. close() commits what is left; the
+// destructor closes and reports instead of throwing.
 class lmdb_writer {
  public:
   explicit lmdb_writer(const std::string& path, const lmdb_options& options = {})
       : env_(lmdb_environment::open(path, false, options)),
-        batch_size_(options.batch_size ? options.batch_size : 1) {}
+        batch_size_(options.batch_size ? options.batch_size : 1) {
+    if (!options.append) empty_database();
+  }
   lmdb_writer(const lmdb_writer&) = delete;
   ~lmdb_writer() {
     try {
@@ -301,9 +307,10 @@ class lmdb_writer {
     }
   }
 
-  // Stores value under key (replacing an existing one). The batch is kept until its
-  // commit, so that it can be replayed into a larger map; data is durable once commit() or
-  // close() has returned.
+  // Stores value under key; a key written before is a usage_error (LMDB holds one value per
+  // key, and replacing it would lose a record). The batch is kept until its commit, so that
+  // it can be replayed into a larger map; data is durable once commit() or close() has
+  // returned.
   void put(std::string_view key, std::string_view value) {
     if (closed_) throw_usage_error({"lmdb_writer::put after close"});
     if (key.empty() || key.size() > static_cast<std::size_t>(mdb_env_get_maxkeysize(env_->get())))
@@ -312,6 +319,11 @@ class lmdb_writer {
     batch_.emplace_back(std::string(key), std::string(value));
     if (!txn_) begin();
     int rc = put_one(batch_.back());
+    if (rc == MDB_KEYEXIST) {  // the transaction goes on without it
+      batch_.pop_back();
+      throw_usage_error({"key '", key.substr(0, 64), "' written twice to the LMDB database '", env_->path(),
+                         "', which holds one value per key"});
+    }
     if (rc == MDB_MAP_FULL) {
       grow_and_replay();
     } else {
@@ -353,7 +365,28 @@ class lmdb_writer {
   int put_one(const std::pair<std::string, std::string>& kv) {
     MDB_val k{kv.first.size(), const_cast<char*>(kv.first.data())};
     MDB_val v{kv.second.size(), const_cast<char*>(kv.second.data())};
-    return mdb_put(txn_, env_->dbi(), &k, &v, 0);
+    return mdb_put(txn_, env_->dbi(), &k, &v, MDB_NOOVERWRITE);
+  }
+  // Drops every record the database holds, in a transaction of its own; one that is empty
+  // (new) is not written at all, so that a new database has exactly the bytes Caffe writes.
+  void empty_database() {
+    for (;;) {
+      begin();
+      MDB_stat stat;
+      int rc = mdb_stat(txn_, env_->dbi(), &stat);
+      if (rc == MDB_SUCCESS && stat.ms_entries == 0) {
+        env_->end_transaction(txn_, false);
+        return;
+      }
+      if (rc == MDB_SUCCESS) rc = mdb_drop(txn_, env_->dbi(), 0);
+      if (rc == MDB_SUCCESS)
+        rc = env_->end_transaction(txn_, true);
+      else
+        env_->end_transaction(txn_, false);
+      if (rc == MDB_SUCCESS) return;
+      if (rc != MDB_MAP_FULL) env_->check(rc, "cannot empty the database");
+      env_->set_map_size(2 * env_->map_size());
+    }
   }
   void abort_batch() {
     env_->end_transaction(txn_, false);
