@@ -73,3 +73,82 @@ TEST_CASE("the customization order is traits, members, ADL, Kaldi-style, built-i
   CHECK(w.inner.v == 'B');
   CHECK(w.tail == 513);
 }
+
+namespace custom {
+
+// A codec with only what the codec concept asks for: arithmetic values and counts, as
+// little-endian bytes. Strings, vectors and optionals get the library's defaults.
+struct minimal_codec {
+  static constexpr bool binary = true;
+  template <class T>
+  requires std::is_arithmetic_v<T>
+  static void write(writer& w, T v) {
+    char bytes[sizeof(T)];
+    store<std::endian::little>(bytes, v);
+    w.write(bytes, sizeof(T));
+  }
+  template <class T>
+  requires std::is_arithmetic_v<T>
+  static void read(reader& r, T& v) {
+    char bytes[sizeof(T)];
+    r.read_exact(bytes, sizeof(T));
+    v = load<std::endian::little, T>(bytes);
+  }
+  static void write_size(writer& w, std::uint64_t n) { write(w, static_cast<std::uint32_t>(n)); }
+  static std::uint64_t read_size(reader& r) {
+    std::uint32_t n = 0;
+    read(r, n);
+    return n;
+  }
+};
+
+struct utterance {
+  std::string text;
+  std::vector<float> pitch;
+  std::optional<int> speaker;
+  bool operator==(const utterance&) const = default;
+};
+
+}  // namespace custom
+
+static_assert(codec<custom::minimal_codec>);
+
+// Minimal indeed: none of the primitives the library supplies.
+template <class C>
+constexpr bool has_any_supplied_primitive() {
+  return requires { C::template min_value_size<int>(); }
+  || requires { C::min_size_prefix; }
+  || requires { C::min_string_size; }
+  || requires(writer & w, std::string & s) { C::write_string(w, s); }
+  || requires(reader & r, std::string & s) { C::read_string(r, s); }
+  || requires(writer & w, float* p) { C::write_array(w, p, 1); }
+  || requires(reader & r, float* p) { C::read_array(r, p, 1); };
+}
+static_assert(!has_any_supplied_primitive<custom::minimal_codec>());
+static_assert(has_any_supplied_primitive<raw_little>());
+
+TEST_CASE("a codec that only meets the concept encodes strings, vectors and optionals", "[codec][custom]") {
+  using custom::minimal_codec;
+  custom::utterance u{"hello", {1.5f, -2.0f}, 7};
+  std::string bytes = bytes_of<minimal_codec>(u);
+  // The defaults: a count then the bytes, a count then each float, a bool then the value.
+  CHECK(bytes == std::string("\5\0\0\0hello\2\0\0\0", 13) + bytes_of<raw_little>(1.5f) +
+                     bytes_of<raw_little>(-2.0f) + std::string("\1\7\0\0\0", 5));
+  CHECK(decode<minimal_codec, custom::utterance>(bytes) == u);
+  custom::utterance empty{"", {}, std::nullopt};
+  CHECK(decode<minimal_codec, custom::utterance>(bytes_of<minimal_codec>(empty)) == empty);
+  // A count is still checked against the input before anything is allocated.
+  using custom::utterance;
+  CHECK_THROWS_AS((decode<minimal_codec, utterance>(std::string("\xff\xff\xff\x7f", 4))), format_error);
+  // And a table of them, through holder<T, Codec>.
+  test::temp_dir dir;
+  using minimal_holder = holder<custom::utterance, minimal_codec, minimal_codec>;
+  {
+    table_writer<minimal_holder> out("ark:" + (dir / "u.ark"));
+    out.write("u1", u);
+    out.close();
+  }
+  sequential_table_reader<minimal_holder> in("ark:" + (dir / "u.ark"));
+  REQUIRE(!in.done());
+  CHECK(in.value() == u);
+}

@@ -17,13 +17,16 @@
 
 #include <concepts>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <type_traits>
 
 TABLIO_BEGIN_NAMESPACE
 
 // A codec is a tag type naming an encoding. It provides static primitives for arithmetic
-// values, container sizes and strings; `binary` says whether Kaldi-style Write/Read members
-// are called in binary mode.
+// values and container sizes; `binary` says whether Kaldi-style Write/Read members are
+// called in binary mode. Everything else the library needs from a codec has a default (see
+// codec_primitives below).
 template <class C>
 concept codec = requires(writer& w, reader& r, std::uint64_t n, int& i) {
   { C::binary } -> std::convertible_to<bool>;
@@ -59,8 +62,8 @@ void read_sized_array(reader& r, Vector& v, std::uint64_t n, ReadArray read_arra
   }
 }
 
-// What most codecs share; a codec inherits these and defines what differs:
-// arrays element by element, strings as a size then the bytes.
+// The defaults of codec_primitives: arrays element by element, strings as a size then the
+// bytes. The built-in codecs inherit them, so that each has every primitive as a member.
 template <class Codec>
 struct codec_defaults {
   template <class T>
@@ -86,6 +89,67 @@ struct codec_defaults {
 };
 
 }  // namespace detail
+
+// What the library calls on a codec: the codec's own primitive when it defines one, otherwise
+// a default built on the concept's, so a codec that only meets the concept encodes strings,
+// containers and optionals too. A codec defines any of these to do better:
+//   min_value_size<T>()          the fewest bytes of an arithmetic T (default 1)
+//   min_size_prefix              the fewest bytes of a container's count (default 1)
+//   min_string_size              the fewest bytes of a string (default min_size_prefix)
+//   write_array / read_array     runs of arithmetic values (default: one by one)
+//   write_string / read_string   strings (default: the size, then the bytes)
+// The minimums bound what a count read from the input may claim; they must not overstate.
+template <codec C>
+struct codec_primitives {
+  template <class T>
+  static constexpr std::uint64_t min_value_size() {
+    if constexpr (requires { C::template min_value_size<T>(); })
+      return C::template min_value_size<T>();
+    else
+      return 1;
+  }
+  static constexpr std::uint64_t min_size_prefix = [] {
+    if constexpr (requires { C::min_size_prefix; })
+      return std::uint64_t{C::min_size_prefix};
+    else
+      return std::uint64_t{1};
+  }();
+  static constexpr std::uint64_t min_string_size = [] {
+    if constexpr (requires { C::min_string_size; })
+      return std::uint64_t{C::min_string_size};
+    else
+      return min_size_prefix;
+  }();
+
+  template <class T>
+  requires std::is_arithmetic_v<T>
+  static void write_array(writer& w, const T* data, std::size_t n) {
+    if constexpr (requires { C::write_array(w, data, n); })
+      C::write_array(w, data, n);
+    else
+      detail::codec_defaults<C>::write_array(w, data, n);
+  }
+  template <class T>
+  requires std::is_arithmetic_v<T>
+  static void read_array(reader& r, T* data, std::size_t n) {
+    if constexpr (requires { C::read_array(r, data, n); })
+      C::read_array(r, data, n);
+    else
+      detail::codec_defaults<C>::read_array(r, data, n);
+  }
+  static void write_string(writer& w, std::string_view s) {
+    if constexpr (requires { C::write_string(w, s); })
+      C::write_string(w, s);
+    else
+      detail::codec_defaults<C>::write_string(w, s);
+  }
+  static void read_string(reader& r, std::string& s) {
+    if constexpr (requires { C::read_string(r, s); })
+      C::read_string(r, s);
+    else
+      detail::codec_defaults<C>::read_string(r, s);
+  }
+};
 
 // Specialize for full control over how codec C encodes T (step 1 above).
 template <class C, class T>

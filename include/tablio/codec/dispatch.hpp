@@ -78,9 +78,9 @@ constexpr std::uint64_t min_encoded_size() {
   if constexpr (detail::user_customized<C, T> || kaldi_object<T>) {
     return 1;
   } else if constexpr (std::is_arithmetic_v<T>) {
-    return C::template min_value_size<T>();
+    return codec_primitives<C>::template min_value_size<T>();
   } else if constexpr (std::is_enum_v<T>) {
-    return C::template min_value_size<std::underlying_type_t<T>>();
+    return codec_primitives<C>::template min_value_size<std::underlying_type_t<T>>();
   } else if constexpr (detail::has_builtin_codec<T>) {
     return detail::max_of<std::uint64_t>(1, builtin_codec<T>::template min_size<C>());
   } else if constexpr (detail::reflectable_aggregate<T>) {
@@ -189,10 +189,8 @@ template <class C, class Container>
 void read_elements(reader& r, Container& out, std::uint64_t n) {
   using T = typename Container::value_type;
   r.check_available(n, min_encoded_size<C, T>(), "elements");
-  if constexpr (
-      std::is_arithmetic_v<T> && !std::is_same_v<T, bool> &&
-      requires(T * p) { C::read_array(r, p, std::size_t{}); } && requires { out.data(); }) {
-    read_sized_array(r, out, n, [&](T* p, std::size_t k) { C::read_array(r, p, k); });
+  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && requires { out.data(); }) {
+    read_sized_array(r, out, n, [&](T* p, std::size_t k) { codec_primitives<C>::read_array(r, p, k); });
   } else {
     out.clear();
     if constexpr (requires { out.reserve(std::size_t{}); }) out.reserve(r.reserve_hint(n, sizeof(T)));

@@ -64,7 +64,7 @@ class matrix {
   void tablio_write(writer& w, Codec) const {
     encode_to<Codec>(w, rows_);
     encode_to<Codec>(w, cols_);
-    Codec::write_array(w, data_.data(), data_.size());
+    codec_primitives<Codec>::write_array(w, data_.data(), data_.size());
   }
   template <class Codec>
   void tablio_read(reader& r, Codec) {
@@ -79,7 +79,7 @@ class matrix {
     rows_ = rows;
     cols_ = cols;
     detail::read_sized_array(r, data_, static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols),
-                             [&](T* p, std::size_t k) { Codec::read_array(r, p, k); });
+                             [&](T* p, std::size_t k) { codec_primitives<Codec>::read_array(r, p, k); });
   }
 
   // Kaldi's object bodies (after "\0B" in binary): what Matrix<T>::Write/Read do.

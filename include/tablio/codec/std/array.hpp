@@ -17,14 +17,14 @@ struct builtin_codec<std::array<T, N>> {
   template <class C>
   static void write(writer& w, const std::array<T, N>& a) {
     if constexpr (std::is_arithmetic_v<T>)
-      C::write_array(w, a.data(), N);
+      codec_primitives<C>::write_array(w, a.data(), N);
     else
       for (const auto& e : a) encode_to<C>(w, e);
   }
   template <class C>
   static void read(reader& r, std::array<T, N>& a) {
     if constexpr (std::is_arithmetic_v<T>)
-      C::read_array(r, a.data(), N);
+      codec_primitives<C>::read_array(r, a.data(), N);
     else
       for (auto& e : a) decode_from<C>(r, e);
   }

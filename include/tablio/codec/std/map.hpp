@@ -27,7 +27,7 @@ struct builtin_codec<Map, std::enable_if_t<map_like<Map>>> {
   using V = typename Map::mapped_type;
   template <class C>
   static constexpr std::uint64_t min_size() {
-    return C::min_size_prefix;
+    return codec_primitives<C>::min_size_prefix;
   }
   template <class C>
   static void write(writer& w, const Map& m) {

@@ -12,7 +12,7 @@ struct builtin_codec<std::optional<T>> {
   using is_builtin = void;
   template <class C>
   static constexpr std::uint64_t min_size() {
-    return C::template min_value_size<bool>();
+    return codec_primitives<C>::template min_value_size<bool>();
   }
   template <class C>
   static void write(writer& w, const std::optional<T>& o) {

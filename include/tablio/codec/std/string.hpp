@@ -13,15 +13,15 @@ struct builtin_codec<std::string> {
   using is_builtin = void;
   template <class C>
   static constexpr std::uint64_t min_size() {
-    return C::min_string_size;
+    return codec_primitives<C>::min_string_size;
   }
   template <class C>
   static void write(writer& w, const std::string& s) {
-    C::write_string(w, s);
+    codec_primitives<C>::write_string(w, s);
   }
   template <class C>
   static void read(reader& r, std::string& s) {
-    C::read_string(r, s);
+    codec_primitives<C>::read_string(r, s);
   }
 };
 

@@ -13,7 +13,7 @@ struct builtin_codec<std::vector<T, A>> {
   using is_builtin = void;
   template <class C>
   static constexpr std::uint64_t min_size() {
-    return C::min_size_prefix;
+    return codec_primitives<C>::min_size_prefix;
   }
 
   template <class C>
@@ -23,7 +23,7 @@ struct builtin_codec<std::vector<T, A>> {
     } else {
       C::write_size(w, v.size());
       if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-        C::write_array(w, v.data(), v.size());
+        codec_primitives<C>::write_array(w, v.data(), v.size());
       } else {
         for (const auto& e : v) encode_to<C>(w, static_cast<const T&>(e));
       }
