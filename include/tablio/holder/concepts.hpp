@@ -25,6 +25,11 @@ concept holder_type = std::default_initializable<H> &&
 // Storage shared by every holder: the value read last.
 template <class T>
 class holder_storage {
+  // Said here, where the class is made, so that it comes before the errors value_{} would give.
+  static_assert(std::default_initializable<T>,
+                "tablio: a table entry's value type needs a default constructor, since a holder reads "
+                "each value into one it made; see docs/customization.md");
+
  public:
   using value_type = T;
   value_type& value() noexcept { return value_; }
