@@ -214,8 +214,12 @@ struct basic {
       return py::cast<T>(py::float_(py::reinterpret_borrow<py::object>(h)));
     }
   }
+  // The dtype a DataLoader gives the same numbers one by one (Python's int and float become
+  // int64 and float64 tensors), so that a batch read stacked equals one collated per sample.
+  using stacked_type = std::conditional_t<std::is_same_v<T, bool>, bool,
+                                          std::conditional_t<std::is_integral_v<T>, std::int64_t, double>>;
   static py::object stack(std::vector<value_type>& values, const value_options&) {
-    py::array_t<T> out = new_array<T>({static_cast<py::ssize_t>(values.size())});
+    py::array_t<stacked_type> out = new_array<stacked_type>({static_cast<py::ssize_t>(values.size())});
     std::copy(values.begin(), values.end(), out.mutable_data());
     return std::move(out);
   }

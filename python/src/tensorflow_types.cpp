@@ -638,7 +638,7 @@ struct datum {
 
   // (images, labels): images of one shape and kind, unencoded, stacked into an (N, c, h, w)
   // array as they are read (scaled to float32 under scale=); any other batch's images as a
-  // list. Labels: an (N,) int32 array.
+  // list. Labels: an (N,) int64 array, the dtype a label alone takes in a DataLoader batch.
   class stacker {
    public:
     stacker(const value_options& o, std::size_t expected) : options_(o), expected_(expected) {
@@ -708,7 +708,7 @@ struct datum {
     }
     value_options options_;
     std::size_t expected_;
-    std::vector<std::int32_t> labels_;
+    std::vector<std::int64_t> labels_;
     image_kind kind_ = image_kind::bytes;
     image_shape shape_;
     std::vector<std::uint8_t> pixels_;

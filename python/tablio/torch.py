@@ -3,36 +3,60 @@
 TableDataset is map-style, over any table with random access. TableIterableDataset streams
 a list of tables or shards and splits them over DataLoader workers and torch.distributed
 ranks together, so that each record is delivered exactly once per epoch across the job, with
-every rank taking the same number of samples (see uneven=).
+every rank taking the same number of samples or batches (see uneven=).
+
+Which records each rank and worker reads, and in which order, is the epoch's plan
+(tablio._plan), a pure function of the tables' record counts, the seed, the epoch, the rank
+and world size, and the worker. The process that owns the DataLoader says where it runs and
+which epoch it is; its workers, started by fork, spawn or forkserver, persistent or not, read
+that from memory they share with it, and never ask torch.distributed themselves.
 
 Handles are opened lazily in the process that reads (a DataLoader worker, after fork or
 spawn): no LMDB environment, mapping or pipe is shared across a fork.
 """
 
-import itertools
 import os
-import random
+import weakref
 
 import numpy as np
 import torch
 import torch.utils.data
 
 import tablio
-from tablio import _tablio
+from tablio import _execute, _plan, _tablio
 
 __all__ = ["TableDataset", "TableIterableDataset", "to_tensors", "collate", "expand_shards"]
+
+# numpy types that torch has no dtype for, and the wider ones they become.
+_WIDER = {np.dtype(np.uint16): np.int32, np.dtype(np.uint32): np.int64}
 
 
 def to_tensors(value):
     """numpy arrays in a value (alone, in tuples, lists or dicts) as tensors, without copying
-    writable arrays (torch.from_numpy); read-only arrays (IDX views) are copied."""
+    writable arrays of a type torch has (torch.from_numpy); read-only arrays (IDX views) are
+    copied, and unsigned 16- and 32-bit numbers widened to int32 and int64."""
     return _converted(value, _tensor)
 
 
 def _tensor(array):
-    if not array.flags.writeable or not array.dtype.isnative:
-        array = np.array(array, dtype=array.dtype.newbyteorder("="))
-    return torch.from_numpy(array)
+    if not array.flags.writeable or not array.dtype.isnative or array.dtype in _WIDER:
+        array = np.array(array, dtype=_torch_dtype(array.dtype.newbyteorder("=")))
+    return _from_numpy(array)
+
+
+def _torch_dtype(dtype):
+    return _WIDER.get(dtype, dtype)
+
+
+def _from_numpy(array):
+    try:
+        return torch.from_numpy(array)
+    except TypeError:
+        if array.dtype == np.uint64:  # wider than any type torch has: int64 when it fits
+            if array.size and array.max() > np.iinfo(np.int64).max:
+                raise tablio.UsageError("uint64 values above 2**63-1 have no torch dtype") from None
+            return torch.from_numpy(array.astype(np.int64))
+        return torch.from_numpy(array.astype(_torch_dtype(array.dtype)))
 
 
 def _converted(value, tensor):
@@ -51,19 +75,27 @@ def _converted(value, tensor):
 def _read_to_tensors(value):
     """to_tensors for what a table reader returned."""
     # A reader's values (as the datasets read them: never view=True) hold arrays of their own,
-    # writable and in native byte order, so they become tensors with no check: checking each
-    # array's flags cost as much as the conversion itself.
-    return _converted(value, torch.from_numpy)
+    # writable and in native byte order, so they become tensors with no check (checking each
+    # array's flags cost as much as the conversion itself); the rare type torch lacks fails
+    # the conversion and is widened then.
+    return _converted(value, _from_numpy)
 
 
 def collate(samples):
     """DataLoader's collate_fn for dict values (Examples): each feature stacked when its
-    tensors agree in shape, else kept as a list; other values as default_collate does."""
-    if samples and isinstance(samples[0], dict):
+    tensors agree in shape, else kept as a list, with None for samples that lack it (as the
+    C++ reader's batches keep it); samples from with_keys=True give (keys, batch); other
+    values as default_collate does."""
+    if not samples:
+        return torch.utils.data.default_collate(samples)
+    first = samples[0]
+    if isinstance(first, tuple) and len(first) == 2 and isinstance(first[0], str):
+        return [key for key, _ in samples], collate([value for _, value in samples])
+    if isinstance(first, dict):
         out = {}
-        for name in samples[0]:
-            values = [s.get(name) for s in samples]
-            if all(isinstance(v, torch.Tensor) for v in values) and len({tuple(v.shape) for v in values}) == 1:
+        for name in dict.fromkeys(name for sample in samples for name in sample):
+            values = [sample.get(name) for sample in samples]
+            if all(isinstance(v, torch.Tensor) for v in values) and len({v.shape for v in values}) == 1:
                 out[name] = torch.stack(values)
             else:
                 out[name] = values
@@ -78,11 +110,54 @@ def expand_shards(rspec):
     return _tablio.table_files(rspec)
 
 
-def _distributed():
-    """(rank, world size) of torch.distributed when it is initialized, else (0, 1)."""
-    if torch.distributed.is_available() and torch.distributed.is_initialized():
-        return torch.distributed.get_rank(), torch.distributed.get_world_size()
-    return 0, 1
+def _where(rank=None, world_size=None):
+    """(rank, world size) of this process: those given, else torch.distributed's when it is
+    initialized, else the launcher's RANK and WORLD_SIZE, else (0, 1)."""
+    if (rank is None) != (world_size is None):
+        raise tablio.UsageError("give both rank= and world_size=, or neither")
+    if rank is None:
+        if torch.distributed.is_available() and torch.distributed.is_initialized():
+            rank, world_size = torch.distributed.get_rank(), torch.distributed.get_world_size()
+        elif "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+            rank, world_size = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+        else:
+            rank, world_size = 0, 1
+    if not 0 <= rank < world_size:
+        raise tablio.UsageError(f"rank {rank} is not one of world size {world_size}'s ranks")
+    return rank, world_size
+
+
+class _JobState:
+    """The epoch and where the job runs (rank, world size), as the process that owns the
+    DataLoader sets them, in memory that its workers share (after fork, spawn or forkserver):
+    persistent workers, which keep their copy of the dataset, see every set_epoch. A dataset
+    that reaches another process that is not one of its workers (pickled to a rank started by
+    torch.multiprocessing.spawn) gets a state of its own there."""
+
+    def __init__(self):
+        self._shared = torch.zeros(3, dtype=torch.int64).share_memory_()
+        self.owner = os.getpid()
+
+    def set(self, epoch, rank, world):
+        self._shared[0], self._shared[1], self._shared[2] = epoch, rank, world
+
+    def get(self):
+        epoch, rank, world = self._shared.tolist()
+        return epoch, rank, world
+
+
+# Before a fork (DataLoader workers by fork), the datasets of the forking process note where
+# it runs, as they do when pickled for spawned workers: what their workers read is then what
+# the owner knows at that moment.
+_datasets = weakref.WeakSet()
+
+
+def _before_fork():
+    for dataset in list(_datasets):
+        dataset._note_where()
+
+
+os.register_at_fork(before=_before_fork)
 
 
 class TableDataset(torch.utils.data.Dataset):
@@ -92,7 +167,9 @@ class TableDataset(torch.utils.data.Dataset):
     Works with any sampler, DistributedSampler included. dtype, scale, decode_raw and features
     as tablio.open() takes them (scale=1/255 gives a Datum's images as float tensors, converted
     in C++; features=["image_raw", "label"] reads only those of an Example). transform is
-    applied to the value (after numpy arrays become tensors).
+    applied to the value (after numpy arrays become tensors). ds[[i, j, ...]] (a BatchSampler
+    under DataLoader(batch_size=None)) gives the batch of those samples, collated. A table with
+    a repeated key is refused here, so that no index ever gives another entry's value.
     """
 
     def __init__(self, rspec, type="matrix", transform=None, dtype=None, scale=None, decode_raw=None,
@@ -116,6 +193,8 @@ class TableDataset(torch.utils.data.Dataset):
         return self._table
 
     def __getitem__(self, index):
+        if not isinstance(index, (int, np.integer)):
+            return collate(self.__getitems__(index))
         value = _read_to_tensors(self._opened()[self.keys[index]])
         return self.transform(value) if self.transform else value
 
@@ -143,128 +222,100 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     ceil(len / world_size) by repeating records from the start (fewer than world_size are
     repeated), "allow" gives the ranks what falls to them.
 
+    The rank and world size are rank= and world_size= when given, else torch.distributed's in
+    the process that owns the dataset (asked at construction, at set_epoch and when
+    DataLoader starts its workers), else the launcher's RANK and WORLD_SIZE, else (0, 1).
+
     With shuffle=True the order changes with set_epoch(e), from seed and e alone: the
     tables' order, and within each worker a shuffle buffer of shuffle_buffer records (1024
     when 0). batch_size=N yields ready batches (stacked by the C++ reader, for
-    DataLoader(batch_size=None)) instead of single values; with_keys=True yields
-    (key, value) pairs, or (keys, values) batches. dtype, scale, decode_raw and features as
-    tablio.open() takes them.
+    DataLoader(batch_size=None)) instead of single values: shuffled records, batched across
+    tables, every rank yielding the same number of batches, of which only a rank's last may be
+    short (drop_last=True drops it). with_keys=True yields (key, value) pairs, or
+    (keys, values) batches. dtype, scale, decode_raw and features as tablio.open() takes them.
     """
 
     def __init__(self, rspecs, type="matrix", shuffle=False, seed=0, shuffle_buffer=0, uneven="drop",
                  batch_size=None, transform=None, with_keys=False, dtype=None, scale=None, decode_raw=None,
-                 features=None):
-        if uneven not in ("drop", "pad", "allow"):
+                 features=None, drop_last=False, rank=None, world_size=None):
+        if uneven not in _plan.UNEVEN:
             raise tablio.UsageError(f"uneven is 'drop', 'pad' or 'allow', not '{uneven}'")
+        if batch_size is not None and batch_size < 1:
+            raise tablio.UsageError(f"batch_size is a number of records, at least 1, not {batch_size}")
         if isinstance(rspecs, str):
             rspecs = [rspecs]
         self.tables = [shard for rspec in rspecs for shard in expand_shards(rspec)]
-        self.type, self.shuffle, self.seed, self.uneven = type, shuffle, seed, uneven
-        self.shuffle_buffer = shuffle_buffer or 1024
-        self.batch_size, self.transform, self.with_keys = batch_size, transform, with_keys
+        self.type, self.batch_size, self.transform, self.with_keys = type, batch_size, transform, with_keys
+        self.plan_options = _plan.Options(shuffle=bool(shuffle), seed=seed, shuffle_buffer=shuffle_buffer or 1024,
+                                          uneven=uneven, unit=batch_size or 1, drop_last=drop_last)
         self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features}
+        self._given = (rank, world_size)
+        _where(rank, world_size)  # refuses a bad pair now
         self.epoch = 0
         self.sizes = [self._count(t) for t in self.tables]
+        self._job = _JobState()
+        self._note_where()
+        _datasets.add(self)
 
     def _count(self, rspec):
         with tablio.random_access(rspec, type=self.type, **self.options) as table:
             return len(table)
 
+    def _note_where(self):
+        """Notes the epoch and where this process runs, for its DataLoader workers; in a worker,
+        which only reads what its owner noted, nothing."""
+        if torch.utils.data.get_worker_info() is not None:
+            return
+        if os.getpid() != self._job.owner:
+            self._job = _JobState()
+        self._job.set(self.epoch, *_where(*self._given))
+
+    def _state(self):
+        """(epoch, rank, world size): as noted now in the owner, as the owner noted in a worker."""
+        self._note_where()
+        return self._job.get()
+
     def set_epoch(self, epoch):
         """Sets the epoch that the next iteration reads: its order comes from seed and epoch."""
         self.epoch = epoch
+        self._note_where()
+
+    @property
+    def shuffle(self):
+        return self.plan_options.shuffle
 
     def __len__(self):
-        """Records per rank this epoch (what each rank's DataLoader yields, in samples)."""
-        rank, world = _distributed()
-        return self._rank_range(sum(self.sizes), rank, world)[2]
+        """This rank's items in an epoch: records, or batches with batch_size (what each
+        rank's DataLoader yields)."""
+        _, rank, world = self._state()
+        return _plan.items_per_rank(self.sizes, self.plan_options, rank, world, self.batch_size)
 
-    def _rank_range(self, total, rank, world):
-        """(start, stop, count) in the epoch's record stream for a rank; stop may pass total
-        (pad), wrapping to the start."""
-        if self.uneven == "drop":
-            each = total // world
-            return rank * each, (rank + 1) * each, each
-        if self.uneven == "pad":
-            each = -(-total // world)
-            return rank * each, (rank + 1) * each, each
-        start, stop = total * rank // world, total * (rank + 1) // world
-        return start, stop, stop - start
+    def __getstate__(self):
+        self._note_where()  # pickled for spawned workers, by the process that owns the DataLoader
+        return dict(self.__dict__)
 
-    def _order(self):
-        order = list(range(len(self.tables)))
-        if self.shuffle:
-            random.Random(f"{self.seed}/{self.epoch}").shuffle(order)
-        return order
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        _datasets.add(self)
 
-    def _ranges(self):
-        """This worker's [(table, first, count)] over the epoch's stream."""
-        rank, world = _distributed()
-        info = torch.utils.data.get_worker_info()
-        worker, workers = (info.id, info.num_workers) if info else (0, 1)
-        order = self._order()
-        total = sum(self.sizes)
-        start, stop, count = self._rank_range(total, rank, world)
-        first = start + count * worker // workers
-        last = start + count * (worker + 1) // workers
-        pieces = []
-        at = first
-        while at < last and total:
-            position = at % total  # past the end: the padding wraps to the start
-            offset = 0
-            for table in order:
-                if position < offset + self.sizes[table]:
-                    take = min(last - at, offset + self.sizes[table] - position)
-                    pieces.append((table, position - offset, take))
-                    at += take
-                    break
-                offset += self.sizes[table]
-        return pieces, rank, worker
-
-    def _stream(self, pieces):
-        for table, first, count in pieces:
-            with tablio.open(self.tables[table], type=self.type, **self.options) as reader:
-                if reader.skip(first) != first:
-                    self._fewer_records(table)
-                if self.batch_size:
-                    while count > 0:
-                        keys, values = reader._batch(min(self.batch_size, count))
-                        if not keys:
-                            self._fewer_records(table)
-                        count -= len(keys)
-                        yield keys, values
-                else:
-                    taken = 0
-                    for taken, entry in enumerate(itertools.islice(reader, count), 1):
-                        yield entry
-                    if taken < count:
-                        self._fewer_records(table)
-
-    def _fewer_records(self, table):
-        """A table that shrank since it was counted would leave ranks out of step: an error."""
-        raise tablio.FormatError(f"{self.tables[table]} has fewer records than when it was counted",
-                                 self.tables[table])
+    def plan(self, worker=0, workers=1):
+        """The plan of a worker of this rank for the current epoch (tablio._plan.WorkerPlan)."""
+        epoch, rank, world = self._state()
+        return _plan.worker_plan(self.sizes, self.plan_options, epoch, rank, world, worker, workers)
 
     def __iter__(self):
-        pieces, rank, worker = self._ranges()
-        stream = self._stream(pieces)
-        if self.shuffle and not self.batch_size:
-            stream = self._shuffled(stream, random.Random(f"{self.seed}/{self.epoch}/{rank}/{worker}"))
+        info = torch.utils.data.get_worker_info()
+        plan = self.plan(*((info.id, info.num_workers) if info else (0, 1)))
         transform, with_keys = self.transform, self.with_keys
-        for key, value in stream:
+        if self.batch_size:
+            items = _execute.batches(self._open_table, self.tables, plan, self.batch_size)
+        else:
+            items = _execute.records(self._open_table, self.tables, plan)
+        for key, value in items:
             value = _read_to_tensors(value)
             if transform:
                 value = transform(value)
             yield (key, value) if with_keys else value
 
-    def _shuffled(self, stream, rng):
-        buffer = []
-        for item in stream:
-            if len(buffer) < self.shuffle_buffer:
-                buffer.append(item)
-                continue
-            i = rng.randrange(len(buffer))
-            buffer[i], item = item, buffer[i]
-            yield item
-        rng.shuffle(buffer)
-        yield from buffer
+    def _open_table(self, table):
+        return tablio.open(self.tables[table], type=self.type, **self.options)

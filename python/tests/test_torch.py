@@ -1,12 +1,16 @@
 """tablio.torch: map-style and streaming datasets, split over DataLoader workers and
-torch.distributed ranks (gloo on loopback, processes started by torch.multiprocessing), each
-record exactly once per epoch."""
+torch.distributed ranks (gloo on loopback; ranks started by torch.multiprocessing.spawn and by
+torch.distributed.run, workers by fork, spawn and forkserver), each record exactly once per
+epoch."""
 
 import collections
 import itertools
 import json
 import os
+import signal
 import socket
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -14,6 +18,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import ddp_job  # noqa: E402
 import tablio  # noqa: E402
 import tablio.torch as tt  # noqa: E402
 
@@ -77,25 +82,34 @@ def test_shard_patterns_expand_to_files(tables):
     assert len(two) == 2 and two[0].endswith("t2-00000-of-00002")
 
 
-def fake_job(monkeypatch, rank, world, worker, workers):
-    monkeypatch.setattr(tt, "_distributed", lambda: (rank, world))
+def fake_worker(monkeypatch, worker, workers):
+    """Makes the dataset believe it runs in DataLoader worker `worker` of `workers` (0: none)."""
     info = type("info", (), {"id": worker, "num_workers": workers})() if workers else None
     monkeypatch.setattr(torch.utils.data, "get_worker_info", lambda: info)
+
+
+def read_as_job(monkeypatch, make, world, workers):
+    """[keys of each rank], each rank's dataset made by make(rank, world) and read by each of
+    its workers in turn, as DataLoader would."""
+    per_rank = []
+    for rank in range(world):
+        ds, keys = make(rank, world), []
+        for worker in range(max(workers, 1)):
+            fake_worker(monkeypatch, worker, workers)
+            keys += [k for k, _ in ds]
+        fake_worker(monkeypatch, 0, 0)
+        per_rank.append(keys)
+    return per_rank
 
 
 @pytest.mark.parametrize("name", ["lmdb", "tfrecord2", "tfrecord16"])
 @pytest.mark.parametrize("uneven", ["drop", "pad", "allow"])
 def test_every_record_once_over_ranks_and_workers(monkeypatch, tables, name, uneven):
     rspec, type_, n = tables[name]
-    ds = tt.TableIterableDataset(rspec, type=type_, uneven=uneven, shuffle=True, seed=1, with_keys=True)
     for world, workers in itertools.product((1, 2, 3, 4), (0, 1, 3)):
-        per_rank = []
-        for rank in range(world):
-            keys = []
-            for worker in range(max(workers, 1)):
-                fake_job(monkeypatch, rank, world, worker, workers)
-                keys += [k for k, _ in ds]
-            per_rank.append(keys)
+        per_rank = read_as_job(monkeypatch, lambda rank, world: tt.TableIterableDataset(
+            rspec, type=type_, uneven=uneven, shuffle=True, seed=1, with_keys=True, rank=rank, world_size=world),
+            world, workers)
         check_epoch(per_rank, n, world, uneven)
 
 
@@ -112,9 +126,25 @@ def check_epoch(per_rank, n, world, uneven):
         assert len(counts) == n and set(counts.values()) == {1}
 
 
-def test_epochs_reshuffle_and_seeds_repeat(monkeypatch, tables):
+def test_where_a_rank_runs_is_given_or_the_launchers(monkeypatch, tables):
+    rspec, type_, n = tables["tfrecord16"]
+    monkeypatch.setenv("RANK", "1")
+    monkeypatch.setenv("WORLD_SIZE", "3")
+    from_launcher = tt.TableIterableDataset(rspec, type=type_, with_keys=True)
+    given = tt.TableIterableDataset(rspec, type=type_, with_keys=True, rank=2, world_size=3)
+    assert len(from_launcher) == len(given) == n // 3
+    assert [k for k, _ in from_launcher] == [f"t{i:05d}" for i in range(n // 3, 2 * (n // 3))]
+    assert [k for k, _ in given][0] == f"t{2 * (n // 3):05d}"
+    with pytest.raises(tablio.UsageError, match="both"):
+        tt.TableIterableDataset(rspec, type=type_, rank=1)
+    with pytest.raises(tablio.UsageError, match="rank 3"):
+        tt.TableIterableDataset(rspec, type=type_, rank=3, world_size=3)
+    monkeypatch.delenv("RANK")
+    assert len(tt.TableIterableDataset(rspec, type=type_)) == n  # no launcher: one process
+
+
+def test_epochs_reshuffle_and_seeds_repeat(tables):
     rspec, type_, _ = tables["lmdb"]
-    fake_job(monkeypatch, 0, 1, 0, 0)
     ds = tt.TableIterableDataset(rspec, type=type_, shuffle=True, seed=7, shuffle_buffer=16, with_keys=True)
     first = [k for k, _ in ds]
     ds.set_epoch(1)
@@ -125,13 +155,75 @@ def test_epochs_reshuffle_and_seeds_repeat(monkeypatch, tables):
     assert [k for k, _ in again] == second
 
 
-def test_batches_for_dataloader_without_batching(monkeypatch, tables):
+def test_batches_for_dataloader_without_batching(tables):
     rspec, type_, n = tables["lmdb"]
-    fake_job(monkeypatch, 0, 1, 0, 0)
     ds = tt.TableIterableDataset(rspec, type=type_, batch_size=32)
     batches = list(torch.utils.data.DataLoader(ds, batch_size=None))
     assert [len(labels) for images, labels in batches] == [32, 32, 32, 7]
     assert batches[0][0].shape == (32, 1, 4, 4)
+    assert len(ds) == 4  # batches, as DataLoader and LR schedulers count them
+    assert len(torch.utils.data.DataLoader(ds, batch_size=None)) == 4
+    dropped = tt.TableIterableDataset(rspec, type=type_, batch_size=32, drop_last=True)
+    assert len(dropped) == 3 and [len(labels) for _, labels in dropped] == [32, 32, 32]
+
+
+def test_batches_fill_across_shards_and_every_rank_yields_as_many(monkeypatch, tmp_path):
+    # 16 shards of 100 records, 3 ranks, 2 workers each, batches of 64: batches do not stop at
+    # shards' ends, and each rank yields the same number, only its last one short.
+    for s in range(16):
+        with tablio.writer(f"tfrecord:{tmp_path}/b-{s:05d}-of-00016", type="int32") as w:
+            for i in range(100):
+                w[f"{i}"] = s * 100 + i
+    for shuffle in (False, True):
+        per_rank = []
+        for rank in range(3):
+            ds = tt.TableIterableDataset(f"tfrecord:{tmp_path}/b-*-of-00016", type="int32", batch_size=64,
+                                         shuffle=shuffle, rank=rank, world_size=3)
+            sizes = []
+            values = []
+            for worker in range(2):
+                fake_worker(monkeypatch, worker, 2)
+                for batch in ds:
+                    sizes.append(len(batch))
+                    values += batch.tolist()
+            fake_worker(monkeypatch, 0, 0)
+            assert sizes[:-1] == [64] * (len(sizes) - 1) and len(sizes) == len(ds) == 9, sizes
+            per_rank.append(values)
+        everything = [v for values in per_rank for v in values]
+        assert len(everything) == len(set(everything)) == 3 * (1600 // 3)
+
+
+def test_batched_records_are_shuffled_before_they_are_batched(tables):
+    # One table (no shard order to shuffle): batches still hold shuffled records.
+    rspec, type_, n = tables["lmdb"]
+    ds = tt.TableIterableDataset(rspec, type=type_, batch_size=10, shuffle=True, shuffle_buffer=32,
+                                 with_keys=True)
+    keys = [k for batch_keys, _ in ds for k in batch_keys]
+    assert sorted(keys) == [f"d{i:05d}" for i in range(n)] and keys != sorted(keys)
+    images_and_labels = [(keys, batch) for keys, batch in ds]
+    for batch_keys, (images, labels) in images_and_labels:
+        assert labels.tolist() == [int(k[1:]) % 10 for k in batch_keys]
+    ds.set_epoch(1)
+    assert [k for batch_keys, _ in ds for k in batch_keys] != keys
+
+
+def test_labels_have_one_dtype_batched_or_collated(tables):
+    rspec, type_, n = tables["lmdb"]
+    batched = next(iter(tt.TableIterableDataset(rspec, type=type_, batch_size=8)))
+    collated = next(iter(torch.utils.data.DataLoader(tt.TableIterableDataset(rspec, type=type_), batch_size=8)))
+    mapped = next(iter(torch.utils.data.DataLoader(tt.TableDataset(rspec, type=type_), batch_size=8)))
+    for images, labels in (batched, collated, mapped):
+        assert labels.dtype == torch.int64 and images.dtype == torch.uint8
+    assert torch.equal(batched[1], collated[1]) and torch.equal(batched[0], collated[0])
+    logits = torch.zeros(8, 10, requires_grad=True)
+    torch.nn.functional.cross_entropy(logits, batched[1]).backward()  # needs int64 targets
+    numbers = f"ark:{rspec.split(':')[1]}/../numbers.ark"
+    with tablio.writer(numbers, type="int32") as w:
+        for i in range(4):
+            w[f"k{i}"] = i
+    assert next(iter(tt.TableIterableDataset(numbers, type="int32", batch_size=4))).dtype == torch.int64
+    assert next(iter(torch.utils.data.DataLoader(tt.TableIterableDataset(numbers, type="int32"),
+                                                 batch_size=4))).dtype == torch.int64
 
 
 def test_example_collate(tables):
@@ -139,6 +231,77 @@ def test_example_collate(tables):
     ds = tt.TableIterableDataset(rspec, type=type_)
     batch = next(iter(torch.utils.data.DataLoader(ds, batch_size=5, collate_fn=tt.collate)))
     assert batch["x"].shape == (5, 1)
+    # A feature the first sample lacks is kept, with None where samples lack it, as the C++
+    # batches keep it; with_keys=True samples give (keys, batch).
+    samples = [{"a": torch.tensor([1])}, {"a": torch.tensor([2]), "b": torch.tensor([5])}]
+    collated = tt.collate(samples)
+    assert collated["a"].tolist() == [[1], [2]] and collated["b"][0] is None and collated["b"][1].tolist() == [5]
+    keys, values = tt.collate([("k1", samples[0]), ("k2", samples[1])])
+    assert keys == ["k1", "k2"] and values["a"].shape == (2, 1)
+    keyed = tt.TableIterableDataset(rspec, type=type_, with_keys=True)
+    keys, values = next(iter(torch.utils.data.DataLoader(keyed, batch_size=4, collate_fn=tt.collate)))
+    assert len(keys) == 4 and values["x"].shape == (4, 1)
+
+
+def test_tensors_of_types_torch_lacks_are_widened(tmp_path):
+    with tablio.writer(f"tfrecord:{tmp_path}/raw", type="example") as w:
+        for i in range(3):
+            w[str(i)] = {"u16": np.array([i, 65535], "<u2").tobytes(), "u32": np.array([i, 2**32 - 1], "<u4").tobytes()}
+    raw = {"u16": np.uint16, "u32": np.uint32}
+    sample = tt.TableDataset(f"tfrecord:{tmp_path}/raw", type="example", decode_raw=raw)[0]
+    assert sample["u16"].dtype == torch.int32 and sample["u16"].tolist() == [[0, 65535]]
+    assert sample["u32"].dtype == torch.int64 and sample["u32"].tolist() == [[0, 2**32 - 1]]
+    batch = next(iter(tt.TableIterableDataset(f"tfrecord:{tmp_path}/raw", type="example", decode_raw=raw,
+                                              batch_size=3)))
+    assert batch["u16"].dtype == torch.int32 and batch["u32"][2].tolist() == [[2, 2**32 - 1]]
+    widened = tt.to_tensors({"a": np.array([1], np.uint16), "b": np.array([7], np.uint64)})
+    assert widened["a"].dtype == torch.int32 and widened["b"].dtype == torch.int64
+    with pytest.raises(tablio.UsageError, match="uint64"):
+        tt.to_tensors(np.array([2**64 - 1], np.uint64))
+
+
+def test_a_map_style_dataset_gives_a_batch_for_a_list_of_indices(tables):
+    # DataLoader(ds, sampler=BatchSampler(...), batch_size=None) hands the dataset lists.
+    rspec, type_, n = tables["lmdb"]
+    ds = tt.TableDataset(rspec, type=type_)
+    sampler = torch.utils.data.BatchSampler(torch.utils.data.SequentialSampler(ds), batch_size=10, drop_last=False)
+    batches = list(torch.utils.data.DataLoader(ds, sampler=sampler, batch_size=None))
+    assert len(batches) == 11 and batches[0][0].shape == (10, 1, 4, 4) and batches[-1][1].tolist() == [0, 1, 2]
+    images, labels = ds[[4, 2]]
+    assert labels.tolist() == [4, 2] and torch.equal(images[0], ds[4][0])
+
+
+def test_a_table_with_a_repeated_key_makes_no_dataset(tmp_path):
+    # Random access by key cannot tell the two entries apart: refused, rather than handing
+    # out the first entry's value for the second's index.
+    with tablio.writer(f"tar:{tmp_path}/dup.tar", type="int32") as w:
+        w["a"], w["b"] = 1, 2
+        w["a"] = 3
+    with pytest.raises(tablio.FormatError, match="duplicate key 'a'"):
+        tt.TableDataset(f"tar:{tmp_path}/dup.tar", type="int32")
+    with tablio.writer(f"tfrecord,key=id:{tmp_path}/dup.tfrecord", type="example") as w:
+        w["a"] = {"x": np.array([1])}
+        w["a"] = {"x": np.array([2])}
+    with pytest.raises(tablio.FormatError, match="duplicate key 'a'"):
+        tt.TableDataset(f"tfrecord,key=id:{tmp_path}/dup.tfrecord", type="example")
+
+
+def test_persistent_workers_follow_set_epoch(tables):
+    rspec, type_, n = tables["tfrecord16"]
+    for context in ("fork", "spawn"):
+        ds = tt.TableIterableDataset(rspec, type=type_, shuffle=True, seed=3, with_keys=True)
+        loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2, persistent_workers=True,
+                                             multiprocessing_context=context)
+        orders = []
+        for epoch in range(3):
+            ds.set_epoch(epoch)
+            orders.append([k for k, _ in loader])
+        assert all(sorted(o) == sorted(orders[0]) and len(o) == n for o in orders)
+        assert len({tuple(o) for o in orders}) == 3, context
+        # the same orders as without persistent workers
+        ds.set_epoch(1)
+        fresh = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2, multiprocessing_context=context)
+        assert [k for k, _ in fresh] == orders[1]
 
 
 def test_images_as_float_tensors_converted_in_cxx(tmp_path, tables):
@@ -238,30 +401,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-def rank_main(rank, world, port, rspec, type_, workers, uneven, out):
-    torch.distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
-                                         world_size=world, timeout=__import__("datetime").timedelta(seconds=60))
-    try:
-        ds = tt.TableIterableDataset(rspec, type=type_, shuffle=True, seed=5, uneven=uneven, with_keys=True)
-        epochs = []
-        for epoch in range(2):
-            ds.set_epoch(epoch)
-            loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers,
-                                                 multiprocessing_context="fork" if workers else None)
-            keys = [key for key, _ in loader]
-            steps = torch.tensor([len(keys)])
-            torch.distributed.all_reduce(steps, op=torch.distributed.ReduceOp.MAX)  # all must agree
-            epochs.append({"keys": keys, "max_steps": int(steps)})
-        with open(f"{out}/rank{rank}.json", "w") as f:
-            json.dump(epochs, f)
-    finally:
-        torch.distributed.destroy_process_group()
-
-
-def run_job(fn, world, args):
-    """Starts world processes, bounded in time; every one is ended before returning."""
-    context = torch.multiprocessing.start_processes(fn, args=(world,) + args, nprocs=world, join=False,
-                                                    start_method="spawn")
+def launch_with_mp_spawn(world, config):
+    """Ranks as torch.multiprocessing.spawn starts them (its default start method, spawn),
+    bounded in time; every one is ended before returning."""
+    context = torch.multiprocessing.start_processes(ddp_job.run, args=(world, dict(config, port=free_port())),
+                                                    nprocs=world, join=False, start_method="spawn")
     deadline = time.monotonic() + DEADLINE
     try:
         while not context.join(timeout=1):
@@ -274,19 +418,94 @@ def run_job(fn, world, args):
             p.join(5)
 
 
-@pytest.mark.parametrize("name,world,workers,uneven", [
-    ("lmdb", 2, 0, "drop"), ("lmdb", 3, 2, "pad"), ("tfrecord2", 3, 2, "drop"),
-    ("tfrecord16", 2, 2, "pad"), ("tfrecord16", 3, 0, "drop"), ("scp", 2, 2, "drop"),
-])
-def test_distributed_epochs_deliver_each_record_once(tables, tmp_path, name, world, workers, uneven):
-    rspec, type_, n = tables[name]
-    run_job(rank_main, world, (free_port(), rspec, type_, workers, uneven, str(tmp_path)))
+def launch_with_torchrun(world, config):
+    """Ranks as PyTorch's launcher starts them: separate processes with RANK, WORLD_SIZE,
+    MASTER_ADDR and MASTER_PORT, from `python3 -m torch.distributed.run`, bounded in time.
+    --redirects and --tee name a stream each: with their default, 0, Debian's PyTorch 1.13
+    fails to start under Python 3.11 (docs/pytorch.md)."""
+    logs = os.path.join(config["out"], "logs")
+    command = [sys.executable, "-m", "torch.distributed.run", "--nnodes=1", f"--nproc_per_node={world}",
+               "--master_addr=127.0.0.1", f"--master_port={free_port()}", "--max_restarts=0",
+               "--redirects=1", "--tee=1", f"--log_dir={logs}",
+               os.path.join(os.path.dirname(__file__), "ddp_job.py"), json.dumps(config)]
+    job = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           env=dict(os.environ, OMP_NUM_THREADS="1"), text=True)
+    try:
+        output, _ = job.communicate(timeout=DEADLINE)
+    finally:
+        if job.poll() is None:  # the launcher and every rank it started
+            os.killpg(job.pid, signal.SIGKILL)
+            job.wait()
+    assert job.returncode == 0, output
+
+
+# Every pair of settings appears in some run (a pairwise covering of 3 x 2 x 2 x 2 x 2), so
+# that the job stays short: workers' start method; how ranks are launched; persistent
+# workers; batches made by DataLoader from samples or by the dataset; shuffling. Workers
+# "by default" are what a rank started by spawn gives them: spawn. The first run is 4 ranks
+# with 3 workers each over 1003 records, uneven="drop".
+MATRIX = [
+    dict(workers_by=None, ranks_by="mp.spawn", persistent=False, batching="dataset", shuffle=True,
+         world=4, workers=3, construct="before", uneven="drop"),
+    dict(workers_by="fork", ranks_by="mp.spawn", persistent=False, batching="sample", shuffle=False,
+         world=3, workers=2, construct="after", uneven="pad"),
+    dict(workers_by="fork", ranks_by="torchrun", persistent=True, batching="dataset", shuffle=True,
+         world=2, workers=2, construct="before", uneven="drop"),
+    dict(workers_by="spawn", ranks_by="torchrun", persistent=True, batching="sample", shuffle=False,
+         world=2, workers=2, construct="after", uneven="drop"),
+    dict(workers_by="forkserver", ranks_by="mp.spawn", persistent=True, batching="sample", shuffle=True,
+         world=3, workers=2, construct="after", uneven="drop"),
+    dict(workers_by="forkserver", ranks_by="torchrun", persistent=False, batching="dataset", shuffle=False,
+         world=2, workers=2, construct="before", uneven="pad"),
+]
+
+
+def matrix_id(run):
+    return "-".join([run["workers_by"] or "default", run["ranks_by"], "persistent" if run["persistent"] else
+                     "fresh", run["batching"], "shuffled" if run["shuffle"] else "ordered", f"{run['world']}x"
+                     f"{run['workers']}"])
+
+
+@pytest.fixture(scope="module")
+def shards_1003(tmp_path_factory):
+    """1003 records in 16 TFRecord shards of unequal sizes."""
+    folder = tmp_path_factory.mktemp("shards_1003")
+    key = 0
+    for s in range(16):
+        with tablio.writer(f"tfrecord,key=id:{folder}/s-{s:05d}-of-00016", type="example") as w:
+            for _ in range(62 + (s < 11)):
+                w[f"r{key:05d}"] = {"x": np.array([key])}
+                key += 1
+    assert key == 1003
+    return f"tfrecord,key=id:{folder}/s-*-of-00016"
+
+
+@pytest.mark.parametrize("run", MATRIX, ids=matrix_id)
+def test_distributed_epochs_deliver_each_record_once(shards_1003, tmp_path, run):
+    if os.environ.get("TABLIO_SANITIZED") and run["world"] * run["workers"] > 6:
+        pytest.skip("the largest job runs in the plain build: minutes under AddressSanitizer")
+    config = dict(run, rspec=shards_1003, batch=16, out=str(tmp_path))
+    world = run["world"]
+    (launch_with_mp_spawn if run["ranks_by"] == "mp.spawn" else launch_with_torchrun)(world, config)
     ranks = [json.load(open(tmp_path / f"rank{r}.json")) for r in range(world)]
+    if run["ranks_by"] == "mp.spawn" and run["workers_by"] is None:
+        assert all(r["start_method"] == "spawn" for r in ranks)  # the reported case: spawned workers
+    orders = []
     for epoch in range(2):
-        per_rank = [r[epoch]["keys"] for r in ranks]
-        check_epoch(per_rank, n, world, uneven)
-        assert all(r[epoch]["max_steps"] == len(per_rank[0]) for r in ranks)
-    assert ranks[0][0]["keys"] != ranks[0][1]["keys"]  # a new epoch, a new order
+        per_rank = [[k for step in r["epochs"][epoch]["steps"] for k in step] for r in ranks]
+        check_epoch(per_rank, 1003, world, run["uneven"])
+        steps = {len(r["epochs"][epoch]["steps"]) for r in ranks}
+        assert len(steps) == 1  # DDP's all-reduce meets every rank at every step
+        assert all(r["epochs"][epoch]["most_steps"] == r["epochs"][epoch]["fewest_steps"] for r in ranks)
+        if run["batching"] == "dataset":
+            assert all(r["epochs"][epoch]["len"] == len(r["epochs"][epoch]["steps"]) for r in ranks)
+            sizes = [len(step) for step in ranks[0]["epochs"][epoch]["steps"]]
+            assert sizes[:-1] == [16] * (len(sizes) - 1)  # batches fill across shards and workers
+        orders.append(per_rank)
+    if run["shuffle"]:
+        assert all(a != b for a, b in zip(*orders))  # a new order each epoch, on every rank
+    else:
+        assert orders[0] == orders[1]
 
 
 def test_ddp_training_example(tmp_path):
@@ -297,8 +516,6 @@ def test_ddp_training_example(tmp_path):
         pytest.skip("trained in the plain build: minutes under AddressSanitizer")
     if not os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
         pytest.skip("needs Debian's dataset-fashion-mnist")
-    import subprocess
-    import sys
     script = os.path.join(os.path.dirname(__file__), "../../examples/python/train_fashion_mnist_ddp.py")
     result = subprocess.run([sys.executable, script, "--world-size", "2", "--work", str(tmp_path), "--compare"],
                             capture_output=True, text=True, timeout=DEADLINE * 2)
