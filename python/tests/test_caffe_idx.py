@@ -190,3 +190,41 @@ def test_idx_tables(data):
     images = data / "idx" / "fashion" / "t10k-images-100-idx3-ubyte"
     keys, stacked = tablio.load(f"idx:{images}", type="bytes")
     assert len(keys) == 100
+
+
+def test_numbers_a_type_cannot_hold_are_refused_naming_the_item(tmp_path):
+    path = str(tmp_path / "floats-idx2")
+    tablio.idx.write(path, np.array([[1, -2], [3e10, 1], [2.5, 0]], np.float32))
+    table = tablio.open(f"idx:{path}", type="int-vector")
+    assert next(table)[1].tolist() == [1, -2]
+    with pytest.raises(tablio.FormatError, match="32-bit signed integers") as caught:
+        next(table)
+    assert (caught.value.path, caught.value.key, caught.value.offset) == (path, "00000001", 20)
+    assert "3.0000001e+10" in str(caught.value)
+    with pytest.raises(tablio.FormatError, match="2.5"):
+        tablio.random_access(f"idx:{path}", type="int-vector")["00000002"]
+    # The same items as float vectors, (N, D), and back.
+    keys, vectors = tablio.load(f"idx:{path}", type="vector")
+    assert keys == ["00000000", "00000001", "00000002"] and vectors.shape == (3, 2)
+    assert vectors[1].tolist() == [np.float32(3e10), 1.0]
+    with tablio.writer(f"idx:{tmp_path}/back-idx2", type="vector") as w:
+        for key, vector in zip(keys, vectors):
+            w[key] = vector
+    assert (tablio.idx.read(f"{tmp_path}/back-idx2") == np.array([[1, -2], [3e10, 1], [2.5, 0]], np.float32)).all()
+
+
+def test_an_lmdb_writer_replaces_the_database_and_writes_each_key_once(tmp_path):
+    db = f"lmdb:{tmp_path}/db"
+    image = np.zeros((1, 2, 2), np.uint8)
+    with tablio.writer(db, type="datum") as w:
+        w["old1"], w["old2"] = (image, 1), (image, 2)
+    with tablio.writer(db, type="datum") as w:
+        w["new"] = (image, 3)
+    assert tablio.random_access(db, type="datum").keys() == ["new"]  # never old and new mixed
+    w = tablio.writer(db, type="datum")
+    w["b"] = (image, 1)
+    with pytest.raises(tablio.UsageError, match="key 'b' written twice"):
+        w["b"] = (image, 2)
+    w.close()
+    table = tablio.random_access(db, type="datum")
+    assert table.keys() == ["b"] and table["b"][1] == 1

@@ -488,3 +488,25 @@ def test_shard_splits_and_concatenates_back(data, tmp_path):
     assert sum(n for _, n in by_bytes) == 4
     with pytest.raises(tablio.UsageError):
         tablio.shard(f"tfrecord:{source}", f"tfrecord:{tmp_path}/x", 2, by="lines")
+
+
+def test_another_message_types_records_are_refused_not_read_empty(tmp_path):
+    with tablio.writer(f"tfrecord:{tmp_path}/e.tfrecord", type="example") as w:
+        w["0"] = {"label": np.array([3])}
+    with pytest.raises(tablio.FormatError, match="a Caffe Datum") as caught:
+        tablio.load(f"tfrecord:{tmp_path}/e.tfrecord", type="datum")
+    assert caught.value.path == f"{tmp_path}/e.tfrecord" and caught.value.key == "00000000"
+    with tablio.writer(f"lmdb:{tmp_path}/db", type="datum") as w:
+        w["k"] = (np.zeros((1, 2, 2), np.uint8), 7)
+    for type_ in ("example", "sequence-example"):
+        with pytest.raises(tablio.FormatError, match="a tf.") as caught:
+            list(tablio.open(f"lmdb:{tmp_path}/db", type=type_))
+        assert caught.value.key == "k"
+    with pytest.raises(tablio.FormatError, match="a tf.Example"):
+        tablio.random_access(f"lmdb:{tmp_path}/db", type="example")["k"]
+    with pytest.raises(tablio.FormatError, match="a tf.Example"):
+        list(tablio.open(f"lmdb:{tmp_path}/db", type="example", view=True))
+    # An empty record is an empty message, as protobuf has it.
+    with tablio.writer(f"tfrecord:{tmp_path}/empty.tfrecord", type="bytes") as w:
+        w["0"] = b""
+    assert list(tablio.open(f"tfrecord:{tmp_path}/empty.tfrecord", type="example")) == [("00000000", {})]
