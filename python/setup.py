@@ -2,7 +2,10 @@
 with zlib and liblmdb (Debian: zlib1g-dev, liblmdb-dev) and pybind11 (pybind11-dev,
 python3-pybind11)."""
 
+import atexit
 import os
+import shutil
+import tempfile
 
 from pybind11.setup_helpers import Pybind11Extension
 from setuptools import setup
@@ -21,4 +24,10 @@ extension = Pybind11Extension(
     cxx_std=20,
     extra_compile_args=["-O2"],
 )
-setup(ext_modules=[extension])
+# pip builds in the folder it installs from: setuptools' build and egg-info folders go to a
+# folder of their own, removed at exit, so that `pip install ./python` leaves the checkout as
+# it was.
+scratch = tempfile.mkdtemp(prefix="tablio-build-")
+atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+setup(ext_modules=[extension],
+      options={"build": {"build_base": os.path.join(scratch, "build")}, "egg_info": {"egg_base": scratch}})

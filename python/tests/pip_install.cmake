@@ -1,7 +1,7 @@
 # pip installs the package from the source folder, offline, with Debian's setuptools and
 # pybind11 (no build isolation), into a folder of its own; the installed package then works.
-# pip builds in the folder it installs from: a copy of python/ beside the headers keeps the
-# source tree clean.
+# pip builds in the folder it installs from: a copy of python/ beside the headers, which must
+# be as it was afterwards.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/source)
 file(COPY ${SOURCE} ${SOURCE}/../include DESTINATION ${WORK}/source PATTERN build EXCLUDE PATTERN *.egg-info EXCLUDE)
@@ -11,6 +11,11 @@ execute_process(
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "pip install ./python failed: ${rc}")
+endif()
+# ... and leaves it as it was: no build folder, no egg-info.
+file(GLOB left RELATIVE ${WORK}/source/python ${WORK}/source/python/build ${WORK}/source/python/*.egg-info)
+if(left)
+  message(FATAL_ERROR "pip install ./python left ${left} in the source folder")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${WORK}/site ${PYTHON} ${SOURCE}/tests/smoke.py ${WORK}/site
                 WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc)
