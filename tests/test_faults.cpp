@@ -317,3 +317,26 @@ TEST_CASE("signals interrupting pipe reads and writes lose nothing", "[faults][e
   CHECK(write_and_close("ark:| gzip -c > " + (dir / "a.ark.gz"), 400) == "no error");
   CHECK(recovered_prefix("ark:gunzip -c " + (dir / "a.ark.gz") + " |") == 400);
 }
+
+TEST_CASE("a child process that drops its parent's input command leaves it to the parent", "[faults][fork]") {
+  test::temp_dir dir;
+  std::string ark = dir / "a.ark";
+  {
+    table_writer<basic_holder<std::int32_t>> out("ark:" + ark);
+    for (std::int32_t i = 0; i < 5000; ++i) out.write("k" + std::to_string(i), i);
+  }
+  sequential_table_reader<basic_holder<std::int32_t>> in("ark:cat " + ark + " |");
+  CHECK(in.value() == 0);
+  // The child closes its copy of the reader: it must neither read the rest of the command's
+  // output (the parent's) nor wait for a command that is not its child.
+  pid_t child = start_child([&]() -> int {
+    sequential_table_reader<basic_holder<std::int32_t>> inherited = std::move(in);
+    inherited.close();
+    return 0;
+  });
+  CHECK(wait_for(child) == 0);
+  std::int32_t expected = 0;
+  for (; !in.done(); in.next()) REQUIRE(in.value() == expected++);
+  CHECK(expected == 5000);
+  in.close();  // the command's exit status is the parent's to see
+}

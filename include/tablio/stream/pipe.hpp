@@ -21,15 +21,17 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace detail {
 
+// The command belongs to the process that started it: one that inherited the pipe by fork()
+// only closes its copy, never reads the rest of the output (the parent's) or waits.
 class process_pipe {
  public:
-  process_pipe(std::string command, const char* mode) : command_(std::move(command)) {
+  process_pipe(std::string command, const char* mode) : command_(std::move(command)), owner_(::getpid()) {
     std::fflush(nullptr);  // the child must not inherit and re-flush our stdio buffers
     file_ = ::popen(command_.c_str(), mode);
     if (!file_) throw_io_error(command_, errno, {"cannot start command"});
   }
   process_pipe(process_pipe&& o) noexcept
-      : command_(std::move(o.command_)), file_(std::exchange(o.file_, nullptr)) {}
+      : command_(std::move(o.command_)), file_(std::exchange(o.file_, nullptr)), owner_(o.owner_) {}
   process_pipe& operator=(process_pipe&&) = delete;
   ~process_pipe() {
     if (file_) {
@@ -48,6 +50,10 @@ class process_pipe {
   // Waits for the command and throws if it failed.
   void finish(bool drain) {
     if (!file_) return;
+    if (::getpid() != owner_) {
+      ::close(::fileno(std::exchange(file_, nullptr)));  // the FILE itself is the parent's to free
+      return;
+    }
     if (drain) {
       char buf[65536];
       while (true) {
@@ -66,6 +72,7 @@ class process_pipe {
  private:
   std::string command_;
   FILE* file_ = nullptr;
+  pid_t owner_;
 };
 
 // Blocks SIGPIPE in this thread for its lifetime and discards one raised meanwhile, so that a
