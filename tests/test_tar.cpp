@@ -210,6 +210,23 @@ TEST_CASE("members whose keys leave the archive's folder are refused unless aske
   CHECK_FALSE(parse_wspecifier("tar,unsafekeys:x"));
 }
 
+TEST_CASE("a tar file none of whose members has the extension read is an error, not an empty table",
+          "[tar][bad]") {
+  test::temp_dir dir;
+  {
+    table_writer<basic_holder<std::int32_t>> out("tar,ext=cls:" + (dir / "s.tar"));
+    out.write("a", 1);
+    out.write("b", 2);
+  }
+  CHECK_THROWS_WITH(member_lines("tar:" + (dir / "s.tar")),
+                    Catch::Contains("members named KEY.bin") && Catch::Contains("none among its 2 files") &&
+                        Catch::Contains("'a.cls'") && Catch::Contains(dir / "s.tar"));
+  CHECK(member_lines("tar,ext=cls:" + (dir / "s.tar")).size() == 2);
+  CHECK(member_lines("tar,p:" + (dir / "s.tar")).empty());  // under p, it ends the table
+  { table_writer<bytes_holder> out("tar:" + (dir / "empty.tar")); }
+  CHECK(member_lines("tar:" + (dir / "empty.tar")).empty());  // no member at all: nothing to read
+}
+
 TEST_CASE("truncated, misaligned and corrupt tar headers are errors naming file and offset", "[tar][bad]") {
   std::string good = test::read_file(test::data_path("tar/gnu-ustar.tar"));
   test::temp_dir dir;

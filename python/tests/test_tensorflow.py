@@ -510,3 +510,17 @@ def test_another_message_types_records_are_refused_not_read_empty(tmp_path):
     with tablio.writer(f"tfrecord:{tmp_path}/empty.tfrecord", type="bytes") as w:
         w["0"] = b""
     assert list(tablio.open(f"tfrecord:{tmp_path}/empty.tfrecord", type="example")) == [("00000000", {})]
+
+
+def test_a_tar_read_as_another_extension_is_an_error_not_an_empty_table(tmp_path):
+    with tablio.writer(f"tar:{tmp_path}/d.tar", type="datum") as w:
+        w["a"] = (np.zeros((1, 2, 2), np.uint8), 1)
+    assert len(tablio.load(f"tar:{tmp_path}/d.tar", type="datum")[0]) == 1
+    for type_ in ("example", "bytes", "matrix"):
+        with pytest.raises(tablio.FormatError, match="members named KEY") as caught:
+            tablio.load(f"tar:{tmp_path}/d.tar", type=type_)
+        assert "a.datum" in str(caught.value) and caught.value.path == f"{tmp_path}/d.tar"
+    assert tablio.load(f"tar,ext=datum:{tmp_path}/d.tar", type="bytes")[0] == ["a"]
+    with tablio.writer(f"tar:{tmp_path}/empty.tar", type="datum"):
+        pass
+    assert tablio.load(f"tar:{tmp_path}/empty.tar", type="example")[0] == []  # no members: empty

@@ -175,7 +175,9 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
     m.size = pax_size ? *pax_size : *size;
     m.data_offset = in.tell();
     if (auto left = in.remaining(); left && (m.size > *left || tar_padding(m.size) > *left - m.size))
-      bad_tar(in, at, {decimal(m.size), " bytes of member data and their padding"},
+      bad_tar(in, at,
+              {decimal(m.size + tar_padding(m.size)), " bytes of member data (", decimal(m.size),
+               ") and its padding to a whole block"},
               {"only ", decimal(*left), " bytes left (the archive is truncated)"});
     return true;
   }
@@ -391,13 +393,17 @@ class tar_input {
         in_.emplace(open_input(files_[next_file_], open_));
         plain_ = classify_rxfilename(files_[next_file_]) == input_kind::file;
         ++next_file_;
+        files_members_ = files_entries_ = 0;
       }
       detail::tar_member m;
       if (!detail::read_tar_member(*in_, m, scratch_)) {
+        check_some_entry();
         detail::close_and_reset(in_);
         continue;
       }
-      if (!is_entry(m) || ordinal_++ % options_.shard_count != options_.shard_index) {
+      bool entry = is_entry(m);
+      note_member(m, entry);
+      if (!entry || ordinal_++ % options_.shard_count != options_.shard_index) {
         in_->skip(m.size + detail::tar_padding(m.size));
         continue;
       }
@@ -432,6 +438,20 @@ class tar_input {
     return detail::tar_key_and_extension(m.name).second == wanted;
   }
 
+  // A file with members, none of them KEY.EXT, was read with another extension than its
+  // members have (a wrong ext=, or another value type): an error, not an empty table.
+  void note_member(const detail::tar_member& m, bool entry) {
+    if (m.type != '0' && m.type != '7') return;
+    if (files_members_++ == 0) first_member_ = m.name;
+    files_entries_ += entry;
+  }
+  void check_some_entry() {
+    if (files_members_ == 0 || files_entries_ != 0) return;
+    std::string_view wanted = options_.extension.empty() ? std::string_view("bin") : options_.extension;
+    detail::bad_tar(*in_, 0, {"members named KEY.", wanted, " (ext=EXT reads members of another extension)"},
+                    {"none among its ", decimal(files_members_), " files, such as '", first_member_, "'"});
+  }
+
   // The member's data as the entry's record; its key must be a table key.
   void describe(reader& in, const detail::tar_member& m, std::uint32_t file, entry& e) {
     std::string_view key = detail::tar_key_and_extension(m.name).first;
@@ -460,6 +480,8 @@ class tar_input {
   std::size_t next_file_ = 0;
   std::optional<reader> in_;
   bool plain_ = false;
+  std::uint64_t files_members_ = 0, files_entries_ = 0;  // of the file being read
+  std::string first_member_;
   std::uint64_t ordinal_ = 0;
   detail::lookup_reader lookup_;
   std::string scratch_, data_;
