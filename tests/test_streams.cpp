@@ -253,6 +253,30 @@ TEST_CASE("wxfilenames are classified as Kaldi classifies them", "[stream][filen
   CHECK_THROWS_WITH(open_output("f.ark:10"), Catch::Contains("invalid wxfilename"));
 }
 
+TEST_CASE("remote names: classified, refused where the network is off or libcurl is not linked",
+          "[stream][filename][remote]") {
+  CHECK(classify_rxfilename("s3://bucket/train.ark") == input_kind::remote);
+  CHECK(classify_rxfilename("https://host:8443/data/train.ark:1234") == input_kind::remote);
+  CHECK(classify_rxfilename("http://host/cat |") == input_kind::pipe);
+  CHECK(classify_wxfilename("s3://bucket/out.tfrecord") == output_kind::remote);
+  CHECK(can_open_at("s3://bucket/f.ark"));
+  CHECK_FALSE(can_open_at("s3://bucket/f.ark:10"));
+  CHECK(can_open_at("http://host:8080"));  // the port is no offset
+  CHECK(can_open_at("http://host:8080/f"));
+  offset_filename o = split_offset_filename("https://host:8443/data/train.ark:1234");
+  CHECK(o.file == "https://host:8443/data/train.ark");
+  CHECK(o.offset == 1234u);
+  CHECK_THROWS_WITH(split_offset_filename("http://host:8080"), Catch::Contains("not a file:offset"));
+  open_options offline;
+  offline.allow_network = false;
+  CHECK_THROWS_WITH(open_input("s3://b/k", offline), Catch::Contains("network access is disabled"));
+  CHECK_THROWS_WITH(open_output("https://h/k", offline), Catch::Contains("network access is disabled"));
+#if !defined(TABLIO_WITH_CURL)
+  CHECK_THROWS_WITH(open_input("s3://b/k"), Catch::Contains("link the tablio::curl CMake target"));
+  CHECK_THROWS_WITH(open_output("s3://b/k"), Catch::Contains("link the tablio::curl CMake target"));
+#endif
+}
+
 TEST_CASE("specifiers are parsed as Kaldi parses them", "[stream][specifier]") {
   auto w = parse_wspecifier("ark,scp,t,f:a.ark,a.scp");
   REQUIRE(w);

@@ -1,15 +1,21 @@
 // Kaldi's extended filenames. An rxfilename names an input: "-" (stdin), "cmd |" (a pipe),
 // "f.ark:1234" (a file at an offset) or a file. A wxfilename names an output: "-" (stdout),
-// "| cmd" (a pipe) or a file. open_input()/open_output() classify and open them; pipes can be
-// refused for names that come from untrusted input.
+// "| cmd" (a pipe) or a file. Both may also name a remote object, "http://...", "https://..."
+// or "s3://bucket/key" (an input at an offset too: "s3://bucket/f.ark:1234"), which the
+// tablio::curl component opens (stream/remote.hpp). open_input()/open_output() classify and
+// open them; pipes and remote objects can be refused for names that come from untrusted input.
 #pragma once
 
 #include <tablio/core/config.hpp>
 #include <tablio/stream/file.hpp>
+#include <tablio/stream/open_options.hpp>
 #include <tablio/stream/pipe.hpp>
 #include <tablio/stream/reader.hpp>
 #include <tablio/stream/specifier.hpp>
 #include <tablio/stream/writer.hpp>
+#if defined(TABLIO_WITH_CURL)
+#include <tablio/stream/remote.hpp>
+#endif
 
 #include <cctype>
 #include <cstdlib>
@@ -19,8 +25,13 @@
 
 TABLIO_BEGIN_NAMESPACE
 
-enum class input_kind { none, file, standard_input, pipe, offset_file };
-enum class output_kind { none, file, standard_output, pipe };
+enum class input_kind { none, file, standard_input, pipe, offset_file, remote };
+enum class output_kind { none, file, standard_output, pipe, remote };
+
+// An http://, https:// or s3:// name.
+inline bool is_remote_name(std::string_view name) noexcept {
+  return name.starts_with("http://") || name.starts_with("https://") || name.starts_with("s3://");
+}
 
 namespace detail {
 
@@ -33,12 +44,18 @@ inline bool looks_like_specifier(std::string_view name) {
          is_kaldi_specifier(name);
 }
 
-// Position of the ':' in a name ending in ":<digits>", or npos.
+// Position of the ':' in a name ending in ":<digits>", or npos. In a remote name it follows
+// the path ("http://host:8080/f.ark:1234"), never the host's port.
 inline std::size_t offset_colon(std::string_view name) {
   std::size_t i = name.size();
   if (i == 0 || !is_digit_char(name[i - 1])) return std::string_view::npos;
   while (i > 1 && is_digit_char(name[i - 1])) --i;
-  return name[i - 1] == ':' ? i - 1 : std::string_view::npos;
+  if (name[i - 1] != ':') return std::string_view::npos;
+  if (is_remote_name(name)) {
+    std::size_t path = name.find('/', name.find("://") + 3);
+    if (path == std::string_view::npos || path > i - 1) return std::string_view::npos;
+  }
+  return i - 1;
 }
 
 }  // namespace detail
@@ -47,6 +64,7 @@ inline input_kind classify_rxfilename(std::string_view name) {
   if (name.empty() || name == "-") return input_kind::standard_input;
   if (name.front() == '|') return input_kind::none;
   if (name.back() == '|') return input_kind::pipe;
+  if (is_remote_name(name)) return input_kind::remote;
   if (detail::is_space_char(name.front()) || detail::is_space_char(name.back())) return input_kind::none;
   if (detail::looks_like_specifier(name)) return input_kind::none;
   if (detail::offset_colon(name) != std::string_view::npos) return input_kind::offset_file;
@@ -59,20 +77,14 @@ inline output_kind classify_wxfilename(std::string_view name) {
   if (name.front() == '|') return output_kind::pipe;
   if (detail::is_space_char(name.front()) || detail::is_space_char(name.back()) || name.back() == '|')
     return output_kind::none;
+  if (is_remote_name(name)) return output_kind::remote;
   if (detail::looks_like_specifier(name)) return output_kind::none;
   if (detail::offset_colon(name) != std::string_view::npos) return output_kind::none;
   if (name.find('|') != std::string_view::npos) return output_kind::none;
   return output_kind::file;
 }
 
-struct open_options {
-  // Run "cmd |" and "| cmd" names as shell commands. Turn off for names from untrusted input.
-  bool allow_pipes = true;
-  // Bounds for what parsers reading this input may allocate.
-  limits parse_limits = default_limits;
-};
-
-// A file name and byte offset parsed from "file:offset".
+// A file name and byte offset parsed from "file:offset" (or a remote name's "url:offset").
 struct offset_filename {
   std::string file;
   std::uint64_t offset = 0;
@@ -90,12 +102,50 @@ inline offset_filename split_offset_filename(std::string_view name) {
   return {std::string(name.substr(0, colon)), v};
 }
 
+// Whether an input can be opened at any offset: a file or a remote object (without an offset
+// of its own).
+inline bool can_open_at(std::string_view name) {
+  input_kind k = classify_rxfilename(name);
+  return k == input_kind::file ||
+         (k == input_kind::remote && detail::offset_colon(name) == std::string_view::npos);
+}
+
 // Opens an rxfilename for reading.
 TABLIO_IMPL reader open_input(std::string_view name, const open_options& options = {});
+// Opens a file or a remote object (can_open_at) for reading from byte `offset`.
+TABLIO_IMPL reader open_input_at(std::string_view name, std::uint64_t offset,
+                                 const open_options& options = {});
 // Opens a wxfilename for writing.
 TABLIO_IMPL writer open_output(std::string_view name, const open_options& options = {});
 
+namespace detail {
+[[noreturn]] inline void no_network(std::string_view name) {
+  throw_usage_error({"network access is disabled; refusing '", name, "'"});
+}
+#if !defined(TABLIO_WITH_CURL)
+[[noreturn]] inline void needs_curl(std::string_view name) {
+  throw_usage_error({"'", name,
+                     "' is a remote object: link the tablio::curl CMake target (libcurl) to open http://, "
+                     "https:// and s3:// names"});
+}
+#endif
+}  // namespace detail
+
 #if TABLIO_HEADER_IMPLEMENTATION
+TABLIO_IMPL reader open_input_at(std::string_view name, std::uint64_t offset, const open_options& options) {
+  std::string n(name);
+  if (!can_open_at(name))
+    throw_usage_error({"'", n, "' cannot be opened at an offset: it is not a file or a remote object"});
+  if (classify_rxfilename(name) == input_kind::file)
+    return reader(file_source(n, offset), n, options.parse_limits);
+  if (!options.allow_network) detail::no_network(name);
+#if defined(TABLIO_WITH_CURL)
+  return open_remote_input(name, offset, options);
+#else
+  detail::needs_curl(name);
+#endif
+}
+
 TABLIO_IMPL reader open_input(std::string_view name, const open_options& options) {
   std::string n(name);
   switch (classify_rxfilename(name)) {
@@ -109,8 +159,14 @@ TABLIO_IMPL reader open_input(std::string_view name, const open_options& options
     }
     case input_kind::pipe: {
       if (!options.allow_pipes) throw_usage_error({"pipes are disabled; refusing input '", n, "'"});
-      std::string command = n.substr(0, n.size() - 1);
+      std::string command = n.substr(0, n.find_last_not_of(" \t", n.size() - 2) + 1);
       return reader(pipe_source(command), n, options.parse_limits);
+    }
+    case input_kind::remote: {
+      std::size_t colon = detail::offset_colon(name);
+      if (colon == std::string_view::npos) return open_input_at(name, 0, options);
+      offset_filename o = split_offset_filename(name);
+      return open_input_at(o.file, o.offset, options);
     }
     case input_kind::none:
       break;
@@ -129,6 +185,13 @@ TABLIO_IMPL writer open_output(std::string_view name, const open_options& option
       if (!options.allow_pipes) throw_usage_error({"pipes are disabled; refusing output '", n, "'"});
       return writer(pipe_sink(n.substr(1)), n);
     }
+    case output_kind::remote:
+      if (!options.allow_network) detail::no_network(name);
+#if defined(TABLIO_WITH_CURL)
+      return open_remote_output(name, options);
+#else
+      detail::needs_curl(name);
+#endif
     case output_kind::none:
       break;
   }

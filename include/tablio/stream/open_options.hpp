@@ -1,0 +1,35 @@
+// How names are opened: which kinds of name are allowed (pipes, remote objects, for names that
+// come from untrusted input), the limits parsers keep to, and how remote objects are fetched.
+#pragma once
+
+#include <tablio/core/limits.hpp>
+
+#include <cstdint>
+#include <string>
+
+TABLIO_BEGIN_NAMESPACE
+
+// Remote objects (http://, https://, s3://; the tablio::curl component).
+struct remote_options {
+  // A folder where whole objects are kept once read (cache=DIR in a specifier); empty: the
+  // environment's TABLIO_CACHE, or no cache. Processes on one machine share it.
+  std::string cache;
+  // Least recently used objects no process has open are removed past this size (bytes; 0: no
+  // limit); cache_limit=BYTES in a specifier.
+  std::uint64_t cache_limit = 0;
+  // A bundle of CA certificates for https (default: CURL_CA_BUNDLE, SSL_CERT_FILE, and for
+  // s3:// AWS_CA_BUNDLE, else the system's).
+  std::string ca_file;
+};
+
+struct open_options {
+  // Run "cmd |" and "| cmd" names as shell commands. Turn off for names from untrusted input.
+  bool allow_pipes = true;
+  // Open http://, https:// and s3:// names. Turn off for names from untrusted input.
+  bool allow_network = true;
+  // Bounds for what parsers reading this input may allocate.
+  limits parse_limits = default_limits;
+  remote_options remote;
+};
+
+TABLIO_END_NAMESPACE
