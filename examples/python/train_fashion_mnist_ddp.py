@@ -75,7 +75,10 @@ def train(rank, world, source, work, port):
     rank, world = dist.get_rank(), dist.get_world_size()
     try:
         if source == "tablio":
-            dataset = LmdbImages(make_lmdb(work) if rank == 0 else os.path.join(work, "fashion_train_lmdb"))
+            if rank == 0:
+                make_lmdb(work)
+            dist.barrier()  # the other ranks open the database once rank 0 has written all of it
+            dataset = LmdbImages(os.path.join(work, "fashion_train_lmdb"))
         else:
             import torchvision
             dataset = torchvision.datasets.FashionMNIST(os.path.join(work, "torchvision"), train=True,

@@ -4,6 +4,7 @@
 #include "binding.hpp"
 
 #include <Python.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstring>
@@ -182,24 +183,39 @@ value_options options_from(py::handle dtype, py::handle compression_method, cons
 // ---- the Python classes
 
 // What the three Python classes share: the C++ table behind them, its specifier, and use by
-// one thread at a time.
+// one thread at a time, in the process that opened it. A child process (after fork) must not
+// touch its parent's table: it shares the parent's file positions, pipes and buffers, so
+// reading would move the parent's place and closing would drain its command or write its
+// buffered bytes a second time. There it is an error to use, and dropped without a close.
 template <class Table>
 class python_table {
  public:
-  explicit python_table(std::string spec) : spec_(std::move(spec)) {}
+  explicit python_table(std::string spec) : spec_(std::move(spec)), owner_(::getpid()) {}
+  ~python_table() {
+    if (table_ && !in_owner()) (void)table_.release();  // the parent's to close, not this process's
+  }
   const std::string& spec() const { return spec_; }
   void close() {
     if (!table_) return;
+    if (!in_owner()) {
+      (void)table_.release();
+      return;
+    }
     busy_guard guard(busy_);
     auto table = std::move(table_);
     table->close();
   }
 
  protected:
+  bool in_owner() const { return ::getpid() == owner_; }
+
   // Calls f(table) for this thread alone; a UsageError when the table is closed.
   template <class F>
   decltype(auto) use(F f) {
     if (!table_) throw tablio::usage_error("the table '" + spec_ + "' is closed");
+    if (!in_owner())
+      throw tablio::usage_error("the table '" + spec_ +
+                                "' was opened in another process (before a fork): open it again in this one");
     busy_guard guard(busy_);
     return f(*table_);
   }
@@ -207,6 +223,7 @@ class python_table {
   std::string spec_;
   std::unique_ptr<Table> table_;
   bool busy_ = false;
+  pid_t owner_;
 };
 
 class sequential_reader : public python_table<sequential_base> {
@@ -337,7 +354,7 @@ class table_writer : public python_table<writer_base> {
   // A writer dropped without close() is closed here; what it could not write is a warning,
   // since a destructor cannot raise.
   ~table_writer() {
-    if (!table_) return;
+    if (!table_ || !in_owner()) return;
     try {
       table_->close();
     } catch (const std::exception& e) {
@@ -576,4 +593,6 @@ PYBIND11_MODULE(_tablio, m) {
       "table_files", [](const std::string& rspec) { return strings_to_python(tablio::table_files(rspec)); },
       py::arg("rspec"),
       "One rspecifier per file of a table whose format reads several (TFRecord, tar); else [rspec].");
+  m.def("ordinal_keys", &tablio::table_keys_are_numbers, py::arg("rspec"),
+        "Whether the table's keys are its records' numbers, counted across its files (TFRecord, IDX).");
 }

@@ -68,7 +68,7 @@ class _Pieces:
     def _fewer_records(self):
         # A table that shrank since it was counted would put ranks out of step: an error.
         name = self._names[self._table]
-        raise tablio.FormatError(f"{name} has fewer records than when it was counted", name)
+        raise tablio.FormatError(f"{name} has fewer records than when it was counted", name.split(":", 1)[-1])
 
 
 class _Reading:
@@ -152,8 +152,8 @@ class _Chunk:
 class _Pool:
     """Records read and not yet handed out. A batch of consecutive records of one chunk is a
     view of it; any other is gathered. A chunk goes when its last record has; when records
-    that linger (in a shuffle buffer) keep many chunks alive, the records left are gathered
-    into one chunk, so that memory stays a small multiple of what is left."""
+    that linger (in a shuffle buffer) keep chunks alive that hold twice as many records as are
+    left, the records left are gathered into one chunk."""
 
     def __init__(self):
         self._chunks = []
@@ -181,7 +181,7 @@ class _Pool:
             chunk.left -= len(where)
         self._chunks = [chunk for chunk in self._chunks if chunk.left]
         held, left = sum(len(c.indexes) for c in self._chunks), sum(c.left for c in self._chunks)
-        if held > 4 * max(left, 1024):
+        if held > 2 * left + 2 * len(picked):
             self._compact()
         return keys, values
 

@@ -1,18 +1,35 @@
 """The exceptions tablio raises besides OSError (for I/O, with errno and filename)."""
 
+import re
+
+# How a format error's message says where: "format error in 'PATH' at byte N (key 'K'): ...".
+_WHERE = re.compile(r"format error in '(?P<path>.*?)'(?: at byte (?P<offset>\d+))?(?: \(key '(?P<key>.*?)'\))?: "
+                    r"expected")
+
 
 class FormatError(ValueError):
     """Bytes that do not follow the format: truncated, corrupted, or beyond the limits.
 
     ``path`` is the file (or stream) name, ``offset`` the byte offset where the problem was
     found (None when unknown) and ``key`` the table key it happened under (None when unknown).
+    An error made again from its message alone (as PyTorch's DataLoader does with an error
+    raised in a worker) takes them from the message.
     """
 
     def __init__(self, message, path=None, offset=None, key=None):
         super().__init__(message)
+        if path is None and offset is None and key is None:
+            found = list(_WHERE.finditer(str(message)))
+            if found:
+                where = found[-1]
+                path, key = where["path"], where["key"]
+                offset = int(where["offset"]) if where["offset"] is not None else None
         self.path = path
         self.offset = offset
         self.key = key
+
+    def __reduce__(self):  # pickled with its place (to another process)
+        return type(self), (self.args[0] if self.args else "", self.path, self.offset, self.key)
 
 
 class DataLossError(FormatError):

@@ -15,7 +15,9 @@ Handles are opened lazily in the process that reads (a DataLoader worker, after 
 spawn): no LMDB environment, mapping or pipe is shared across a fork.
 """
 
+import operator
 import os
+import sys
 import weakref
 
 import numpy as np
@@ -82,25 +84,45 @@ def _read_to_tensors(value):
 
 
 def collate(samples):
-    """DataLoader's collate_fn for dict values (Examples): each feature stacked when its
-    tensors agree in shape, else kept as a list, with None for samples that lack it (as the
-    C++ reader's batches keep it); samples from with_keys=True give (keys, batch); other
-    values as default_collate does."""
-    if not samples:
-        return torch.utils.data.default_collate(samples)
-    first = samples[0]
-    if isinstance(first, tuple) and len(first) == 2 and isinstance(first[0], str):
-        return [key for key, _ in samples], collate([value for _, value in samples])
-    if isinstance(first, dict):
-        out = {}
-        for name in dict.fromkeys(name for sample in samples for name in sample):
-            values = [sample.get(name) for sample in samples]
-            if all(isinstance(v, torch.Tensor) for v in values) and len({v.shape for v in values}) == 1:
-                out[name] = torch.stack(values)
-            else:
-                out[name] = values
-        return out
-    return torch.utils.data.default_collate(samples)
+    """DataLoader's collate_fn for tablio's values, batching them as the C++ reader's batches
+    do: tensors of one shape and dtype stacked, others kept as a list; an Example's features
+    one by one, with None for samples that lack one (a feature the first sample lacks too);
+    bytes features of one count and length as a uint8 tensor (N, count, length); Python ints
+    and floats as int64 and float64 tensors; tuples (a Datum's image and label) field by
+    field. Samples of with_keys=True give (keys, batch)."""
+    if samples and isinstance(samples[0], tuple) and len(samples[0]) == 2 and isinstance(samples[0][0], str):
+        return [key for key, _ in samples], _collated([value for _, value in samples])
+    return _collated(list(samples))
+
+
+def _collated(values):
+    """One field's values across a batch's samples, batched."""
+    if not values or any(v is None for v in values):
+        return values
+    first = values[0]
+    if isinstance(first, torch.Tensor):
+        if all(isinstance(v, torch.Tensor) and v.shape == first.shape and v.dtype == first.dtype for v in values):
+            return torch.stack(values)
+    elif isinstance(first, dict):
+        if all(isinstance(v, dict) for v in values):
+            names = dict.fromkeys(name for v in values for name in v)
+            return {name: _collated([v.get(name) for v in values]) for name in names}
+    elif isinstance(first, tuple):
+        if all(isinstance(v, tuple) and len(v) == len(first) for v in values):
+            return tuple(_collated(list(field)) for field in zip(*values))
+    elif isinstance(first, bool):
+        if all(isinstance(v, bool) for v in values):
+            return torch.tensor(values)
+    elif isinstance(first, (int, float)):
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            return torch.tensor(values, dtype=torch.int64 if all(isinstance(v, int) for v in values) else torch.float64)
+    elif isinstance(first, list) and first and isinstance(first[0], bytes):
+        lengths = {len(b) for v in values if isinstance(v, list) for b in v if isinstance(b, bytes)}
+        if len(lengths) == 1 and all(isinstance(v, list) and len(v) == len(first) and
+                                     all(isinstance(b, bytes) for b in v) for v in values):
+            joined = b"".join(b for v in values for b in v)
+            return torch.frombuffer(bytearray(joined), dtype=torch.uint8).reshape(len(values), len(first), *lengths)
+    return values
 
 
 def expand_shards(rspec):
@@ -193,7 +215,9 @@ class TableDataset(torch.utils.data.Dataset):
         return self._table
 
     def __getitem__(self, index):
-        if not isinstance(index, (int, np.integer)):
+        try:
+            index = operator.index(index)  # an int, a numpy integer, a 0-d tensor
+        except TypeError:
             return collate(self.__getitems__(index))
         value = _read_to_tensors(self._opened()[self.keys[index]])
         return self.transform(value) if self.transform else value
@@ -244,7 +268,8 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             raise tablio.UsageError(f"batch_size is a number of records, at least 1, not {batch_size}")
         if isinstance(rspecs, str):
             rspecs = [rspecs]
-        self.tables = [shard for rspec in rspecs for shard in expand_shards(rspec)]
+        shards = [expand_shards(rspec) for rspec in rspecs]
+        self.tables = [shard for group in shards for shard in group]
         self.type, self.batch_size, self.transform, self.with_keys = type, batch_size, transform, with_keys
         self.plan_options = _plan.Options(shuffle=bool(shuffle), seed=seed, shuffle_buffer=shuffle_buffer or 1024,
                                           uneven=uneven, unit=batch_size or 1, drop_last=drop_last)
@@ -253,13 +278,26 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         _where(rank, world_size)  # refuses a bad pair now
         self.epoch = 0
         self.sizes = [self._count(t) for t in self.tables]
+        # A TFRecord table numbers its records (keys 00000000, ...) across all its files: a
+        # shard's keys go on from those of the shards before it, as they do when it is read whole.
+        self._first_ordinal = [None] * len(self.tables)
+        t = 0
+        for rspec, group in zip(rspecs, shards):
+            ordinal = 0 if _tablio.ordinal_keys(rspec) else None
+            for _ in group:
+                if ordinal is not None:
+                    self._first_ordinal[t] = ordinal
+                    ordinal += self.sizes[t]
+                t += 1
         self._job = _JobState()
         self._note_where()
         _datasets.add(self)
 
     def _count(self, rspec):
-        with tablio.random_access(rspec, type=self.type, **self.options) as table:
-            return len(table)
+        # A sequential pass that reads no value it can skip: a table read in order may repeat
+        # keys, which random access would refuse.
+        with tablio.open(rspec, type=self.type, **self.options) as table:
+            return table.skip(sys.maxsize)
 
     def _note_where(self):
         """Notes the epoch and where this process runs, for its DataLoader workers; in a worker,
@@ -318,4 +356,34 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             yield (key, value) if with_keys else value
 
     def _open_table(self, table):
-        return tablio.open(self.tables[table], type=self.type, **self.options)
+        reader = tablio.open(self.tables[table], type=self.type, **self.options)
+        first = self._first_ordinal[table]
+        return reader if first is None else _Renumbered(reader, first)
+
+
+class _Renumbered:
+    """A reader of one file of a table whose keys are record numbers: the numbers it gives go
+    on from the files before it, as the table read whole numbers them."""
+
+    def __init__(self, reader, first):
+        self._reader, self._first = reader, first
+
+    def _key(self, key):
+        return f"{int(key) + self._first:08d}"
+
+    def __next__(self):
+        key, value = next(self._reader)
+        return self._key(key), value
+
+    def __iter__(self):
+        return self
+
+    def _batch(self, n):
+        keys, values = self._reader._batch(n)
+        return [self._key(k) for k in keys], values
+
+    def skip(self, n):
+        return self._reader.skip(n)
+
+    def close(self):
+        self._reader.close()

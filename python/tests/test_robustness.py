@@ -230,7 +230,42 @@ def test_an_io_error_keeps_the_command_or_the_path(tmp_path):
     with pytest.raises(OSError) as caught:
         tablio.load("ark:exit 3 |", type="int32")
     assert "command exited with status 3" in str(caught.value) and caught.value.errno is None
-    assert caught.value.filename == "exit 3 "
+    assert caught.value.filename == "exit 3"
     with pytest.raises(OSError) as caught:
         tablio.load(f"ark:{tmp_path}/missing.ark", type="int32")
     assert caught.value.errno == errno.ENOENT and caught.value.filename == f"{tmp_path}/missing.ark"
+
+
+def test_a_child_process_leaves_its_parents_tables_alone(tmp_path):
+    # After fork, a table is the parent's: the child cannot read it (it would move the
+    # parent's place), and dropping it there neither drains the parent's command nor writes
+    # the parent's buffered bytes again.
+    archive = tmp_path / "a.ark"
+    with tablio.writer(f"ark:{archive}", type="int32") as w:
+        for i in range(5000):
+            w[f"k{i:05d}"] = i
+    reader = tablio.open(f"ark:cat {archive} |", type="int32")
+    assert next(reader) == ("k00000", 0)
+    writer = tablio.writer(f"ark:{tmp_path}/out.ark", type="int32")
+    writer["a"] = 1
+    pid = os.fork()
+    if pid == 0:  # the child: uses and drops the parent's tables
+        code = 0
+        try:
+            next(reader)
+            code = 3
+        except tablio.UsageError as e:
+            code = 0 if "another process" in str(e) else 4
+        try:
+            writer.close()
+            del reader, writer
+            gc.collect()
+        except BaseException:
+            code = 5
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    assert [v for _, v in reader] == list(range(1, 5000))  # nothing was taken from the parent
+    writer["b"] = 2
+    writer.close()
+    assert tablio.load(f"ark:{tmp_path}/out.ark", type="int32")[0] == ["a", "b"]  # written once

@@ -286,6 +286,63 @@ def test_a_table_with_a_repeated_key_makes_no_dataset(tmp_path):
         tt.TableDataset(f"tfrecord,key=id:{tmp_path}/dup.tfrecord", type="example")
 
 
+def test_collate_batches_as_the_cxx_reader_does(tmp_path):
+    # Matrices of different shapes come as a list, as batches() gives them, not an error.
+    with tablio.writer(f"ark,scp:{tmp_path}/m.ark,{tmp_path}/m.scp") as w:
+        for i in range(3):
+            w[f"u{i}"] = np.zeros((2 + i, 3), np.float32)
+    ds = tt.TableDataset(f"scp:{tmp_path}/m.scp")
+    batch = ds[[0, 1, 2]]
+    assert isinstance(batch, list) and [m.shape for m in batch] == [(2, 3), (3, 3), (4, 3)]
+    assert ds[torch.tensor(1)].shape == (3, 3) and ds[np.int64(2)].shape == (4, 3)
+    # An Example's bytes features of one count and length: uint8 (N, count, length) both ways.
+    with tablio.writer(f"tfrecord:{tmp_path}/b.tfrecord", type="example") as w:
+        for i in range(4):
+            w[str(i)] = {"raw": [bytes([i] * 5)], "label": np.array([i])}
+    per_sample = next(iter(torch.utils.data.DataLoader(tt.TableIterableDataset(f"tfrecord:{tmp_path}/b.tfrecord",
+                                                                                type="example"),
+                                                       batch_size=4, collate_fn=tt.collate)))
+    batched = next(iter(tt.TableIterableDataset(f"tfrecord:{tmp_path}/b.tfrecord", type="example", batch_size=4)))
+    for batch in (per_sample, batched):
+        assert batch["raw"].dtype == torch.uint8 and batch["raw"].shape == (4, 1, 5)
+        assert batch["label"].dtype == torch.int64 and batch["label"].shape == (4, 1)
+    assert torch.equal(per_sample["raw"], batched["raw"]) and torch.equal(per_sample["label"], batched["label"])
+    assert tt.collate([(torch.zeros(2), 1), (torch.ones(2), 2)])[1].dtype == torch.int64
+
+
+def test_streaming_takes_repeated_keys_and_numbers_records_across_shards(tmp_path):
+    # Read in order, a table may repeat a key (as Kaldi's sequential readers allow).
+    with tablio.writer(f"ark:{tmp_path}/dup.ark", type="int32") as w:
+        w["u1"], w["u2"] = 1, 2
+        w["u1"] = 3
+    ds = tt.TableIterableDataset(f"ark:{tmp_path}/dup.ark", type="int32", with_keys=True)
+    assert [(k, int(v)) for k, v in ds] == [("u1", 1), ("u2", 2), ("u1", 3)]
+    # TFRecord shards: record numbers run on across files, as when the table is read whole.
+    for s in range(3):
+        with tablio.writer(f"tfrecord:{tmp_path}/n-{s:05d}-of-00003", type="int32") as w:
+            for i in range(4):
+                w[str(i)] = 10 * s + i
+    spec = f"tfrecord:{tmp_path}/n-*-of-00003"
+    whole = [k for k, _ in tablio.open(spec, type="int32")]
+    streamed = [k for k, _ in tt.TableIterableDataset(spec, type="int32", with_keys=True)]
+    batched = [k for keys, _ in tt.TableIterableDataset(spec, type="int32", with_keys=True, batch_size=5)
+               for k in keys]
+    assert whole == streamed == batched == [f"{i:08d}" for i in range(12)]
+
+
+def test_an_error_in_a_worker_keeps_its_place(tmp_path):
+    # DataLoader makes a worker's exception again from its message: path and key stay.
+    with tablio.writer(f"tfrecord:{tmp_path}/raw.tfrecord", type="example") as w:
+        for i in range(20):
+            w[str(i)] = {"raw": [bytes(4 if i != 13 else 5)]}  # one value is no whole uint32
+    ds = tt.TableIterableDataset(f"tfrecord:{tmp_path}/raw.tfrecord", type="example",
+                                 decode_raw={"raw": np.uint32})
+    with pytest.raises(tablio.FormatError) as caught:
+        list(torch.utils.data.DataLoader(ds, batch_size=None, num_workers=1))
+    assert caught.value.path == f"tfrecord:{tmp_path}/raw.tfrecord" and caught.value.key == "00000013"
+    assert "DataLoader worker" in str(caught.value)  # the worker's traceback is still there
+
+
 def test_persistent_workers_follow_set_epoch(tables):
     rspec, type_, n = tables["tfrecord16"]
     for context in ("fork", "spawn"):
@@ -390,7 +447,7 @@ def test_a_table_that_shrank_since_it_was_counted_is_an_error(tmp_path):
     for ds in (per_sample, batched):
         with pytest.raises(tablio.FormatError, match="fewer records than when it was counted") as caught:
             list(ds)
-        assert caught.value.path == f"tfrecord:{tmp_path}/t.tfrecord"
+        assert caught.value.path == f"{tmp_path}/t.tfrecord"  # the file, not the specifier
 
 
 # ---- torch.distributed, for real

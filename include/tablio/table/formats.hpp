@@ -119,10 +119,10 @@ namespace fo = format_option;
 inline constexpr table_format builtin_formats[] = {
     {"ark", fo::script, 0, open_ark_output, open_ark_input},
     {"scp", 0, fo::key, open_scp_output, open_scp_input},
-    {"tfrecord", fo::key | fo::compression | fo::script, fo::key | fo::shard | fo::files,
+    {"tfrecord", fo::key | fo::compression | fo::script, fo::key | fo::shard | fo::files | fo::numbered_keys,
      open_tfrecord_table_output, open_tfrecord_table_input},
     {"lmdb", 0, fo::shard, open_lmdb_output, open_lmdb_input},
-    {"idx", 0, fo::shard, open_idx_output, open_idx_input},
+    {"idx", 0, fo::shard | fo::numbered_keys, open_idx_output, open_idx_input},
     {"tar", fo::extension | fo::split | fo::script, fo::extension | fo::shard | fo::files | fo::unsafe_keys,
      open_tar_output, open_tar_input},
 };

@@ -133,6 +133,14 @@ inline std::vector<std::string> table_files(std::string_view rspec) {
   return files;
 }
 
+// Whether the table's keys are its records' numbers (format_option::numbered_keys), which
+// run on across its files: the first file's last key is one less than the second's first.
+inline bool table_keys_are_numbers(std::string_view rspec) {
+  rspecifier r = require_rspecifier(rspec);
+  std::optional<table_format> format = find_format(r.format);
+  return format && (format->read_options & format_option::numbered_keys) && r.records.key_feature.empty();
+}
+
 // Splits the table rspec into n shards named after wspec (see above), read and written with
 // holder H (bytes_holder copies any record format exactly).
 template <holder_type H>

@@ -81,10 +81,12 @@ struct rspecifier {
 
 // What a format takes in a specifier besides Kaldi's options (bits of table_format's masks).
 // files (reading): its filename may name several files, each a table of its own ("a,b",
-// globs, name@16, numbered names), which table_files() lists.
+// globs, name@16, numbered names), which table_files() lists. numbered_keys (reading): its
+// keys are the records' numbers, counted across its files, unless key=NAME names a feature
+// that holds them.
 namespace format_option {
 inline constexpr unsigned key = 1, shard = 2, compression = 4, extension = 8, split = 16, script = 32,
-                          files = 64, unsafe_keys = 128;
+                          files = 64, unsafe_keys = 128, numbered_keys = 256;
 }
 
 // A format specifiers can name: what it takes, and how it opens. A format that cannot be
