@@ -1,5 +1,9 @@
+import contextlib
+import importlib.util
 import os
 import pathlib
+import shutil
+import sys
 
 import pytest
 
@@ -21,3 +25,49 @@ def in_folder(monkeypatch):
         monkeypatch.chdir(DATA / folder)
         return DATA / folder
     return enter
+
+
+# Loopback servers for the tests of remote storage (tests/remote/servers.py): nginx, s3rver
+# and a fault-injecting proxy, started by the tests that ask for them and ended after.
+
+@pytest.fixture(scope="session")
+def remote():
+    """The module tests/remote/servers.py."""
+    name = "tablio_remote_servers"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO / "tests" / "remote" / "servers.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # before running it, as dataclasses look their module up
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@pytest.fixture
+def nginx(remote, tmp_path):
+    """nginx serving an empty folder, nginx.root, over http."""
+    if not os.access("/usr/sbin/nginx", os.X_OK):
+        pytest.skip("nginx is not installed (/usr/sbin/nginx; Debian's nginx-light has it)")
+    (tmp_path / "www").mkdir()
+    with remote.Nginx(tmp_path / "www") as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def s3server(remote, tmp_path_factory):
+    """s3rver, for the whole session: tests make buckets of their own names."""
+    pytest.importorskip("boto3", reason="boto3 is needed to talk to s3rver")
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: s3rver runs on it")
+    try:
+        remote.install_s3rver()
+    except (OSError, RuntimeError, TimeoutError) as e:
+        pytest.skip(f"s3rver is not installed and npm could not install it: {e}")
+    with remote.S3Server(tmp_path_factory.mktemp("s3rver")) as server:
+        yield server
+
+
+@pytest.fixture
+def fault_proxy(remote):
+    """Starts FaultProxy(upstream_url, ...) for the test: fault_proxy(nginx.url)."""
+    with contextlib.ExitStack() as stack:
+        yield lambda upstream, **options: stack.enter_context(remote.FaultProxy(upstream, **options))
