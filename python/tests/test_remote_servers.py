@@ -117,9 +117,9 @@ def test_nginx_serves_https_with_a_certificate_for_127_0_0_1(remote, nginx, blob
             assert get(connect(proxy.url), "/blob.bin")[1] == blob
 
 
-def test_nginx_ends_on_exit_even_after_an_exception(remote, tmp_path):
+def test_nginx_ends_on_exit_even_after_an_exception(remote, nginx):
     with pytest.raises(KeyError):
-        with remote.Nginx(tmp_path) as server:
+        with remote.Nginx(nginx.root) as server:
             port = urllib.parse.urlsplit(server.url).port
             socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT).close()
             raise KeyError
