@@ -8,6 +8,7 @@
 //
 // --digest-after N: from record N on, lists longer than 64 values are printed as a count and
 // the SHA-256 of their little-endian values (of each bytes value: its u64le length, then it).
+#include <tablio/core/sha256.hpp>
 #include <tablio/framing/tfrecord.hpp>
 #include <tablio/types/example.hpp>
 
@@ -20,84 +21,6 @@
 using namespace tablio;
 
 namespace {
-
-// SHA-256 (FIPS 180-4), for the digests of long lists.
-class sha256 {
- public:
-  void update(const void* data, std::size_t n) {
-    auto p = static_cast<const unsigned char*>(data);
-    total_ += n;
-    while (n > 0) {
-      std::size_t take = std::min(n, 64 - used_);
-      std::memcpy(block_ + used_, p, take);
-      used_ += take;
-      p += take;
-      n -= take;
-      if (used_ == 64) {
-        compress(block_);
-        used_ = 0;
-      }
-    }
-  }
-  std::string hex() {
-    std::uint64_t bits = total_ * 8;
-    unsigned char pad = 0x80;
-    update(&pad, 1);
-    unsigned char zero = 0;
-    while (used_ != 56) update(&zero, 1);
-    unsigned char length[8];
-    for (int i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
-    update(length, 8);
-    std::string out;
-    char digits[9];
-    for (std::uint32_t word : state_) {
-      std::snprintf(digits, sizeof digits, "%08x", word);
-      out += digits;
-    }
-    return out;
-  }
-
- private:
-  static std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-  void compress(const unsigned char* b) {
-    static constexpr std::uint32_t k[64] = {
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-    std::uint32_t w[64];
-    for (int i = 0; i < 16; ++i)
-      w[i] = std::uint32_t{b[4 * i]} << 24 | std::uint32_t{b[4 * i + 1]} << 16 |
-             std::uint32_t{b[4 * i + 2]} << 8 | b[4 * i + 3];
-    for (int i = 16; i < 64; ++i) {
-      std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-      std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    std::uint32_t v[8];
-    std::memcpy(v, state_, sizeof v);
-    for (int i = 0; i < 64; ++i) {
-      std::uint32_t s1 = rotr(v[4], 6) ^ rotr(v[4], 11) ^ rotr(v[4], 25);
-      std::uint32_t t1 = v[7] + s1 + ((v[4] & v[5]) ^ (~v[4] & v[6])) + k[i] + w[i];
-      std::uint32_t s0 = rotr(v[0], 2) ^ rotr(v[0], 13) ^ rotr(v[0], 22);
-      std::uint32_t t2 = s0 + ((v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]));
-      std::memmove(v + 1, v, 7 * sizeof(std::uint32_t));
-      v[4] += t1;
-      v[0] = t1 + t2;
-    }
-    for (int i = 0; i < 8; ++i) state_[i] += v[i];
-  }
-
-  std::uint32_t state_[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                             0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  unsigned char block_[64];
-  std::size_t used_ = 0;
-  std::uint64_t total_ = 0;
-};
 
 struct json {
   std::string out;
@@ -161,8 +84,8 @@ void print_feature(json& j, const feature& f, bool digest) {
       for (const auto& v : *b) {
         char length[8];
         store<std::endian::little>(length, static_cast<std::uint64_t>(v.size()));
-        h.update(length, 8);
-        h.update(v.data(), v.size());
+        h.update({length, 8});
+        h.update(v);
       }
       return digested("bytes_count", b->size(), "bytes_sha256", h);
     }
@@ -173,7 +96,7 @@ void print_feature(json& j, const feature& f, bool digest) {
       for (float v : *fl) {
         char le[4];
         store<std::endian::little>(le, v);
-        h.update(le, 4);
+        h.update({le, 4});
       }
       return digested("float_count", fl->size(), "float_bits_sha256", h);
     }
@@ -185,7 +108,7 @@ void print_feature(json& j, const feature& f, bool digest) {
       for (std::int64_t v : *in) {
         char le[8];
         store<std::endian::little>(le, v);
-        h.update(le, 8);
+        h.update({le, 8});
       }
       return digested("int64_count", in->size(), "int64_sha256", h);
     }
