@@ -2,7 +2,8 @@
 # its installed package is found, whichever package manager provided the library:
 #   zlib: find_package(ZLIB), which CMake's module, vcpkg and Conan all answer with ZLIB::ZLIB;
 #   lmdb: Conan writes an lmdb package (lmdb::lmdb), vcpkg's port is unofficial-lmdb
-#         (unofficial::lmdb::lmdb), and Debian's liblmdb-dev has no CMake package at all.
+#         (unofficial::lmdb::lmdb), and Debian's liblmdb-dev has no CMake package at all;
+#   curl: find_package(CURL), CMake's module or curl's own package: CURL::libcurl.
 # Each function sets OUT to whether the library was found, and leaves its target defined.
 
 function(tablio_find_zlib out)
@@ -32,6 +33,16 @@ function(tablio_find_lmdb out)
     endif()
   endif()
   if(TARGET lmdb::lmdb)
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(tablio_find_curl out)
+  find_package(CURL QUIET)
+  find_package(Threads QUIET)  # the remote layer reads ahead and uploads on threads of its own
+  if(CURL_FOUND AND Threads_FOUND)
     set(${out} TRUE PARENT_SCOPE)
   else()
     set(${out} FALSE PARENT_SCOPE)

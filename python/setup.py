@@ -1,10 +1,11 @@
 """Builds the _tablio extension from the tablio headers (../include, or TABLIO_INCLUDE_DIR),
-with zlib and liblmdb (Debian: zlib1g-dev, liblmdb-dev) and pybind11 (pybind11-dev,
-python3-pybind11)."""
+with zlib and liblmdb (Debian: zlib1g-dev, liblmdb-dev), libcurl for remote objects (Debian:
+libcurl4-openssl-dev) and pybind11 (pybind11-dev, python3-pybind11)."""
 
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 
 from pybind11.setup_helpers import Pybind11Extension
@@ -15,12 +16,25 @@ include = os.environ.get("TABLIO_INCLUDE_DIR", os.path.join(here, "..", "include
 if not os.path.exists(os.path.join(include, "tablio", "tablio.hpp")):
     raise SystemExit(f"tablio headers not found in {include}: set TABLIO_INCLUDE_DIR")
 
+sources = sorted(os.path.join("src", f) for f in os.listdir(os.path.join(here, "src")) if f.endswith(".cpp"))
+macros = [("TABLIO_WITH_ZLIB", None), ("TABLIO_WITH_LMDB", None)]
+libraries = ["z", "lmdb"]
+# Remote objects (http(s)://, s3://) with libcurl (Debian: libcurl4-openssl-dev), whose code is
+# tablio's src/remote.cpp beside the headers.
+remote = os.path.join(include, "..", "src", "remote.cpp")
+if shutil.which("curl-config") and os.path.exists(remote):
+    sources.append(os.path.relpath(remote, here))
+    macros.append(("TABLIO_WITH_CURL", None))
+    libraries.append("curl")
+else:
+    print("tablio: no libcurl (curl-config) or src/remote.cpp: remote objects are left out", file=sys.stderr)
+
 extension = Pybind11Extension(
     "tablio._tablio",
-    sorted(os.path.join("src", f) for f in os.listdir(os.path.join(here, "src")) if f.endswith(".cpp")),
+    sources,
     include_dirs=[include],
-    define_macros=[("TABLIO_WITH_ZLIB", None), ("TABLIO_WITH_LMDB", None)],
-    libraries=["z", "lmdb"],
+    define_macros=macros,
+    libraries=libraries,
     cxx_std=20,
     extra_compile_args=["-O2"],
 )

@@ -49,6 +49,7 @@ struct value_options {
   std::vector<raw_feature> decode_raw;               // type="example"
   std::optional<float> scale;                        // images as float32 times scale (Caffe's)
   bool view = false;                                 // view=True: a record's values view one buffer
+  tablio::open_options open;                         // allow_network=, allow_pipes=
 
   const raw_feature* raw(std::string_view feature) const {
     for (const raw_feature& r : decode_raw)
@@ -128,6 +129,8 @@ class writer_base {
   virtual void write(const std::string& key, py::handle value) = 0;
   virtual void flush() = 0;
   virtual void close() = 0;
+  // Gives the table up, as after an error: an object being uploaded never appears.
+  virtual void abandon() = 0;
 };
 
 // What a value type offers: a table of each kind over a specifier.

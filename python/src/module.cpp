@@ -180,6 +180,13 @@ value_options options_from(py::handle dtype, py::handle compression_method, cons
   return o;
 }
 
+// Which names a table may open: remote objects, commands.
+value_options with_access(value_options o, bool allow_network, bool allow_pipes) {
+  o.open.allow_network = allow_network;
+  o.open.allow_pipes = allow_pipes;
+  return o;
+}
+
 // ---- the Python classes
 
 // What the three Python classes share: the C++ table behind them, its specifier, and use by
@@ -229,10 +236,12 @@ class python_table {
 class sequential_reader : public python_table<sequential_base> {
  public:
   sequential_reader(std::string rspec, const std::string& type, py::handle dtype, py::handle scale,
-                    py::handle decode_raw, bool view, py::handle features)
+                    py::handle decode_raw, bool view, py::handle features, bool allow_network,
+                    bool allow_pipes)
       : python_table(std::move(rspec)), type_(type) {
     table_ = find_value_type(type).sequential(
-        spec_, options_from(dtype, py::none(), type, scale, decode_raw, view, features));
+        spec_, with_access(options_from(dtype, py::none(), type, scale, decode_raw, view, features),
+                           allow_network, allow_pipes));
   }
   py::object next() {
     return use([this](sequential_base& t) -> py::object {
@@ -277,10 +286,12 @@ class sequential_reader : public python_table<sequential_base> {
 class random_access_reader : public python_table<random_access_base> {
  public:
   random_access_reader(std::string rspec, const std::string& type, py::handle dtype, py::handle scale,
-                       py::handle decode_raw, bool view, py::handle features)
+                       py::handle decode_raw, bool view, py::handle features, bool allow_network,
+                       bool allow_pipes)
       : python_table(std::move(rspec)),
         type_(type),
-        options_(options_from(dtype, py::none(), type, scale, decode_raw, view, features)) {
+        options_(with_access(options_from(dtype, py::none(), type, scale, decode_raw, view, features),
+                             allow_network, allow_pipes)) {
     table_ = find_value_type(type).random_access(spec_, options_);
   }
   py::object get(py::handle key, py::object fallback) {
@@ -347,9 +358,11 @@ class random_access_reader : public python_table<random_access_base> {
 
 class table_writer : public python_table<writer_base> {
  public:
-  table_writer(std::string wspec, const std::string& type, py::handle dtype, py::handle compression_method)
+  table_writer(std::string wspec, const std::string& type, py::handle dtype, py::handle compression_method,
+               bool allow_network, bool allow_pipes)
       : python_table(std::move(wspec)) {
-    table_ = find_value_type(type).writer(spec_, options_from(dtype, compression_method, type));
+    table_ = find_value_type(type).writer(
+        spec_, with_access(options_from(dtype, compression_method, type), allow_network, allow_pipes));
   }
   // A writer dropped without close() is closed here; what it could not write is a warning,
   // since a destructor cannot raise.
@@ -368,6 +381,20 @@ class table_writer : public python_table<writer_base> {
   }
   void flush() {
     use([](writer_base& t) { t.flush(); });
+  }
+  // Gives the table up: an object being uploaded never appears; files keep what was written.
+  void abandon() {
+    if (!table_ || !in_owner()) return;
+    busy_guard guard(busy_);
+    auto table = std::move(table_);
+    table->abandon();
+  }
+  // A with-block's end: closed, or given up when an exception leaves the block.
+  void exit(py::handle exception_type) {
+    if (exception_type.is_none())
+      close();
+    else
+      abandon();
   }
 };
 
@@ -526,10 +553,11 @@ PYBIND11_MODULE(_tablio, m) {
   py::register_exception_translator(&translate);
 
   py::class_<sequential_reader>(m, "SequentialReader")
-      .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle>(),
+      .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle,
+                    bool, bool>(),
            py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
            py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false,
-           py::arg("features") = py::none())
+           py::arg("features") = py::none(), py::arg("allow_network") = true, py::arg("allow_pipes") = true)
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &sequential_reader::next)
       .def("_batch", &sequential_reader::batch, py::arg("n"))
@@ -543,10 +571,11 @@ PYBIND11_MODULE(_tablio, m) {
       .def("__exit__", [](sequential_reader& r, py::args) { r.close(); });
 
   py::class_<random_access_reader>(m, "RandomAccessReader")
-      .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle>(),
+      .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle,
+                    bool, bool>(),
            py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
            py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false,
-           py::arg("features") = py::none())
+           py::arg("features") = py::none(), py::arg("allow_network") = true, py::arg("allow_pipes") = true)
       .def("__getitem__", &random_access_reader::at)
       .def("get", &random_access_reader::get, py::arg("key"), py::arg("default") = py::none())
       .def("lookup", &random_access_reader::lookup, py::arg("keys"),
@@ -561,16 +590,19 @@ PYBIND11_MODULE(_tablio, m) {
       .def("__exit__", [](random_access_reader& r, py::args) { r.close(); });
 
   py::class_<table_writer>(m, "Writer")
-      .def(py::init<std::string, const std::string&, py::handle, py::handle>(), py::arg("wspec"),
+      .def(py::init<std::string, const std::string&, py::handle, py::handle, bool, bool>(), py::arg("wspec"),
            py::arg("type") = "matrix", py::arg("dtype") = py::none(),
-           py::arg("compression_method") = py::none())
+           py::arg("compression_method") = py::none(), py::arg("allow_network") = true,
+           py::arg("allow_pipes") = true)
       .def("write", &table_writer::write, py::arg("key"), py::arg("value"))
       .def("__setitem__", &table_writer::write)
       .def("flush", &table_writer::flush)
       .def("close", &table_writer::close)
+      .def("abandon", &table_writer::abandon,
+           "Gives the table up, as after an error: an object being uploaded never appears.")
       .def_property_readonly("wspec", &table_writer::spec)
       .def("__enter__", [](py::object self) { return self; })
-      .def("__exit__", [](table_writer& w, py::args) { w.close(); });
+      .def("__exit__", [](table_writer& w, py::handle type, py::handle, py::handle) { w.exit(type); });
 
   m.def("idx_read", &idx_read, py::arg("path"));
   m.def("idx_write", &idx_write, py::arg("path"), py::arg("array"));
@@ -590,7 +622,15 @@ PYBIND11_MODULE(_tablio, m) {
       py::arg("rspec"), py::arg("wspec"), py::arg("n"), py::arg("by") = "count", py::arg("type") = "bytes");
   m.def("value_types", [] { return strings_to_python(value_type_names()); });
   m.def(
-      "table_files", [](const std::string& rspec) { return strings_to_python(tablio::table_files(rspec)); },
+      "table_files",
+      [](const std::string& rspec) {
+        std::vector<std::string> files;
+        {
+          py::gil_scoped_release unlocked;  // listing a bucket is network I/O
+          files = tablio::table_files(rspec);
+        }
+        return strings_to_python(files);
+      },
       py::arg("rspec"),
       "One rspecifier per file of a table whose format reads several (TFRecord, tar); else [rspec].");
   m.def("ordinal_keys", &tablio::table_keys_are_numbers, py::arg("rspec"),

@@ -49,7 +49,7 @@ class sequential_table final : public sequential_base {
 
   sequential_table(const std::string& rspec, const value_options& options) : options_(options) {
     py::gil_scoped_release unlocked;
-    table_.open(rspec);
+    table_.open(rspec, options.open);
   }
 
   bool advance_key() override {
@@ -118,10 +118,14 @@ class random_access_table final : public random_access_base {
 
   random_access_table(const std::string& rspec, const value_options& options) : options_(options) {
     py::gil_scoped_release unlocked;
-    table_.open(rspec);
+    table_.open(rspec, options.open);
   }
 
   std::variant<py::list, std::size_t> get_all(const std::vector<std::string>& keys) override {
+    if (keys.size() > 1) {
+      py::gil_scoped_release unlocked;
+      table_.prefetch(keys);  // a batch's remote ranges, fetched at once
+    }
     if constexpr (requires(const value_type& v) { C::to_python(v, options_); }) {
       // Converted from the value the table keeps, with no copy of it first: each lookup
       // without the GIL, then its conversion (the next lookup may replace the value).
@@ -186,7 +190,7 @@ class table_writer final : public writer_base {
 
   table_writer(const std::string& wspec, const value_options& options) : options_(options) {
     py::gil_scoped_release unlocked;
-    table_.open(wspec);
+    table_.open(wspec, options.open);
   }
   void write(const std::string& key, py::handle value) override {
     value_type v = C::from_python(value, options_);
@@ -200,6 +204,10 @@ class table_writer final : public writer_base {
   void close() override {
     py::gil_scoped_release unlocked;
     table_.close();
+  }
+  void abandon() override {
+    py::gil_scoped_release unlocked;
+    table_.abandon();
   }
 
  private:

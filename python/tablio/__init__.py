@@ -46,7 +46,8 @@ def _batches(self, n):
 SequentialReader.batches = _batches
 
 
-def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False, features=None):
+def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False, features=None,
+         allow_network=True, allow_pipes=True):
     """Opens a table for reading in order: iterate it for (key, value) pairs.
 
     rspec: a Kaldi rspecifier, e.g. "ark:feats.ark", "scp:feats.scp", "ark,p:gunzip -c x.gz |",
@@ -72,21 +73,24 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
         read-only views into one buffer made for the record (bytes as memoryviews), rather
         than an object each: one allocation per record, however many features. The views
         keep the buffer alive, so they stay valid after the next record.
+    allow_network, allow_pipes: False refuses remote objects (http://, https://, s3://) or
+        commands ("cmd |"), for specifiers that come from untrusted input.
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
     Raises FormatError (with .path, .offset, .key), OSError or UsageError.
     """
-    return SequentialReader(rspec, type, dtype, scale, decode_raw, view, features)
+    return SequentialReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network, allow_pipes)
 
 
 def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False,
-                  features=None):
+                  features=None, allow_network=True, allow_pipes=True):
     """Opens a table for lookup by key: r[key] (KeyError when absent), key in r, r.get(key),
     len(r) and r.keys(); r.lookup(keys) gives the values of many keys in one call. Values are
-    copies that stay valid. dtype, scale, decode_raw, view and features as open() takes them."""
-    return RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features)
+    copies that stay valid. dtype, scale, decode_raw, view, features, allow_network and
+    allow_pipes as open() takes them."""
+    return RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network, allow_pipes)
 
 
-def writer(wspec, type="matrix", dtype=None, compression_method=None):
+def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_network=True, allow_pipes=True):
     """Opens a table for writing: w[key] = value, or w.write(key, value).
 
     wspec: a Kaldi wspecifier, e.g. "ark:out.ark", "ark,scp:out.ark,out.scp",
@@ -96,15 +100,21 @@ def writer(wspec, type="matrix", dtype=None, compression_method=None):
         the default, numpy.float32, writes them as Kaldi's BaseFloat tables do ("FM", "FV").
     compression_method: for type "matrix" or "compressed-matrix", Kaldi's CompressionMethod
         (1 to 7) to store matrices compressed, as copy-feats --compress does.
+    wspec may name an s3:// object: it is uploaded in parts as it is written and appears only
+    when close() has succeeded.
     close() raises when anything was not written (a full disk, a failed command); a writer
     that is dropped unclosed is closed then, with a RuntimeWarning instead of an exception.
+    Leaving a with-block by an exception, or abandon(), gives the table up instead: an object
+    being uploaded never appears (files keep what was written).
     """
-    return Writer(wspec, type, dtype, compression_method)
+    return Writer(wspec, type, dtype, compression_method, allow_network, allow_pipes)
 
 
-def load(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, features=None):
+def load(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, features=None, allow_network=True,
+         allow_pipes=True):
     """Reads a whole table in one call: (keys, values), values stacked as batches() stacks them."""
-    with SequentialReader(rspec, type, dtype, scale, decode_raw, False, features) as table:
+    with SequentialReader(rspec, type, dtype, scale, decode_raw, False, features, allow_network,
+                          allow_pipes) as table:
         return table._batch(_sys.maxsize)
 
 

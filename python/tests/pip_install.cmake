@@ -4,7 +4,8 @@
 # be as it was afterwards.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/source)
-file(COPY ${SOURCE} ${SOURCE}/../include DESTINATION ${WORK}/source PATTERN build EXCLUDE PATTERN *.egg-info EXCLUDE)
+file(COPY ${SOURCE} ${SOURCE}/../include ${SOURCE}/../src DESTINATION ${WORK}/source PATTERN build EXCLUDE
+     PATTERN *.egg-info EXCLUDE)
 execute_process(
   COMMAND ${PYTHON} -m pip install --no-build-isolation --no-deps --no-index --disable-pip-version-check
           --target ${WORK}/site ${WORK}/source/python

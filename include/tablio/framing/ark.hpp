@@ -78,8 +78,8 @@ class archive_reader {
   explicit archive_reader(reader in) : in_(std::move(in)) {}
   // Opens an rxfilename; a plain file can also be read at any object's offset.
   explicit archive_reader(std::string_view rxfilename, const open_options& open = {})
-      : in_(open_input(rxfilename, open)), limits_(open.parse_limits) {
-    if (classify_rxfilename(rxfilename) == input_kind::file) file_ = rxfilename;
+      : in_(open_input(rxfilename, open)), open_(open) {
+    if (can_open_at(rxfilename)) file_ = rxfilename;
   }
 
   // Reads the next key and the separator after it. Returns false at the end of the archive,
@@ -107,10 +107,11 @@ class archive_reader {
     return true;
   }
   // Points e at the object at `at` (an offset next() reported), read with a second reader so
-  // that reading in order goes on undisturbed. Needs an archive opened from a plain file.
+  // that reading in order goes on undisturbed. Needs an archive opened from a file or a
+  // remote object.
   bool read_at(const location& at, entry& e) {
     if (!seekable()) throw_usage_error({"cannot seek in archive '", in_.name(), "': it is not a plain file"});
-    if (!lookup_) lookup_.emplace(file_source(file_), file_, limits_);
+    if (!lookup_) lookup_.emplace(open_input_at(file_, at.offset, open_));
     lookup_->seek(at.offset);
     e.form = entry_form::object;
     e.object = &*lookup_;
@@ -131,8 +132,8 @@ class archive_reader {
  private:
   reader in_;
   std::uint64_t key_offset_ = 0;
-  std::string file_;  // the plain file read_at() reopens, if any
-  limits limits_;
+  std::string file_;  // the file or remote object read_at() reopens, if any
+  open_options open_;
   std::optional<reader> lookup_;
 };
 

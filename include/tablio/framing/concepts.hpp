@@ -21,6 +21,8 @@
 //           seekable()               whether read_at works for the entry next() gave last
 //           find(key, entry&), or find(key) -> std::optional<std::string_view>   keyed lookup
 //           prepare_lookups()        what find() needs, done when a random-access table opens
+//           prefetch(std::span<const std::string> keys)   keys about to be found: fetch what
+//                                    they read at once (a script into remote objects)
 //           load(entry&)             fills in an entry next() or find() left pending
 //           size()                   the number of entries
 //           options()                read_options: how a table reads it (Kaldi's s, cs, o, p)
@@ -34,6 +36,7 @@
 
 #include <tablio/core/endian.hpp>
 #include <tablio/stream/file.hpp>
+#include <tablio/stream/filename.hpp>
 #include <tablio/stream/reader.hpp>
 #include <tablio/stream/writer.hpp>
 
@@ -262,12 +265,13 @@ inline void check_shard(std::uint64_t index, std::uint64_t count) {
 namespace detail {
 // A second reader, which reads entries again at their locations in a framing's files while
 // the first reads on in order; it reopens only when the file changes.
+// Files are local or remote objects (a remote one is read by ranges).
 class lookup_reader {
  public:
-  reader& at(const std::vector<std::string>& files, const location& where, const limits& lim) {
+  reader& at(const std::vector<std::string>& files, const location& where, const open_options& open) {
     if (!in_ || file_ != where.file) {
       in_.reset();
-      in_.emplace(file_source(files.at(where.file)), files[where.file], lim);
+      in_.emplace(open_input_at(files.at(where.file), where.offset, open));
       file_ = where.file;
     }
     in_->seek(where.offset);

@@ -381,6 +381,7 @@ class idx_writer {
   }
   idx_writer(idx_writer&&) noexcept = default;
   ~idx_writer() {
+    if (detail::giving_up(uncaught_)) return;  // the output goes with its writer, given up
     try {
       close();
     } catch (const std::exception& e) {
@@ -457,6 +458,7 @@ class idx_writer {
   std::uint64_t values_per_item_ = 0;
   std::uint64_t written_ = 0;
   std::vector<char> scratch_;
+  int uncaught_ = std::uncaught_exceptions();
 };
 
 namespace detail {
@@ -477,45 +479,95 @@ struct idx_input_options {
   bool recover_unfinished = false;                 // what a killed writer left (Kaldi's p)
 };
 
+// An IDX file as a table. A local file is mapped, and a stream read whole; a remote object
+// (not compressed) is read item by item where each item is: in order it streams, and a lookup
+// fetches just its item's bytes.
 class idx_input {
  public:
   static constexpr unsigned forms = entry_forms(entry_form::array);
 
   explicit idx_input(std::string_view name, idx_input_options options = {}, const open_options& open = {})
-      : file_(std::string(name), {.recover_unfinished = options.recover_unfinished}, open),
-        next_(options.shard_index),
-        step_(options.shard_count) {
+      : name_(name), next_(options.shard_index), step_(options.shard_count) {
     detail::check_shard(options.shard_index, options.shard_count);
+    idx_read_options read{.recover_unfinished = options.recover_unfinished};
+    if (can_open_at(name) && is_remote_name(name)) {
+      reader in = open_input_at(name, 0, open);
+      if (!in.ensure(2) || detect_compression(in.window()) != compression::gzip) {
+        open_remote(std::move(in), read);
+        return;
+      }
+    }
+    file_.emplace(name_, read, open);
   }
 
   bool next(entry& e) {
-    if (next_ >= file_.size()) return false;
+    if (next_ >= size()) return false;
     describe(next_, e);
     next_ += step_;
     return true;
   }
   bool find(std::string_view key, entry& e) {
     auto i = detail::idx_index_of(key);
-    if (!i || *i >= file_.size()) return false;
+    if (!i || *i >= size()) return false;
+    if (remote_) {  // a lookup: fetch the item's bytes, no more
+      byte_range item{offset_of(*i), item_bytes_};
+      remote_->prefetch({&item, 1});
+    }
     describe(*i, e);
     return true;
   }
-  std::uint64_t size() const noexcept { return file_.size(); }
-  const std::string& name() const noexcept { return file_.name(); }
-  const idx_file& file() const noexcept { return file_; }
-  void close() {}
+  // Keys about to be found: a remote file's items are fetched at once.
+  void prefetch(std::span<const std::string> keys) {
+    if (!remote_) return;
+    std::vector<byte_range> ranges;
+    for (const std::string& key : keys)
+      if (auto i = detail::idx_index_of(key); i && *i < size())
+        ranges.push_back({offset_of(*i), item_bytes_});
+    remote_->prefetch(ranges);
+  }
+  std::uint64_t size() const noexcept { return file_ ? file_->size() : header_.items(); }
+  const std::string& name() const noexcept { return name_; }
+  const idx_header& header() const noexcept { return file_ ? file_->header() : header_; }
+  void close() { remote_.reset(); }
 
  private:
-  void describe(std::uint64_t i, entry& e) const {
-    std::span<const char> bytes = file_.item_bytes(i);
+  void open_remote(reader in, const idx_read_options& read) {
+    in.ensure(4);
+    std::size_t ndims = in.window().size() >= 4 ? static_cast<unsigned char>(in.window()[3]) : 0;
+    in.ensure(4 + 4 * ndims);
+    std::uint64_t total = in.tell() + in.remaining().value_or(0);
+    std::span<const char> head = in.window();
+    header_ = parse_idx_header(head.subspan(0, std::min<std::size_t>(head.size(), 4 + 4 * ndims)), name_,
+                               total, read);
+    item_bytes_ = static_cast<std::size_t>(header_.item_bytes());
+    item_.resize(item_bytes_);
+    remote_.emplace(std::move(in));
+  }
+  std::uint64_t offset_of(std::uint64_t i) const noexcept { return header_.size_bytes() + i * item_bytes_; }
+
+  void describe(std::uint64_t i, entry& e) {
+    std::span<const char> bytes;
+    if (file_) {
+      bytes = file_->item_bytes(i);
+    } else {
+      std::uint64_t at = offset_of(i);
+      if (remote_->tell() != at) remote_->seek(at);  // in order: the stream goes on
+      remote_->read_exact(item_.data(), item_bytes_);
+      bytes = {item_.data(), item_bytes_};
+    }
     e.key = ordinal_key(i);
     e.form = entry_form::array;
-    e.array = {element_type_of(file_.header().type), file_.header().item_dims(), bytes.data(),
-               std::endian::big};
-    e.source = file_.name();
-    e.data_offset = file_.header().size_bytes() + i * bytes.size();
+    e.array = {element_type_of(header().type), header().item_dims(), bytes.data(), std::endian::big};
+    e.source = name_;
+    e.data_offset = header().size_bytes() + i * bytes.size();
   }
-  idx_file file_;
+
+  std::string name_;
+  std::optional<idx_file> file_;  // a local file, or a stream read whole
+  std::optional<reader> remote_;  // a remote object, read item by item
+  idx_header header_;             // the remote object's
+  std::size_t item_bytes_ = 0;
+  std::vector<char> item_;
   std::uint64_t next_, step_;
 };
 

@@ -19,12 +19,15 @@
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/memory.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 TABLIO_BEGIN_NAMESPACE
@@ -169,6 +172,27 @@ inline void check_distinct_keys(const std::vector<script_entry>& entries, const 
                          {"key '", entries[i].key, "' twice"});
 }
 
+// For each entry "file:offset", the next larger offset into the same file that an entry names
+// (where its object ends, for a script of an archive or a TFRecord file), or 0.
+inline std::vector<std::uint64_t> entry_ends(const std::vector<script_entry>& entries) {
+  std::vector<std::pair<std::string_view, std::uint64_t>> at;  // (file, offset) of each entry
+  at.reserve(entries.size());
+  for (const script_entry& s : entries) {
+    std::size_t colon = offset_colon(s.rxfilename);
+    std::string_view name = s.rxfilename;
+    at.push_back(colon == std::string_view::npos
+                     ? std::pair{name, std::uint64_t{0}}
+                     : std::pair{name.substr(0, colon), split_offset_filename(name).offset});
+  }
+  std::vector<std::size_t> order(entries.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return at[a] < at[b]; });
+  std::vector<std::uint64_t> ends(entries.size(), 0);
+  for (std::size_t k = 0; k + 1 < order.size(); ++k)
+    if (at[order[k]].first == at[order[k + 1]].first) ends[order[k]] = at[order[k + 1]].second;
+  return ends;
+}
+
 // The first entry of `entries` (sorted) with `key`, or nullptr.
 inline const script_entry* find_script_entry(const std::vector<script_entry>& entries, std::string_view key) {
   std::size_t lo = 0, hi = entries.size();
@@ -229,6 +253,31 @@ class script_input {
     current_ = detail::find_script_entry(entries_, key);
     return current_ && hand_out(e);
   }
+
+  // Keys about to be looked up: the parts of files they point at are fetched now, at once (a
+  // remote object's ranges, several at a time); each part ends where the script's next offset
+  // into the same file begins, or at the file's end.
+  void prefetch(std::span<const std::string> keys) {
+    prepare_lookups();
+    if (ends_.empty()) ends_ = detail::entry_ends(entries_);
+    std::vector<std::pair<std::string, byte_range>> wanted;
+    for (const std::string& key : keys)
+      if (const script_entry* s = detail::find_script_entry(entries_, key);
+          s && detail::offset_colon(s->rxfilename) != std::string_view::npos &&
+          is_remote_name(s->rxfilename)) {
+        offset_filename o = split_offset_filename(s->rxfilename);
+        std::uint64_t end = ends_[static_cast<std::size_t>(s - entries_.data())];
+        wanted.push_back({o.file, {o.offset, end > o.offset ? end - o.offset : std::uint64_t{1} << 20}});
+      }
+    std::sort(wanted.begin(), wanted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 0; i < wanted.size();) {
+      std::size_t j = i;
+      std::vector<byte_range> ranges;
+      for (; j < wanted.size() && wanted[j].first == wanted[i].first; ++j) ranges.push_back(wanted[j].second);
+      file(wanted[i].first, ranges.front().offset).prefetch(ranges);
+      i = j;
+    }
+  }
   std::uint64_t size() {
     prepare_lookups();
     return entries_.size();
@@ -238,7 +287,7 @@ class script_input {
   void load(entry& e) {
     const script_entry& s = *current_;
     e.pending = false;
-    if (classify_rxfilename(s.rxfilename) == input_kind::offset_file) return load_at_offset(s, e);
+    if (detail::offset_colon(s.rxfilename) != std::string_view::npos) return load_at_offset(s, e);
     // A whole file or a command's output: read to its end, so that the command's exit
     // status is known before its output is trusted.
     reader in = open_input(s.rxfilename, open_);
@@ -259,7 +308,7 @@ class script_input {
 
   const std::string& name() const noexcept { return name_; }
   void close() {
-    file_.reset();
+    files_.clear();
     whole_reader_.reset();
     if (lines_) {
       auto lines = std::move(lines_);
@@ -287,31 +336,47 @@ class script_input {
     return true;
   }
 
-  // "f.ark:1234": one open file serves consecutive offsets into it (a seek, not an open).
+  // "f.ark:1234", "s3://bucket/f.ark:1234": an open file serves offsets into it (a seek, not an
+  // open); a few stay open, for scripts that point into several files (shards).
+  reader& file(const std::string& name, std::uint64_t offset) {
+    auto it = std::find_if(files_.begin(), files_.end(), [&](const open_file& f) { return f.name == name; });
+    if (it == files_.end()) {
+      if (files_.size() == max_open_files) files_.erase(files_.begin());
+      files_.push_back({name, open_input_at(name, offset, open_)});
+      it = files_.end() - 1;
+    }
+    std::rotate(it, it + 1, files_.end());  // the most recently used last
+    return files_.back().in;
+  }
+
   void load_at_offset(const script_entry& s, entry& e) {
     offset_filename o = split_offset_filename(s.rxfilename);
-    if (!file_ || file_name_ != o.file) {
-      file_.reset();
-      file_.emplace(file_source(o.file), o.file, open_.parse_limits);
-      file_name_ = o.file;
+    reader& in = file(o.file, o.offset);
+    if (indexed_ && is_remote_name(o.file)) {  // a lookup: fetch the entry's bytes, no more
+      if (ends_.empty()) ends_ = detail::entry_ends(entries_);
+      std::uint64_t end = ends_[static_cast<std::size_t>(&s - entries_.data())];
+      if (end > o.offset) {
+        byte_range whole{o.offset, end - o.offset};
+        in.prefetch({&whole, 1});
+      }
     }
-    file_->seek(o.offset);
+    in.seek(o.offset);
     e.form = entry_form::record;
-    e.source = file_name_;
-    if (file_->ensure(12) && is_tfrecord_header(file_->window())) {
-      e.data_offset = file_->tell() + 12;
-      e.bytes = read_tfrecord_at(*file_, scratch_);
+    e.source = files_.back().name;
+    if (in.ensure(12) && is_tfrecord_header(in.window())) {
+      e.data_offset = in.tell() + 12;
+      e.bytes = read_tfrecord_at(in, scratch_);
       return;
     }
-    if (file_->ensure(512) && detail::is_tar_header(file_->window())) {
+    if (in.ensure(512) && detail::is_tar_header(in.window())) {
       detail::tar_member m;
-      detail::read_tar_member(*file_, m, scratch_);
+      detail::read_tar_member(in, m, scratch_);
       e.data_offset = m.data_offset;
-      e.bytes = detail::read_tar_data(*file_, m, scratch_);
+      e.bytes = detail::read_tar_data(in, m, scratch_);
       return;
     }
     e.form = entry_form::object;
-    e.object = &*file_;
+    e.object = &in;
   }
 
   std::string name_;
@@ -320,11 +385,16 @@ class script_input {
   std::optional<script_reader> lines_;
   script_entry line_;
   std::vector<script_entry> entries_;  // for lookups: the whole script, sorted
+  std::vector<std::uint64_t> ends_;    // entries_'s: where the next offset into its file is (0: none)
   bool indexed_ = false;
   std::size_t next_index_ = 0;
   const script_entry* current_ = nullptr;
-  std::optional<reader> file_;
-  std::string file_name_;
+  struct open_file {
+    std::string name;
+    reader in;
+  };
+  static constexpr std::size_t max_open_files = 8;
+  std::vector<open_file> files_;  // least recently used first
   std::string scratch_;
   std::string whole_;
   std::optional<reader> whole_reader_;

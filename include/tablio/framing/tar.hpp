@@ -378,7 +378,7 @@ class tar_input {
   }
   // `names`: a file, a comma-separated list, a glob, "name@N" or a numbered name.
   explicit tar_input(std::string_view names, tar_input_options options = {}, const open_options& open = {})
-      : name_(names), options_(std::move(options)), open_(open), files_(expand_shard_list(names)) {
+      : name_(names), options_(std::move(options)), open_(open), files_(expand_shard_list(names, open)) {
     detail::check_shard(options_.shard_index, options_.shard_count);
   }
 
@@ -391,7 +391,7 @@ class tar_input {
       if (!in_) {
         if (next_file_ == files_.size()) return false;
         in_.emplace(open_input(files_[next_file_], open_));
-        plain_ = classify_rxfilename(files_[next_file_]) == input_kind::file;
+        plain_ = can_open_at(files_[next_file_]);
         ++next_file_;
         files_members_ = files_entries_ = 0;
       }
@@ -415,7 +415,7 @@ class tar_input {
   // Whether the member next() gave last can be read again at its location (a plain file).
   bool seekable() const noexcept { return plain_; }
   bool read_at(const location& at, entry& e) {
-    reader& in = lookup_.at(files_, at, open_.parse_limits);
+    reader& in = lookup_.at(files_, at, open_);
     detail::tar_member m;
     if (!detail::read_tar_member(in, m, scratch_) || !is_entry(m))
       detail::bad_tar(in, at.offset, {"a member .", options_.extension}, {"none"});

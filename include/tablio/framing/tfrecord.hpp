@@ -299,7 +299,7 @@ class tfrecord_input {
   // `names`: a file, a comma-separated list, a glob or "name@N".
   explicit tfrecord_input(std::string_view names, tfrecord_input_options options = {},
                           const open_options& open = {})
-      : name_(names), options_(std::move(options)), open_(open), files_(expand_shard_list(names)) {
+      : name_(names), options_(std::move(options)), open_(open), files_(expand_shard_list(names, open)) {
     detail::check_shard(options_.shard_index, options_.shard_count);
   }
 
@@ -310,8 +310,9 @@ class tfrecord_input {
       if (!in_) {
         if (next_file_ == files_.size()) return false;
         reader r = open_tfrecord_input(files_[next_file_++], open_);
-        // Only a plain file can be read at an offset; an inflating stream has no known size.
-        plain_ = classify_rxfilename(files_[next_file_ - 1]) == input_kind::file && r.size_known();
+        // Only a file or a remote object can be read at an offset; an inflating stream has no
+        // known size.
+        plain_ = can_open_at(files_[next_file_ - 1]) && r.size_known();
         in_.emplace(std::move(r));
       }
       std::string_view record;
@@ -331,7 +332,7 @@ class tfrecord_input {
   // plain, uncompressed file.
   bool seekable() const noexcept { return plain_; }
   bool read_at(const location& at, entry& e) {
-    reader& in = lookup_.at(files_, at, open_.parse_limits);
+    reader& in = lookup_.at(files_, at, open_);
     describe(e, read_tfrecord_at(in, scratch_), at.file, at.offset);
     return true;
   }

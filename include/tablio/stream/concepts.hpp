@@ -15,6 +15,10 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// How an input will be read, which a source may use: a memory map advises the kernel, a remote
+// object streams ahead (sequential) or fetches ranges (random).
+enum class access_pattern { normal, sequential, random };
+
 // Reads up to n bytes into dst; returns 0 only at end of input; throws io_error on failure.
 template <class S>
 concept source = requires(S& s, char* dst, std::size_t n) {

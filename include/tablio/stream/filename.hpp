@@ -112,7 +112,8 @@ inline bool can_open_at(std::string_view name) {
 
 // Opens an rxfilename for reading.
 TABLIO_IMPL reader open_input(std::string_view name, const open_options& options = {});
-// Opens a file or a remote object (can_open_at) for reading from byte `offset`.
+// Opens a file or a remote object (can_open_at) for reading from byte `offset`, for random
+// access (reads at places a table knows: a remote object fetches ranges).
 TABLIO_IMPL reader open_input_at(std::string_view name, std::uint64_t offset,
                                  const open_options& options = {});
 // Opens a wxfilename for writing.
@@ -129,6 +130,16 @@ namespace detail {
                      "https:// and s3:// names"});
 }
 #endif
+inline reader open_remote(std::string_view name, std::uint64_t offset, access_pattern access,
+                          const open_options& options) {
+  if (!options.allow_network) no_network(name);
+#if defined(TABLIO_WITH_CURL)
+  return open_remote_input(name, offset, access, options);
+#else
+  (void)offset, (void)access;
+  needs_curl(name);
+#endif
+}
 }  // namespace detail
 
 #if TABLIO_HEADER_IMPLEMENTATION
@@ -136,14 +147,11 @@ TABLIO_IMPL reader open_input_at(std::string_view name, std::uint64_t offset, co
   std::string n(name);
   if (!can_open_at(name))
     throw_usage_error({"'", n, "' cannot be opened at an offset: it is not a file or a remote object"});
-  if (classify_rxfilename(name) == input_kind::file)
-    return reader(file_source(n, offset), n, options.parse_limits);
-  if (!options.allow_network) detail::no_network(name);
-#if defined(TABLIO_WITH_CURL)
-  return open_remote_input(name, offset, options);
-#else
-  detail::needs_curl(name);
-#endif
+  reader in = classify_rxfilename(name) == input_kind::file
+                  ? reader(file_source(n, offset), n, options.parse_limits)
+                  : detail::open_remote(name, offset, access_pattern::random, options);
+  in.seek(offset);  // refills start small, as after any seek: lookups read little
+  return in;
 }
 
 TABLIO_IMPL reader open_input(std::string_view name, const open_options& options) {
@@ -163,10 +171,10 @@ TABLIO_IMPL reader open_input(std::string_view name, const open_options& options
       return reader(pipe_source(command), n, options.parse_limits);
     }
     case input_kind::remote: {
-      std::size_t colon = detail::offset_colon(name);
-      if (colon == std::string_view::npos) return open_input_at(name, 0, options);
+      if (detail::offset_colon(name) == std::string_view::npos)
+        return detail::open_remote(name, 0, access_pattern::sequential, options);
       offset_filename o = split_offset_filename(name);
-      return open_input_at(o.file, o.offset, options);
+      return detail::open_remote(o.file, o.offset, access_pattern::sequential, options);
     }
     case input_kind::none:
       break;

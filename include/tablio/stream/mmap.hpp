@@ -3,6 +3,7 @@
 
 #include <tablio/core/error.hpp>
 #include <tablio/core/minmax.hpp>
+#include <tablio/stream/concepts.hpp>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -16,8 +17,6 @@
 #include <utility>
 
 TABLIO_BEGIN_NAMESPACE
-
-enum class access_pattern { normal, sequential, random };
 
 class mmap_source {
  public:

@@ -24,6 +24,11 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// Bytes [offset, offset + size) of an input.
+struct byte_range {
+  std::uint64_t offset = 0, size = 0;
+};
+
 // The type-erased interface the reader refills from.
 class source_base {
  public:
@@ -40,6 +45,8 @@ class source_base {
   virtual bool seek(std::uint64_t) { return false; }
   // Releases the source and reports deferred failures (a pipe command's exit status).
   virtual void close() {}
+  // Ranges about to be read, which a remote source fetches at once; others ignore it.
+  virtual void prefetch(std::span<const byte_range>) {}
 };
 
 namespace detail {
@@ -108,6 +115,9 @@ class source_adapter final : public source_base {
   }
   void close() override {
     if constexpr (closable<S>) s_.close();
+  }
+  void prefetch(std::span<const byte_range> ranges) override {
+    if constexpr (requires { s_.prefetch(ranges); }) s_.prefetch(ranges);
   }
 
  private:
@@ -329,13 +339,24 @@ class reader {
     fail_at(offset, message{std::string_view(expected)}, message{std::string_view(found)});
   }
 
-  // Moves to an absolute offset (throws usage_error when the source cannot seek).
+  // Moves to an absolute offset (throws usage_error when the source cannot seek). An offset in
+  // the window is reached there, without asking the source again.
   void seek(std::uint64_t offset) {
+    if (offset >= window_offset_ &&
+        offset - window_offset_ < static_cast<std::uint64_t>(end_ - window_begin_)) {
+      cur_ = window_begin_ + (offset - window_offset_);
+      return;
+    }
     if (!source_->seek(offset)) throw_usage_error({"cannot seek in '", name_, "'"});
     window_begin_ = cur_ = end_ = nullptr;
     pending_ = {};
     window_offset_ = offset;
     // A contiguous source re-delivers from the new offset.
+  }
+
+  // Tells the source which ranges are about to be read (a remote one fetches them at once).
+  void prefetch(std::span<const byte_range> ranges) {
+    if (source_) source_->prefetch(ranges);
   }
 
   // Closes the source: a pipe is read to its end and its command's exit status checked.

@@ -26,8 +26,11 @@
 
 TABLIO_BEGIN_NAMESPACE
 
-// Opens a remote object for reading from byte `offset`.
-reader open_remote_input(std::string_view url, std::uint64_t offset, const open_options& options);
+// Opens a remote object for reading from byte `offset`: streaming ahead of the reader for
+// sequential access, fetching ranges for random access (which streams once reading goes on
+// in order).
+reader open_remote_input(std::string_view url, std::uint64_t offset, access_pattern access,
+                         const open_options& options);
 
 // Opens an s3:// object for writing (http(s) objects are read-only).
 writer open_remote_output(std::string_view url, const open_options& options);

@@ -4,12 +4,20 @@
 //   a numbered name      "shard-%06d.tar" -> shard-000000.tar, shard-000001.tar... as long as
 //                        they exist (WebDataset's ShardWriter names its shards so)
 //   a single name        "train.tfrecord", "-", "gunzip -c f.gz |"
+// Remote names (with the tablio::curl component) are expanded the same way: an s3:// bucket is
+// listed (one request per thousand names), an http(s) server cannot be, so that numbered names
+// are probed one by one and globs are refused there.
 #pragma once
 
 #include <tablio/core/error.hpp>
+#include <tablio/stream/filename.hpp>
 
+#include <fnmatch.h>
 #include <glob.h>
 #include <sys/stat.h>
+
+#include <algorithm>
+#include <functional>
 
 #include <cstdio>
 #include <optional>
@@ -74,13 +82,58 @@ inline std::optional<numbered_name> parse_numbered_name(std::string_view name) {
 // More shards than a dataset has: "name@N" beyond this is a mistake, refused before any name is made.
 inline constexpr std::uint64_t max_shard_count = 1000000;
 
-inline std::vector<std::string> expand_shards(std::string_view pattern) {
+namespace detail {
+
+// What exists where shards are: local files, or remote objects (listed once where a bucket can
+// be listed, asked for one by one where not).
+class shard_place {
+ public:
+  shard_place(std::string_view pattern, const open_options& open)
+      : remote_(is_remote_name(pattern)), open_(open) {
+#if defined(TABLIO_WITH_CURL)
+    if (remote_ && pattern.starts_with("s3://")) {
+      if (!open.allow_network) no_network(pattern);
+      listed_ = list_remote(pattern.substr(0, pattern.find_first_of("*?[%@")), open);
+    }
+#endif
+  }
+  bool exists(const std::string& name) const {
+    if (listed_) return std::binary_search(listed_->begin(), listed_->end(), name);
+#if defined(TABLIO_WITH_CURL)
+    if (remote_) return remote_exists(name, open_);
+#endif
+    struct stat st;
+    return ::stat(name.c_str(), &st) == 0;
+  }
+  // The names that match a glob pattern, in order; nothing when this place cannot be listed.
+  std::optional<std::vector<std::string>> matching(const std::string& pattern) const {
+    if (!listed_) return std::nullopt;
+    std::vector<std::string> names;
+    for (const std::string& n : *listed_)
+      if (::fnmatch(pattern.c_str(), n.c_str(), FNM_PATHNAME) == 0) names.push_back(n);
+    return names;
+  }
+  bool remote() const noexcept { return remote_; }
+
+ private:
+  bool remote_;
+  open_options open_;
+  std::optional<std::vector<std::string>> listed_;  // an s3:// folder's names, sorted
+};
+
+}  // namespace detail
+
+inline std::vector<std::string> expand_shards(std::string_view pattern, const open_options& open = {}) {
   std::string p(pattern);
   if (p.empty() || p.back() == '|' || p.front() == '|' || p == "-") return {p};
+  bool remote = is_remote_name(p);
+#if !defined(TABLIO_WITH_CURL)
+  if (remote) return {p};  // opening it says that remote names need the tablio::curl component
+#endif
   if (auto numbered = parse_numbered_name(p)) {
+    detail::shard_place place(p, open);
     std::vector<std::string> names;
-    for (struct stat st; ::stat((*numbered)(names.size()).c_str(), &st) == 0;)
-      names.push_back((*numbered)(names.size()));
+    while (place.exists((*numbered)(names.size()))) names.push_back((*numbered)(names.size()));
     if (names.empty()) throw_io_error((*numbered)(0), ENOENT, {"no file matches"});
     return names;
   }
@@ -93,16 +146,28 @@ inline std::vector<std::string> expand_shards(std::string_view pattern) {
     if (n > max_shard_count)
       throw_usage_error({"'", p, "' names more than ", decimal(max_shard_count), " shards"});
     // Each name is kept once its file is found: the list costs what exists, and a missing
-    // shard is reported now rather than after reading all those before it.
+    // shard is reported now rather than after reading all those before it. An http(s) server
+    // is not asked a thousand times: its shards are found when they are read.
+    detail::shard_place place(p, open);
+    bool check = !remote || p.starts_with("s3://");
     std::vector<std::string> names;
     for (std::uint64_t i = 0; i < n; ++i) {
       names.push_back(shard_name(p.substr(0, at), i, n));
-      if (struct stat st; ::stat(names.back().c_str(), &st) != 0)
-        throw_io_error(names.back(), errno, {"cannot find shard ", decimal(i), " of ", decimal(n), ","});
+      if (check && !place.exists(names.back()))
+        throw_io_error(names.back(), ENOENT, {"cannot find shard ", decimal(i), " of ", decimal(n), ","});
     }
     return names;
   }
   if (p.find_first_of("*?[") == std::string::npos) return {p};
+  if (remote) {
+    auto names = detail::shard_place(p, open).matching(p);
+    if (!names)
+      throw_usage_error({"'", p,
+                         "': an http(s) server cannot be listed for a glob; name the shards (a list, "
+                         "name@N or a numbered name)"});
+    if (names->empty()) throw_io_error(p, ENOENT, {"no object matches"});
+    return std::move(*names);
+  }
   glob_t matches{};
   int rc = ::glob(p.c_str(), GLOB_ERR, nullptr, &matches);
   std::vector<std::string> names;
@@ -115,11 +180,11 @@ inline std::vector<std::string> expand_shards(std::string_view pattern) {
 }
 
 // The files of a comma-separated list of names, each expanded as above.
-inline std::vector<std::string> expand_shard_list(std::string_view names) {
+inline std::vector<std::string> expand_shard_list(std::string_view names, const open_options& open = {}) {
   std::vector<std::string> files;
   for (std::size_t start = 0;;) {
     std::size_t comma = names.find(',', start);
-    for (auto& f : expand_shards(names.substr(start, comma - start))) files.push_back(std::move(f));
+    for (auto& f : expand_shards(names.substr(start, comma - start), open)) files.push_back(std::move(f));
     if (comma == std::string_view::npos) return files;
     start = comma + 1;
   }

@@ -34,7 +34,30 @@ class sink_base {
   virtual bool seek(std::uint64_t) { return false; }
   // Flushes and releases the sink, reporting every failure (full disk, failed command).
   virtual void close(std::size_t used) { flush(used); }
+  // The writer is given up (detail::giving_up): an output that must appear whole (an object
+  // being uploaded) is discarded; any other closes as usual, keeping what was written.
+  virtual void abandon(std::size_t used) { close(used); }
 };
+
+namespace detail {
+// Outputs given up: a writer destroyed while an exception leaves the scope that made it, or
+// inside an abandon_scope (a table given up on purpose), abandons its output rather than
+// closing it. Per thread.
+inline int& abandon_depth() noexcept {
+  thread_local int depth = 0;
+  return depth;
+}
+struct abandon_scope {
+  abandon_scope() noexcept { ++abandon_depth(); }
+  ~abandon_scope() { --abandon_depth(); }
+  abandon_scope(const abandon_scope&) = delete;
+  abandon_scope& operator=(const abandon_scope&) = delete;
+};
+// Whether an object made when `uncaught` exceptions were in flight is being given up.
+inline bool giving_up(int uncaught) noexcept {
+  return std::uncaught_exceptions() > uncaught || abandon_depth() > 0;
+}
+}  // namespace detail
 
 namespace detail {
 
@@ -68,6 +91,12 @@ class sink_adapter final : public sink_base {
       s_.close();
     else
       s_.flush();
+  }
+  void abandon(std::size_t used) override {
+    if constexpr (requires { s_.abandon(); })
+      s_.abandon();
+    else
+      close(used);
   }
 
  private:
@@ -114,6 +143,7 @@ class writer {
       failure_ = std::exchange(o.failure_, nullptr);
       sink_ = std::move(o.sink_);
       name_ = std::move(o.name_);
+      uncaught_ = o.uncaught_;
     }
     return *this;
   }
@@ -227,6 +257,13 @@ class writer {
       return;
     }
     try {
+      if (sink_ && detail::giving_up(uncaught_)) {
+        auto s = std::move(sink_);
+        std::size_t used = static_cast<std::size_t>(pos_ - begin_);
+        begin_ = pos_ = end_ = nullptr;
+        s->abandon(used);
+        return;
+      }
       close();
     } catch (const std::exception& e) {
       // A destructor cannot throw: the failure goes to the error reporter instead.
@@ -241,6 +278,7 @@ class writer {
   std::exception_ptr failure_;
   owned<sink_base> sink_;
   std::string name_;
+  int uncaught_ = std::uncaught_exceptions();  // in flight when the writer was made
 };
 
 TABLIO_END_NAMESPACE

@@ -9,6 +9,7 @@
 #include <tablio/framing/concepts.hpp>
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -44,6 +45,7 @@ class any_input_base {
   virtual bool seekable() const = 0;
   virtual bool read_at(const location& at, entry& e) = 0;
   virtual std::optional<std::uint64_t> size() = 0;
+  virtual void prefetch(std::span<const std::string> keys) = 0;
   virtual void set_default_extension(std::string_view extension) = 0;
   virtual void close() = 0;
 };
@@ -151,6 +153,9 @@ class erased_input final : public any_input_base {
     else
       return std::nullopt;
   }
+  void prefetch(std::span<const std::string> keys) override {
+    if constexpr (requires { f_.prefetch(keys); }) f_.prefetch(keys);
+  }
   void set_default_extension(std::string_view extension) override {
     detail::suggest_extension(f_, extension);
   }
@@ -194,6 +199,7 @@ class any_input {
   bool seekable() const { return impl_->seekable(); }
   bool read_at(const location& at, entry& e) { return impl_->read_at(at, e); }
   std::optional<std::uint64_t> size() { return impl_->size(); }
+  void prefetch(std::span<const std::string> keys) { impl_->prefetch(keys); }
   void set_default_extension(std::string_view extension) { impl_->set_default_extension(extension); }
   void close() { impl_->close(); }
 

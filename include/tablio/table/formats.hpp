@@ -79,11 +79,26 @@ inline owned<any_input_base> open_tfrecord_table_input(const rspecifier& r, cons
 
 #if defined(TABLIO_WITH_LMDB)
 inline owned<any_output_base> open_lmdb_output(const wspecifier& w, const open_options&) {
+  if (is_remote_name(w.archive))
+    throw_usage_error(
+        {"'", w.archive, "': an LMDB database is a local folder; write it there, then copy it"});
   return erased_output_of<lmdb_output>(w.archive);
 }
-inline owned<any_input_base> open_lmdb_input(const rspecifier& r, const open_options&) {
-  return erased_input_of<lmdb_input>(
-      r.filename, lmdb_read_options{.shard_index = r.shard_index, .shard_count = r.shard_count});
+inline owned<any_input_base> open_lmdb_input(const rspecifier& r, const open_options& o) {
+  lmdb_read_options read{.shard_index = r.shard_index, .shard_count = r.shard_count};
+  if (!is_remote_name(r.filename)) return erased_input_of<lmdb_input>(r.filename, read);
+    // LMDB maps a local file: a remote database (FOLDER/data.mdb) is read from its copy in the
+    // cache, as one file, with no lock file (nobody writes a cached copy).
+#if defined(TABLIO_WITH_CURL)
+  if (!o.allow_network) no_network(r.filename);
+  std::string url = r.filename;
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return erased_input_of<lmdb_input>(cached_remote_copy(url + "/data.mdb", o), read,
+                                     lmdb_options{.no_subdir = true, .no_lock = true});
+#else
+  (void)o;
+  needs_curl(r.filename);
+#endif
 }
 #else
 [[noreturn]] inline void needs_lmdb(const std::string& name) {
@@ -184,7 +199,11 @@ TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const 
 TABLIO_IMPL owned<any_input_base> open_table_input(const rspecifier& r, const open_options& options) {
   std::optional<table_format> format = find_format(r.format);
   if (!format || !format->open_input) throw_usage_error({"no readable format '", r.format, "'"});
-  return format->open_input(r, options);
+  if (r.remote.cache.empty() && r.remote.cache_limit == 0) return format->open_input(r, options);
+  open_options with_cache = options;  // cache=DIR, cache_limit=BYTES: for every format's files
+  if (!r.remote.cache.empty()) with_cache.remote.cache = r.remote.cache;
+  if (r.remote.cache_limit != 0) with_cache.remote.cache_limit = r.remote.cache_limit;
+  return format->open_input(r, with_cache);
 }
 
 TABLIO_END_NAMESPACE

@@ -30,6 +30,7 @@
 
 #include <exception>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -115,6 +116,14 @@ class random_access_table_reader {
     scan_for({});  // no entry has the empty key: reads to the end
     index_.for_each_key(f);
     return true;
+  }
+
+  // Keys about to be looked up (a batch): a framing with keyed lookup that can (a script into
+  // remote objects) fetches what they point at now, several requests at a time.
+  void prefetch(std::span<const std::string> keys) {
+    if constexpr (requires(framing_type & f) { f.prefetch(keys); }) {
+      if (framing_ && keyed_) framing_->prefetch(keys);
+    }
   }
 
   // The number of entries, when the framing knows it.

@@ -121,15 +121,17 @@ inline std::string shard_wspecifier(std::string_view wspec, std::uint64_t i, std
 // One rspecifier per file of a table whose format reads several (format_option::files:
 // TFRecord and tar, "a,b", globs, name@16, numbered names), each with the table's options; a
 // table of any other format, or read from a command, is one. For splitting work by shard.
-inline std::vector<std::string> table_files(std::string_view rspec) {
+inline std::vector<std::string> table_files(std::string_view rspec, const open_options& open = {}) {
   rspecifier r = require_rspecifier(rspec);
   std::optional<table_format> format = find_format(r.format);
+  input_kind kind = classify_rxfilename(r.filename);
   bool several = format && (format->read_options & format_option::files) &&
-                 classify_rxfilename(r.filename) == input_kind::file;
+                 (kind == input_kind::file || kind == input_kind::remote);
   if (!several) return {std::string(rspec)};
   std::string_view options = rspec.substr(0, rspec.find(':') + 1);
   std::vector<std::string> files;
-  for (const std::string& file : expand_shard_list(r.filename)) files.push_back(std::string(options) + file);
+  for (const std::string& file : expand_shard_list(r.filename, open))
+    files.push_back(std::string(options) + file);
   return files;
 }
 

@@ -8,6 +8,8 @@
 //   gzip, zlib, nz      (writing) compress, or not (by default, as the name's suffix says)
 //   ext=EXT             member files KEY.EXT (tar)
 //   unsafekeys          (reading) keys with a leading '/' or ".." too: the caller checks them (tar)
+//   cache=DIR           (reading, any format) remote objects are fetched whole into DIR, once
+//   cache_limit=BYTES   (reading, any format) the cache's size, past which old copies go
 //   maxcount=N, maxsize=BYTES   (writing) a new shard file after N entries or BYTES bytes
 //   FORMAT,scp:A,S      (writing) also a script S with a "key A:offset" line per entry
 //
@@ -77,6 +79,7 @@ struct rspecifier {
   std::uint64_t shard_index = 0, shard_count = 1;  // shard=I/N
   std::string extension;                           // ext=EXT
   bool unsafe_keys = false;                        // unsafekeys
+  remote_options remote;                           // cache=DIR, cache_limit=BYTES
 };
 
 // What a format takes in a specifier besides Kaldi's options (bits of table_format's masks).
@@ -242,6 +245,9 @@ TABLIO_IMPL std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
       used |= format_option::extension;
     else if (o == "unsafekeys")
       used |= format_option::unsafe_keys;
+    else if (detail::parse_named_option(o, "cache", r.remote.cache) ||
+             detail::parse_number_option(o, "cache_limit", r.remote.cache_limit))
+      continue;  // for the files of any format
     else if (auto f = find_format(o); f && f->open_input) {
       if (format) return std::nullopt;
       format = f;

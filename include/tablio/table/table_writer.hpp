@@ -8,7 +8,9 @@
 // the format at run time: "ark:", "ark,scp:", "scp:", "tfrecord:", "lmdb:", "idx:", "tar:"...
 // (docs/specifiers.md). Keys are Kaldi tokens: non-empty, printable, no whitespace.
 // close() reports every failure (a full disk, a command that failed); the destructor closes
-// and reports instead of throwing.
+// and reports instead of throwing. A writer destroyed by an exception that leaves the scope
+// that made it, or given up with abandon(), gives its output up instead: an object being
+// uploaded (s3://) never appears, while files keep what was written.
 #pragma once
 
 #include <tablio/core/owned.hpp>
@@ -49,10 +51,16 @@ class table_writer {
       close_quietly();
       framing_ = std::move(o.framing_);
       record_ = std::move(o.record_);
+      uncaught_ = o.uncaught_;
     }
     return *this;
   }
-  ~table_writer() { close_quietly(); }
+  ~table_writer() {
+    if (detail::giving_up(uncaught_))
+      abandon();
+    else
+      close_quietly();
+  }
 
   template <class... Args>
   void open(Args&&... args) {
@@ -85,6 +93,13 @@ class table_writer {
     framing->close();
   }
 
+  // Gives the table up, as after an error: an output that must appear whole (an object being
+  // uploaded) is discarded; files keep what was written.
+  void abandon() noexcept {
+    detail::abandon_scope scope;
+    framing_ = {};
+  }
+
   // The framing, for what only it knows (e.g. where the last entry went).
   framing_type& framing() noexcept { return *framing_; }
 
@@ -99,6 +114,7 @@ class table_writer {
 
   owned<framing_type> framing_;  // on the heap, so that entries may point into it
   std::string record_;           // the encoded record, reused
+  int uncaught_ = std::uncaught_exceptions();
 };
 
 TABLIO_END_NAMESPACE

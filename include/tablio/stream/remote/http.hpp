@@ -1,0 +1,371 @@
+// HTTP requests through libcurl, as every remote object makes them: only http and https,
+// redirects bounded and never to another scheme, TLS verified (with the CA bundle the
+// environment or the options name), S3 requests signed with SigV4 by libcurl itself, stalls
+// detected, and failures that may pass (a reset or timed-out connection, a truncated body,
+// HTTP 429 and 5xx) retried after a bounded, growing delay that honours Retry-After. Errors
+// are io_errors naming the object (never a credential or a query string), the byte offset
+// and the HTTP status.
+#pragma once
+
+#include <tablio/core/error.hpp>
+#include <tablio/core/sha256.hpp>
+#include <tablio/stream/remote/url.hpp>
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace remote {
+
+// How hard to try: attempts in all (TABLIO_HTTP_RETRIES), the delays between them, how long
+// a connection may deliver nothing before it counts as failed (TABLIO_HTTP_TIMEOUT, seconds).
+struct retry_policy {
+  int attempts = 8;
+  double first_delay = 0.1, max_delay = 5, max_retry_after = 60;
+  long stall_seconds = 30, connect_seconds = 15;
+
+  static retry_policy from_environment() {
+    retry_policy p;
+    if (const char* v = std::getenv("TABLIO_HTTP_RETRIES"); v && std::atoi(v) > 0) p.attempts = std::atoi(v);
+    if (const char* v = std::getenv("TABLIO_HTTP_TIMEOUT"); v && std::atol(v) > 0)
+      p.stall_seconds = p.connect_seconds = std::atol(v);
+    return p;
+  }
+  // The delay before attempt `next` (2, 3, ...), at least what the server asked for.
+  double delay(int next, double retry_after) const {
+    double d = first_delay;
+    for (int i = 2; i < next && d < max_delay; ++i) d *= 2;
+    return std::min(std::max(std::min(d, max_delay), retry_after), max_retry_after);
+  }
+};
+
+// What requests to one object share: how messages name it, how requests are signed, which
+// CA to trust, and the one scheme redirects may go to.
+struct endpoint {
+  std::string name;  // as messages show it (redacted)
+  std::string scheme;
+  bool sign = false;  // SigV4, for S3
+  std::string region, access_key, secret_key, session_token;
+  std::string ca_file;
+  retry_policy retries = retry_policy::from_environment();
+};
+
+struct request {
+  request(std::string m, std::string u, std::vector<std::string> h = {}, std::string_view b = {})
+      : method(std::move(m)), url(std::move(u)), headers(std::move(h)), body(b) {}
+  std::string method;
+  std::string url;
+  std::vector<std::string> headers;
+  std::string_view body;
+};
+
+struct response {
+  long status = 0;
+  std::string etag, last_modified, content_range, content_type;
+  std::optional<std::uint64_t> content_length;
+  double retry_after = 0;
+  std::string body;  // what the request asked to keep, or an error's first bytes
+};
+
+// A body's bytes as they arrive; false stops the transfer.
+using data_sink = std::function<bool(const char*, std::size_t)>;
+
+namespace detail {
+
+inline void init_curl() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+inline bool retryable_status(long status) { return status == 429 || (status >= 500 && status <= 599); }
+
+inline bool retryable_transport(CURLcode rc) {
+  switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_WEIRD_SERVER_REPLY:
+      return true;
+    default:
+      return false;
+  }
+}
+
+inline const char* status_text(long status) {
+  switch (status) {
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 409:
+      return "Conflict";
+    case 412:
+      return "Precondition Failed";
+    case 416:
+      return "Range Not Satisfiable";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 502:
+      return "Bad Gateway";
+    case 503:
+      return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
+    default:
+      return "";
+  }
+}
+
+// The text of an XML element, for S3's error codes and listings' fields.
+inline std::string_view xml_text(std::string_view xml, std::string_view element, std::size_t from = 0) {
+  std::string open = "<" + std::string(element) + ">", close = "</" + std::string(element) + ">";
+  std::size_t a = xml.find(open, from);
+  if (a == std::string_view::npos) return {};
+  a += open.size();
+  std::size_t b = xml.find(close, a);
+  return b == std::string_view::npos ? std::string_view{} : xml.substr(a, b - a);
+}
+
+// One transfer's state, which libcurl's callbacks fill in.
+struct transfer {
+  response* r;
+  const data_sink* sink;
+  std::uint64_t delivered = 0;
+  std::uint64_t limit = UINT64_MAX;  // more body bytes than this: the server sent more than asked
+  bool stopped = false, too_long = false;
+
+  static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* self) {
+    auto* t = static_cast<transfer*>(self);
+    std::string_view line(data, size * n);
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+    if (line.starts_with("HTTP/")) {  // a new response (after a redirect or 100-continue)
+      *t->r = response{};
+      if (std::size_t sp = line.find(' '); sp != std::string_view::npos)
+        t->r->status = std::strtol(std::string(line.substr(sp + 1, 3)).c_str(), nullptr, 10);
+      return size * n;
+    }
+    std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) return size * n;
+    std::string name(line.substr(0, colon));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    if (name == "etag")
+      t->r->etag = value;
+    else if (name == "last-modified")
+      t->r->last_modified = value;
+    else if (name == "content-range")
+      t->r->content_range = value;
+    else if (name == "content-type")
+      t->r->content_type = value;
+    else if (name == "content-length")
+      t->r->content_length = std::strtoull(std::string(value).c_str(), nullptr, 10);
+    else if (name == "retry-after")
+      t->r->retry_after = std::atof(std::string(value).c_str());
+    return size * n;
+  }
+
+  static std::size_t on_data(char* data, std::size_t size, std::size_t n, void* self) {
+    auto* t = static_cast<transfer*>(self);
+    std::size_t bytes = size * n;
+    if (t->r->status < 200 || t->r->status >= 300 || !*t->sink) {  // an error's text, or a small body
+      if (t->r->body.size() < (1u << 20)) t->r->body.append(data, std::min<std::size_t>(bytes, 1u << 20));
+      return bytes;
+    }
+    if (t->delivered + bytes > t->limit) {
+      t->too_long = true;
+      return 0;
+    }
+    t->delivered += bytes;
+    if (!(*t->sink)(data, bytes)) {
+      t->stopped = true;
+      return 0;
+    }
+    return bytes;
+  }
+};
+
+}  // namespace detail
+
+// A libcurl handle, reused request after request so that its connections stay alive.
+class connection {
+ public:
+  connection() {
+    detail::init_curl();
+    curl_ = curl_easy_init();
+    if (!curl_) throw_io_error("libcurl", 0, {"cannot start"});
+  }
+  ~connection() {
+    curl_slist_free_all(headers_);
+    if (curl_) curl_easy_cleanup(curl_);
+  }
+  connection(connection&& o) noexcept
+      : curl_(std::exchange(o.curl_, nullptr)), headers_(std::exchange(o.headers_, nullptr)) {}
+  connection& operator=(connection&&) = delete;
+  connection(const connection&) = delete;
+  connection& operator=(const connection&) = delete;
+
+  // What one attempt gave: libcurl's result, and whether the sink stopped it.
+  struct result {
+    CURLcode code = CURLE_OK;
+    bool stopped = false, too_long = false;
+    std::uint64_t delivered = 0;
+    char message[CURL_ERROR_SIZE] = {};
+  };
+
+  // Sets the request up on this handle, for perform() or for a multi handle: body bytes of
+  // a 2xx response go to sink (or into r.body when sink is empty), at most `limit` of them.
+  void prepare(const endpoint& e, const request& q, response& r, const data_sink& sink, std::uint64_t limit) {
+    curl_easy_reset(curl_);
+    t_ = detail::transfer{&r, &sink};
+    t_.limit = limit;
+    r = response{};
+    error_[0] = '\0';
+    curl_easy_setopt(curl_, CURLOPT_URL, q.url.c_str());
+    curl_easy_setopt(curl_, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl_, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(curl_, CURLOPT_MAXREDIRS, 5L);
+    curl_easy_setopt(curl_, CURLOPT_REDIR_PROTOCOLS_STR, e.scheme.c_str());  // never http from https
+    curl_easy_setopt(curl_, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl_, CURLOPT_ERRORBUFFER, error_);
+    curl_easy_setopt(curl_, CURLOPT_CONNECTTIMEOUT, e.retries.connect_seconds);
+    curl_easy_setopt(curl_, CURLOPT_LOW_SPEED_LIMIT, 1L);  // a stall: no byte for this long
+    curl_easy_setopt(curl_, CURLOPT_LOW_SPEED_TIME, e.retries.stall_seconds);
+    curl_easy_setopt(curl_, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(curl_, CURLOPT_ACCEPT_ENCODING, nullptr);  // bytes as stored: offsets are offsets
+    if (!e.ca_file.empty()) curl_easy_setopt(curl_, CURLOPT_CAINFO, e.ca_file.c_str());
+    curl_easy_setopt(curl_, CURLOPT_HEADERFUNCTION, &detail::transfer::on_header);
+    curl_easy_setopt(curl_, CURLOPT_HEADERDATA, &t_);
+    curl_easy_setopt(curl_, CURLOPT_WRITEFUNCTION, &detail::transfer::on_data);
+    curl_easy_setopt(curl_, CURLOPT_WRITEDATA, &t_);
+    if (q.method == "HEAD") {
+      curl_easy_setopt(curl_, CURLOPT_NOBODY, 1L);
+    } else if (q.method != "GET") {
+      curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, q.method.c_str());
+      curl_easy_setopt(curl_, CURLOPT_POSTFIELDS, q.body.data());
+      curl_easy_setopt(curl_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(q.body.size()));
+    }
+    curl_slist_free_all(headers_);
+    headers_ = nullptr;
+    for (const std::string& h : q.headers) headers_ = curl_slist_append(headers_, h.c_str());
+    // A body is bytes (libcurl would say form data); sent, so that a signature of it is right.
+    if (q.method != "GET" && q.method != "HEAD")
+      headers_ = curl_slist_append(headers_, "Content-Type: application/octet-stream");
+    if (e.sign) {
+      // libcurl signs with SigV4; S3 wants the payload's hash signed and sent as well.
+      payload_header_ = "x-amz-content-sha256: " + sha256::of(q.body);
+      headers_ = curl_slist_append(headers_, payload_header_.c_str());
+      if (!e.session_token.empty()) {
+        token_header_ = "x-amz-security-token: " + e.session_token;
+        headers_ = curl_slist_append(headers_, token_header_.c_str());
+      }
+      signing_ = "aws:amz:" + e.region + ":s3";
+      credentials_ = e.access_key + ":" + e.secret_key;
+      curl_easy_setopt(curl_, CURLOPT_AWS_SIGV4, signing_.c_str());
+      curl_easy_setopt(curl_, CURLOPT_USERPWD, credentials_.c_str());
+    }
+    curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, headers_);
+  }
+
+  // The result of the transfer prepared last, once it has ended with `code`.
+  result finish(CURLcode code) const {
+    result out;
+    out.code = code;
+    out.stopped = t_.stopped;
+    out.too_long = t_.too_long;
+    out.delivered = t_.delivered;
+    std::copy(std::begin(error_), std::end(error_), out.message);
+    if (code == CURLE_OK && t_.r->retry_after == 0) {
+      curl_off_t after = 0;
+      if (curl_easy_getinfo(curl_, CURLINFO_RETRY_AFTER, &after) == CURLE_OK)
+        t_.r->retry_after = double(after);
+    }
+    return out;
+  }
+
+  result perform(const endpoint& e, const request& q, response& r, const data_sink& sink,
+                 std::uint64_t limit = UINT64_MAX) {
+    prepare(e, q, r, sink, limit);
+    return finish(curl_easy_perform(curl_));
+  }
+
+  CURL* handle() noexcept { return curl_; }
+
+ private:
+  CURL* curl_ = nullptr;
+  curl_slist* headers_ = nullptr;
+  detail::transfer t_{nullptr, nullptr};
+  char error_[CURL_ERROR_SIZE] = {};
+  std::string payload_header_, token_header_, signing_, credentials_;
+};
+
+// Throws the io_error of a request that failed for good, at byte `offset` of the object.
+[[noreturn]] TABLIO_COLD inline void fail(const endpoint& e, std::uint64_t offset, const response& r,
+                                          const connection::result& got, int attempts) {
+  decimal at(offset), tries(attempts);
+  bool retried = attempts > 1;
+  std::string_view several = retried ? " after " : "", count = retried ? std::string_view(tries) : "",
+                   times = retried ? " attempts" : "";
+  if (got.too_long) throw_io_error(e.name, 0, {"the server sent more than asked for at byte ", at, " of"});
+  if (got.code != CURLE_OK) {
+    std::string_view why = got.message[0] ? std::string_view(got.message) : curl_easy_strerror(got.code);
+    throw_io_error(e.name, 0, {"request failed (", why, ")", several, count, times, " at byte ", at, " of"});
+  }
+  decimal status(r.status);
+  std::string_view code = detail::xml_text(r.body, "Code");  // S3's error code: NoSuchKey...
+  const char* text = detail::status_text(r.status);
+  throw_io_error(e.name, 0,
+                 {"HTTP ", status, *text ? " " : "", text, code.empty() ? "" : " (", code,
+                  code.empty() ? "" : ")", r.status == 412 ? ": the object changed since it was opened" : "",
+                  several, count, times, " at byte ", at, " of"});
+}
+
+// Runs attempt(), one transfer that returns what it got, until it succeeds (a 2xx status),
+// stops on purpose, or fails for good; between retryable failures it waits. An attempt
+// resumes where the last one stopped, and keeps `at` (what errors name) the offset it is at.
+template <class Attempt>
+connection::result with_retries(const endpoint& e, response& r, const std::uint64_t& at, Attempt attempt) {
+  for (int number = 1;; ++number) {
+    connection::result got = attempt();
+    if (got.stopped) return got;
+    bool ok = got.code == CURLE_OK && r.status >= 200 && r.status < 300;
+    if (ok) return got;
+    bool again = !got.too_long && (got.code == CURLE_OK ? detail::retryable_status(r.status)
+                                                        : detail::retryable_transport(got.code));
+    if (!again || number >= e.retries.attempts) fail(e, at, r, got, number);
+    double wait = e.retries.delay(number + 1, got.code == CURLE_OK ? r.retry_after : 0);
+    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+  }
+}
+
+}  // namespace remote
+
+TABLIO_END_NAMESPACE

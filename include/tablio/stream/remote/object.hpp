@@ -1,0 +1,157 @@
+// One remote object: where its requests go and how they are signed (an http(s) URL as it is;
+// s3://bucket/key at the endpoint AWS's settings name), and, once stat() has asked, its size
+// and identity (ETag, else Last-Modified). Every read after that is pinned to that identity
+// (If-Match), so that an object replaced while it is read is an error, never a mix of two
+// versions; and a read resumes at the exact byte where a failed attempt stopped.
+#pragma once
+
+#include <tablio/stream/open_options.hpp>
+#include <tablio/stream/remote/aws_config.hpp>
+#include <tablio/stream/remote/http.hpp>
+#include <tablio/stream/remote/url.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace remote {
+
+class object {
+ public:
+  object(std::string_view name, const open_options& options) {
+    e_.name = redacted(name);
+    std::string ca = options.remote.ca_file;
+    if (name.starts_with("s3://")) {
+      s3_name n = split_s3_name(name);
+      aws_settings aws = load_aws_settings();
+      bucket_ = n.bucket;
+      key_ = n.key;
+      e_.sign = !aws.access_key.empty();
+      e_.region = aws.region;
+      e_.access_key = aws.access_key;
+      e_.secret_key = aws.secret_key;
+      e_.session_token = aws.session_token;
+      if (ca.empty()) ca = aws.ca_bundle;
+      // A custom endpoint (MinIO, GCS, a local server) takes the bucket in the path; AWS takes
+      // it in the host name, unless dots in it would not match AWS's certificate.
+      if (!aws.endpoint.empty())
+        bucket_url_ = aws.endpoint + "/" + percent_encoded(bucket_, false);
+      else if (bucket_.find('.') == std::string::npos)
+        bucket_url_ = "https://" + bucket_ + ".s3." + aws.region + ".amazonaws.com";
+      else
+        bucket_url_ = "https://s3." + aws.region + ".amazonaws.com/" + percent_encoded(bucket_, false);
+      url_ = bucket_url_ + "/" + percent_encoded(key_, true);
+    } else {
+      url_ = std::string(name);
+    }
+    if (ca.empty()) ca = detail_environment_ca();
+    e_.ca_file = ca;
+    e_.scheme = url_.substr(0, url_.find(':'));
+  }
+
+  const endpoint& where() const noexcept { return e_; }
+  const std::string& name() const noexcept { return e_.name; }
+  const std::string& url() const noexcept { return url_; }
+  bool is_s3() const noexcept { return !bucket_.empty(); }
+  const std::string& bucket() const noexcept { return bucket_; }
+  const std::string& key() const noexcept { return key_; }
+  // For S3 requests on the bucket rather than the object (listing).
+  const std::string& bucket_url() const noexcept { return bucket_url_; }
+
+  // Asks for the object's size and identity; throws io_error when it cannot be had.
+  void stat(connection& c) {
+    response r;
+    std::uint64_t at = 0;
+    with_retries(e_, r, at, [&] { return c.perform(e_, {"HEAD", url_}, r, {}); });
+    if (!r.content_length) throw_io_error(e_.name, 0, {"the server gives no size (Content-Length) for"});
+    size_ = *r.content_length;
+    etag_ = r.etag;
+    last_modified_ = r.last_modified;
+  }
+
+  // Whether the object exists (HEAD: 404 is no).
+  bool exists(connection& c) {
+    response r;
+    std::uint64_t at = 0;
+    connection::result got = c.perform(e_, {"HEAD", url_}, r, {});
+    if (got.code == CURLE_OK && r.status == 404) return false;
+    if (got.code == CURLE_OK && r.status >= 200 && r.status < 300) return true;
+    with_retries(e_, r, at, [&] { return c.perform(e_, {"HEAD", url_}, r, {}); });
+    return true;
+  }
+
+  std::uint64_t size() const noexcept { return size_; }
+  const std::string& etag() const noexcept { return etag_; }
+
+  // The request for bytes [from, to] (to inclusive, or to the end) of the object as stat()
+  // saw it.
+  request range_request(std::uint64_t from, std::optional<std::uint64_t> to) const {
+    request q{"GET", url_};
+    q.headers.push_back("Range: bytes=" + std::to_string(from) + "-" + (to ? std::to_string(*to) : ""));
+    if (!etag_.empty())
+      q.headers.push_back("If-Match: " + etag_);
+    else if (!last_modified_.empty())
+      q.headers.push_back("If-Unmodified-Since: " + last_modified_);
+    return q;
+  }
+
+  // Checks a response to range_request(from, ...) before its bytes are used: the same object,
+  // and the range asked for (a server that sends the whole object instead is refused).
+  // Returns what is wrong, or nullptr.
+  const char* wrong_response(const response& r, std::uint64_t from) const {
+    if (!etag_.empty() && !r.etag.empty() && r.etag != etag_) return "the object changed since it was opened";
+    if (r.status == 200 && from != 0) return "the server ignores byte ranges";
+    if (r.status == 206 && !r.content_range.starts_with("bytes " + std::to_string(from) + "-"))
+      return "the server sent another range than asked for";
+    return nullptr;
+  }
+
+  // Reads bytes [from, to] (to inclusive; nullopt: to the end) into sink, retrying failures
+  // and resuming at the byte where each attempt stopped. False when sink stopped it.
+  bool get(connection& c, std::uint64_t from, std::optional<std::uint64_t> to, const data_sink& sink) {
+    std::uint64_t end = to ? *to + 1 : size_;
+    if (from >= end) return true;
+    std::uint64_t at = from, asked = from;
+    const char* wrong = nullptr;
+    bool seen = false;  // the attempt's response was checked
+    response r;
+    data_sink checked = [&](const char* data, std::size_t n) {
+      if (!seen) {
+        seen = true;
+        wrong = wrong_response(r, asked);
+      }
+      if (wrong) return false;
+      at += n;
+      return sink(data, n);
+    };
+    connection::result got = with_retries(e_, r, at, [&] {
+      asked = at;
+      seen = false;
+      connection::result g = c.perform(e_, range_request(asked, end - 1), r, checked, end - asked);
+      if (!g.stopped && g.code == CURLE_OK && r.status >= 200 && r.status < 300 && at != end)
+        g.code = CURLE_PARTIAL_FILE;  // fewer bytes than asked for: resume
+      return g;
+    });
+    if (wrong) throw_io_error(e_.name, 0, {wrong, " (at byte ", decimal(at), ") of"});
+    return !got.stopped;
+  }
+
+ private:
+  static std::string detail_environment_ca() {
+    for (const char* name : {"CURL_CA_BUNDLE", "SSL_CERT_FILE"})
+      if (const char* v = std::getenv(name); v && *v) return v;
+    return "";
+  }
+
+  endpoint e_;
+  std::string url_, bucket_url_, bucket_, key_;
+  std::uint64_t size_ = 0;
+  std::string etag_, last_modified_;
+};
+
+}  // namespace remote
+
+TABLIO_END_NAMESPACE
