@@ -28,7 +28,15 @@ def in_folder(monkeypatch):
 
 
 # Loopback servers for the tests of remote storage (tests/remote/servers.py): nginx, s3rver
-# and a fault-injecting proxy, started by the tests that ask for them and ended after.
+# and a fault-injecting proxy, started by the tests that ask for them and ended after. Where
+# one is missing its tests are skipped, unless TABLIO_REQUIRE_SERVERS is set (as the test
+# script sets it): there they fail, so that no run passes without them unnoticed.
+
+
+def unavailable(reason):
+    if os.environ.get("TABLIO_REQUIRE_SERVERS"):
+        pytest.fail(f"{reason} (TABLIO_REQUIRE_SERVERS is set)")
+    pytest.skip(reason)
 
 @pytest.fixture(scope="session")
 def remote():
@@ -46,7 +54,7 @@ def remote():
 def nginx(remote, tmp_path):
     """nginx serving an empty folder, nginx.root, over http."""
     if not os.access("/usr/sbin/nginx", os.X_OK):
-        pytest.skip("nginx is not installed (/usr/sbin/nginx; Debian's nginx-light has it)")
+        unavailable("nginx is not installed (/usr/sbin/nginx; Debian's nginx-light has it)")
     (tmp_path / "www").mkdir()
     with remote.Nginx(tmp_path / "www") as server:
         yield server
@@ -55,13 +63,14 @@ def nginx(remote, tmp_path):
 @pytest.fixture(scope="session")
 def s3server(remote, tmp_path_factory):
     """s3rver, for the whole session: tests make buckets of their own names."""
-    pytest.importorskip("boto3", reason="boto3 is needed to talk to s3rver")
+    if importlib.util.find_spec("boto3") is None:
+        unavailable("boto3 is needed to talk to s3rver (Debian: python3-boto3)")
     if shutil.which("node") is None:
-        pytest.skip("node is not installed: s3rver runs on it")
+        unavailable("node is not installed: s3rver runs on it")
     try:
         remote.install_s3rver()
     except (OSError, RuntimeError, TimeoutError) as e:
-        pytest.skip(f"s3rver is not installed and npm could not install it: {e}")
+        unavailable(f"s3rver is not installed and npm could not install it: {e}")
     with remote.S3Server(tmp_path_factory.mktemp("s3rver")) as server:
         yield server
 

@@ -25,6 +25,8 @@ def remote_support():
 
 
 if not remote_support():
+    if os.environ.get("TABLIO_REQUIRE_SERVERS"):
+        raise RuntimeError("this build of tablio has no remote objects (tablio::curl), and TABLIO_REQUIRE_SERVERS is set")
     pytest.skip("this build of tablio has no remote objects (tablio::curl)", allow_module_level=True)
 
 
@@ -411,3 +413,104 @@ def test_a_remote_lmdb_is_read_through_the_cache(s3server, bucket, tmp_path):
         tablio.load(f"lmdb:s3://{bucket}/db", type="datum")
     keys, (images, labels) = tablio.load(f"lmdb,cache={tmp_path}/cache:s3://{bucket}/db", type="datum")
     assert keys == [f"{i:08d}" for i in range(20)] and labels.tolist() == list(range(20))
+
+
+# ---- servers that misbehave (written here: nginx and s3rver do not)
+
+class Misbehaving:
+    """A tiny HTTP server on loopback whose answers a test chooses: answer(handler) per request."""
+
+    def __init__(self, answer):
+        import http.server
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_HEAD(self):
+                answer(self)
+
+            def do_GET(self):
+                answer(self)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def reply(handler, status, body=b"", headers=()):
+    handler.send_response(status)
+    for name, value in headers:
+        handler.send_header(name, value)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    if handler.command != "HEAD":
+        handler.wfile.write(body)
+
+
+def test_a_server_that_ignores_ranges_or_sends_more_is_refused(tmp_path):
+    archive = tmp_path / "a.ark"
+    with tablio.writer(f"ark,scp:{archive},{tmp_path}/a.scp", type="int32") as w:
+        for i in range(100):
+            w[f"k{i:03d}"] = i
+    data = archive.read_bytes()
+
+    def whole_object(handler):  # every GET gets the whole object, whatever Range says
+        reply(handler, 200, data, [("ETag", '"v1"')])
+
+    def too_much(handler):  # a range answered with more bytes than asked
+        start = int(handler.headers.get("Range", "bytes=0-").split("=")[1].split("-")[0])
+        body = data[start:] + b"x" * 100 if handler.command == "GET" else data
+        reply(handler, 206 if handler.command == "GET" else 200, body,
+              [("ETag", '"v1"'), ("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")])
+
+    for answer, error in ((whole_object, "ignores byte ranges"), (too_much, "more than asked")):
+        with Misbehaving(answer) as server:
+            script = remote_script(tmp_path, "a.scp", server.url)
+            with pytest.raises(OSError, match=error):
+                tablio.random_access(f"scp:{script}", type="int32")["k050"]
+
+
+def test_redirects_stay_on_their_scheme_and_are_bounded(nginx):
+    (nginx.root / "a.ark").write_bytes(b"")
+
+    def to_other_scheme(handler):
+        reply(handler, 301, headers=[("Location", f"ftp://127.0.0.1/a.ark")])
+
+    def forever(handler):
+        reply(handler, 302, headers=[("Location", handler.path + "x")])
+
+    def to_nginx(handler):
+        reply(handler, 302, headers=[("Location", f"{nginx.url}/a.ark")])
+
+    for answer, error in ((to_other_scheme, "redirect|protocol|Protocol"), (forever, "redirect|Redirect")):
+        with Misbehaving(answer) as server, pytest.raises(OSError, match=error):
+            tablio.load(f"ark:{server.url}/a.ark", type="int32")
+    with Misbehaving(to_nginx) as server:  # http to http: followed
+        assert tablio.load(f"ark:{server.url}/a.ark", type="int32")[0] == []
+
+
+# ---- PyTorch over shards in a bucket
+
+def test_a_streaming_dataset_reads_shards_in_a_bucket(s3server, bucket, tmp_path):
+    torch = pytest.importorskip("torch")
+    import tablio.torch as tt
+    with tablio.writer(f"tfrecord:s3://{bucket}/train.tfrecord", type="int32") as w:
+        for i in range(120):
+            w[str(i)] = i
+    tablio.shard(f"tfrecord:s3://{bucket}/train.tfrecord", f"tfrecord:s3://{bucket}/train.tfrecord", 4, type="bytes")
+    ds = tt.TableIterableDataset(f"tfrecord:s3://{bucket}/train-*-of-00004.tfrecord", type="int32", shuffle=True,
+                                 batch_size=16)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2)
+    values = sorted(int(v) for batch in loader for v in batch)
+    assert values == list(range(120)) and len(loader) == 8

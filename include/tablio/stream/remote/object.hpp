@@ -123,6 +123,7 @@ class object {
         seen = true;
         wrong = wrong_response(r, asked);
       }
+      if (!wrong && n > end - at) wrong = "the server sent more than asked for";  // never buffered
       if (wrong) return false;
       at += n;
       return sink(data, n);
@@ -130,7 +131,7 @@ class object {
     connection::result got = with_retries(e_, r, at, [&] {
       asked = at;
       seen = false;
-      connection::result g = c.perform(e_, range_request(asked, end - 1), r, checked, end - asked);
+      connection::result g = c.perform(e_, range_request(asked, end - 1), r, checked);
       if (!g.stopped && g.code == CURLE_OK && r.status >= 200 && r.status < 300 && at != end)
         g.code = CURLE_PARTIAL_FILE;  // fewer bytes than asked for: resume
       return g;
