@@ -53,10 +53,11 @@ reader open_remote_input(std::string_view url, std::uint64_t offset, access_patt
     if (auto copy = cache->open_copy(obj->name()))
       return cached_reader(std::move(*copy), obj->name(), offset, options);
   remote::connection c;
-  obj->stat(c);
-  if (cache) return cached_reader(cache->fetch(*obj, c), obj->name(), offset, options);
-  if (offset > obj->size())
-    throw_io_error(obj->name(), 0, {"offset ", decimal(offset), " is past the end of"});
+  if (cache) {
+    obj->stat(c);
+    return cached_reader(cache->fetch(*obj, c), obj->name(), offset, options);
+  }
+  // Its size and identity come with the first bytes: one round trip, not two.
   return reader(remote::remote_source(std::move(obj), offset, access == access_pattern::random, std::move(c)),
                 std::string(remote::redacted(url)), options.parse_limits);
 }

@@ -261,6 +261,7 @@ class connection {
     curl_easy_setopt(curl_, CURLOPT_LOW_SPEED_TIME, e.retries.stall_seconds);
     curl_easy_setopt(curl_, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(curl_, CURLOPT_ACCEPT_ENCODING, nullptr);  // bytes as stored: offsets are offsets
+    if (streaming_) curl_easy_setopt(curl_, CURLOPT_BUFFERSIZE, 512L << 10);
     if (!e.ca_file.empty()) curl_easy_setopt(curl_, CURLOPT_CAINFO, e.ca_file.c_str());
     curl_easy_setopt(curl_, CURLOPT_HEADERFUNCTION, &detail::transfer::on_header);
     curl_easy_setopt(curl_, CURLOPT_HEADERDATA, &t_);
@@ -318,6 +319,8 @@ class connection {
   }
 
   CURL* handle() noexcept { return curl_; }
+  // For long transfers (streaming an object): a larger receive buffer, fewer callbacks.
+  void stream() noexcept { streaming_ = true; }
 
  private:
   CURL* curl_ = nullptr;
@@ -325,6 +328,7 @@ class connection {
   detail::transfer t_{nullptr, nullptr};
   char error_[CURL_ERROR_SIZE] = {};
   std::string payload_header_, token_header_, signing_, credentials_;
+  bool streaming_ = false;
 };
 
 // Throws the io_error of a request that failed for good, at byte `offset` of the object.

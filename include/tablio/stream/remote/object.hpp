@@ -10,7 +10,9 @@
 #include <tablio/stream/remote/http.hpp>
 #include <tablio/stream/remote/url.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,7 +63,8 @@ class object {
   // For S3 requests on the bucket rather than the object (listing).
   const std::string& bucket_url() const noexcept { return bucket_url_; }
 
-  // Asks for the object's size and identity; throws io_error when it cannot be had.
+  // Asks for the object's size and identity; throws io_error when it cannot be had. (A read
+  // learns them from its first response too, saving the round trip.)
   void stat(connection& c) {
     response r;
     std::uint64_t at = 0;
@@ -70,7 +73,9 @@ class object {
     size_ = *r.content_length;
     etag_ = r.etag;
     last_modified_ = r.last_modified;
+    known_ = true;
   }
+  bool known() const noexcept { return known_; }
 
   // Whether the object exists (HEAD: 404 is no).
   bool exists(connection& c) {
@@ -110,19 +115,25 @@ class object {
   }
 
   // Reads bytes [from, to] (to inclusive; nullopt: to the end) into sink, retrying failures
-  // and resuming at the byte where each attempt stopped. False when sink stopped it.
-  bool get(connection& c, std::uint64_t from, std::optional<std::uint64_t> to, const data_sink& sink) {
-    std::uint64_t end = to ? *to + 1 : size_;
-    if (from >= end) return true;
-    std::uint64_t at = from, asked = from;
+  // and resuming at the byte where each attempt stopped. False when sink stopped it. An
+  // object not stat()ed learns its size and identity from the first response, before its
+  // first byte goes to sink (or when it has none): `learned` is told then.
+  bool get(connection& c, std::uint64_t from, std::optional<std::uint64_t> to, const data_sink& sink,
+           const std::function<void()>& learned = {}) {
+    if (known_ && from >= (to ? *to + 1 : size_)) return true;
+    std::uint64_t at = from, asked = from, end = 0;
     const char* wrong = nullptr;
     bool seen = false;  // the attempt's response was checked
     response r;
+    auto check = [&] {
+      seen = true;
+      if (!known_ && (wrong = learn(r, asked)) == nullptr && learned) learned();
+      if (!wrong && known_ && asked > size_) wrong = "an offset past the end";
+      if (!wrong) wrong = wrong_response(r, asked);
+      end = to ? std::min(*to + 1, size_) : size_;
+    };
     data_sink checked = [&](const char* data, std::size_t n) {
-      if (!seen) {
-        seen = true;
-        wrong = wrong_response(r, asked);
-      }
+      if (!seen) check();
       if (!wrong && n > end - at) wrong = "the server sent more than asked for";  // never buffered
       if (wrong) return false;
       at += n;
@@ -131,8 +142,14 @@ class object {
     connection::result got = with_retries(e_, r, at, [&] {
       asked = at;
       seen = false;
-      connection::result g = c.perform(e_, range_request(asked, end - 1), r, checked);
-      if (!g.stopped && g.code == CURLE_OK && r.status >= 200 && r.status < 300 && at != end)
+      std::optional<std::uint64_t> last =
+          known_ ? std::optional(std::min(to.value_or(size_ - 1), size_ - 1)) : to;
+      connection::result g = c.perform(e_, range_request(asked, last), r, checked);
+      if (!seen && g.code == CURLE_OK && (r.status == 416 || (r.status >= 200 && r.status < 300))) {
+        check();  // no body: an empty object, or one that ends where reading starts
+        if (!wrong && r.status == 416 && asked >= size_) r.status = 206;  // nothing to read: done
+      }
+      if (!g.stopped && !wrong && g.code == CURLE_OK && r.status >= 200 && r.status < 300 && at != end)
         g.code = CURLE_PARTIAL_FILE;  // fewer bytes than asked for: resume
       return g;
     });
@@ -141,6 +158,25 @@ class object {
   }
 
  private:
+  // Takes the object's size and identity from the first response to a read from `from`;
+  // what is wrong with it, or nullptr.
+  const char* learn(const response& r, std::uint64_t from) {
+    std::optional<std::uint64_t> total;
+    if (std::size_t slash = r.content_range.rfind('/');
+        slash != std::string::npos && r.content_range.size() > slash + 1)
+      total = std::strtoull(r.content_range.c_str() + slash + 1, nullptr, 10);  // "bytes a-b/N", "bytes */N"
+    else if (r.status == 200 && r.content_length)
+      total = *r.content_length;
+    if (!total)
+      return r.status >= 200 && r.status < 300 ? "the server gives no size (Content-Range) for" : nullptr;
+    if (r.status == 416 && from < *total) return nullptr;  // not about the size: the request failed
+    size_ = *total;
+    etag_ = r.etag;
+    last_modified_ = r.last_modified;
+    known_ = true;
+    return nullptr;
+  }
+
   static std::string detail_environment_ca() {
     for (const char* name : {"CURL_CA_BUNDLE", "SSL_CERT_FILE"})
       if (const char* v = std::getenv(name); v && *v) return v;
@@ -151,6 +187,7 @@ class object {
   std::string url_, bucket_url_, bucket_, key_;
   std::uint64_t size_ = 0;
   std::string etag_, last_modified_;
+  bool known_ = false;  // size_, etag_ and last_modified_ are the object's
 };
 
 }  // namespace remote

@@ -42,11 +42,13 @@ struct block {
 
 namespace detail {
 
-// The background GET of everything from one offset on, into a bounded queue of chunks.
+// The background GET of everything from one offset on, into a ring buffer the reader empties:
+// the transfer waits while the buffer is full. Bytes are copied in and out without the lock,
+// which guards the positions only.
 class stream_ahead {
  public:
   stream_ahead(std::shared_ptr<object> obj, std::uint64_t from, std::size_t capacity)
-      : obj_(std::move(obj)), next_(from), capacity_(capacity) {
+      : obj_(std::move(obj)), next_(from), ring_(capacity) {
     thread_ = std::thread([this, from] { run(from); });
   }
   ~stream_ahead() {
@@ -61,47 +63,68 @@ class stream_ahead {
   // The offset of the next byte read() gives.
   std::uint64_t next() const noexcept { return next_; }
 
+  // Waits for the response's headers: the object's size and identity are known after.
+  void wait_known() {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return known_ || done_; });
+    if (!known_ && error_) std::rethrow_exception(error_);
+  }
+
   // Up to n bytes, waiting for them; 0 at the object's end. Throws what ended the GET.
   std::size_t read(char* dst, std::size_t n) {
-    std::unique_lock<std::mutex> lock(m_);
-    cv_.wait(lock, [&] { return buffered_ != 0 || done_; });
-    if (buffered_ == 0) {
-      if (error_) std::rethrow_exception(error_);
-      return 0;
-    }
-    std::size_t done = 0;
-    while (done < n && !chunks_.empty()) {
-      std::string& front = chunks_.front();
-      std::size_t take = std::min(n - done, front.size() - used_);
-      std::memcpy(dst + done, front.data() + used_, take);
-      done += take;
-      used_ += take;
-      if (used_ == front.size()) {
-        chunks_.pop_front();
-        used_ = 0;
+    std::size_t filled, start;
+    {
+      std::unique_lock<std::mutex> lock(m_);
+      cv_.wait(lock, [&] { return filled_ != 0 || done_; });
+      if (filled_ == 0) {
+        if (error_) std::rethrow_exception(error_);
+        return 0;
       }
+      filled = filled_;
+      start = head_;
     }
-    buffered_ -= done;
-    next_ += done;
-    lock.unlock();
+    std::size_t take = std::min({n, filled, ring_.size() - start});  // up to the ring's end
+    std::memcpy(dst, ring_.data() + start, take);
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      head_ = (head_ + take) % ring_.size();
+      filled_ -= take;
+      next_ += take;
+    }
     cv_.notify_all();
-    return done;
+    return take;
   }
 
  private:
   void run(std::uint64_t from) {
     try {
       connection c;
-      obj_->get(c, from, std::nullopt, [&](const char* data, std::size_t n) {
-        std::unique_lock<std::mutex> lock(m_);
-        cv_.wait(lock, [&] { return buffered_ < capacity_ || stop_; });
-        if (stop_) return false;
-        chunks_.emplace_back(data, n);
-        buffered_ += n;
-        lock.unlock();
-        cv_.notify_all();
-        return true;
-      });
+      c.stream();
+      obj_->get(
+          c, from, std::nullopt,
+          [&](const char* data, std::size_t n) {
+            while (n > 0) {
+              std::size_t room, tail;
+              {
+                std::unique_lock<std::mutex> lock(m_);
+                cv_.wait(lock, [&] { return filled_ < ring_.size() || stop_; });
+                if (stop_) return false;
+                room = ring_.size() - filled_;
+                tail = (head_ + filled_) % ring_.size();
+              }
+              std::size_t put = std::min({n, room, ring_.size() - tail});
+              std::memcpy(ring_.data() + tail, data, put);
+              {
+                std::lock_guard<std::mutex> lock(m_);
+                filled_ += put;
+              }
+              cv_.notify_all();
+              data += put;
+              n -= put;
+            }
+            return true;
+          },
+          [&] { signal_known(); });
     } catch (...) {
       std::lock_guard<std::mutex> lock(m_);
       error_ = std::current_exception();
@@ -109,6 +132,14 @@ class stream_ahead {
     {
       std::lock_guard<std::mutex> lock(m_);
       done_ = true;
+      known_ = known_ || obj_->known();
+    }
+    cv_.notify_all();
+  }
+  void signal_known() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      known_ = true;
     }
     cv_.notify_all();
   }
@@ -116,12 +147,10 @@ class stream_ahead {
   std::shared_ptr<object> obj_;
   std::mutex m_;
   std::condition_variable cv_;
-  std::deque<std::string> chunks_;
-  std::size_t used_ = 0;      // of the front chunk
-  std::size_t buffered_ = 0;  // bytes in chunks_, less used_
   std::uint64_t next_;
-  std::size_t capacity_;
-  bool stop_ = false, done_ = false;
+  std::vector<char> ring_;
+  std::size_t head_ = 0, filled_ = 0;  // the bytes waiting: ring_[head_, head_ + filled_), wrapping
+  bool stop_ = false, done_ = false, known_ = false;
   std::exception_ptr error_;
   std::thread thread_;
 };
@@ -151,7 +180,7 @@ class remote_source {
 
   std::size_t read_some(char* dst, std::size_t n) {
     state& s = *s_;
-    std::uint64_t size = s.obj->size();
+    std::uint64_t size = known_size();
     if (s.pos >= size || n == 0) return 0;
     std::size_t got;
     if (const block* b = held(s.pos)) {
@@ -181,7 +210,9 @@ class remote_source {
     if (s.ahead && s.ahead->next() != offset) s.ahead.reset();
   }
   std::uint64_t tell() const noexcept { return s_->pos; }
-  std::optional<std::uint64_t> size() const noexcept { return s_->obj->size(); }
+  // Asked for when the reader is made: an object opened without a stat() is asked for its
+  // first bytes now, and the answer says how large it is.
+  std::optional<std::uint64_t> size() const { return known_size(); }
   void close() {
     s_->ahead.reset();
     s_->prefetched.clear();
@@ -191,10 +222,10 @@ class remote_source {
   // are about to come; what cannot be fetched is left to those reads (which retry it). Ranges
   // held already are not fetched again.
   void prefetch(std::span<const byte_range> wanted) {
-    state& s = *s_;
+    std::uint64_t size = known_size();
     std::vector<block> blocks;
     for (const byte_range& r : sorted(wanted)) {
-      std::uint64_t end = std::min(r.offset + r.size, s.obj->size());
+      std::uint64_t end = std::min(r.offset + r.size, size);
       if (r.offset >= end || held({r.offset, end - r.offset})) continue;
       if (!blocks.empty() && r.offset <= blocks.back().start + blocks.back().data.size() + coalesce_gap) {
         block& last = blocks.back();
@@ -232,6 +263,19 @@ class remote_source {
     std::unique_ptr<detail::stream_ahead> ahead;
   };
 
+  std::uint64_t known_size() const {
+    state& s = *s_;
+    if (!s.obj->known()) {
+      if (s.random) {
+        fetch_range(nullptr, 0);
+      } else {
+        s.ahead = std::make_unique<detail::stream_ahead>(s.obj, s.pos, stream_buffer);
+        s.ahead->wait_known();
+      }
+    }
+    return s.obj->size();
+  }
+
   const block* held(std::uint64_t at) const {
     state& s = *s_;
     if (s.last.holds(at)) return &s.last;
@@ -262,9 +306,10 @@ class remote_source {
   }
 
   // A range from the position, at least n bytes, growing while reading goes on in order.
-  std::size_t fetch_range(char* dst, std::size_t n) {
+  std::size_t fetch_range(char* dst, std::size_t n) const {
     state& s = *s_;
-    std::uint64_t length = std::min<std::uint64_t>(std::max(n, s.next_range), s.obj->size() - s.pos);
+    std::uint64_t length = std::max(n, s.next_range);
+    if (s.obj->known()) length = std::min<std::uint64_t>(length, s.obj->size() - s.pos);
     s.next_range = std::min(largest_range, s.next_range * 2);
     s.last.start = s.pos;
     s.last.data.clear();
@@ -274,7 +319,7 @@ class remote_source {
       return true;
     });
     std::size_t got = std::min<std::size_t>(n, s.last.data.size());
-    std::memcpy(dst, s.last.data.data(), got);
+    if (got) std::memcpy(dst, s.last.data.data(), got);
     return got;
   }
 
