@@ -1,4 +1,7 @@
-// Streams: memory, files, offsets, mmap, pipes, iostream bridges, extended filenames.
+// Streams: memory, files, offsets, mmap, pipes, iostream bridges, extended filenames; and
+// SHA-256, which names cached objects and signs remote requests.
+#include <tablio/core/sha256.hpp>
+
 #include "test_support.hpp"
 
 #include <unistd.h>
@@ -337,4 +340,22 @@ TEST_CASE("iostream bridges in both directions", "[stream][iostream]") {
   w2.close();
   CHECK(bytes.size() == 100004u);
   CHECK(std::string_view(bytes.data(), 3) == "<42");
+}
+
+TEST_CASE("SHA-256 of FIPS 180-2's examples, fed in pieces of any size", "[sha256]") {
+  auto digest = [](std::string_view data, std::size_t piece) {
+    sha256 h;
+    h.update(std::string_view());  // no bytes: a null data() included
+    for (std::size_t at = 0; at < data.size(); at += piece) h.update(data.substr(at, piece));
+    return h.hex();
+  };
+  for (std::size_t piece : {1, 3, 63, 64, 65, 1000}) {
+    INFO(piece);
+    CHECK(digest("", piece) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(digest("abc", piece) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK(digest("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", piece) ==
+          "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    CHECK(digest(std::string(1000000, 'a'), piece) ==
+          "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  }
 }

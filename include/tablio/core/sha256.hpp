@@ -17,6 +17,7 @@ class sha256 {
   void update(std::string_view data) {
     const auto* p = reinterpret_cast<const unsigned char*>(data.data());
     std::size_t n = data.size();
+    if (n == 0) return;  // an empty view's data() may be null, which memcpy may not be given
     length_ += n;
     if (used_ != 0) {
       std::size_t take = n < 64 - used_ ? n : 64 - used_;
