@@ -14,6 +14,7 @@
 #include <tablio/stream/remote/upload.hpp>
 
 #include <cstdlib>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +61,36 @@ reader open_remote_input(std::string_view url, std::uint64_t offset, access_patt
   // Its size and identity come with the first bytes: one round trip, not two.
   return reader(remote::remote_source(std::move(obj), offset, access == access_pattern::random, std::move(c)),
                 std::string(remote::redacted(url)), options.parse_limits);
+}
+
+struct remote_opening::started {
+  std::string url;
+  open_options options;
+  std::optional<remote::remote_source> source;  // none for a cached object: fetched whole when taken
+  std::exception_ptr error;                     // what starting met, for take() to throw
+};
+
+remote_opening::remote_opening(std::string_view url, const open_options& options)
+    : s_(std::make_unique<started>()) {
+  s_->url = url;
+  s_->options = options;
+  if (cache_of(options)) return;
+  try {
+    s_->source.emplace(std::make_shared<remote::object>(url, options), 0, false);
+    s_->source->start_streaming();
+  } catch (...) {
+    s_->error = std::current_exception();
+  }
+}
+remote_opening::remote_opening(remote_opening&&) noexcept = default;
+remote_opening& remote_opening::operator=(remote_opening&&) noexcept = default;
+remote_opening::~remote_opening() = default;
+
+reader remote_opening::take() {
+  started& s = *s_;
+  if (s.error) std::rethrow_exception(s.error);
+  if (!s.source) return open_remote_input(s.url, 0, access_pattern::sequential, s.options);
+  return reader(std::move(*s.source), std::string(remote::redacted(s.url)), s.options.parse_limits);
 }
 
 writer open_remote_output(std::string_view url, const open_options& options) {

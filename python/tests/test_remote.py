@@ -97,6 +97,19 @@ def test_every_format_reads_over_http_as_from_files(nginx, tmp_path):
                 tablio.load(f"idx:{folder}/images-idx3-ubyte", type="bytes"))
 
 
+def test_shards_opened_ahead_give_their_errors_in_turn(nginx):
+    write_tables(nginx.root)
+    url = nginx.url
+    names = f"{url}/shard-000000.tar,{url}/missing.tar,{url}/shard-000001.tar"
+    got = []
+    with pytest.raises(OSError, match=r"missing\.tar.*404|404.*missing\.tar"):
+        for key, value in tablio.open(f"tar:{names}", type="int32"):
+            got.append(key)
+    assert got == [f"s{i:03d}" for i in range(25)]  # all of the first shard, before the error
+    both = tablio.load(f"tar:{url}/shard-000000.tar,{url}/shard-000002.tar", type="int32")
+    assert list(both[0]) == [f"s{i:03d}" for i in range(25)] + [f"s{i:03d}" for i in range(50, 60)]
+
+
 def test_random_access_fetches_ranges_on_kept_alive_connections(nginx):
     folder = nginx.root
     mats = write_tables(folder)

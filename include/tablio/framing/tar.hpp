@@ -371,14 +371,16 @@ class tar_input {
 
   // Reads one archive from a stream (read_at() needs files).
   explicit tar_input(reader in, tar_input_options options = {})
-      : name_(in.name()), options_(std::move(options)), files_{in.name()} {
+      : name_(in.name()), options_(std::move(options)), files_({in.name()}, open_, 1) {
     detail::check_shard(options_.shard_index, options_.shard_count);
     in_.emplace(std::move(in));
-    next_file_ = 1;
   }
   // `names`: a file, a comma-separated list, a glob, "name@N" or a numbered name.
   explicit tar_input(std::string_view names, tar_input_options options = {}, const open_options& open = {})
-      : name_(names), options_(std::move(options)), open_(open), files_(expand_shard_list(names, open)) {
+      : name_(names),
+        options_(std::move(options)),
+        open_(open),
+        files_(expand_shard_list(names, open), open) {
     detail::check_shard(options_.shard_index, options_.shard_count);
   }
 
@@ -389,10 +391,9 @@ class tar_input {
   bool next(entry& e) {
     for (;;) {
       if (!in_) {
-        if (next_file_ == files_.size()) return false;
-        in_.emplace(open_input(files_[next_file_], open_));
-        plain_ = can_open_at(files_[next_file_]);
-        ++next_file_;
+        if (files_.done()) return false;
+        in_.emplace(files_.open_next());
+        plain_ = can_open_at(files_.files()[files_.current()]);
         files_members_ = files_entries_ = 0;
       }
       detail::tar_member m;
@@ -407,7 +408,7 @@ class tar_input {
         in_->skip(m.size + detail::tar_padding(m.size));
         continue;
       }
-      describe(*in_, m, static_cast<std::uint32_t>(next_file_ - 1), e);
+      describe(*in_, m, files_.current(), e);
       return true;
     }
   }
@@ -415,7 +416,7 @@ class tar_input {
   // Whether the member next() gave last can be read again at its location (a plain file).
   bool seekable() const noexcept { return plain_; }
   bool read_at(const location& at, entry& e) {
-    reader& in = lookup_.at(files_, at, open_);
+    reader& in = lookup_.at(files_.files(), at, open_);
     detail::tar_member m;
     if (!detail::read_tar_member(in, m, scratch_) || !is_entry(m))
       detail::bad_tar(in, at.offset, {"a member .", options_.extension}, {"none"});
@@ -423,11 +424,11 @@ class tar_input {
     return true;
   }
 
-  const std::vector<std::string>& files() const noexcept { return files_; }
+  const std::vector<std::string>& files() const noexcept { return files_.files(); }
   const std::string& name() const noexcept { return name_; }
   void close() {
     lookup_.close();
-    next_file_ = files_.size();
+    files_.close();
     detail::close_and_reset(in_);
   }
 
@@ -467,7 +468,7 @@ class tar_input {
     e.form = entry_form::record;
     e.bytes = detail::read_tar_data(in, m, data_);
     e.where = {file, m.header_offset};
-    e.source = files_[file];
+    e.source = files_.files()[file];
     e.data_offset = m.data_offset;
     e.key_name = {};
     e.provisional_key = false;
@@ -476,8 +477,7 @@ class tar_input {
   std::string name_;
   tar_input_options options_;
   open_options open_;
-  std::vector<std::string> files_;
-  std::size_t next_file_ = 0;
+  file_sequence files_;
   std::optional<reader> in_;
   bool plain_ = false;
   std::uint64_t files_members_ = 0, files_entries_ = 0;  // of the file being read

@@ -224,10 +224,8 @@ inline compression tfrecord_compression(reader& in) {
   return detect_compression(in.window());
 }
 
-// Opens a TFRecord file (any rxfilename) for reading, inflating it when it is GZIP or ZLIB
-// compressed.
-inline reader open_tfrecord_input(std::string_view name, const open_options& options = {}) {
-  reader in = open_input(name, options);
+// A TFRecord input as it is, or inflated when it is GZIP or ZLIB compressed.
+inline reader inflated_tfrecord_input(reader in) {
   compression c = tfrecord_compression(in);
   if (c == compression::none) return in;
 #if defined(TABLIO_WITH_ZLIB)
@@ -237,6 +235,11 @@ inline reader open_tfrecord_input(std::string_view name, const open_options& opt
 #else
   detail::needs_zlib(in.name(), c);
 #endif
+}
+
+// Opens a TFRecord file (any rxfilename) for reading, inflating it when it is compressed.
+inline reader open_tfrecord_input(std::string_view name, const open_options& options = {}) {
+  return inflated_tfrecord_input(open_input(name, options));
 }
 
 // Opens a wxfilename for TFRecord output, compressed as asked.
@@ -299,7 +302,10 @@ class tfrecord_input {
   // `names`: a file, a comma-separated list, a glob or "name@N".
   explicit tfrecord_input(std::string_view names, tfrecord_input_options options = {},
                           const open_options& open = {})
-      : name_(names), options_(std::move(options)), open_(open), files_(expand_shard_list(names, open)) {
+      : name_(names),
+        options_(std::move(options)),
+        open_(open),
+        files_(expand_shard_list(names, open), open) {
     detail::check_shard(options_.shard_index, options_.shard_count);
   }
 
@@ -308,11 +314,11 @@ class tfrecord_input {
   bool next(entry& e) {
     for (;;) {
       if (!in_) {
-        if (next_file_ == files_.size()) return false;
-        reader r = open_tfrecord_input(files_[next_file_++], open_);
+        if (files_.done()) return false;
+        reader r = inflated_tfrecord_input(files_.open_next());
         // Only a file or a remote object can be read at an offset; an inflating stream has no
         // known size.
-        plain_ = can_open_at(files_[next_file_ - 1]) && r.size_known();
+        plain_ = can_open_at(files_.files()[files_.current()]) && r.size_known();
         in_.emplace(std::move(r));
       }
       std::string_view record;
@@ -323,7 +329,7 @@ class tfrecord_input {
       std::uint64_t ordinal = next_ordinal_++;
       if (ordinal % options_.shard_count != options_.shard_index) continue;
       e.key = ordinal_key(ordinal);
-      describe(e, record, static_cast<std::uint32_t>(next_file_ - 1), in_->offset());
+      describe(e, record, files_.current(), in_->offset());
       return true;
     }
   }
@@ -332,16 +338,16 @@ class tfrecord_input {
   // plain, uncompressed file.
   bool seekable() const noexcept { return plain_; }
   bool read_at(const location& at, entry& e) {
-    reader& in = lookup_.at(files_, at, open_);
+    reader& in = lookup_.at(files_.files(), at, open_);
     describe(e, read_tfrecord_at(in, scratch_), at.file, at.offset);
     return true;
   }
 
-  const std::vector<std::string>& files() const noexcept { return files_; }
+  const std::vector<std::string>& files() const noexcept { return files_.files(); }
   const std::string& name() const noexcept { return name_; }
   void close() {
     lookup_.close();
-    next_file_ = files_.size();
+    files_.close();
     detail::close_and_reset(in_);
   }
 
@@ -352,15 +358,14 @@ class tfrecord_input {
     e.key_name = options_.key_name;
     e.provisional_key = !options_.key_name.empty();
     e.where = {file, offset};
-    e.source = files_[file];
+    e.source = files_.files()[file];
     e.data_offset = offset + 12;
   }
 
   std::string name_;
   tfrecord_input_options options_;
   open_options open_;
-  std::vector<std::string> files_;
-  std::size_t next_file_ = 0;
+  file_sequence files_;
   std::optional<tfrecord_reader> in_;
   bool plain_ = false;
   std::uint64_t next_ordinal_ = 0;

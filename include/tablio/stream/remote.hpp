@@ -20,6 +20,7 @@
 #include <tablio/stream/writer.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,23 @@ TABLIO_BEGIN_NAMESPACE
 // in order).
 reader open_remote_input(std::string_view url, std::uint64_t offset, access_pattern access,
                          const open_options& options);
+
+// A remote object opened for reading from its start, streaming from now on, to be taken
+// later: a table reading shards in order starts the next one while it reads this one, so the
+// round trip to its first byte passes meanwhile. take() gives the reader, or throws what the
+// open met; dropping it untaken stops the transfer.
+class remote_opening {
+ public:
+  remote_opening(std::string_view url, const open_options& options);
+  remote_opening(remote_opening&&) noexcept;
+  remote_opening& operator=(remote_opening&&) noexcept;
+  ~remote_opening();
+  reader take();
+
+ private:
+  struct started;
+  std::unique_ptr<started> s_;
+};
 
 // Opens an s3:// object for writing (http(s) objects are read-only).
 writer open_remote_output(std::string_view url, const open_options& options);

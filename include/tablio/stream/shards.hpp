@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 TABLIO_BEGIN_NAMESPACE
@@ -189,5 +190,48 @@ inline std::vector<std::string> expand_shard_list(std::string_view names, const 
     start = comma + 1;
   }
 }
+
+// The files of a table, opened one after another. While one is read, the next one, when it is
+// a remote object, streams already (remote_opening): many shards cost one round trip, not one
+// each, before their first bytes.
+class file_sequence {
+ public:
+  // `opened`: how many of the files the caller has opened already.
+  file_sequence(std::vector<std::string> files, const open_options& open, std::size_t opened = 0)
+      : files_(std::move(files)), open_(open), next_(opened) {}
+
+  const std::vector<std::string>& files() const noexcept { return files_; }
+  bool done() const noexcept { return next_ >= files_.size(); }
+  // The index of the file open_next() gave last.
+  std::uint32_t current() const noexcept { return static_cast<std::uint32_t>(next_ - 1); }
+
+  reader open_next() {
+    const std::string& name = files_[next_++];
+#if defined(TABLIO_WITH_CURL)
+    std::optional<remote_opening> started = std::exchange(ahead_, std::nullopt);
+    if (!done() && starts_ahead(files_[next_])) ahead_.emplace(files_[next_], open_);
+    if (started) return started->take();
+#endif
+    return open_input(name, open_);
+  }
+
+  void close() noexcept {
+    next_ = files_.size();
+#if defined(TABLIO_WITH_CURL)
+    ahead_.reset();
+#endif
+  }
+
+ private:
+#if defined(TABLIO_WITH_CURL)
+  bool starts_ahead(std::string_view name) const {
+    return open_.allow_network && is_remote_name(name) && can_open_at(name);
+  }
+  std::optional<remote_opening> ahead_;  // files_[next_], streaming
+#endif
+  std::vector<std::string> files_;
+  open_options open_;
+  std::size_t next_;
+};
 
 TABLIO_END_NAMESPACE

@@ -43,12 +43,18 @@ struct block {
 namespace detail {
 
 // The background GET of everything from one offset on, into a ring buffer the reader empties:
-// the transfer waits while the buffer is full. Bytes are copied in and out without the lock,
-// which guards the positions only.
+// the transfer waits while the buffer is full. Until the first read it holds `early` bytes at
+// most: started ahead of its reader, it is to hide the round trip, not to hold the object.
+// Bytes are copied in and out without the lock, which guards the positions only.
 class stream_ahead {
  public:
-  stream_ahead(std::shared_ptr<object> obj, std::uint64_t from, std::size_t capacity)
-      : obj_(std::move(obj)), next_(from), ring_(capacity) {
+  stream_ahead(std::shared_ptr<object> obj, std::uint64_t from, std::size_t capacity, std::size_t early)
+      : obj_(std::move(obj)),
+        next_(from),
+        ring_(std::make_unique_for_overwrite<char[]>(capacity)),  // pages touched as they fill
+        capacity_(capacity),
+        limit_(std::min(early, capacity)),
+        known_(obj_->known()) {  // else its thread learns the object, and wait_known() waits for that
     thread_ = std::thread([this, from] { run(from); });
   }
   ~stream_ahead() {
@@ -75,6 +81,10 @@ class stream_ahead {
     std::size_t filled, start;
     {
       std::unique_lock<std::mutex> lock(m_);
+      if (limit_ < capacity_) {
+        limit_ = capacity_;
+        cv_.notify_all();
+      }
       cv_.wait(lock, [&] { return filled_ != 0 || done_; });
       if (filled_ == 0) {
         if (error_) std::rethrow_exception(error_);
@@ -83,11 +93,11 @@ class stream_ahead {
       filled = filled_;
       start = head_;
     }
-    std::size_t take = std::min({n, filled, ring_.size() - start});  // up to the ring's end
-    std::memcpy(dst, ring_.data() + start, take);
+    std::size_t take = std::min({n, filled, capacity_ - start});  // up to the ring's end
+    std::memcpy(dst, ring_.get() + start, take);
     {
       std::lock_guard<std::mutex> lock(m_);
-      head_ = (head_ + take) % ring_.size();
+      head_ = (head_ + take) % capacity_;
       filled_ -= take;
       next_ += take;
     }
@@ -107,13 +117,13 @@ class stream_ahead {
               std::size_t room, tail;
               {
                 std::unique_lock<std::mutex> lock(m_);
-                cv_.wait(lock, [&] { return filled_ < ring_.size() || stop_; });
+                cv_.wait(lock, [&] { return filled_ < limit_ || stop_; });
                 if (stop_) return false;
-                room = ring_.size() - filled_;
-                tail = (head_ + filled_) % ring_.size();
+                room = limit_ - filled_;
+                tail = (head_ + filled_) % capacity_;
               }
-              std::size_t put = std::min({n, room, ring_.size() - tail});
-              std::memcpy(ring_.data() + tail, data, put);
+              std::size_t put = std::min({n, room, capacity_ - tail});
+              std::memcpy(ring_.get() + tail, data, put);
               {
                 std::lock_guard<std::mutex> lock(m_);
                 filled_ += put;
@@ -148,7 +158,8 @@ class stream_ahead {
   std::mutex m_;
   std::condition_variable cv_;
   std::uint64_t next_;
-  std::vector<char> ring_;
+  std::unique_ptr<char[]> ring_;
+  std::size_t capacity_, limit_;       // the ring's size, and how much of it may be filled
   std::size_t head_ = 0, filled_ = 0;  // the bytes waiting: ring_[head_, head_ + filled_), wrapping
   bool stop_ = false, done_ = false, known_ = false;
   std::exception_ptr error_;
@@ -160,22 +171,29 @@ class stream_ahead {
 class remote_source {
  public:
   static constexpr std::size_t stream_buffer = std::size_t{16} << 20;    // streamed ahead, at most
+  static constexpr std::size_t stream_early = std::size_t{1} << 20;      // before the first read
   static constexpr std::uint64_t stream_after = std::uint64_t{1} << 20;  // read in order after a seek
   static constexpr std::size_t first_range = std::size_t{64} << 10, largest_range = std::size_t{8} << 20;
   static constexpr std::uint64_t coalesce_gap = std::uint64_t{64} << 10;  // prefetch: one request across
-  static constexpr int parallel_requests = 8;
+  static constexpr int parallel_requests = 16;
   static constexpr std::size_t prefetch_memory = std::size_t{64} << 20;  // blocks kept, at most
 
-  // The object must have been stat()ed. Reading from `offset` streams, unless `random` asks
-  // for ranges.
+  // Reading from `offset` streams, unless `random` asks for ranges. The object's size and
+  // identity come with the first answer, unless it was stat()ed already on `c` (kept alive).
   remote_source(std::shared_ptr<object> obj, std::uint64_t offset, bool random)
       : remote_source(std::move(obj), offset, random, connection()) {}
-  // Goes on with the connection that asked for the object's size (kept alive).
   remote_source(std::shared_ptr<object> obj, std::uint64_t offset, bool random, connection c)
       : s_(std::make_unique<state>(std::move(c))) {
     s_->obj = std::move(obj);
     s_->pos = offset;
     s_->random = random;
+  }
+
+  // Starts streaming from the position now (reading in order), not at the first read.
+  void start_streaming() {
+    state& s = *s_;
+    if (!s.random && !s.ahead)
+      s.ahead = std::make_unique<detail::stream_ahead>(s.obj, s.pos, stream_buffer, stream_early);
   }
 
   std::size_t read_some(char* dst, std::size_t n) {
@@ -190,7 +208,7 @@ class remote_source {
       got = s.ahead->read(dst, n);
     } else if (!s.random || s.in_order >= stream_after) {
       s.ahead.reset();
-      s.ahead = std::make_unique<detail::stream_ahead>(s.obj, s.pos, stream_buffer);
+      s.ahead = std::make_unique<detail::stream_ahead>(s.obj, s.pos, stream_buffer, stream_buffer);
       got = s.ahead->read(dst, n);
     } else {
       got = fetch_range(dst, n);
@@ -252,6 +270,7 @@ class remote_source {
     std::shared_ptr<object> obj;
     std::uint64_t pos = 0;
     bool random = false;
+    bool sized = false;          // known_size() has learned the object
     std::uint64_t in_order = 0;  // bytes read in order since the last seek
     std::size_t next_range = first_range;
     connection c;
@@ -263,15 +282,19 @@ class remote_source {
     std::unique_ptr<detail::stream_ahead> ahead;
   };
 
+  // The object's size, learned by the first request unless known already. A stream under way
+  // learns it on its own thread: the object is read here only after wait_known().
   std::uint64_t known_size() const {
     state& s = *s_;
-    if (!s.obj->known()) {
-      if (s.random) {
-        fetch_range(nullptr, 0);
-      } else {
-        s.ahead = std::make_unique<detail::stream_ahead>(s.obj, s.pos, stream_buffer);
-        s.ahead->wait_known();
+    if (!s.sized) {
+      if (!s.ahead && !s.obj->known()) {
+        if (s.random)
+          fetch_range(nullptr, 0);
+        else
+          s.ahead = std::make_unique<detail::stream_ahead>(s.obj, s.pos, stream_buffer, stream_buffer);
       }
+      if (s.ahead) s.ahead->wait_known();
+      s.sized = true;
     }
     return s.obj->size();
   }
