@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything and runs all tests: an optimised Release build; a build with
-# AddressSanitizer and UndefinedBehaviorSanitizer; the thread tests under ThreadSanitizer; and
-# every fuzz target for FUZZ_SECONDS (default 60) each, built with clang. Remote storage is
-# tested against nginx and s3rver, started by the tests on loopback.
+# AddressSanitizer and UndefinedBehaviorSanitizer; the thread and remote tests under
+# ThreadSanitizer; and every fuzz target for FUZZ_SECONDS (default 60) each, built with clang.
+# Remote storage is tested against nginx and s3rver, started by the tests on loopback.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/ensure-packages.sh" g++ cmake make libboost1.81-dev catch2 zlib1g-dev gzip \
@@ -44,8 +44,11 @@ run_suite sanitize -DCMAKE_BUILD_TYPE=Debug -DTABLIO_BUILD_PYTHON=ON \
 
 configure_and_build threads test_threads -DCMAKE_BUILD_TYPE=Debug -DTABLIO_BUILD_EXAMPLES=OFF \
   "-DCMAKE_CXX_FLAGS=-O1 -g -fsanitize=thread"
+cmake --build "$root/build/threads" -j "$jobs" --target test_remote
 echo "== threads tests (ThreadSanitizer)"
-TSAN_OPTIONS=halt_on_error=1 "$root/build/threads/tests/test_threads"
+export TSAN_OPTIONS=halt_on_error=1
+"$root/build/threads/tests/test_threads"
+/usr/bin/python3 "$root/tests/remote/with_servers.py" "$root/build/threads/tests/test_remote"
 
 if command -v clang++-14 >/dev/null; then
   echo "== fuzz targets, ${FUZZ_SECONDS:-60} s each"

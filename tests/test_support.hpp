@@ -7,12 +7,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace test {
@@ -146,6 +148,20 @@ std::string write_archive(const std::vector<std::pair<std::string, typename H::v
     w.close();
   }
   return out;
+}
+
+// Runs f(t) for t in [0, count) in as many threads, started together, and waits for them.
+template <class F>
+void in_threads(int count, F f) {
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < count; ++t)
+    threads.emplace_back([&, t] {
+      ++ready;
+      while (ready < count) std::this_thread::yield();
+      f(t);
+    });
+  for (auto& t : threads) t.join();
 }
 
 }  // namespace test

@@ -16,18 +16,9 @@ namespace {
 
 constexpr int thread_count = 8;
 
-// Runs f(t) in thread_count threads at once and waits for them.
 template <class F>
 void in_threads(F f) {
-  std::atomic<int> ready{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < thread_count; ++t)
-    threads.emplace_back([&, t] {
-      ++ready;
-      while (ready < thread_count) std::this_thread::yield();  // start together
-      f(t);
-    });
-  for (auto& t : threads) t.join();
+  test::in_threads(thread_count, f);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@ import contextlib
 import importlib.util
 import os
 import pathlib
-import shutil
 import sys
 
 import pytest
@@ -53,8 +52,8 @@ def remote():
 @pytest.fixture
 def nginx(remote, tmp_path):
     """nginx serving an empty folder, nginx.root, over http."""
-    if not os.access("/usr/sbin/nginx", os.X_OK):
-        unavailable("nginx is not installed (/usr/sbin/nginx; Debian's nginx-light has it)")
+    if reason := remote.why_nginx_cannot_run():
+        unavailable(reason)
     (tmp_path / "www").mkdir()
     with remote.Nginx(tmp_path / "www") as server:
         yield server
@@ -63,14 +62,8 @@ def nginx(remote, tmp_path):
 @pytest.fixture(scope="session")
 def s3server(remote, tmp_path_factory):
     """s3rver, for the whole session: tests make buckets of their own names."""
-    if importlib.util.find_spec("boto3") is None:
-        unavailable("boto3 is needed to talk to s3rver (Debian: python3-boto3)")
-    if shutil.which("node") is None:
-        unavailable("node is not installed: s3rver runs on it")
-    try:
-        remote.install_s3rver()
-    except (OSError, RuntimeError, TimeoutError) as e:
-        unavailable(f"s3rver is not installed and npm could not install it: {e}")
+    if reason := remote.why_s3rver_cannot_run():
+        unavailable(reason)
     with remote.S3Server(tmp_path_factory.mktemp("s3rver")) as server:
         yield server
 

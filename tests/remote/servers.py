@@ -33,6 +33,7 @@ import contextlib
 import fcntl
 import http.client
 import http.server
+import importlib.util
 import inspect
 import itertools
 import json
@@ -261,6 +262,26 @@ http {{
 
 # ---------------------------------------------------------------------------------------------
 # s3rver
+
+
+def why_nginx_cannot_run():
+    """None where Nginx() can start, else why not."""
+    if not os.access("/usr/sbin/nginx", os.X_OK):
+        return "nginx is not installed (/usr/sbin/nginx; Debian's nginx-light has it)"
+    return None
+
+
+def why_s3rver_cannot_run():
+    """None where S3Server() can start (installing s3rver first if it must), else why not."""
+    if importlib.util.find_spec("boto3") is None:
+        return "boto3 is needed to talk to s3rver (Debian: python3-boto3)"
+    if shutil.which("node") is None:
+        return "node is not installed: s3rver runs on it"
+    try:
+        install_s3rver()
+    except (OSError, RuntimeError, TimeoutError) as e:
+        return f"s3rver is not installed and npm could not install it: {e}"
+    return None
 
 
 def install_s3rver(folder=None):
@@ -522,6 +543,9 @@ class _Hangup(Exception):
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive with the client
     timeout = IDLE_TIMEOUT
+    # Headers and body go out in separate writes: with Nagle's algorithm the body would wait
+    # for the client's delayed ACK (40 ms), a latency no real server adds.
+    disable_nagle_algorithm = True
 
     def setup(self):
         super().setup()
