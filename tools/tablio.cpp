@@ -147,6 +147,10 @@ int cat(arguments& args) {
 
 // ---- index
 
+std::string cannot_point_into(const std::string& name) {
+  return "'" + name + "' is not a file or a remote object: a script can only point into one";
+}
+
 int index(arguments& args) {
   std::string type = args.get("type", "matrix");
   args.finish(2, 2);
@@ -156,11 +160,9 @@ int index(arguments& args) {
   std::uint64_t count = 0;
   if (cli::is_tfrecord(r)) {
     cli::read_as_example_form<example_holder>(rspec);  // keys from the "key" feature when there is one
-    count = index_tfrecord(rspec).size();
-    write_tfrecord_index(rspec, script);
+    count = write_tfrecord_index(rspec, script);
   } else if (r.kind == rspecifier_kind::archive) {
-    if (classify_rxfilename(r.filename) != input_kind::file)
-      throw usage_error("'" + r.filename + "' is not a file: a script can only point into a file");
+    if (!can_open_at(r.filename)) throw usage_error(cannot_point_into(r.filename));
     cli::with_type(type, [&]<class H>() {
       archive_reader archive(open_input(r.filename));
       writer out = open_output(script);
@@ -182,9 +184,8 @@ int index(arguments& args) {
     tar_input members(r.filename, {extension, r.shard_index, r.shard_count});
     script_writer out(open_output(script));
     for (entry e; members.next(e); ++count) {
-      if (classify_rxfilename(members.files()[e.where.file]) != input_kind::file)
-        throw usage_error("'" + members.files()[e.where.file] +
-                          "' is not a file: a script can only point into a file");
+      if (!can_open_at(members.files()[e.where.file]))
+        throw usage_error(cannot_point_into(members.files()[e.where.file]));
       out.write(e.key, members.files()[e.where.file] + ":" + std::to_string(e.where.offset));
     }
     out.close();

@@ -6,27 +6,8 @@ set -uo pipefail
 tablio=$1
 data=$2
 work=$3
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-failures=0
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-# expect STATUS COMMAND...: runs the command, checks its exit status.
-expect() {
-  local status=$1
-  shift
-  "$@" >out.txt 2>err.txt
-  local got=$?
-  if [[ $got != "$status" ]]; then
-    fail "exit $got, not $status: $*"
-    sed 's/^/  /' err.txt | head -5
-  fi
-}
-# same FILE1 FILE2: byte-identical files.
-same() { cmp -s "$1" "$2" || fail "$1 and $2 differ"; }
-contains() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -3 "$1")"; }
 
 kaldi="$data/kaldi"
 # type|archive of that type written by Kaldi
@@ -189,8 +170,4 @@ for command in copy info cat index verify shard; do
 done
 expect 0 "$tablio" --help
 
-if ((failures)); then
-  echo "$failures failures"
-  exit 1
-fi
-echo "all CLI checks passed"
+finish CLI

@@ -29,13 +29,12 @@ inline bool is_tfrecord(const tablio::wspecifier& w) {
          w.kind == tablio::wspecifier_kind::tfrecord_and_script;
 }
 
-// The first record of a TFRecord table when its first file is a plain file; nothing for an
-// empty table or a command (which must not run twice).
+// The first record of a TFRecord table when its first file is a file or a remote object;
+// nothing for an empty table or a command (which must not run twice).
 inline std::optional<std::string> first_record(const tablio::rspecifier& r) {
   auto files = tablio::expand_shards(r.filename);
-  if (files.empty() || tablio::classify_rxfilename(files.front()) != tablio::input_kind::file)
-    return std::nullopt;
-  tablio::tfrecord_reader records(tablio::open_tfrecord_input(files.front()));
+  if (files.empty() || !tablio::can_open_at(files.front())) return std::nullopt;
+  tablio::tfrecord_reader records(tablio::inflated_tfrecord_input(tablio::open_input_at(files.front(), 0)));
   std::string_view record;
   if (!records.next(record)) return std::nullopt;
   return std::string(record);

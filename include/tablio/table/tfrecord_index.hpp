@@ -15,16 +15,18 @@
 TABLIO_BEGIN_NAMESPACE
 
 // The index entries of the records a "tfrecord:" rspecifier names (shards included). The
-// files must be plain (offsets into compressed data cannot be seeked to).
+// files must be plain files or remote objects, uncompressed (offsets into compressed data
+// cannot be seeked to).
 inline std::vector<script_entry> index_tfrecord(std::string_view rspec, const open_options& options = {}) {
   rspecifier spec = require_rspecifier(rspec);
   if (spec.kind != rspecifier_kind::tfrecord)
     throw_usage_error({"index_tfrecord needs a tfrecord: rspecifier, not '", rspec, "'"});
   tfrecord_input input(spec.filename, {{}, spec.shard_index, spec.shard_count}, options);
   for (const auto& file : input.files()) {
-    if (classify_rxfilename(file) != input_kind::file)
-      throw_usage_error({"cannot index '", file, "': offsets need a plain file, not a pipe or stdin"});
-    reader head = open_input(file, options);
+    if (!can_open_at(file))
+      throw_usage_error(
+          {"cannot index '", file, "': offsets need a file or a remote object, not a pipe or stdin"});
+    reader head = open_input_at(file, 0, options);
     if (compression c = tfrecord_compression(head); c != compression::none)
       throw_usage_error({"cannot index '", file, "': it is ", compression_name(c),
                          "-compressed, and offsets into compressed data cannot be seeked to"});
@@ -53,12 +55,15 @@ inline std::vector<script_entry> index_tfrecord(std::string_view rspec, const op
   return entries;
 }
 
-// Writes the index of the records `rspec` names to a script file (any wxfilename).
-inline void write_tfrecord_index(std::string_view rspec, std::string_view script_wxfilename,
-                                 const open_options& options = {}) {
+// Writes the index of the records `rspec` names to a script file (any wxfilename); the
+// number of records.
+inline std::size_t write_tfrecord_index(std::string_view rspec, std::string_view script_wxfilename,
+                                        const open_options& options = {}) {
+  std::vector<script_entry> entries = index_tfrecord(rspec, options);
   script_writer out(open_output(script_wxfilename, options));
-  for (const auto& e : index_tfrecord(rspec, options)) out.write(e.key, e.rxfilename);
+  for (const auto& e : entries) out.write(e.key, e.rxfilename);
   out.close();
+  return entries.size();
 }
 
 TABLIO_END_NAMESPACE
