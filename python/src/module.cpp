@@ -489,7 +489,7 @@ void idx_write(const std::string& path, py::handle values) {
 // ---- exceptions
 
 struct python_errors {
-  py::object format_error, data_loss_error, usage_error;
+  py::object format_error, data_loss_error, usage_error, stream_error;
 };
 
 python_errors& errors() {
@@ -526,9 +526,13 @@ void translate(std::exception_ptr p) {
   } catch (const tablio::format_error& e) {
     raise_format_error(errors().format_error, e);
   } catch (const tablio::io_error& e) {
+    // OSError(errno, message, path) is the subclass of that errno (FileNotFoundError...); with
+    // no errno, a StreamError, which shows the message alone.
     py::object path = path_to_python(e.path());
-    py::object err = e.error_number() != 0 ? py::object(py::int_(e.error_number())) : py::object(py::none());
-    py::object instance = py::handle(PyExc_OSError)(err, message_to_python(e.what()), path);
+    py::object message = message_to_python(e.what());
+    py::object instance = e.error_number() != 0
+                              ? py::handle(PyExc_OSError)(py::int_(e.error_number()), message, path)
+                              : errors().stream_error(py::none(), message, path);
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(instance.ptr())), instance.ptr());
   } catch (const tablio::usage_error& e) {
     PyErr_SetObject(errors().usage_error.ptr(), message_to_python(e.what()).ptr());
@@ -550,6 +554,7 @@ PYBIND11_MODULE(_tablio, m) {
   errors().format_error = error_module.attr("FormatError");
   errors().data_loss_error = error_module.attr("DataLossError");
   errors().usage_error = error_module.attr("UsageError");
+  errors().stream_error = error_module.attr("StreamError");
   py::register_exception_translator(&translate);
 
   py::class_<sequential_reader>(m, "SequentialReader")

@@ -16,14 +16,14 @@ Value types (``type=``): see ``tablio.value_types()``.
 import sys as _sys
 
 from . import errors
-from .errors import DataLossError, FormatError, UsageError
+from .errors import DataLossError, FormatError, StreamError, UsageError
 from . import _tablio
 from ._tablio import RandomAccessReader, SequentialReader, Writer
 
 __all__ = [
     "open", "random_access", "writer", "load", "shard", "value_types", "idx",
     "SequentialReader", "RandomAccessReader", "Writer",
-    "FormatError", "DataLossError", "UsageError",
+    "FormatError", "DataLossError", "UsageError", "StreamError",
 ]
 
 

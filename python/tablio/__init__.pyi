@@ -6,6 +6,7 @@ from . import errors as errors
 from . import idx as idx
 from .errors import DataLossError as DataLossError
 from .errors import FormatError as FormatError
+from .errors import StreamError as StreamError
 from .errors import UsageError as UsageError
 
 DType = Union[None, type, str, np.dtype]

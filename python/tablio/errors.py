@@ -1,4 +1,4 @@
-"""The exceptions tablio raises besides OSError (for I/O, with errno and filename)."""
+"""The exceptions tablio raises besides OSError's own (for I/O with an errno, and filename)."""
 
 import re
 
@@ -38,3 +38,12 @@ class DataLossError(FormatError):
 
 class UsageError(ValueError):
     """A request that can never succeed: a bad specifier or type, a closed table."""
+
+
+class StreamError(OSError):
+    """An input or output that failed with no errno to tell: a command's exit status, an HTTP
+    status, a remote object that changed while it was read. ``filename`` is the path, URL or
+    command; the message says what happened (and names it too)."""
+
+    def __str__(self):
+        return self.strerror if self.strerror is not None else super().__str__()

@@ -153,8 +153,9 @@ def test_network_can_be_refused_and_http_is_read_only(nginx):
         tablio.open(f"ark:{nginx.url}/a.ark", type="int32", allow_network=False)
     with pytest.raises(tablio.UsageError, match="read-only"):
         tablio.writer(f"ark:{nginx.url}/a.ark", type="int32")
-    with pytest.raises(OSError, match="HTTP 404 Not Found at byte 0"):
+    with pytest.raises(FileNotFoundError, match="HTTP 404 Not Found at byte 0") as caught:
         tablio.load(f"ark:{nginx.url}/missing.ark", type="int32")
+    assert caught.value.filename == f"{nginx.url}/missing.ark"
 
 
 # ---- faults, between tablio and nginx
@@ -349,9 +350,9 @@ def test_s3_requests_are_signed_as_botocore_signs_them(remote, s3server, bucket,
 def test_no_message_shows_a_credential(s3server, bucket, monkeypatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "NOSUCHKEYXYZ")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "very-secret-value")
-    with pytest.raises(OSError) as caught:
+    with pytest.raises(PermissionError) as caught:
         tablio.load(f"ark:s3://{bucket}/x.ark")  # an error answer to a GET
-    with pytest.raises(OSError) as listed:
+    with pytest.raises(PermissionError) as listed:
         tablio.load(f"tar:s3://{bucket}/x-*.tar")  # a listing: S3's error code too
     for text in (str(caught.value), str(listed.value)):
         assert "HTTP 403 Forbidden" in text and f"s3://{bucket}/x" in text

@@ -5,6 +5,7 @@ from several threads at once, in parallel."""
 import errno
 import gc
 import os
+import pickle
 import threading
 import time
 import warnings
@@ -229,8 +230,10 @@ def test_random_access_over_a_failed_command_raises_at_every_call(tmp_path):
 def test_an_io_error_keeps_the_command_or_the_path(tmp_path):
     with pytest.raises(OSError) as caught:
         tablio.load("ark:exit 3 |", type="int32")
-    assert "command exited with status 3" in str(caught.value) and caught.value.errno is None
-    assert caught.value.filename == "exit 3"
+    assert str(caught.value).startswith("command exited with status 3") and caught.value.errno is None
+    assert caught.value.filename == "exit 3" and isinstance(caught.value, tablio.StreamError)
+    again = pickle.loads(pickle.dumps(caught.value))  # as from a DataLoader worker
+    assert str(again) == str(caught.value) and again.filename == "exit 3"
     with pytest.raises(OSError) as caught:
         tablio.load(f"ark:{tmp_path}/missing.ark", type="int32")
     assert caught.value.errno == errno.ENOENT and caught.value.filename == f"{tmp_path}/missing.ark"

@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -346,7 +347,9 @@ class connection {
   decimal status(r.status);
   std::string_view code = detail::xml_text(r.body, "Code");  // S3's error code: NoSuchKey...
   const char* text = detail::status_text(r.status);
-  throw_io_error(e.name, 0,
+  // As a file's would be: missing (Python's FileNotFoundError), or not to be read (PermissionError).
+  int errnum = r.status == 404 ? ENOENT : r.status == 401 || r.status == 403 ? EACCES : 0;
+  throw_io_error(e.name, errnum,
                  {"HTTP ", status, *text ? " " : "", text, code.empty() ? "" : " (", code,
                   code.empty() ? "" : ")", r.status == 412 ? ": the object changed since it was opened" : "",
                   several, count, times, " at byte ", at, " of"});
