@@ -12,7 +12,6 @@ TFRecord of Examples (as examples/convert_mnist writes them) and IDX. Each figur
 fastest of several passes; ratios are time / the comparison's time (lower is faster).
 """
 
-import argparse
 import gzip
 import os
 import random
@@ -22,21 +21,12 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from timing import ROOT, fastest, package, row
+
 FASHION = "/usr/share/datasets/fashion-mnist"
-
-
-def fastest(fn, passes=5):
-    best = float("inf")
-    for _ in range(passes):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def cxx_seconds(build, type_, rspec, keys_file=None):
@@ -121,23 +111,13 @@ def make_inputs(tablio, folder):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--build", default=os.path.join(ROOT, "build", "bench"))
-    args = parser.parse_args()
-    sys.path.insert(0, os.path.join(args.build, "python"))
+    args, tablio = package(__doc__, "bench")
     import lmdb
-    import tablio
 
     folder = tempfile.mkdtemp(prefix="tablio-pybench-")
     try:
         caffe_pb2, example_pb2 = peer_protobuf_modules(folder)
         make_inputs(tablio, folder)
-        rows = []
-
-        def row(name, ours, theirs, against, target):
-            rows.append((name, ours, theirs, against, target))
-            print(f"  {name:<44} {ours * 1e3:9.1f} ms  vs {theirs * 1e3:9.1f} ms  {ours / theirs:6.2f}x  "
-                  f"({against}; target {target})", flush=True)
 
         def each(rspec, type_="matrix"):
             def run():

@@ -10,7 +10,6 @@ Needs the Python package built in <build>/python (or installed), python3-torch,
 python3-torchvision, python3-lmdb, python3-protobuf, protoc and dataset-fashion-mnist.
 """
 
-import argparse
 import gzip
 import os
 import shutil
@@ -18,39 +17,31 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from timing import ROOT, fastest, package
 FASHION = "/usr/share/datasets/fashion-mnist"
 BATCH = 256
 
 
 def epoch_seconds(loader, passes=2):
-    best = float("inf")
-    for _ in range(passes):
-        start = time.perf_counter()
+    def epoch():
         n = 0
         for images, labels in loader:
             assert images.dtype.is_floating_point
             n += len(labels)
         assert n == 60000, n
-        best = min(best, time.perf_counter() - start)
-    return best
+    return fastest(epoch, passes)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--build", default=os.path.join(ROOT, "build", "bench"))
-    args = parser.parse_args()
-    sys.path.insert(0, os.path.join(args.build, "python"))
+    args, tablio = package(__doc__, "bench")
     import lmdb
     import torch
     import torchvision
     from torch.utils.data import DataLoader, Dataset, IterableDataset, get_worker_info
 
-    import tablio
     import tablio.torch as tt
 
     torch.set_num_threads(1)
