@@ -1,8 +1,10 @@
 // A program that uses an installed tablio: a user struct through the Kaldi binary codec, and,
-// when the components are there, a gzip-compressed TFRecord table and an LMDB table.
+// when the components are there, a gzip-compressed TFRecord table, an LMDB table, and remote
+// names that reach the remote layer (src/remote.cpp, compiled and linked with libcurl).
 #include <tablio/tablio.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -36,6 +38,30 @@ static bool table_round_trip(const std::string& wspecifier, const std::string& r
   return values == 6;
 }
 
+#if defined(TABLIO_WITH_CURL)
+// Reading NAME must fail as a refused connection does, with an io_error that names it: the
+// remote layer (src/remote.cpp) is compiled in and libcurl linked, and no server is needed, for
+// nothing listens on port 9 (discard) of the loopback interface.
+static bool remote_read_refused(const std::string& name) {
+  try {
+    tablio::sequential_table_reader<tablio::holder<std::vector<float>>> in("tfrecord:" + name);
+    for (auto& entry : in) (void)entry;
+  } catch (const tablio::io_error& e) {
+    std::printf("  %s\n", e.what());
+    return std::string(e.what()).find(name) != std::string::npos;
+  }
+  return false;
+}
+
+static bool remote_layer_linked() {
+  setenv("TABLIO_HTTP_RETRIES", "1", 1);  // refused once is enough
+  setenv("NO_PROXY", "*", 1);             // a proxy in the environment would answer instead
+  setenv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:9", 1);
+  return remote_read_refused("http://127.0.0.1:9/x.tfrecord") &&
+         remote_read_refused("s3://bucket/x.tfrecord");
+}
+#endif
+
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   fs::path dir = argc > 1 ? fs::path(argv[1]) : fs::temp_directory_path() / "tablio-consumer";
@@ -49,6 +75,9 @@ int main(int argc, char** argv) {
 #if defined(TABLIO_WITH_LMDB)
   std::string db = (dir / "lmdb").string();
   ok = report("lmdb component", table_round_trip("lmdb:" + db, "lmdb:" + db)) && ok;
+#endif
+#if defined(TABLIO_WITH_CURL)
+  ok = report("curl component", remote_layer_linked()) && ok;
 #endif
   return ok ? 0 : 1;
 }

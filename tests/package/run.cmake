@@ -1,9 +1,12 @@
 # Installs tablio as each kind of user gets it and builds tests/package/consumer against it:
-#   find_package      cmake --install, then find_package(tablio COMPONENTS zlib lmdb)
-#   core_only         installed without components: the core works, asking for lmdb fails
+#   find_package      cmake --install, moved elsewhere, then find_package(tablio COMPONENTS
+#                     zlib lmdb curl)
+#   core_only         installed without components: the core works, asking for lmdb or curl fails
 #   add_subdirectory  the source tree inside a project
-#   headers_only      TABLIO_INSTALL_HEADERS_ONLY: the include directory and nothing else
-#   pkg_config        pkg-config --cflags --libs tablio-zlib tablio-lmdb
+#   headers_only      TABLIO_INSTALL_HEADERS_ONLY: the include directory and nothing else, which
+#                     with src/remote.cpp from the sources is all a program needs
+#   pkg_config        pkg-config --cflags --libs tablio-zlib tablio-lmdb tablio-curl, and the
+#                     source the curl module names (remote_source)
 #   conan             conanfile.py's package() and package_info(), without and with options
 #   vcpkg             ports/tablio/portfile.cmake, without and with features
 #   separate          installed, then compiled with TABLIO_SEPARATE_COMPILATION and the installed
@@ -11,6 +14,7 @@
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(no_extras -DTABLIO_BUILD_TESTS=OFF -DTABLIO_BUILD_EXAMPLES=OFF -DTABLIO_BUILD_TOOLS=OFF)
+set(all_components -DTABLIO_WITH_ZLIB=ON -DTABLIO_WITH_LMDB=ON -DTABLIO_WITH_CURL=ON)
 
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -42,22 +46,28 @@ function(compile_consumer name)
 endfunction()
 
 if(MODE STREQUAL "find_package")
-  install_tablio(${WORK_DIR}/prefix -DTABLIO_WITH_ZLIB=ON -DTABLIO_WITH_LMDB=ON)
-  build_consumer(consumer "zlib,lmdb" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+  # Built against a moved copy: the package must find its files (tablio::curl's source among
+  # them) from where it is, not from where it was installed.
+  install_tablio(${WORK_DIR}/installed ${all_components})
+  file(RENAME ${WORK_DIR}/installed ${WORK_DIR}/prefix)
+  build_consumer(consumer "zlib,lmdb,curl" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 elseif(MODE STREQUAL "core_only")
-  install_tablio(${WORK_DIR}/prefix -DTABLIO_WITH_ZLIB=OFF -DTABLIO_WITH_LMDB=OFF)
-  if(EXISTS ${WORK_DIR}/prefix/share/tablio/tablio-lmdb-targets.cmake)
-    message(FATAL_ERROR "TABLIO_WITH_LMDB=OFF installed the lmdb component")
-  endif()
+  install_tablio(${WORK_DIR}/prefix -DTABLIO_WITH_ZLIB=OFF -DTABLIO_WITH_LMDB=OFF -DTABLIO_WITH_CURL=OFF)
   build_consumer(consumer "" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
-  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/package -B ${WORK_DIR}/asks-lmdb
-                  -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DTABLIO_CONSUMER_COMPONENTS=lmdb
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(rc EQUAL 0 OR NOT err MATCHES "tablio::lmdb component was asked for")
-    message(FATAL_ERROR "asking a core-only installation for lmdb should fail and say why:\n${err}")
-  endif()
+  foreach(component lmdb curl)
+    if(EXISTS ${WORK_DIR}/prefix/share/tablio/tablio-${component}-targets.cmake)
+      message(FATAL_ERROR "TABLIO_WITH_${component}=OFF installed the ${component} component")
+    endif()
+    execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/package -B ${WORK_DIR}/asks-${component}
+                    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DTABLIO_CONSUMER_COMPONENTS=${component}
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(rc EQUAL 0 OR NOT err MATCHES "tablio::${component} component was asked for")
+      message(FATAL_ERROR "asking a core-only installation for ${component} should fail and say why:\n${err}")
+    endif()
+  endforeach()
 elseif(MODE STREQUAL "add_subdirectory")
-  build_consumer(consumer "zlib,lmdb" -DTABLIO_CONSUMER_MODE=add_subdirectory -DTABLIO_SOURCE_DIR=${SOURCE_DIR})
+  build_consumer(consumer "zlib,lmdb,curl" -DTABLIO_CONSUMER_MODE=add_subdirectory -DTABLIO_SOURCE_DIR=${SOURCE_DIR}
+                 ${all_components})
 elseif(MODE STREQUAL "headers_only")
   install_tablio(${WORK_DIR}/prefix -DTABLIO_INSTALL_HEADERS_ONLY=ON)
   file(GLOB_RECURSE installed RELATIVE ${WORK_DIR}/prefix ${WORK_DIR}/prefix/*)
@@ -65,21 +75,32 @@ elseif(MODE STREQUAL "headers_only")
   if(installed)
     message(FATAL_ERROR "TABLIO_INSTALL_HEADERS_ONLY installed more than headers: ${installed}")
   endif()
-  compile_consumer(consumer -I${WORK_DIR}/prefix/include -DTABLIO_WITH_ZLIB -DTABLIO_WITH_LMDB -lz -llmdb)
+  # What a package manager that writes its own files does: the headers, and the remote layer
+  # compiled from the sources against them.
+  compile_consumer(consumer -I${WORK_DIR}/prefix/include -DTABLIO_WITH_ZLIB -DTABLIO_WITH_LMDB -DTABLIO_WITH_CURL
+                   ${SOURCE_DIR}/src/remote.cpp -lz -llmdb -lcurl -pthread)
 elseif(MODE STREQUAL "separate")
   install_tablio(${WORK_DIR}/prefix -DTABLIO_WITH_ZLIB=ON -DTABLIO_WITH_LMDB=ON)
   compile_consumer(consumer -I${WORK_DIR}/prefix/include -DTABLIO_SEPARATE_COMPILATION -DTABLIO_WITH_ZLIB
                    -DTABLIO_WITH_LMDB ${WORK_DIR}/prefix/share/tablio/src/tablio.cpp -lz -llmdb)
 elseif(MODE STREQUAL "pkg_config")
-  install_tablio(${WORK_DIR}/prefix)
+  install_tablio(${WORK_DIR}/prefix ${all_components})
   set(ENV{PKG_CONFIG_PATH} ${WORK_DIR}/prefix/share/pkgconfig)
-  execute_process(COMMAND pkg-config --cflags --libs tablio-zlib tablio-lmdb
+  execute_process(COMMAND pkg-config --cflags --libs tablio-zlib tablio-lmdb tablio-curl
                   OUTPUT_VARIABLE flags RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(NOT rc EQUAL 0 OR NOT flags MATCHES "-I[^ ]*/include" OR NOT flags MATCHES "-DTABLIO_WITH_LMDB")
+  if(NOT rc EQUAL 0 OR NOT flags MATCHES "-I[^ ]*/include" OR NOT flags MATCHES "-DTABLIO_WITH_LMDB"
+     OR NOT flags MATCHES "-DTABLIO_WITH_CURL" OR NOT flags MATCHES "-pthread" OR NOT flags MATCHES "-lcurl")
     message(FATAL_ERROR "pkg-config gave: ${flags}")
   endif()
+  execute_process(COMMAND pkg-config --variable=remote_source tablio-curl
+                  OUTPUT_VARIABLE remote_source RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+  file(REAL_PATH "${remote_source}" remote_source)
+  file(REAL_PATH ${WORK_DIR}/prefix/share/tablio/src/remote.cpp installed)
+  if(NOT rc EQUAL 0 OR NOT remote_source STREQUAL installed)
+    message(FATAL_ERROR "tablio-curl's remote_source is '${remote_source}', not the installed src/remote.cpp")
+  endif()
   separate_arguments(flags UNIX_COMMAND "${flags}")
-  compile_consumer(consumer ${flags})
+  compile_consumer(consumer ${remote_source} ${flags})
 elseif(MODE STREQUAL "conan")
   foreach(options "zlib=False;lmdb=False" "zlib=True;lmdb=True")
     string(MAKE_C_IDENTIFIER "${options}" name)
