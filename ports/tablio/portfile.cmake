@@ -7,6 +7,7 @@ set(VCPKG_BUILD_TYPE release)
 
 vcpkg_check_features(OUT_FEATURE_OPTIONS FEATURE_OPTIONS
   FEATURES
+    curl TABLIO_WITH_CURL
     lmdb TABLIO_WITH_LMDB
     zlib TABLIO_WITH_ZLIB
 )
@@ -20,6 +21,11 @@ vcpkg_cmake_configure(
     ${FEATURE_OPTIONS}
 )
 vcpkg_cmake_install()
+# vcpkg keeps share/pkgconfig for modules that link nothing; tablio-curl links threads.
+if("curl" IN_LIST FEATURES)
+  file(MAKE_DIRECTORY "${CURRENT_PACKAGES_DIR}/lib/pkgconfig")
+  file(RENAME "${CURRENT_PACKAGES_DIR}/share/pkgconfig/tablio-curl.pc" "${CURRENT_PACKAGES_DIR}/lib/pkgconfig/tablio-curl.pc")
+endif()
 vcpkg_cmake_config_fixup()
 vcpkg_fixup_pkgconfig()
 

@@ -112,7 +112,7 @@ elseif(MODE STREQUAL "conan")
                    -DCMAKE_CXX_STANDARD=20)
   endforeach()
 elseif(MODE STREQUAL "vcpkg")
-  foreach(features "core" "lmdb,zlib")
+  foreach(features "core" "lmdb,zlib,curl")
     string(MAKE_C_IDENTIFIER "${features}" name)
     run(${CMAKE_COMMAND} -DSOURCE_DIR=${SOURCE_DIR} -DPACKAGES_DIR=${WORK_DIR}/${name}/packages
         -DFEATURES=${features} -P ${SOURCE_DIR}/tests/package/vcpkg_port.cmake)

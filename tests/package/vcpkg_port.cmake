@@ -1,7 +1,7 @@
 # Runs ports/tablio/portfile.cmake the way `vcpkg install tablio[FEATURES]` does, with the
 # vcpkg functions it calls standing in for vcpkg's own: they run the same CMake configure
 # (vcpkg's standard arguments) and install, and make the checks vcpkg makes after a build.
-#   cmake -DSOURCE_DIR=... -DPACKAGES_DIR=... -DFEATURES=lmdb,zlib -P vcpkg_port.cmake
+#   cmake -DSOURCE_DIR=... -DPACKAGES_DIR=... -DFEATURES=lmdb,zlib,curl -P vcpkg_port.cmake
 cmake_minimum_required(VERSION 3.20)
 set(PORT tablio)
 set(CURRENT_PACKAGES_DIR ${PACKAGES_DIR})
@@ -56,8 +56,8 @@ function(vcpkg_cmake_install)
 endfunction()
 
 # Relocatable: no file vcpkg installs may name the directory it was built in.
-function(check_no_absolute_paths glob)
-  file(GLOB_RECURSE files ${CURRENT_PACKAGES_DIR}/${glob})
+function(check_no_absolute_paths)
+  file(GLOB_RECURSE files ${CURRENT_PACKAGES_DIR}/*)
   foreach(file ${files})
     file(READ ${file} text)
     foreach(path ${CURRENT_PACKAGES_DIR} ${SOURCE_DIR})
@@ -73,18 +73,18 @@ function(vcpkg_cmake_config_fixup)
   if(NOT EXISTS ${CURRENT_PACKAGES_DIR}/share/${PORT}/tablioConfig.cmake)
     message(FATAL_ERROR "no CMake package in share/${PORT}")
   endif()
-  check_no_absolute_paths(share/${PORT}/*.cmake)
 endfunction()
 
+# Each module must be valid, and find the modules it requires (in the package, or installed).
 function(vcpkg_fixup_pkgconfig)
   file(GLOB pc_files ${CURRENT_PACKAGES_DIR}/lib/pkgconfig/*.pc ${CURRENT_PACKAGES_DIR}/share/pkgconfig/*.pc)
   if(NOT pc_files)
     message(FATAL_ERROR "no pkg-config files")
   endif()
+  set(ENV{PKG_CONFIG_PATH} ${CURRENT_PACKAGES_DIR}/lib/pkgconfig:${CURRENT_PACKAGES_DIR}/share/pkgconfig)
   foreach(pc ${pc_files})
     run(pkg-config --validate ${pc})
   endforeach()
-  check_no_absolute_paths(share/pkgconfig/*.pc)
 endfunction()
 
 function(vcpkg_install_copyright)
@@ -102,8 +102,23 @@ foreach(required share/${PORT}/copyright share/${PORT}/usage include/tablio/tabl
     message(FATAL_ERROR "the port installs no ${required}")
   endif()
 endforeach()
-foreach(forbidden debug lib bin share/doc)
+foreach(forbidden debug bin share/doc)
   if(EXISTS ${CURRENT_PACKAGES_DIR}/${forbidden})
     message(FATAL_ERROR "a header-only port must not install ${forbidden}/")
+  endif()
+endforeach()
+file(GLOB_RECURSE libraries RELATIVE ${CURRENT_PACKAGES_DIR} ${CURRENT_PACKAGES_DIR}/lib/*)
+list(FILTER libraries EXCLUDE REGEX "^lib/pkgconfig/[^/]*\\.pc$")
+if(libraries)
+  message(FATAL_ERROR "a header-only port installs no libraries, but there are ${libraries}")
+endif()
+check_no_absolute_paths()
+# A module in share/pkgconfig must link nothing (no Libs: with a value): those that do are
+# architecture-dependent, and belong in lib/pkgconfig.
+file(GLOB pc_files ${CURRENT_PACKAGES_DIR}/share/pkgconfig/*.pc)
+foreach(pc ${pc_files})
+  file(STRINGS ${pc} libs REGEX "^Libs[^:]*:.*[^ ]")
+  if(libs)
+    message(FATAL_ERROR "${pc} links something (${libs}), so vcpkg wants it in lib/pkgconfig")
   endif()
 endforeach()
