@@ -1,7 +1,7 @@
-"""Conan 2 recipe for tablio: a header-only package whose zlib and lmdb options add the
-tablio::zlib and tablio::lmdb components (and require those libraries).
+"""Conan 2 recipe for tablio: a header-only package whose zlib, lmdb and curl options add the
+tablio::zlib, tablio::lmdb and tablio::curl components (and require those libraries).
 
-    conan create . -o "tablio/*:lmdb=False"
+    conan create . -o "tablio/*:lmdb=False" -o "tablio/*:curl=True"
 """
 import os
 import re
@@ -10,6 +10,18 @@ from conan import ConanFile
 from conan.tools.build import check_min_cppstd
 from conan.tools.cmake import CMake, CMakeToolchain, cmake_layout
 from conan.tools.files import copy, load
+
+# The optional components: the library each option requires, and what the component links,
+# named as Conan's package of it is (pkg::pkg is the whole package).
+COMPONENTS = {
+    "zlib": ("zlib/[>=1.2.11 <2]", "zlib::zlib"),
+    "lmdb": ("lmdb/[>=0.9.22 <1]", "lmdb::lmdb"),
+    "curl": ("libcurl/[>=7.80 <9]", "libcurl::libcurl"),
+}
+# tablio::curl's source, compiled once by each program that links it, and the CMake build
+# module that adds it to the target; both in every package, which is the same for all options.
+CURL_SOURCE = "share/tablio/src/remote.cpp"
+CURL_BUILD_MODULE = "share/tablio/tablioCurlSources.cmake"
 
 
 class TablioConan(ConanFile):
@@ -20,9 +32,11 @@ class TablioConan(ConanFile):
     topics = ("kaldi", "tfrecord", "lmdb", "caffe", "idx", "serialization", "header-only")
     package_type = "header-library"
     settings = "os", "arch", "compiler", "build_type"
-    options = {"zlib": [True, False], "lmdb": [True, False]}
-    default_options = {"zlib": True, "lmdb": True}
-    exports_sources = "CMakeLists.txt", "LICENSE", "cmake/*", "include/*"
+    options = {name: [True, False] for name in COMPONENTS}
+    # curl is off by default: libcurl brings a TLS library and more with it, and only remote
+    # objects (http://, https://, s3://) need it.
+    default_options = {"zlib": True, "lmdb": True, "curl": False}
+    exports_sources = "CMakeLists.txt", "LICENSE", "cmake/*", "include/*", "src/remote.cpp"
     no_copy_source = True
 
     def set_version(self):
@@ -32,10 +46,9 @@ class TablioConan(ConanFile):
 
     def requirements(self):
         self.requires("boost/[>=1.75]", options={"header_only": True})
-        if self.options.zlib:
-            self.requires("zlib/[>=1.2.11 <2]")
-        if self.options.lmdb:
-            self.requires("lmdb/[>=0.9.22 <1]")
+        for name, (requirement, _) in COMPONENTS.items():
+            if self.options.get_safe(name):
+                self.requires(requirement)
 
     def validate(self):
         check_min_cppstd(self, 20)
@@ -53,18 +66,20 @@ class TablioConan(ConanFile):
 
     def package(self):
         # CMake installs the headers alone: the CMake and pkg-config files consumers see come
-        # from package_info() below, through Conan's own generators.
+        # from package_info() below, through Conan's own generators. Installing headers needs
+        # none of the components' libraries, nor anything compiled.
         cmake = CMake(self)
-        cmake.configure(variables={
-            "TABLIO_INSTALL_HEADERS_ONLY": True,
-            "TABLIO_BUILD_TESTS": False,
-            "TABLIO_BUILD_EXAMPLES": False,
-            "TABLIO_BUILD_TOOLS": False,
-            "TABLIO_WITH_ZLIB": bool(self.options.zlib),
-            "TABLIO_WITH_LMDB": bool(self.options.lmdb),
-        })
+        variables = {"TABLIO_INSTALL_HEADERS_ONLY": True, "TABLIO_BUILD_TESTS": False,
+                     "TABLIO_BUILD_EXAMPLES": False, "TABLIO_BUILD_TOOLS": False,
+                     "TABLIO_BUILD_COMPILED": False}
+        variables.update({"TABLIO_WITH_" + name.upper(): False for name in COMPONENTS})
+        cmake.configure(variables=variables)
         cmake.install()
         copy(self, "LICENSE", self.source_folder, os.path.join(self.package_folder, "licenses"))
+        copy(self, "remote.cpp", os.path.join(self.source_folder, "src"),
+             os.path.join(self.package_folder, os.path.dirname(CURL_SOURCE)))
+        copy(self, "tablioCurlSources.cmake", os.path.join(self.source_folder, "cmake"),
+             os.path.join(self.package_folder, os.path.dirname(CURL_BUILD_MODULE)))
 
     def package_info(self):
         self.cpp_info.set_property("cmake_file_name", "tablio")
@@ -76,7 +91,7 @@ class TablioConan(ConanFile):
         core.requires = ["boost::headers"]
         core.bindirs = []
         core.libdirs = []
-        for name, library in (("zlib", "zlib::zlib"), ("lmdb", "lmdb::lmdb")):
+        for name, (_, library) in COMPONENTS.items():
             if self.options.get_safe(name):
                 component = self.cpp_info.components[name]
                 component.set_property("cmake_target_name", "tablio::" + name)
@@ -85,3 +100,11 @@ class TablioConan(ConanFile):
                 component.requires = ["core", library]
                 component.bindirs = []
                 component.libdirs = []
+        if self.options.get_safe("curl"):
+            # Package information cannot carry a source to compile: in CMake the build module
+            # adds it to tablio::curl, and pkg-config names it, as tablio's own tablio-curl.pc does.
+            curl = self.cpp_info.components["curl"]
+            curl.set_property("cmake_build_modules", [CURL_BUILD_MODULE])
+            curl.set_property("pkg_config_custom_content", "remote_source=${prefix}/" + CURL_SOURCE)
+            if self.settings.os in ("Linux", "FreeBSD"):
+                curl.system_libs = ["pthread"]  # the remote layer's own threads

@@ -1,14 +1,16 @@
 """Runs conanfile.py the way `conan create` does, for the steps that make the package:
-set_version, requirements, package (the real CMake configure and install, with the arguments
-Conan passes) and package_info. Conan itself is not needed: this module stands in for the
-parts of its API the recipe uses. Then it writes the CMake package that Conan's CMakeDeps
-would write from package_info, so that a consumer can be built against the package.
+set_version, the export of exports_sources (package() sees those files alone), requirements,
+package (the real CMake configure and install, with the arguments Conan passes) and
+package_info. Conan itself is not needed: this module stands in for the parts of its API the
+recipe uses. Then it writes the CMake package that Conan's CMakeDeps would write from
+package_info, so that a consumer can be built against the package.
 
-    conan_recipe.py SOURCE_DIR WORK_DIR zlib=True lmdb=False
+    conan_recipe.py SOURCE_DIR WORK_DIR zlib=True lmdb=False curl=True
 """
 import fnmatch
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +46,7 @@ class CppInfo:
         self.includedirs = ["include"]
         self.defines = []
         self.requires = []
+        self.system_libs = []
 
     def set_property(self, name, value):
         self.properties[name] = value
@@ -123,11 +126,34 @@ DEPENDENCIES = {
     "zlib::zlib": ("find_package(ZLIB REQUIRED)", "ZLIB::ZLIB"),
     "lmdb::lmdb": ("include(\"%s/cmake/tablioDependencies.cmake\")\ntablio_find_lmdb(found)",
                    "lmdb::lmdb"),
+    "libcurl::libcurl": ("find_package(CURL REQUIRED)", "CURL::libcurl"),
 }
+# The requirement each option adds, by package name.
+OPTION_PACKAGES = {"zlib": "zlib", "lmdb": "lmdb", "curl": "libcurl"}
+# What a header-only package may hold besides include/tablio/: the licence, and tablio::curl's
+# source with the build module that adds it to the target.
+PACKAGED_FILES = ("licenses/LICENSE", "share/tablio/src/remote.cpp", "share/tablio/tablioCurlSources.cmake")
+
+
+def export_sources(recipe, source_dir, out_dir):
+    """Copies the files exports_sources names, as Conan exports them: package() sees no other."""
+    shutil.rmtree(out_dir, ignore_errors=True)
+    for pattern in recipe.exports_sources:
+        fixed = re.split(r"[*?[]", pattern)[0]  # the part before any wildcard
+        if fixed == pattern:
+            paths = [pattern]
+        else:
+            paths = [os.path.relpath(os.path.join(folder, name), source_dir)
+                     for folder, _, names in os.walk(os.path.join(source_dir, os.path.dirname(fixed)))
+                     for name in names]
+        for path in fnmatch.filter(paths, pattern):
+            os.makedirs(os.path.dirname(os.path.join(out_dir, path)), exist_ok=True)
+            shutil.copy(os.path.join(source_dir, path), os.path.join(out_dir, path))
 
 
 def write_cmake_package(recipe, source_dir, out_dir):
     lines = []
+    build_modules = []
     targets = {"core": None}
     for name, component in recipe.cpp_info.components.items():
         targets[name] = component.properties["cmake_target_name"]
@@ -143,9 +169,14 @@ def write_cmake_package(recipe, source_dir, out_dir):
                 find, library = DEPENDENCIES[requirement]
                 lines.insert(0, find.replace("%s", source_dir))
                 links.append(library)
+        links += component.system_libs
         lines.append('set_target_properties(%s PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "%s" '
                      'INTERFACE_COMPILE_DEFINITIONS "%s" INTERFACE_LINK_LIBRARIES "%s")'
                      % (target, ";".join(includes), ";".join(component.defines), ";".join(links)))
+        build_modules += component.properties.get("cmake_build_modules", [])
+    # CMakeDeps includes the build modules once every target exists.
+    for module in build_modules:
+        lines.append('include("%s")' % os.path.join(recipe.package_folder, module))
     file_name = recipe.cpp_info.properties["cmake_file_name"]
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, file_name + "-config.cmake"), "w") as f:
@@ -163,7 +194,8 @@ def main():
     spec.loader.exec_module(module)
     recipe = module.TablioConan()
     recipe.options = Options(dict({k: str(v) for k, v in recipe.default_options.items()}, **options))
-    recipe.recipe_folder = recipe.source_folder = source_dir
+    recipe.recipe_folder = source_dir
+    recipe.source_folder = os.path.join(work_dir, "source")
     recipe.build_folder = os.path.join(work_dir, "build")
     recipe.package_folder = os.path.join(work_dir, "package")
     recipe.requirements_made = []
@@ -171,7 +203,7 @@ def main():
 
     recipe.set_version()
     # The consumer's profile decides the C++ standard; the recipe refuses one before C++20.
-    recipe.settings = types.SimpleNamespace(compiler=types.SimpleNamespace(cppstd="17"))
+    recipe.settings = types.SimpleNamespace(os="Linux", compiler=types.SimpleNamespace(cppstd="17"))
     try:
         recipe.validate()
         sys.exit("validate() accepted compiler.cppstd=17")
@@ -180,25 +212,36 @@ def main():
     recipe.settings.compiler.cppstd = "20"
     recipe.validate()
     recipe.requirements()
+    export_sources(recipe, source_dir, recipe.source_folder)
     recipe.layout()
     recipe.generate()
     recipe.package()
     recipe.package_info()
 
     # Each option adds its library to the requirements, and its component to the package.
-    for name in ("zlib", "lmdb"):
+    for name, package in OPTION_PACKAGES.items():
         wanted = bool(recipe.options.get_safe(name))
-        if any(r.startswith(name + "/") for r in recipe.requirements_made) != wanted:
+        if any(r.startswith(package + "/") for r in recipe.requirements_made) != wanted:
             sys.exit("option %s=%s, but the requirements are %s" % (name, wanted, recipe.requirements_made))
         if (name in recipe.cpp_info.components) != wanted:
             sys.exit("option %s=%s, but the components are %s" % (name, wanted, list(recipe.cpp_info.components)))
 
-    # A header-only package holds headers and the licence, nothing else.
+    # A header-only package holds headers and PACKAGED_FILES, nothing else, whatever the options
+    # (package_id() makes it one package for all of them).
     for root, _, files in os.walk(recipe.package_folder):
         for name in files:
             path = os.path.relpath(os.path.join(root, name), recipe.package_folder)
-            if not (path.startswith("include/tablio/") or path == "licenses/LICENSE"):
+            if not (path.startswith("include/tablio/") or path in PACKAGED_FILES):
                 sys.exit("unexpected file in the package: " + path)
+    for path in PACKAGED_FILES:
+        if not os.path.isfile(os.path.join(recipe.package_folder, path)):
+            sys.exit("the package lacks " + path)
+    # Variables added to the pkg-config files name files the package holds.
+    for name, component in recipe.cpp_info.components.items():
+        content = component.properties.get("pkg_config_custom_content", "")
+        for variable, value in re.findall(r"^(\w+)=\$\{prefix\}/(.*)$", content, re.M):
+            if not os.path.isfile(os.path.join(recipe.package_folder, value)):
+                sys.exit("%s's pkg-config variable %s names %s, not in the package" % (name, variable, value))
     print("requirements:", ", ".join(recipe.requirements_made))
     write_cmake_package(recipe, source_dir, os.path.join(work_dir, "generators"))
 
