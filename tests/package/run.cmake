@@ -80,7 +80,7 @@ elseif(MODE STREQUAL "headers_only")
   compile_consumer(consumer -I${WORK_DIR}/prefix/include -DTABLIO_WITH_ZLIB -DTABLIO_WITH_LMDB -DTABLIO_WITH_CURL
                    ${SOURCE_DIR}/src/remote.cpp -lz -llmdb -lcurl -pthread)
 elseif(MODE STREQUAL "separate")
-  install_tablio(${WORK_DIR}/prefix -DTABLIO_WITH_ZLIB=ON -DTABLIO_WITH_LMDB=ON)
+  install_tablio(${WORK_DIR}/prefix -DTABLIO_WITH_ZLIB=ON -DTABLIO_WITH_LMDB=ON -DTABLIO_WITH_CURL=OFF)
   compile_consumer(consumer -I${WORK_DIR}/prefix/include -DTABLIO_SEPARATE_COMPILATION -DTABLIO_WITH_ZLIB
                    -DTABLIO_WITH_LMDB ${WORK_DIR}/prefix/share/tablio/src/tablio.cpp -lz -llmdb)
 elseif(MODE STREQUAL "pkg_config")
