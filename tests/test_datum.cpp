@@ -137,4 +137,8 @@ TEST_CASE("another message type's record is no Datum, though protobuf would pars
   // An empty record is an empty Datum, and one known field among unknown ones a Datum.
   CHECK(decode_datum(std::string()).channels == 0);
   CHECK(decode_datum(std::string("\x50\x05\x28\x02", 4)).label == 2);
+  // An empty packed float list is nothing a Datum would write again: with unknown fields, the
+  // record is as foreign as the unknown fields alone (else it would not survive a round trip).
+  CHECK_THROWS_AS(decode_datum(std::string("\x50\x05\x32\x00", 4), "r"), format_error);
+  CHECK(decode_datum(std::string("\x50\x05\x32\x04\0\0\0\0", 8)).float_data.size() == 1);
 }

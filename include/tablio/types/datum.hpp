@@ -67,7 +67,7 @@ void decode_datum(std::string_view bytes, basic_datum<Bytes>& d, const std::stri
     field = static_cast<std::int32_t>(static_cast<std::uint32_t>(c.get_varint()));  // as protobuf truncates
     present = true;
   };
-  std::size_t fields = 0, unknown_fields = 0;  // a record with no Datum field is another type's
+  std::size_t unknown_fields = 0;
   auto keep_unknown = [&](const char* at, std::uint32_t type) {
     ++unknown_fields;
     if (type == 3 || type == 4) c.fail({"no groups"}, {"a group"});
@@ -84,10 +84,8 @@ void decode_datum(std::string_view bytes, basic_datum<Bytes>& d, const std::stri
     d.width = u[5];
     d.present.channels = d.present.height = d.present.width = true;
     c.p += 6;
-    fields = 3;
   }
   while (!c.done()) {
-    ++fields;
     const char* at = c.p;
     std::uint64_t tag = c.get_varint();
     std::uint32_t type = static_cast<std::uint32_t>(tag & 7);
@@ -152,7 +150,12 @@ void decode_datum(std::string_view bytes, basic_datum<Bytes>& d, const std::stri
     }
     keep_unknown(at, type);
   }
-  if (unknown_fields != 0 && unknown_fields == fields) c.fail_foreign("Caffe Datum");
+  // A record with unknown fields and nothing of a Datum that would be written again (an empty
+  // packed float list is not) is another type's: read as a Datum it would be an empty one.
+  const auto& p = d.present;
+  const bool any_known =
+      p.channels || p.height || p.width || p.data || p.label || p.encoded || !d.float_data.empty();
+  if (unknown_fields != 0 && !any_known) c.fail_foreign("Caffe Datum");
 }
 
 template <class Bytes = std::string>
