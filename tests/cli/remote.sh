@@ -9,9 +9,8 @@ data=$2
 work=$3
 source "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 if [[ -z ${TABLIO_TEST_HTTP_URL:-} ]]; then
-  [[ -n ${TABLIO_REQUIRE_SERVERS:-} ]] && { echo "no servers: ${TABLIO_TEST_NO_SERVERS:-}"; exit 1; }
-  echo "skipped: ${TABLIO_TEST_NO_SERVERS:-not run by tests/remote/with_servers.py}"
-  exit 0
+  echo "no servers: run this under tests/remote/with_servers.py"
+  exit 1
 fi
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 bucket="s3://$TABLIO_TEST_BUCKET"
