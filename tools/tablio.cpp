@@ -211,7 +211,7 @@ struct verifier {
 // decode, is reported and the next one read; a damaged header ends the file.
 template <class R>
 void verify_tfrecord(const rspecifier& r, verifier& v) {
-  for (const std::string& file : expand_shards(r.filename)) {
+  for (const std::string& file : expand_shard_list(r.filename)) {
     tfrecord_reader records(open_tfrecord_input(file));
     R h;
     for (;;) {

@@ -92,6 +92,10 @@ expect 0 "$tablio" cat --type=example "tfrecord:$tf"
 contains out.txt "00000000 features { feature { key: "
 expect 0 "$tablio" info --type=example "tfrecord:$tf"
 contains out.txt "entries: 10"
+# A list of files is one table, in every command.
+expect 0 "$tablio" info --type=example "tfrecord:$tf,examples.tfrecord"
+contains out.txt "entries: 20"
+expect 0 "$tablio" verify --type=example "tfrecord:$tf,examples.tfrecord"
 expect 0 "$tablio" copy --type=bytes "tfrecord:$tf" tfrecord:raw.tfrecord
 same "$tf" raw.tfrecord
 lmdb="$data/caffe/fashion_t10k_1000_lmdb"

@@ -32,7 +32,7 @@ inline bool is_tfrecord(const tablio::wspecifier& w) {
 // The first record of a TFRecord table when its first file is a file or a remote object;
 // nothing for an empty table or a command (which must not run twice).
 inline std::optional<std::string> first_record(const tablio::rspecifier& r) {
-  auto files = tablio::expand_shards(r.filename);
+  auto files = tablio::expand_shard_list(r.filename);
   if (files.empty() || !tablio::can_open_at(files.front())) return std::nullopt;
   tablio::tfrecord_reader records(tablio::inflated_tfrecord_input(tablio::open_input_at(files.front(), 0)));
   std::string_view record;
