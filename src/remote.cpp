@@ -44,11 +44,19 @@ reader cached_reader(tablio::detail::file_descriptor copy, const std::string& na
   return reader(std::move(source), name, options.parse_limits);
 }
 
+// An object to read or write: an s3:// name needs a key (s3://bucket alone is a bucket).
+std::shared_ptr<remote::object> object_named(std::string_view url, const open_options& options) {
+  auto obj = std::make_shared<remote::object>(url, options);
+  if (obj->is_s3() && (obj->key().empty() || obj->key().back() == '/'))
+    throw_usage_error({"'", obj->name(), "' names a bucket or a folder, not an object (s3://bucket/key)"});
+  return obj;
+}
+
 }  // namespace
 
 reader open_remote_input(std::string_view url, std::uint64_t offset, access_pattern access,
                          const open_options& options) {
-  auto obj = std::make_shared<remote::object>(url, options);
+  auto obj = object_named(url, options);
   std::optional<remote::object_cache> cache = cache_of(options);
   if (cache)
     if (auto copy = cache->open_copy(obj->name()))
@@ -76,7 +84,7 @@ remote_opening::remote_opening(std::string_view url, const open_options& options
   s_->options = options;
   if (cache_of(options)) return;
   try {
-    s_->source.emplace(std::make_shared<remote::object>(url, options), 0, false);
+    s_->source.emplace(object_named(url, options), 0, false);
     s_->source->start_streaming();
   } catch (...) {
     s_->error = std::current_exception();
@@ -98,7 +106,7 @@ writer open_remote_output(std::string_view url, const open_options& options) {
     throw_usage_error({"'", remote::redacted(url),
                        "' cannot be written: http(s) objects are read-only (write s3:// "
                        "objects, or files)"});
-  auto obj = std::make_shared<remote::object>(url, options);
+  auto obj = object_named(url, options);
   return writer(remote::upload_sink(obj), obj->name());
 }
 

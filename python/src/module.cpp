@@ -364,11 +364,13 @@ class table_writer : public python_table<writer_base> {
     table_ = find_value_type(type).writer(
         spec_, with_access(options_from(dtype, compression_method, type), allow_network, allow_pipes));
   }
-  // A writer dropped without close() is closed here; what it could not write is a warning,
-  // since a destructor cannot raise.
+  // A writer dropped without close() is closed here, except an object being uploaded, which
+  // is given up (the exception that may have dropped the writer is unknown here); what could
+  // not be written is a warning, since a destructor cannot raise.
   ~table_writer() {
     if (!table_ || !in_owner()) return;
     try {
+      tablio::detail::dropped_scope dropped;
       table_->close();
     } catch (const std::exception& e) {
       std::string message =

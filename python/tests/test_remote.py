@@ -210,6 +210,17 @@ def test_retries_run_out_into_an_error_naming_url_offset_and_status(remote, ngin
     assert "HTTP 503 Service Unavailable after 3 attempts at byte 0" in message and f"{proxy.url}/feats.ark" in message
 
 
+def test_faults_spread_over_a_long_read_never_add_up(remote, nginx, fault_proxy, monkeypatch):
+    """Every response broken after 30 kB: each attempt moves on, so the retries never run out
+    (they count attempts in a row that deliver nothing)."""
+    write_tables(nginx.root)
+    monkeypatch.setenv("TABLIO_HTTP_RETRIES", "3")
+    proxy = fault_proxy(nginx.url)
+    proxy.faults.add(remote.Reset(after=30000, method="GET"))
+    assert same(tablio.load(f"ark:{proxy.url}/feats.ark"), tablio.load(f"ark:{nginx.root}/feats.ark"))
+    assert len([r for r in proxy.requests if r.method == "GET"]) > 20
+
+
 def test_an_object_replaced_mid_read_is_an_error_or_the_first_version_whole(remote, nginx, fault_proxy):
     folder = nginx.root
     write_tables(folder)
@@ -317,6 +328,15 @@ def test_a_writer_given_up_or_killed_leaves_no_object(s3server, bucket, tmp_path
         child.send_signal(signal.SIGKILL)
     finally:
         child.wait(30)
+    # A writer never closed, dropped after an exception that Python's collector cannot see:
+    # nothing says its table is complete, so the upload is given up, with a warning.
+    script = (f"import numpy as np, tablio\n"
+              f"w = tablio.writer('ark:s3://{bucket}/dropped.ark')\n"
+              f"for i in range(30):\n"
+              f"    w[f'k{{i}}'] = np.zeros((100, 1000), np.float32)\n"
+              f"raise SystemExit('the job failed')\n")
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert "RuntimeWarning" in child.stderr and "dropped without close()" in child.stderr
     assert names() == []
 
 
@@ -358,6 +378,61 @@ def test_no_message_shows_a_credential(s3server, bucket, monkeypatch):
         assert "HTTP 403 Forbidden" in text and f"s3://{bucket}/x" in text
         assert "very-secret-value" not in text and "NOSUCHKEYXYZ" not in text
     assert "(InvalidAccessKeyId)" in str(listed.value)
+
+
+def test_half_a_key_pair_or_a_missing_profile_is_refused(s3server, bucket, monkeypatch, tmp_path):
+    """As AWS's own tools refuse them: a typo never becomes an anonymous request, or one to
+    another endpoint."""
+    name = f"ark:s3://{bucket}/x.ark"
+
+    def refused(**env):
+        with monkeypatch.context() as m:
+            for k, v in env.items():
+                m.delenv(k, raising=False) if v is None else m.setenv(k, v)
+            with pytest.raises(tablio.UsageError) as caught:
+                tablio.load(name)
+        assert "very-secret" not in str(caught.value)
+        return str(caught.value)
+
+    assert "an access key id without its secret" in refused(AWS_SECRET_ACCESS_KEY=None)
+    assert "a secret access key without its id" in refused(AWS_ACCESS_KEY_ID=None, AWS_SECRET_ACCESS_KEY="very-secret")
+    assert "'nosuch' (AWS_PROFILE)" in refused(AWS_PROFILE="nosuch")
+    assert f"AWS_CONFIG_FILE names '{tmp_path}/none'" in refused(AWS_CONFIG_FILE=str(tmp_path / "none"))
+    credentials = tmp_path / "credentials"
+    credentials.write_text("[half]\naws_access_key_id = AKIDEXAMPLE\n")
+    assert "profile 'half' of the credentials file" in refused(
+        AWS_ACCESS_KEY_ID=None, AWS_SECRET_ACCESS_KEY=None, AWS_SHARED_CREDENTIALS_FILE=str(credentials),
+        AWS_PROFILE="half")
+
+
+def test_a_presigned_url_is_one_object_and_messages_never_show_its_query(s3server, bucket, tmp_path):
+    write_tables(tmp_path)
+    client = s3server.client()
+    for name in ("train.tfrecord", "shard-000000.tar"):
+        client.upload_file(str(tmp_path / name), bucket, f"signed/{name}")
+
+    def presigned(key):
+        url = client.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": key})
+        assert "?" in url and "Signature=" in url
+        return url
+
+    tfrecord = presigned("signed/train.tfrecord")
+    assert same(tablio.load(f"tfrecord,key=id:{tfrecord}", type="example"),
+                tablio.load(f"tfrecord,key=id:{tmp_path}/train.tfrecord", type="example"))
+    assert same(tablio.load(f"tar:{presigned('signed/shard-000000.tar')}", type="int32"),
+                tablio.load(f"tar:{tmp_path}/shard-000000.tar", type="int32"))
+    missing = presigned("signed/none.tfrecord")
+    with pytest.raises(FileNotFoundError) as caught:
+        tablio.load(f"tfrecord:{missing}", type="example")
+    assert missing.split("?")[0] in str(caught.value) and "Signature" not in str(caught.value)
+
+
+def test_a_bucket_is_no_object_and_missing_numbered_shards_name_their_pattern(s3server, bucket):
+    with pytest.raises(tablio.UsageError, match="names a bucket or a folder, not an object"):
+        tablio.load(f"tar:s3://{bucket}", type="int32")
+    with pytest.raises(FileNotFoundError) as caught:
+        tablio.load(f"tar:s3://{bucket}/none-%06d.tar", type="int32")
+    assert f"'s3://{bucket}/none-%06d.tar'" in str(caught.value) and "none-000000.tar" in str(caught.value)
 
 
 def test_listing_pages_through_more_than_a_thousand_objects(s3server, bucket):

@@ -11,6 +11,7 @@
 
 #include <tablio/core/error.hpp>
 #include <tablio/stream/filename.hpp>
+#include <tablio/stream/remote/url.hpp>
 
 #include <fnmatch.h>
 #include <glob.h>
@@ -131,11 +132,18 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
 #if !defined(TABLIO_WITH_CURL)
   if (remote) return {p};  // opening it says that remote names need the tablio::curl component
 #endif
+  // A URL with a query (a presigned URL) names one object: '?', '%' and '@' there are no
+  // patterns. Messages show remote names without their query or user.
+  if (remote && !p.starts_with("s3://") && p.find('?') != std::string::npos) return {p};
+  const std::string shown = remote ? remote::redacted(p) : p;
   if (auto numbered = parse_numbered_name(p)) {
     detail::shard_place place(p, open);
     std::vector<std::string> names;
     while (place.exists((*numbered)(names.size()))) names.push_back((*numbered)(names.size()));
-    if (names.empty()) throw_io_error((*numbered)(0), ENOENT, {"no file matches"});
+    if (names.empty())
+      throw_io_error(shown, ENOENT,
+                     {"no ", remote ? "object" : "file", " numbered from 0 ('",
+                      remote ? remote::redacted((*numbered)(0)) : (*numbered)(0), "') for"});
     return names;
   }
   if (std::size_t at = p.rfind('@'); at != std::string::npos && at + 1 < p.size() &&
@@ -143,9 +151,9 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
     std::uint64_t n = 0;
     for (char digit : std::string_view(p).substr(at + 1))
       n = n > max_shard_count ? n : n * 10 + static_cast<unsigned>(digit - '0');
-    if (n == 0) throw_usage_error({"no shards in '", p, "'"});
+    if (n == 0) throw_usage_error({"no shards in '", shown, "'"});
     if (n > max_shard_count)
-      throw_usage_error({"'", p, "' names more than ", decimal(max_shard_count), " shards"});
+      throw_usage_error({"'", shown, "' names more than ", decimal(max_shard_count), " shards"});
     // Each name is kept once its file is found: the list costs what exists, and a missing
     // shard is reported now rather than after reading all those before it. An http(s) server
     // is not asked a thousand times: its shards are found when they are read.
@@ -163,10 +171,10 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
   if (remote) {
     auto names = detail::shard_place(p, open).matching(p);
     if (!names)
-      throw_usage_error({"'", p,
+      throw_usage_error({"'", shown,
                          "': an http(s) server cannot be listed for a glob; name the shards (a list, "
                          "name@N or a numbered name)"});
-    if (names->empty()) throw_io_error(p, ENOENT, {"no object matches"});
+    if (names->empty()) throw_io_error(shown, ENOENT, {"no object matches"});
     return std::move(*names);
   }
   glob_t matches{};

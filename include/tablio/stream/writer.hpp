@@ -40,22 +40,29 @@ class sink_base {
 };
 
 namespace detail {
+// Scopes of one kind open on this thread.
+template <class Kind>
+struct thread_scope {
+  static int& depth() noexcept {
+    thread_local int open = 0;
+    return open;
+  }
+  thread_scope() noexcept { ++depth(); }
+  ~thread_scope() { --depth(); }
+  thread_scope(const thread_scope&) = delete;
+  thread_scope& operator=(const thread_scope&) = delete;
+};
 // Outputs given up: a writer destroyed while an exception leaves the scope that made it, or
 // inside an abandon_scope (a table given up on purpose), abandons its output rather than
-// closing it. Per thread.
-inline int& abandon_depth() noexcept {
-  thread_local int depth = 0;
-  return depth;
-}
-struct abandon_scope {
-  abandon_scope() noexcept { ++abandon_depth(); }
-  ~abandon_scope() { --abandon_depth(); }
-  abandon_scope(const abandon_scope&) = delete;
-  abandon_scope& operator=(const abandon_scope&) = delete;
-};
+// closing it.
+using abandon_scope = thread_scope<struct abandoning>;
+// A writer dropped without close() by a host that cannot tell why (Python's garbage
+// collector, after an exception it does not see): nothing says its table is complete, so an
+// output that must appear whole gives itself up at close() and reports it; others close.
+using dropped_scope = thread_scope<struct dropping>;
 // Whether an object made when `uncaught` exceptions were in flight is being given up.
 inline bool giving_up(int uncaught) noexcept {
-  return std::uncaught_exceptions() > uncaught || abandon_depth() > 0;
+  return std::uncaught_exceptions() > uncaught || abandon_scope::depth() > 0;
 }
 }  // namespace detail
 

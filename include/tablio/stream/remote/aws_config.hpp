@@ -2,16 +2,21 @@
 //   credentials  AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN; else the
 //                profile's in the shared credentials file (AWS_SHARED_CREDENTIALS_FILE, or
 //                ~/.aws/credentials) or in the config file; none: anonymous (public buckets)
-//   profile      AWS_PROFILE (or AWS_DEFAULT_PROFILE), else "default"
+//   profile      AWS_PROFILE (or AWS_DEFAULT_PROFILE), else "default"; a profile named there
+//                must exist in one of the files
 //   region       AWS_REGION, AWS_DEFAULT_REGION, the profile's region in the config file
 //                (AWS_CONFIG_FILE, or ~/.aws/config), else us-east-1
 //   endpoint     AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's endpoint_url; else AWS
 //                (an S3-compatible store: GCS's https://storage.googleapis.com, MinIO...)
 //   CA bundle    AWS_CA_BUNDLE, the profile's ca_bundle
 // Read when an object is opened, so that a change of environment applies to the next one.
+// As AWS's tools do, half a key pair (an id without its secret, or the reverse), a profile
+// named but found nowhere, and a file named by AWS_SHARED_CREDENTIALS_FILE or AWS_CONFIG_FILE
+// that cannot be read are usage errors: a typo must not turn into anonymous requests, or
+// requests to another endpoint.
 #pragma once
 
-#include <tablio/core/version.hpp>
+#include <tablio/core/error.hpp>
 
 #include <cstdlib>
 #include <fstream>
@@ -44,10 +49,10 @@ inline std::string_view trimmed(std::string_view s) {
 }
 
 // The keys of one section of an AWS ini file ("[name]"); nested blocks ("s3 =" then indented
-// lines) are read as "s3.key".
-inline std::map<std::string, std::string> ini_section(const std::string& path, std::string_view section) {
+// lines) are read as "s3.key". `found`: whether the file has the section.
+inline std::map<std::string, std::string> ini_section(std::ifstream& in, std::string_view section,
+                                                      bool& found) {
   std::map<std::string, std::string> out;
-  std::ifstream in(path);
   bool inside = false;
   std::string nested;
   for (std::string line; std::getline(in, line);) {
@@ -56,6 +61,7 @@ inline std::map<std::string, std::string> ini_section(const std::string& path, s
     if (l.empty() || l[0] == '#' || l[0] == ';') continue;
     if (l.front() == '[' && l.back() == ']') {
       inside = trimmed(l.substr(1, l.size() - 2)) == section;
+      found = found || inside;
       nested.clear();
       continue;
     }
@@ -75,30 +81,58 @@ inline std::string first_of(std::initializer_list<std::string> values) {
   return "";
 }
 
+// The section of the file that `variable` names (it must be readable), else of `fallback` (if
+// it exists).
+inline std::map<std::string, std::string> ini_section(const char* variable, const std::string& fallback,
+                                                      std::string_view section, bool& found) {
+  std::string named = environment(variable);
+  std::ifstream in(named.empty() ? fallback : named);
+  if (!named.empty() && !in) throw_usage_error({variable, " names '", named, "', which cannot be read"});
+  return ini_section(in, section, found);
+}
+
+// Both halves of a key pair, or neither.
+inline void check_key_pair(const std::string& id, const std::string& secret, std::string_view where) {
+  if (id.empty() != secret.empty())
+    throw_usage_error(
+        {"partial credentials in ", where, ": ",
+         id.empty() ? "a secret access key without its id" : "an access key id without its secret"});
+}
+
 }  // namespace detail
 
 inline aws_settings load_aws_settings() {
   using detail::environment;
   using detail::first_of;
   std::string home = environment("HOME");
-  std::string profile = first_of({environment("AWS_PROFILE"), environment("AWS_DEFAULT_PROFILE"), "default"});
-  std::string credentials_file =
-      first_of({environment("AWS_SHARED_CREDENTIALS_FILE"), home.empty() ? "" : home + "/.aws/credentials"});
-  std::string config_file =
-      first_of({environment("AWS_CONFIG_FILE"), home.empty() ? "" : home + "/.aws/config"});
-  auto credentials = detail::ini_section(credentials_file, profile);
-  auto config = detail::ini_section(config_file, profile == "default" ? "default" : "profile " + profile);
+  std::string named_profile = first_of({environment("AWS_PROFILE"), environment("AWS_DEFAULT_PROFILE")});
+  std::string profile = first_of({named_profile, "default"});
+  bool found = false;
+  auto credentials = detail::ini_section("AWS_SHARED_CREDENTIALS_FILE",
+                                         home.empty() ? "" : home + "/.aws/credentials", profile, found);
+  auto config = detail::ini_section("AWS_CONFIG_FILE", home.empty() ? "" : home + "/.aws/config",
+                                    profile == "default" ? "default" : "profile " + profile, found);
+  if (!named_profile.empty() && !found)
+    throw_usage_error({"the AWS profile '", named_profile,
+                       "' (AWS_PROFILE) is in neither the credentials nor the config file"});
 
   aws_settings s;
-  if (std::string key = environment("AWS_ACCESS_KEY_ID"); !key.empty()) {
+  std::string key = environment("AWS_ACCESS_KEY_ID"), secret = environment("AWS_SECRET_ACCESS_KEY");
+  if (!key.empty() || !secret.empty()) {
+    detail::check_key_pair(key, secret, "the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)");
     s.access_key = key;
-    s.secret_key = environment("AWS_SECRET_ACCESS_KEY");
+    s.secret_key = secret;
     s.session_token = environment("AWS_SESSION_TOKEN");
   } else {
-    auto& from = credentials.count("aws_access_key_id") ? credentials : config;
+    bool in_credentials =
+        credentials.count("aws_access_key_id") || credentials.count("aws_secret_access_key");
+    auto& from = in_credentials ? credentials : config;
     s.access_key = from["aws_access_key_id"];
     s.secret_key = from["aws_secret_access_key"];
     s.session_token = from["aws_session_token"];
+    detail::check_key_pair(s.access_key, s.secret_key,
+                           ::tablio::detail::join({"profile '", profile, "' of the ",
+                                                   in_credentials ? "credentials" : "config", " file"}));
   }
   s.region =
       first_of({environment("AWS_REGION"), environment("AWS_DEFAULT_REGION"), config["region"], s.region});

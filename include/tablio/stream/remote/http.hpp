@@ -31,8 +31,8 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace remote {
 
-// How hard to try: attempts in all (TABLIO_HTTP_RETRIES), the delays between them, how long
-// a connection may deliver nothing before it counts as failed (TABLIO_HTTP_TIMEOUT, seconds).
+// How hard to try: attempts in a row with no progress (TABLIO_HTTP_RETRIES), the delays between them, how
+// long a connection may deliver nothing before it counts as failed (TABLIO_HTTP_TIMEOUT, seconds).
 struct retry_policy {
   int attempts = 8;
   double first_delay = 0.1, max_delay = 5, max_retry_after = 60;
@@ -358,10 +358,14 @@ class connection {
 // Runs attempt(), one transfer that returns what it got, until it succeeds (a 2xx status),
 // stops on purpose, or fails for good; between retryable failures it waits. An attempt
 // resumes where the last one stopped, and keeps `at` (what errors name) the offset it is at.
+// The attempts counted are those in a row that moved nothing: one that delivered bytes starts
+// the count (and the delays) again, so that faults spread over a long stream never add up.
 template <class Attempt>
 connection::result with_retries(const endpoint& e, response& r, const std::uint64_t& at, Attempt attempt) {
   for (int number = 1;; ++number) {
+    const std::uint64_t from = at;
     connection::result got = attempt();
+    if (at > from) number = 1;
     if (got.stopped) return got;
     bool ok = got.code == CURLE_OK && r.status >= 200 && r.status < 300;
     if (ok) return got;

@@ -114,8 +114,9 @@ class s3_upload {
     detail::s3_call(c, obj_.where(), {"PUT", obj_.url(), {}, data});
   }
 
-  // Uploads part `number` (1, 2, ...), starting the upload with the first.
-  void put_part(connection& c, int number, std::string_view data) {
+  // Uploads part `number` (1, 2, ...), the object's bytes from `offset` (what errors name),
+  // starting the upload with the first.
+  void put_part(connection& c, int number, std::string_view data, std::uint64_t offset) {
     if (upload_id_.empty()) {
       std::string created = detail::s3_call(c, obj_.where(), {"POST", obj_.url() + "?uploads="});
       upload_id_ = detail::xml_unescaped(remote::detail::xml_text(created, "UploadId"));
@@ -123,14 +124,16 @@ class s3_upload {
         throw_io_error(obj_.name(), 0, {"no UploadId in the answer to CreateMultipartUpload for"});
     }
     response r;
-    std::uint64_t at = 0;
+    const std::uint64_t at = offset;
     request q{"PUT",
               obj_.url() + "?partNumber=" + std::to_string(number) +
                   "&uploadId=" + percent_encoded(upload_id_, false),
               {},
               data};
     with_retries(obj_.where(), r, at, [&] { return c.perform(obj_.where(), q, r, {}); });
-    if (r.etag.empty()) throw_io_error(obj_.name(), 0, {"no ETag for part ", decimal(number), " of"});
+    if (r.etag.empty())
+      throw_io_error(obj_.name(), 0,
+                     {"no ETag for part ", decimal(number), " (at byte ", decimal(offset), ") of"});
     etags_.resize(std::max<std::size_t>(etags_.size(), static_cast<std::size_t>(number)));
     etags_[static_cast<std::size_t>(number) - 1] = r.etag;
   }

@@ -9,6 +9,7 @@
 
 #include <tablio/stream/remote/object.hpp>
 #include <tablio/stream/remote/s3.hpp>
+#include <tablio/stream/writer.hpp>
 
 #include <condition_variable>
 #include <cstring>
@@ -55,10 +56,12 @@ class upload_sink {
       src += take;
       n -= take;
       if (part.size() == s.part_size()) {
-        if (s.parts == 0)
+        if (s.parts == 0) {
           s.parts = 1;  // the first part waits for close()
-        else
+          s.filled = part.size();
+        } else {
           s.hand_over();
+        }
       }
     }
   }
@@ -76,13 +79,19 @@ class upload_sink {
 
   void close() {
     state& s = *s_;
+    if (::tablio::detail::dropped_scope::depth() > 0) {
+      s.give_up();
+      throw_io_error(s.obj->name(), 0,
+                     {"its writer was dropped without close(), so nothing says the table is complete: the "
+                      "upload is given up, and no object appears at"});
+    }
     s.wait_idle();
     try {
       if (s.parts == 0) {
         s.upload.put_whole(s.c, s.first);  // the object is one part: one request
       } else {
-        if (!s.filling.empty()) s.upload.put_part(s.c, ++s.parts, s.filling);
-        s.upload.put_part(s.c, 1, s.first);
+        if (!s.filling.empty()) s.upload.put_part(s.c, ++s.parts, s.filling, s.filled);
+        s.upload.put_part(s.c, 1, s.first, 0);
         s.upload.complete(s.c);
       }
     } catch (...) {
@@ -109,6 +118,8 @@ class upload_sink {
       if (error) std::rethrow_exception(error);
       uploading.swap(filling);
       filling.clear();
+      uploading_at = filled;
+      filled += uploading.size();
       busy = true;
       number = ++parts;
       if (!worker.joinable()) worker = std::thread([this] { run(); });
@@ -125,7 +136,7 @@ class upload_sink {
         lock.unlock();
         std::exception_ptr failed;
         try {
-          upload.put_part(own, number, uploading);
+          upload.put_part(own, number, uploading, uploading_at);
         } catch (...) {
           failed = std::current_exception();
         }
@@ -171,7 +182,8 @@ class upload_sink {
     std::string first, filling,
         uploading;              // part 1 (kept until close()), the part filling, the one uploading
     int parts = 0, number = 0;  // parts filled; the number of the one uploading
-    std::uint64_t position = 0, total = 0;  // where writes go; bytes appended
+    std::uint64_t position = 0, total = 0;       // where writes go; bytes appended
+    std::uint64_t filled = 0, uploading_at = 0;  // bytes in full parts; the uploading part's offset
     std::mutex m;
     std::condition_variable cv;
     bool busy = false, stop = false, closed = false;
