@@ -129,6 +129,15 @@ bool remote_exists(std::string_view url, const open_options& options) {
   return obj.exists(c);
 }
 
+std::uint64_t remote_size(std::string_view url, const open_options& options) {
+  if (!options.allow_network)
+    throw_usage_error({"network access is disabled; refusing '", remote::redacted(url), "'"});
+  std::shared_ptr<remote::object> obj = object_named(url, options);
+  remote::connection c;
+  obj->stat(c);
+  return obj->size();
+}
+
 std::string cached_remote_copy(std::string_view url, const open_options& options) {
   std::optional<remote::object_cache> cache = cache_of(options);
   if (!cache)

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 
+#include <tablio/table/shard.hpp>
+
 #include "test_support.hpp"
 
 using namespace tablio;
@@ -141,6 +143,52 @@ TEST_CASE("tar shards, scripts and random access", "[tar][shard]") {
   random_access_table_reader<basic_holder<std::int32_t>> piped("tar:cat shard-000001.tar |");
   CHECK(piped.at("k3") == 30);
   CHECK(piped.at("k2") == 20);
+}
+
+TEST_CASE("shards are indexed beside them once all are complete, as wids reads an index",
+          "[tar][shard][index]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  {
+    table_writer<basic_holder<std::int32_t>> out("tar,maxcount=2:train-%06d.tar");
+    for (int i = 0; i < 5; ++i) {
+      out.write("k" + std::to_string(i), i);
+      CHECK_FALSE(std::filesystem::exists("train.shardindex.json"));  // not before the last shard
+    }
+  }
+  auto size = [](const char* f) { return std::to_string(std::filesystem::file_size(f)); };
+  CHECK(test::read_file("train.shardindex.json") ==
+        "{\n  \"__kind__\": \"wids-shard-index-v1\",\n  \"wids_version\": 1,\n  \"name\": \"train\",\n"
+        "  \"format\": \"tar\",\n  \"value_type\": \"bin\",\n  \"shardlist\": [\n"
+        "    {\"url\": \"train-000000.tar\", \"nsamples\": 2, \"filesize\": " +
+            size("train-000000.tar") +
+            ", \"first_key\": \"k0\", \"last_key\": \"k1\"},\n"
+            "    {\"url\": \"train-000001.tar\", \"nsamples\": 2, \"filesize\": " +
+            size("train-000001.tar") +
+            ", \"first_key\": \"k2\", \"last_key\": \"k3\"},\n"
+            "    {\"url\": \"train-000002.tar\", \"nsamples\": 1, \"filesize\": " +
+            size("train-000002.tar") + ", \"first_key\": \"k4\", \"last_key\": \"k4\"}\n  ]\n}\n");
+  // shard_table indexes the TFRecord and tar shards it writes; a writer given up writes none.
+  std::filesystem::create_directory("out");
+  shard_table<bytes_holder>("tar:train-%06d.tar", "tar:out/all.tar", 2);
+  std::string index = test::read_file("out/all.shardindex.json");
+  CHECK(index.find("\"url\": \"all-00000-of-00002.tar\", \"nsamples\": 3, \"filesize\": " +
+                   std::to_string(std::filesystem::file_size("out/all-00000-of-00002.tar"))) !=
+        std::string::npos);
+  CHECK(index.find("\"first_key\": \"k3\", \"last_key\": \"k4\"") != std::string::npos);
+  shard_table<bytes_holder>("tar:train-%06d.tar", "tfrecord:out/t.tfrecord", 2);
+  CHECK(test::read_file("out/t.shardindex.json").find("\"format\": \"tfrecord\"") != std::string::npos);
+  try {
+    table_writer<basic_holder<std::int32_t>> out("tar,maxcount=1:given-up-%03d.tar");
+    out.write("a", 1);
+    out.write("b", 2);
+    throw std::runtime_error("the job failed");
+  } catch (const std::runtime_error&) {
+  }
+  CHECK(std::filesystem::exists("given-up-001.tar"));
+  CHECK_FALSE(std::filesystem::exists("given-up.shardindex.json"));
+  CHECK(shard_index_name("s3://b/train/shard-{000000..000099}.tar") == "s3://b/train/shard.shardindex.json");
+  CHECK(shard_index_name("train@16") == "train.shardindex.json");
 }
 
 TEST_CASE("numbered shards of any width keep every entry, written and read", "[tar][shard]") {

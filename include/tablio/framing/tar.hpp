@@ -7,7 +7,8 @@
 // 100 bytes and "size=" before 8 GiB or more, and ends each file as GNU tar does: two zero
 // blocks, then zeros to a multiple of 10240 bytes. With a numbered name ("shard-%06d.tar") it
 // starts a new file once one holds maxcount entries or maxsize bytes, as WebDataset's
-// ShardWriter (100000 entries, 3 GB by default).
+// ShardWriter (100000 entries, 3 GB by default), and once all are complete, their shard index
+// beside them (shard_index.hpp).
 //
 // tar_input reads ustar, GNU (long names, base-256 sizes) and pax archives (extended and
 // global headers), as GNU tar and Python's tarfile write them; a member's key is its name up
@@ -22,6 +23,7 @@
 #include <tablio/codec/kaldi_token.hpp>
 #include <tablio/framing/concepts.hpp>
 #include <tablio/stream/filename.hpp>
+#include <tablio/stream/shard_index.hpp>
 #include <tablio/stream/shards.hpp>
 
 #include <cstdint>
@@ -276,7 +278,7 @@ class tar_output {
     out_.emplace(std::move(out));
   }
   explicit tar_output(std::string_view name, tar_output_options options = {}, const open_options& open = {})
-      : options_(std::move(options)), open_(open), numbered_(parse_numbered_name(name)) {
+      : options_(std::move(options)), open_(open), numbered_(parse_numbered_name(name)), pattern_(name) {
     if (numbered_) {
       if (options_.max_count == 0) options_.max_count = 100000;
       if (options_.max_size == 0) options_.max_size = 3000000000;
@@ -298,9 +300,11 @@ class tar_output {
       open_file((*numbered_)(names_.size()));
     }
     at_ = {static_cast<std::uint32_t>(names_.size() - 1), out_->tell()};
+    if (count_ == 0) first_key_ = key;
+    last_key_ = key;
     std::string name(key);
     name += '.';
-    name += options_.extension.empty() ? std::string_view("bin") : std::string_view(options_.extension);
+    name += extension();
     if (name.size() > 100 || bytes.size() > detail::tar_octal_limit) {
       std::string records;
       if (name.size() > 100) detail::append_pax_record(records, "path", name);
@@ -323,6 +327,8 @@ class tar_output {
   void close() {
     if (!out_) return;
     end_file();
+    if (numbered_)
+      write_shard_index(pattern_, {{}, "tar", std::string(extension()), std::move(written_)}, open_);
   }
 
  private:
@@ -333,6 +339,9 @@ class tar_output {
     if (last.empty() || last.find('.') != std::string_view::npos || !detail::tar_key_stays_inside(key))
       throw_usage_error(
           {"key '", key, "' cannot name a tar member: no '.' in its last component, no leading '/' or '..'"});
+  }
+  std::string_view extension() const {
+    return options_.extension.empty() ? std::string_view("bin") : std::string_view(options_.extension);
   }
   void open_file(std::string name) {
     out_.emplace(open_output(name, open_));
@@ -347,15 +356,21 @@ class tar_output {
                                                 detail::tar_record));
     auto out = std::move(out_);
     out_.reset();
+    std::uint64_t size = out->tell();
     out->close();
+    written_.push_back({shard_index_url(shard_index_folder(pattern_), names_.back()), count_, size,
+                        count_ ? first_key_ : std::string(), count_ ? last_key_ : std::string()});
   }
 
   tar_output_options options_;
   open_options open_;
   std::optional<numbered_name> numbered_;
+  std::string pattern_;
   std::optional<writer> out_;
   std::vector<std::string> names_;
   std::uint64_t count_ = 0;
+  std::string first_key_, last_key_;        // of the file being written
+  std::vector<shard_index_entry> written_;  // the files complete
   location at_;
 };
 

@@ -60,6 +60,9 @@ std::vector<std::string> list_remote(std::string_view prefix, const open_options
 // Whether a remote object exists.
 bool remote_exists(std::string_view url, const open_options& options);
 
+// A remote object's size (a HEAD request); an io_error when it cannot be had (404 included).
+std::uint64_t remote_size(std::string_view url, const open_options& options);
+
 // A local file holding the remote object, fetched into the cache (options.remote.cache, or
 // TABLIO_CACHE) once, for what needs a local file (LMDB maps one); a usage_error without a cache.
 std::string cached_remote_copy(std::string_view url, const open_options& options);

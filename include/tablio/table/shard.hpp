@@ -7,11 +7,13 @@
 //   Kaldi archives and scripts  as split_scp.pl is used in Kaldi recipes: feats.1.ark ...
 // A script (scp:) is split by its lines, as split_scp.pl splits it; its objects stay where
 // they are. Any other table is read twice: once to count (and measure) its entries, once to
-// write them.
+// write them. TFRecord and tar shards get their shard index beside them, written last
+// (shard_index.hpp: "train.tar" -> "train.shardindex.json").
 #pragma once
 
 #include <tablio/core/minmax.hpp>
 #include <tablio/stream/filename.hpp>
+#include <tablio/stream/shard_index.hpp>
 #include <tablio/stream/shards.hpp>
 #include <tablio/table/any_framing.hpp>
 #include <tablio/table/sequential_reader.hpp>
@@ -176,22 +178,79 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
   std::vector<std::uint64_t> cuts =
       by == shard_balance::count ? detail::count_cuts(weights.size(), n) : detail::byte_cuts(weights, n);
   shard_plan plan;
+  wspecifier out_spec = require_wspecifier(wspec);
+  std::optional<table_format> out_format = find_format(out_spec.format);
+  bool indexed = out_format && (out_format->read_options & format_option::files);
+  shard_index index{{}, out_spec.format, {}, {}};
+  if (out_spec.format == "tar")
+    index.value_type = out_spec.extension.empty() ? std::string(record_extension<H>()) : out_spec.extension;
+  std::string folder = shard_index_folder(out_spec.archive);
   sequential_table_reader<H> in(rspec, open);
   for (std::uint64_t k = 0; k < n; ++k) {
     plan.wspecifiers.push_back(shard_wspecifier(wspec, k, n));
     table_writer<H> out(plan.wspecifiers.back(), open);
+    shard_index_entry shard;
     for (std::uint64_t j = cuts[k]; j < cuts[k + 1]; ++j, in.next()) {
       if (in.done())
         throw_format_error(in_spec->filename, std::nullopt, {},
                            {decimal(weights.size()), " entries, as counted"},
                            {decimal(j), " on the second reading"});
       out.write(in.key(), in.value());
+      if (j == cuts[k]) shard.first_key = in.key();
+      if (j + 1 == cuts[k + 1]) shard.last_key = in.key();
     }
     out.close();
     plan.entries.push_back(cuts[k + 1] - cuts[k]);
+    if (indexed) {
+      std::string file = require_wspecifier(plan.wspecifiers.back()).archive;
+      shard.url = shard_index_url(folder, file);
+      shard.samples = plan.entries.back();
+      shard.bytes = stored_size(file, open);
+      index.shards.push_back(std::move(shard));
+    }
   }
   in.close();
+  if (indexed) write_shard_index(out_spec.archive, std::move(index), open);
   return plan;
+}
+
+// Writes the shard index of a TFRecord or tar table's files beside them (shard_index_name),
+// counting each file's entries as H reads them: for shards written by other tools
+// (WebDataset's ShardWriter, TensorFlow) or before indexes. Returns it.
+template <holder_type H>
+shard_index index_shards(std::string_view rspec, const open_options& open = {}) {
+  rspecifier r = require_rspecifier(rspec);
+  std::optional<table_format> format = find_format(r.format);
+  input_kind kind = classify_rxfilename(r.filename);
+  if (!format || !(format->read_options & format_option::files) ||
+      (kind != input_kind::file && kind != input_kind::remote))
+    throw_usage_error({"'", rspec, "': a shard index lists the files or objects of a TFRecord or tar table"});
+  shard_index index{{}, r.format, {}, {}};
+  if (r.format == "tar")
+    index.value_type = r.extension.empty() ? std::string(record_extension<H>()) : r.extension;
+  std::string folder = shard_index_folder(r.filename);
+  // Keys that are record numbers run on across the files, as the table read whole gives them.
+  const bool numbers = table_keys_are_numbers(rspec);
+  std::uint64_t before = 0;
+  auto table_key = [&](const std::string& key) {
+    if (!numbers) return key;
+    std::string n = std::to_string(before + std::stoull(key));
+    return std::string(key.size() > n.size() ? key.size() - n.size() : 0, '0') + n;
+  };
+  for (const std::string& file_spec : table_files(rspec, open)) {
+    std::string file = require_rspecifier(file_spec).filename;
+    shard_index_entry shard{shard_index_url(folder, file), 0, stored_size(file, open), {}, {}};
+    sequential_table_reader<H> in(file_spec, open);
+    for (; !in.done(); in.next()) {
+      if (shard.samples++ == 0) shard.first_key = table_key(in.key());
+      shard.last_key = table_key(in.key());
+    }
+    in.close();
+    before += shard.samples;
+    index.shards.push_back(std::move(shard));
+  }
+  write_shard_index(r.filename, index, open);
+  return index;
 }
 
 namespace detail {
