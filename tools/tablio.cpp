@@ -315,6 +315,20 @@ int shard(arguments& args) {
   return 0;
 }
 
+// ---- index-shards
+
+int index_shards(arguments& args) {
+  std::string type = args.get("type", "bytes");
+  args.finish(1, 1);
+  const std::string& rspec = args.positional()[0];
+  shard_index index = cli::with_type(type, [&]<class H>() { return tablio::index_shards<H>(rspec); });
+  std::uint64_t samples = 0;
+  for (const shard_index_entry& s : index.shards) samples += s.samples;
+  std::printf("%s\t%zu shards\t%llu entries\n", shard_index_name(require_rspecifier(rspec).filename).c_str(),
+              index.shards.size(), static_cast<unsigned long long>(samples));
+  return 0;
+}
+
 // ---- the commands
 
 const command commands[] = {
@@ -360,6 +374,15 @@ const command commands[] = {
      "                archives need their type), as for copy\n"
      "  --by=count|bytes  balance the shards by entries (default) or by bytes\n",
      shard},
+    {"index-shards", "tablio index-shards [options] RSPECIFIER",
+     "Writes the shard index of a TFRecord or tar table's files beside them (train-%06d.tar ->\n"
+     "train.shardindex.json): the JSON WebDataset's wids reads, each shard's URL, entry count\n"
+     "and size, with which datasets plan epochs without reading the shards. Writers of shards\n"
+     "write one themselves; this is for shards written by other tools. Prints its name, the\n"
+     "shards and the entries.\n\nOptions:\n"
+     "  --type=TYPE   the values' type (default bytes); for tar, its extension is the members'\n"
+     "                (or give ext=EXT in the specifier)\n",
+     index_shards},
 };
 
 void print_usage(std::FILE* to) {

@@ -96,6 +96,12 @@ contains out.txt "entries: 10"
 expect 0 "$tablio" info --type=example "tfrecord:$tf,examples.tfrecord"
 contains out.txt "entries: 20"
 expect 0 "$tablio" verify --type=example "tfrecord:$tf,examples.tfrecord"
+# Shards other tools wrote get a shard index beside them.
+expect 0 "$tablio" copy --type=example "tfrecord:$tf" "tar,maxcount=4:web-%06d.tar"
+rm web.shardindex.json
+expect 0 "$tablio" index-shards --type=example "tar:web-%06d.tar"
+contains out.txt "web.shardindex.json	3 shards	10 entries"
+contains web.shardindex.json '"url": "web-000002.tar", "nsamples": 2'
 expect 0 "$tablio" copy --type=bytes "tfrecord:$tf" tfrecord:raw.tfrecord
 same "$tf" raw.tfrecord
 lmdb="$data/caffe/fashion_t10k_1000_lmdb"
