@@ -142,6 +142,8 @@ struct value_type_entry {
   std::function<tablio::shard_plan(const std::string&, const std::string&, std::uint64_t,
                                    tablio::shard_balance)>
       shard;
+  // Writes the shard index of a table's files (tablio::index_shards with this type's holder).
+  std::function<tablio::shard_index(const std::string&)> index_shards;
 };
 
 void register_value_type(std::string name, value_type_entry entry);

@@ -627,6 +627,46 @@ PYBIND11_MODULE(_tablio, m) {
         return out;
       },
       py::arg("rspec"), py::arg("wspec"), py::arg("n"), py::arg("by") = "count", py::arg("type") = "bytes");
+  m.def(
+      "index_shards",
+      [](const std::string& rspec, const std::string& type) {
+        return tablio::shard_index_name(tablio::require_rspecifier(rspec).filename) + "\n" +
+               tablio::to_json(find_value_type(type).index_shards(rspec));
+      },
+      py::arg("rspec"), py::arg("type") = "bytes",
+      "Writes the shard index of a TFRecord or tar table's files beside them: its name and JSON.");
+  m.def("shard_index_name", &tablio::shard_index_name, py::arg("pattern"),
+        "Where the shard index of the shards a name or pattern gives goes: beside them.");
+  m.def("shard_index_folder", &tablio::shard_index_folder, py::arg("pattern"),
+        "The folder a shard index's relative URLs start from.");
+  m.def(
+      "stored_size",
+      [](const std::string& name, bool allow_network) {
+        tablio::open_options open;
+        open.allow_network = allow_network;
+        py::gil_scoped_release unlocked;
+        return tablio::stored_size(name, open);
+      },
+      py::arg("name"), py::arg("allow_network") = true, "The size of a file or remote object.");
+  m.def(
+      "read_file",
+      [](const std::string& name, bool allow_network) {
+        tablio::open_options open;
+        open.allow_network = allow_network;
+        std::string all;
+        {
+          py::gil_scoped_release unlocked;
+          tablio::reader in = tablio::open_input(name, open);
+          while (in.ensure(1)) {
+            std::span<const char> window = in.window();
+            all.append(window.data(), window.size());
+            in.advance(window.size());
+          }
+          in.close();
+        }
+        return py::bytes(all);
+      },
+      py::arg("name"), py::arg("allow_network") = true, "The whole of a file or remote object.");
   m.def("value_types", [] { return strings_to_python(value_type_names()); });
   m.def(
       "table_files",

@@ -232,6 +232,10 @@ value_type_entry entry_for() {
         py::gil_scoped_release unlocked;
         return tablio::shard_table<typename owned_holder_of<C>::type>(rspec, wspec, n, by);
       },
+      [](const std::string& rspec) {
+        py::gil_scoped_release unlocked;
+        return tablio::index_shards<typename owned_holder_of<C>::type>(rspec);
+      },
   };
 }
 
@@ -250,6 +254,7 @@ value_type_entry entry_for_precisions() {
         return o.double_precision ? twice.writer(s, o) : single.writer(s, o);
       },
       single.shard,
+      single.index_shards,
   };
 }
 

@@ -21,7 +21,7 @@ from . import _tablio
 from ._tablio import RandomAccessReader, SequentialReader, Writer
 
 __all__ = [
-    "open", "random_access", "writer", "load", "shard", "value_types", "idx",
+    "open", "random_access", "writer", "load", "shard", "value_types", "idx", "shard_index",
     "SequentialReader", "RandomAccessReader", "Writer",
     "FormatError", "DataLossError", "UsageError", "StreamError",
 ]
@@ -138,4 +138,4 @@ def value_types():
     return _tablio.value_types()
 
 
-from . import idx  # noqa: E402  (needs _tablio)
+from . import idx, shard_index  # noqa: E402  (need _tablio)

@@ -25,7 +25,7 @@ import torch
 import torch.utils.data
 
 import tablio
-from tablio import _execute, _plan, _tablio
+from tablio import _execute, _plan, _tablio, shard_index
 
 __all__ = ["TableDataset", "TableIterableDataset", "to_tensors", "collate", "expand_shards"]
 
@@ -257,19 +257,23 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     tables, every rank yielding the same number of batches, of which only a rank's last may be
     short (drop_last=True drops it). with_keys=True yields (key, value) pairs, or
     (keys, values) batches. dtype, scale, decode_raw and features as tablio.open() takes them.
+
+    The epoch is planned from each shard's number of records. A shard index gives them with no
+    pass over the data (tablio.shard_index): "index:PATH_OR_URL" as the specifier, or index=
+    PATH_OR_URL; else the index beside the shards of a TFRecord or tar specifier, when there is
+    one (index=False counts the records instead). A shard whose size differs from its index's
+    is an error when it is opened. Without an index, the records are counted at construction.
     """
 
     def __init__(self, rspecs, type="matrix", shuffle=False, seed=0, shuffle_buffer=0, uneven="drop",
                  batch_size=None, transform=None, with_keys=False, dtype=None, scale=None, decode_raw=None,
-                 features=None, drop_last=False, rank=None, world_size=None):
+                 features=None, drop_last=False, rank=None, world_size=None, index=None):
         if uneven not in _plan.UNEVEN:
             raise tablio.UsageError(f"uneven is 'drop', 'pad' or 'allow', not '{uneven}'")
         if batch_size is not None and batch_size < 1:
             raise tablio.UsageError(f"batch_size is a number of records, at least 1, not {batch_size}")
         if isinstance(rspecs, str):
             rspecs = [rspecs]
-        shards = [expand_shards(rspec) for rspec in rspecs]
-        self.tables = [shard for group in shards for shard in group]
         self.type, self.batch_size, self.transform, self.with_keys = type, batch_size, transform, with_keys
         self.plan_options = _plan.Options(shuffle=bool(shuffle), seed=seed, shuffle_buffer=shuffle_buffer or 1024,
                                           uneven=uneven, unit=batch_size or 1, drop_last=drop_last)
@@ -277,7 +281,19 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         self._given = (rank, world_size)
         _where(rank, world_size)  # refuses a bad pair now
         self.epoch = 0
-        self.sizes = [self._count(t) for t in self.tables]
+        self.index = self._index(rspecs, index)
+        if self.index is not None:
+            options = rspecs[0].partition(":")[0] if not rspecs[0].startswith("index:") else None
+            shards = [_indexed_rspecs(self.index, options)]
+            rspecs = shards[0][:1]
+            self.tables = shards[0]
+            self.sizes = [shard.samples for shard in self.index.shards]
+            self._bytes = [shard.size for shard in self.index.shards]
+        else:
+            shards = [expand_shards(rspec) for rspec in rspecs]
+            self.tables = [shard for group in shards for shard in group]
+            self.sizes = [self._count(t) for t in self.tables]
+            self._bytes = [None] * len(self.tables)
         # A TFRecord table numbers its records (keys 00000000, ...) across all its files: a
         # shard's keys go on from those of the shards before it, as they do when it is read whole.
         self._first_ordinal = [None] * len(self.tables)
@@ -292,6 +308,19 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         self._job = _JobState()
         self._note_where()
         _datasets.add(self)
+
+    @staticmethod
+    def _index(rspecs, index):
+        """The shard index that plans the epochs, or None."""
+        if len(rspecs) == 1 and rspecs[0].startswith("index:"):
+            if index not in (None, True):
+                raise tablio.UsageError("give the shard index once: as 'index:PATH' or as index=")
+            return shard_index.load(rspecs[0][len("index:"):])
+        if isinstance(index, str):
+            return shard_index.load(index)
+        if index is False or len(rspecs) != 1:
+            return None
+        return shard_index.find(rspecs[0])
 
     def _count(self, rspec):
         # A sequential pass that reads no value it can skip: a table read in order may repeat
@@ -356,9 +385,26 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             yield (key, value) if with_keys else value
 
     def _open_table(self, table):
+        expected = self._bytes[table]
+        if expected is not None:
+            name = self.tables[table].partition(":")[2]
+            size = _tablio.stored_size(name)
+            if size != expected:
+                raise tablio.FormatError(f"{name} has {size} bytes, and its shard index {self.index.source} says "
+                                         f"{expected}: the shards changed since they were indexed", name)
         reader = tablio.open(self.tables[table], type=self.type, **self.options)
         first = self._first_ordinal[table]
         return reader if first is None else _Renumbered(reader, first)
+
+
+def _indexed_rspecs(index, options):
+    """The index's shards as specifiers: with the options of the specifier it was found for
+    (a tar member extension given there wins over the index's)."""
+    if options is None:
+        return index.rspecs()
+    if index.format == "tar" and "ext=" not in options and index.value_type:
+        options += f",ext={index.value_type}"
+    return [f"{options}:{shard.url}" for shard in index.shards]
 
 
 class _Renumbered:

@@ -1,0 +1,148 @@
+"""Shard indexes: the JSON that WebDataset's indexed datasets (wids) read, listing a sharded
+table's files with each one's number of samples and size, so that an epoch over thousands of
+remote shards is planned without reading them.
+
+Writers of shards (numbered tar shards, tablio.shard, the tool's shard command) write the
+index beside the shards once all are complete ("train-%06d.tar" -> "train.shardindex.json");
+write(rspec) writes one for shards that have none. load() reads tablio's and wids' indexes:
+a "shardlist" of {"url", "nsamples", "filesize"}, URLs relative to the index's folder (or its
+"base_path"/"base"), and "datasets" that list more shards or name another index.
+"""
+
+import fnmatch
+import json
+import os
+import re
+from typing import NamedTuple
+
+import tablio
+from tablio import _tablio
+
+__all__ = ["Shard", "ShardIndex", "load", "find", "write", "name_for"]
+
+
+class Shard(NamedTuple):
+    url: str  # resolved: a path or URL that opens it
+    samples: int
+    size: int  # bytes, or None when the index gives none
+    first_key: str = None
+    last_key: str = None
+
+
+class ShardIndex(NamedTuple):
+    source: str  # where the index was read
+    name: str
+    format: str  # tablio's format of the shards ("tar", "tfrecord"), or None (wids': tar)
+    value_type: str  # a tar table's member extension, or None
+    shards: list  # [Shard]
+
+    def rspecs(self, extension=None):
+        """A specifier per shard, in the index's order: the format's, and for tar tables ext=
+        the members' extension (extension=, else the index's value type)."""
+        fmt = self.format or "tar"
+        ext = extension or self.value_type
+        options = f"{fmt},ext={ext}" if fmt == "tar" and ext else fmt
+        return [f"{options}:{shard.url}" for shard in self.shards]
+
+
+def name_for(pattern):
+    """Where the index of the shards `pattern` names goes: beside them, after the name's part
+    before the shard number ("s3://b/train-%06d.tar" -> "s3://b/train.shardindex.json")."""
+    return _tablio.shard_index_name(pattern)
+
+
+def _folder(source):
+    at = source.rfind("/")
+    return source[:at + 1] if at >= 0 else ""
+
+
+def _resolved(url, base):
+    if "://" in url or url.startswith(("/", "~")) or not base:
+        return os.path.expanduser(url)
+    return base.rstrip("/") + "/" + url
+
+
+def _read(source, allow_network):
+    try:
+        text = _tablio.read_file(source, allow_network)
+        return json.loads(text)
+    except ValueError as e:
+        raise tablio.FormatError(f"{source} is not a shard index (JSON): {e}", source) from None
+
+
+def _fail(source, what):
+    raise tablio.FormatError(f"{source} is not a shard index: {what}", source)
+
+
+def _shards(source, desc, base, allow_network, depth=0):
+    if not isinstance(desc, dict):
+        _fail(source, "expected a JSON object")
+    if desc.get("wids_version", 1) != 1:
+        _fail(source, f"wids_version {desc.get('wids_version')!r} (this reads version 1)")
+    base = desc.get("base_path") or desc.get("base") or base
+    listed = desc.get("shardlist", [])
+    if not isinstance(listed, list):
+        _fail(source, "'shardlist' is not a list")
+    out = []
+    for i, entry in enumerate(listed):
+        if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+            _fail(source, f"shard {i} has no 'url'")
+        samples, size = entry.get("nsamples"), entry.get("filesize")
+        if not isinstance(samples, int) or isinstance(samples, bool) or samples < 0:
+            _fail(source, f"shard {i} ({entry['url']}) has no count of samples ('nsamples')")
+        if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
+            _fail(source, f"shard {i} ({entry['url']}) has a 'filesize' that is not a size")
+        out.append(Shard(_resolved(entry["url"], base), samples, size, entry.get("first_key"), entry.get("last_key")))
+    for component in desc.get("datasets", []):
+        if not isinstance(component, dict):
+            _fail(source, "a 'datasets' entry is not an object")
+        if "source_url" in component:
+            if depth:
+                _fail(source, "an index named by another names a third")
+            named = _resolved(component["source_url"], base)
+            out += _shards(named, _read(named, allow_network), _folder(named), allow_network, depth + 1)
+        else:
+            out += _shards(source, component, base, allow_network, depth)
+    return out
+
+
+def load(source, allow_network=True):
+    """The shard index at `source` (a path or URL), its shards' URLs resolved."""
+    desc = _read(source, allow_network)
+    if not isinstance(desc, dict):
+        _fail(source, "expected a JSON object")
+    shards = _shards(source, desc, _folder(source), allow_network)
+    return ShardIndex(source, desc.get("name"), desc.get("format"), desc.get("value_type"), shards)
+
+
+def _as_glob(pattern):
+    """A shard pattern as a glob its shards' names match: "%06d", "{000..099}" and "@16"
+    become what they stand for."""
+    glob = re.sub(r"%0(\d+)d", lambda m: "[0-9]" * int(m.group(1)), pattern)
+    glob = re.sub(r"%\d*d", "*", glob).replace("%%", "%")
+    glob = re.sub(r"\{[^{}]*\}", "*", glob)
+    return re.sub(r"@(\d+)$", lambda m: f"-*-of-{int(m.group(1)):05d}", glob)
+
+
+def find(rspec, allow_network=True):
+    """The index beside the shards a TFRecord or tar specifier names, or None when there is
+    none (one request for a remote one) or it lists other shards than the pattern names
+    (another sharding of the same table in the same folder)."""
+    fmt, _, name = rspec.partition(":")
+    if fmt.split(",")[0] not in ("tar", "tfrecord") or not name or "," in name or name.rstrip().endswith("|"):
+        return None
+    try:
+        index = load(name_for(name), allow_network)
+    except FileNotFoundError:
+        return None
+    glob = _as_glob(name)
+    if not index.shards or not all(fnmatch.fnmatchcase(shard.url, glob) for shard in index.shards):
+        return None
+    return index
+
+
+def write(rspec, type="bytes"):
+    """Writes the shard index of a TFRecord or tar table's files beside them, counting each
+    file's entries as `type` reads them (the tar members' extension is the type's, or ext=).
+    Returns its name."""
+    return _tablio.index_shards(rspec, type).split("\n", 1)[0]

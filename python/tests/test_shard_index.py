@@ -1,0 +1,152 @@
+"""Shard indexes: written beside the shards by every writer of shards, read as WebDataset's wids
+reads them, and used by the streaming dataset to plan epochs without a pass over the data."""
+
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import tablio
+from tablio import shard_index
+
+
+def write_shards(folder, n=7, per_shard=3, name="train-%06d.tar"):
+    with tablio.writer(f"tar,maxcount={per_shard}:{folder}/{name}", type="int32") as w:
+        for i in range(n):
+            w[f"s{i:03d}"] = i
+
+
+def test_numbered_tar_shards_are_indexed_beside_them(tmp_path):
+    write_shards(tmp_path)
+    desc = json.loads((tmp_path / "train.shardindex.json").read_text())
+    assert desc["__kind__"] == "wids-shard-index-v1" and desc["wids_version"] == 1 and desc["name"] == "train"
+    assert desc["format"] == "tar" and desc["value_type"] == "bin"  # the members KEY.bin
+    assert [(s["url"], s["nsamples"], s["filesize"], s["first_key"], s["last_key"]) for s in desc["shardlist"]] == [
+        (f"train-{k:06d}.tar", count, os.path.getsize(tmp_path / f"train-{k:06d}.tar"), first, last)
+        for k, count, first, last in [(0, 3, "s000", "s002"), (1, 3, "s003", "s005"), (2, 1, "s006", "s006")]]
+    index = shard_index.load(str(tmp_path / "train.shardindex.json"))
+    assert [s.url for s in index.shards] == [f"{tmp_path}/train-{k:06d}.tar" for k in range(3)]
+    assert sum(s.samples for s in index.shards) == 7
+
+
+def test_shard_and_index_shards_write_the_same_index(tmp_path):
+    with tablio.writer(f"tfrecord:{tmp_path}/all.tfrecord", type="int32") as w:
+        for i in range(10):
+            w[str(i)] = i
+    tablio.shard(f"tfrecord:{tmp_path}/all.tfrecord", f"tfrecord:{tmp_path}/part.tfrecord", 3)
+    written = (tmp_path / "part.shardindex.json").read_text()
+    assert [s["nsamples"] for s in json.loads(written)["shardlist"]] == [4, 3, 3]
+    os.remove(tmp_path / "part.shardindex.json")
+    assert shard_index.write(f"tfrecord:{tmp_path}/part-*-of-00003.tfrecord") == f"{tmp_path}/part.shardindex.json"
+    assert (tmp_path / "part.shardindex.json").read_text() == written
+
+
+def test_shards_other_tools_wrote_are_indexed(tmp_path):
+    # Shards in WebDataset's layout, made by GNU tar: members KEY.txt.
+    for k in range(2):
+        folder = tmp_path / f"src{k}"
+        folder.mkdir()
+        for i in range(4):
+            (folder / f"{k}{i:03d}.txt").write_text(f"sample {k} {i}")
+        subprocess.run(["tar", "-cf", str(tmp_path / f"web-{k:06d}.tar"), "-C", str(folder)] +
+                       sorted(os.listdir(folder)), check=True)
+    assert shard_index.write(f"tar,ext=txt:{tmp_path}/web-%06d.tar") == f"{tmp_path}/web.shardindex.json"
+    desc = json.loads((tmp_path / "web.shardindex.json").read_text())
+    assert desc["value_type"] == "txt" and [s["nsamples"] for s in desc["shardlist"]] == [4, 4]
+    assert [s["first_key"] for s in desc["shardlist"]] == ["0000", "1000"]
+
+
+def test_a_streaming_dataset_plans_from_the_index_without_counting(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    import tablio.torch as tt
+    write_shards(tmp_path, n=50, per_shard=8)
+
+    def no_counting(self, rspec):
+        raise AssertionError(f"{rspec} was counted")
+
+    counted = tt.TableIterableDataset(f"tar:{tmp_path}/train-%06d.tar", type="int32", index=False)
+    monkeypatch.setattr(tt.TableIterableDataset, "_count", no_counting)
+    for spec, options in ((f"tar:{tmp_path}/train-%06d.tar", {}),  # found beside the shards
+                          (f"tar:{tmp_path}/train-*.tar", {}),
+                          (f"index:{tmp_path}/train.shardindex.json", {}),
+                          (f"tar:{tmp_path}/train-%06d.tar", {"index": str(tmp_path / "train.shardindex.json")})):
+        ds = tt.TableIterableDataset(spec, type="int32", shuffle=True, batch_size=4, **options)
+        assert ds.sizes == counted.sizes
+        assert [t.partition(":")[2] for t in ds.tables] == [t.partition(":")[2] for t in counted.tables]
+        values = sorted(int(v) for batch in torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2)
+                        for v in batch)
+        assert values == list(range(50))
+
+
+def test_an_index_of_other_shards_is_not_used_and_a_wrong_one_is_an_error(tmp_path):
+    pytest.importorskip("torch")
+    import tablio.torch as tt
+    write_shards(tmp_path, n=9, per_shard=3)
+    # Another sharding of the same table in the same folder: its index is not this one's.
+    tablio.shard(f"tar:{tmp_path}/train-%06d.tar", f"tar:{tmp_path}/train.tar", 2, type="int32")
+    ds = tt.TableIterableDataset(f"tar:{tmp_path}/train-%06d.tar", type="int32")
+    assert ds.index is None and ds.sizes == [3, 3, 3]
+    assert tt.TableIterableDataset(f"tar:{tmp_path}/train-*-of-00002.tar", type="int32").index is not None
+    # A shard rewritten after it was indexed: its size no longer agrees.
+    with tablio.writer(f"tar:{tmp_path}/train-00001-of-00002.tar", type="int32") as w:
+        for i in range(50):
+            w[f"x{i}"] = i
+    ds = tt.TableIterableDataset(f"tar:{tmp_path}/train-*-of-00002.tar", type="int32")
+    with pytest.raises(tablio.FormatError) as caught:
+        list(ds)
+    assert "train-00001-of-00002.tar has" in str(caught.value) and "train.shardindex.json says" in str(caught.value)
+
+
+def test_an_index_as_wids_writes_it_is_read(tmp_path):
+    write_shards(tmp_path, n=6, per_shard=3, name="w-%06d.tar")
+    (tmp_path / "sub").mkdir()
+    desc = {"__kind__": "wids-shard-index-v1", "wids_version": 1, "name": "w",
+            "shardlist": [{"url": f"../w-{k:06d}.tar", "nsamples": 3, "filesize": os.path.getsize(
+                tmp_path / f"w-{k:06d}.tar"), "md5sum": "x"} for k in range(2)]}
+    (tmp_path / "sub" / "wids.json").write_text(json.dumps(desc))
+    index = shard_index.load(str(tmp_path / "sub" / "wids.json"))
+    assert index.format is None and [s.samples for s in index.shards] == [3, 3]
+    assert [key for spec in index.rspecs() for key, _ in tablio.open(spec, type="int32")] == \
+        [f"s{i:03d}" for i in range(6)]
+    for bad, what in (({"wids_version": 2, "shardlist": []}, "wids_version 2"),
+                      ({"shardlist": [{"url": "a.tar"}]}, "no count of samples"),
+                      ({"shardlist": [{"nsamples": 3}]}, "no 'url'")):
+        (tmp_path / "bad.json").write_text(json.dumps(bad))
+        with pytest.raises(tablio.FormatError, match=what):
+            shard_index.load(str(tmp_path / "bad.json"))
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(tablio.FormatError, match="not a shard index"):
+        shard_index.load(str(tmp_path / "bad.json"))
+
+
+def test_wids_accepts_the_index_when_it_is_installed(tmp_path):
+    wids = pytest.importorskip("wids")
+    write_shards(tmp_path, n=6, per_shard=3)
+    ds = wids.ShardListDataset(str(tmp_path / "train.shardindex.json"))
+    assert len(ds) == 6
+
+
+def test_a_dataset_over_a_thousand_shards_in_a_bucket_reads_only_their_index(s3server, fault_proxy, tmp_path,
+                                                                               monkeypatch):
+    torch = pytest.importorskip("torch")
+    import tablio.torch as tt
+    bucket = s3server.create_bucket("indexed-thousand")
+    write_shards(tmp_path, n=1000, per_shard=1, name="s-%06d.tar")
+    client = s3server.client()
+    for name in sorted(os.listdir(tmp_path)):
+        client.upload_file(str(tmp_path / name), bucket, f"train/{name}")
+    proxy = fault_proxy(s3server.endpoint)
+    for k, v in s3server.env(proxy.url).items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("TABLIO_CACHE", "")
+    ds = tt.TableIterableDataset(f"tar:s3://{bucket}/train/s-%06d.tar", type="int32", batch_size=100)
+    assert [(r.method, r.path) for r in proxy.requests] == [("GET", f"/{bucket}/train/s.shardindex.json")]
+    assert len(ds.tables) == 1000 and sum(ds.sizes) == 1000 and len(ds) == 10
+    # Reading a shard checks its size against the index first.
+    first = next(iter(ds))
+    assert [int(v) for v in first] == list(range(100))
+    client.put_object(Bucket=bucket, Key="train/s-000000.tar", Body=b"\0" * 20480)
+    with pytest.raises(tablio.FormatError, match="s-000000.tar has 20480 bytes"):
+        next(iter(tt.TableIterableDataset(f"tar:s3://{bucket}/train/s-%06d.tar", type="int32")))
