@@ -191,6 +191,30 @@ TEST_CASE("shards are indexed beside them once all are complete, as wids reads a
   CHECK(shard_index_name("train@16") == "train.shardindex.json");
 }
 
+TEST_CASE("brace patterns name shards as WebDataset writes them", "[tar][shard]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  {
+    table_writer<basic_holder<std::int32_t>> out("tar,maxcount=2:s-%06d.tar");
+    for (int i = 0; i < 6; ++i) out.write("k" + std::to_string(i), i);
+  }
+  auto keys = [](const std::string& rspec) {
+    std::string all;
+    for (auto& [key, v] : sequential_table_reader<basic_holder<std::int32_t>>(rspec)) all += key;
+    return all;
+  };
+  CHECK(keys("tar:s-{000000..000002}.tar") == "k0k1k2k3k4k5");
+  CHECK(keys("tar:s-{000002..000001}.tar") == "k4k5k2k3");             // descending, as braceexpand gives
+  CHECK(keys("tar:s-00000{0,2}.tar,s-000001.tar") == "k0k1k4k5k2k3");  // a list's commas vs the braces'
+  CHECK(keys("tar:s-{00000{1,2},000000}.tar") == "k2k3k4k5k0k1");      // nested
+  CHECK_THROWS_WITH(expand_shards("s-{000000..000003}.tar"),
+                    Catch::Contains("cannot find shard 3 of 4 of 's-{000000..000003}.tar'"));
+  CHECK_THROWS_AS(expand_shards("s-{0..99999999}.tar"), usage_error);  // refused before any name is made
+  CHECK_THROWS_AS(expand_shards("s-{0..999}-{0..9999}.tar"), usage_error);
+  CHECK(expand_shards("plain{x}.tar") ==
+        std::vector<std::string>{"plain{x}.tar"});  // "{x}" stands for itself
+}
+
 TEST_CASE("numbered shards of any width keep every entry, written and read", "[tar][shard]") {
   test::temp_dir dir;
   test::in_folder here(dir.path);

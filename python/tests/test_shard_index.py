@@ -150,3 +150,18 @@ def test_a_dataset_over_a_thousand_shards_in_a_bucket_reads_only_their_index(s3s
     client.put_object(Bucket=bucket, Key="train/s-000000.tar", Body=b"\0" * 20480)
     with pytest.raises(tablio.FormatError, match="s-000000.tar has 20480 bytes"):
         next(iter(tt.TableIterableDataset(f"tar:s3://{bucket}/train/s-%06d.tar", type="int32")))
+
+
+def test_brace_patterns_name_shards_in_a_bucket_and_find_their_index(s3server, tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    import tablio.torch as tt
+    bucket = s3server.create_bucket("braces")
+    for k, v in s3server.env().items():
+        monkeypatch.setenv(k, v)
+    write_shards(f"s3://{bucket}/web", n=7, per_shard=3, name="s-%06d.tar")
+    keys = [key for key, _ in tablio.open(f"tar:s3://{bucket}/web/s-{{000000..000002}}.tar", type="int32")]
+    assert keys == [f"s{i:03d}" for i in range(7)]
+    with pytest.raises(FileNotFoundError, match="cannot find shard 3 of 4"):
+        tablio.load(f"tar:s3://{bucket}/web/s-{{000000..000003}}.tar", type="int32")
+    ds = tt.TableIterableDataset(f"tar:s3://{bucket}/web/s-{{000000..000002}}.tar", type="int32")
+    assert ds.index is not None and sorted(int(v) for v in ds) == list(range(7))

@@ -1,5 +1,6 @@
-// The files of a sharded dataset, named one of four ways:
+// The files of a sharded dataset, named one of five ways:
 //   a glob pattern       "train-*-of-00128", "data/part-?????"   (matches in name order)
+//   braces, as WebDataset names shards  "shards-{000000..000099}.tar", "{train,val}-0.tar"
 //   TensorFlow's "@N"    "train@128" -> train-00000-of-00128 ... train-00127-of-00128
 //   a numbered name      "shard-%06d.tar" -> shard-000000.tar, shard-000001.tar... as long as
 //                        they exist (WebDataset's ShardWriter names its shards so)
@@ -125,6 +126,82 @@ class shard_place {
 
 }  // namespace detail
 
+namespace detail {
+
+// The '}' that closes the '{' at `open`, or npos.
+inline std::size_t closing_brace(std::string_view p, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < p.size(); ++i) {
+    if (p[i] == '{') ++depth;
+    if (p[i] == '}' && --depth == 0) return i;
+  }
+  return std::string_view::npos;
+}
+
+// What one brace's body stands for: "a,b,c" (split at top-level commas; each may hold braces
+// of its own), or "000..099" (numbers, zero-padded to the width written when it has leading
+// zeros, descending when the first is larger); nothing when it is neither.
+inline std::optional<std::vector<std::string>> brace_choices(std::string_view body) {
+  std::size_t dots = body.find("..");
+  auto digits = [](std::string_view d) {
+    return !d.empty() && d.size() <= 18 && d.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  if (dots != std::string_view::npos && digits(body.substr(0, dots)) && digits(body.substr(dots + 2))) {
+    std::string_view a = body.substr(0, dots), b = body.substr(dots + 2);
+    std::uint64_t from = std::stoull(std::string(a)), to = std::stoull(std::string(b));
+    std::uint64_t count = (from <= to ? to - from : from - to) + 1;
+    if (count > max_shard_count)
+      throw_usage_error({"'{", body, "}' names more than ", decimal(max_shard_count), " shards"});
+    std::size_t width =
+        (a.size() > 1 && a[0] == '0') || (b.size() > 1 && b[0] == '0') ? std::max(a.size(), b.size()) : 0;
+    std::vector<std::string> out;
+    for (std::uint64_t k = 0; k < count; ++k) {
+      std::string n = std::to_string(from <= to ? from + k : from - k);
+      out.push_back(std::string(n.size() < width ? width - n.size() : 0, '0') + n);
+    }
+    return out;
+  }
+  std::vector<std::string> out;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= body.size(); ++i) {
+    if (i < body.size() && body[i] == '{') ++depth;
+    if (i < body.size() && body[i] == '}') --depth;
+    if (i == body.size() || (body[i] == ',' && depth == 0)) {
+      out.emplace_back(body.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (out.size() < 2) return std::nullopt;
+  return out;
+}
+
+// The names a brace pattern stands for, in WebDataset's order (left to right, braces
+// multiplied out); at most max_shard_count of them.
+inline void expand_braces(std::string_view p, std::string prefix, std::vector<std::string>& out) {
+  for (std::size_t open = p.find('{'); open != std::string_view::npos; open = p.find('{', open + 1)) {
+    std::size_t close = closing_brace(p, open);
+    if (close == std::string_view::npos) break;
+    auto choices = brace_choices(p.substr(open + 1, close - open - 1));
+    if (!choices) continue;  // "{x}" stands for itself
+    for (const std::string& choice : *choices) {
+      if (out.size() >= max_shard_count)
+        throw_usage_error({"'", p, "' names more than ", decimal(max_shard_count), " shards"});
+      // A choice may hold braces of its own: it is expanded with what follows it.
+      expand_braces(choice + std::string(p.substr(close + 1)), prefix + std::string(p.substr(0, open)), out);
+    }
+    return;
+  }
+  out.push_back(prefix + std::string(p));
+}
+
+inline bool has_braces(std::string_view p) {
+  std::size_t open = p.find('{');
+  return open != std::string_view::npos && closing_brace(p, open) != std::string_view::npos;
+}
+
+}  // namespace detail
+
 inline std::vector<std::string> expand_shards(std::string_view pattern, const open_options& open = {}) {
   std::string p(pattern);
   if (p.empty() || p.back() == '|' || p.front() == '|' || p == "-") return {p};
@@ -136,6 +213,21 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
   // patterns. Messages show remote names without their query or user.
   if (remote && !p.starts_with("s3://") && p.find('?') != std::string::npos) return {p};
   const std::string shown = remote ? remote::redacted(p) : p;
+  if (detail::has_braces(p)) {
+    std::vector<std::string> names;
+    detail::expand_braces(p, {}, names);
+    if (names.size() != 1 || names[0] != p) {
+      // Each is kept once its file is found, as for name@N; an http(s) server is asked when read.
+      detail::shard_place place(p.substr(0, p.find('{')), open);
+      if (!remote || p.starts_with("s3://"))
+        for (std::size_t i = 0; i < names.size(); ++i)
+          if (!place.exists(names[i]))
+            throw_io_error(
+                remote ? remote::redacted(names[i]) : names[i], ENOENT,
+                {"cannot find shard ", decimal(i), " of ", decimal(names.size()), " of '", shown, "',"});
+      return names;
+    }
+  }
   if (auto numbered = parse_numbered_name(p)) {
     detail::shard_place place(p, open);
     std::vector<std::string> names;
@@ -188,14 +280,18 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
   return names;  // glob sorts them
 }
 
-// The files of a comma-separated list of names, each expanded as above.
+// The files of a comma-separated list of names (commas inside braces are the braces'), each
+// expanded as above.
 inline std::vector<std::string> expand_shard_list(std::string_view names, const open_options& open = {}) {
   std::vector<std::string> files;
-  for (std::size_t start = 0;;) {
-    std::size_t comma = names.find(',', start);
-    for (auto& f : expand_shards(names.substr(start, comma - start), open)) files.push_back(std::move(f));
-    if (comma == std::string_view::npos) return files;
-    start = comma + 1;
+  int depth = 0;
+  for (std::size_t start = 0, i = 0;; ++i) {
+    if (i < names.size() && names[i] == '{') ++depth;
+    if (i < names.size() && names[i] == '}' && depth > 0) --depth;
+    if (i < names.size() && (names[i] != ',' || depth > 0)) continue;
+    for (auto& f : expand_shards(names.substr(start, i - start), open)) files.push_back(std::move(f));
+    if (i >= names.size()) return files;
+    start = i + 1;
   }
 }
 
