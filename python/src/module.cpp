@@ -642,23 +642,22 @@ PYBIND11_MODULE(_tablio, m) {
   m.def(
       "stored_size",
       [](const std::string& name, bool allow_network) {
-        tablio::open_options open;
-        open.allow_network = allow_network;
         py::gil_scoped_release unlocked;
-        return tablio::stored_size(name, open);
+        return tablio::stored_size(name, {.allow_network = allow_network});
       },
       py::arg("name"), py::arg("allow_network") = true, "The size of a file or remote object.");
   m.def(
       "read_file",
-      [](const std::string& name, bool allow_network) {
-        tablio::open_options open;
-        open.allow_network = allow_network;
+      [](const std::string& name, std::uint64_t limit, bool allow_network) {
         std::string all;
         {
           py::gil_scoped_release unlocked;
-          tablio::reader in = tablio::open_input(name, open);
+          tablio::reader in = tablio::open_input(name, {.allow_network = allow_network});
           while (in.ensure(1)) {
             std::span<const char> window = in.window();
+            if (window.size() > limit - all.size())
+              tablio::throw_format_error(name, all.size(), {}, {"at most ", tablio::decimal(limit), " bytes"},
+                                         {"more"});
             all.append(window.data(), window.size());
             in.advance(window.size());
           }
@@ -666,7 +665,8 @@ PYBIND11_MODULE(_tablio, m) {
         }
         return py::bytes(all);
       },
-      py::arg("name"), py::arg("allow_network") = true, "The whole of a file or remote object.");
+      py::arg("name"), py::arg("limit"), py::arg("allow_network") = true,
+      "The whole of a file or remote object of at most `limit` bytes (more is a FormatError).");
   m.def("value_types", [] { return strings_to_python(value_type_names()); });
   m.def(
       "table_files",

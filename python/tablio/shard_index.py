@@ -36,12 +36,13 @@ class ShardIndex(NamedTuple):
     value_type: str  # a tar table's member extension, or None
     shards: list  # [Shard]
 
-    def rspecs(self, extension=None):
-        """A specifier per shard, in the index's order: the format's, and for tar tables ext=
-        the members' extension (extension=, else the index's value type)."""
-        fmt = self.format or "tar"
-        ext = extension or self.value_type
-        options = f"{fmt},ext={ext}" if fmt == "tar" and ext else fmt
+    def rspecs(self, options=None):
+        """A specifier per shard, in the index's order, with `options` ("tar,cache=DIR"; by
+        default the index's format, tar for wids') and, for tar tables, ext= the index's member
+        extension unless the options give one."""
+        options = options or self.format or "tar"
+        if options.split(",")[0] == "tar" and self.value_type and "ext=" not in options:
+            options += f",ext={self.value_type}"
         return [f"{options}:{shard.url}" for shard in self.shards]
 
 
@@ -62,11 +63,15 @@ def _resolved(url, base):
     return base.rstrip("/") + "/" + url
 
 
+# An index of a million shards is about 150 MB: anything past this is not an index.
+MAX_INDEX_BYTES = 1 << 30
+
+
 def _read(source, allow_network):
+    text = _tablio.read_file(source, MAX_INDEX_BYTES, allow_network)
     try:
-        text = _tablio.read_file(source, allow_network)
         return json.loads(text)
-    except ValueError as e:
+    except ValueError as e:  # not JSON, or not UTF-8
         raise tablio.FormatError(f"{source} is not a shard index (JSON): {e}", source) from None
 
 

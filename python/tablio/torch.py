@@ -283,23 +283,22 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         self.epoch = 0
         self.index = self._index(rspecs, index)
         if self.index is not None:
-            options = rspecs[0].partition(":")[0] if not rspecs[0].startswith("index:") else None
-            shards = [_indexed_rspecs(self.index, options)]
-            rspecs = shards[0][:1]
-            self.tables = shards[0]
+            options = None if rspecs[0].startswith("index:") else rspecs[0].partition(":")[0]
+            groups = [self.index.rspecs(options)]
+            self.tables = groups[0]
             self.sizes = [shard.samples for shard in self.index.shards]
             self._bytes = [shard.size for shard in self.index.shards]
         else:
-            shards = [expand_shards(rspec) for rspec in rspecs]
-            self.tables = [shard for group in shards for shard in group]
+            groups = [expand_shards(rspec) for rspec in rspecs]
+            self.tables = [shard for group in groups for shard in group]
             self.sizes = [self._count(t) for t in self.tables]
             self._bytes = [None] * len(self.tables)
         # A TFRecord table numbers its records (keys 00000000, ...) across all its files: a
         # shard's keys go on from those of the shards before it, as they do when it is read whole.
         self._first_ordinal = [None] * len(self.tables)
         t = 0
-        for rspec, group in zip(rspecs, shards):
-            ordinal = 0 if _tablio.ordinal_keys(rspec) else None
+        for group in groups:
+            ordinal = 0 if group and _tablio.ordinal_keys(group[0]) else None
             for _ in group:
                 if ordinal is not None:
                     self._first_ordinal[t] = ordinal
@@ -395,16 +394,6 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         reader = tablio.open(self.tables[table], type=self.type, **self.options)
         first = self._first_ordinal[table]
         return reader if first is None else _Renumbered(reader, first)
-
-
-def _indexed_rspecs(index, options):
-    """The index's shards as specifiers: with the options of the specifier it was found for
-    (a tar member extension given there wins over the index's)."""
-    if options is None:
-        return index.rspecs()
-    if index.format == "tar" and "ext=" not in options and index.value_type:
-        options += f",ext={index.value_type}"
-    return [f"{options}:{shard.url}" for shard in index.shards]
 
 
 class _Renumbered:

@@ -116,9 +116,26 @@ def test_an_index_as_wids_writes_it_is_read(tmp_path):
         (tmp_path / "bad.json").write_text(json.dumps(bad))
         with pytest.raises(tablio.FormatError, match=what):
             shard_index.load(str(tmp_path / "bad.json"))
-    (tmp_path / "bad.json").write_text("{not json")
-    with pytest.raises(tablio.FormatError, match="not a shard index"):
+    (tmp_path / "bad.json").write_text(json.dumps({"shardlist": [{"url": "a.tar", "nsamples": -3}]}))
+    with pytest.raises(tablio.FormatError, match=r"shard 0 \(.*a.tar\) has no count of samples"):
         shard_index.load(str(tmp_path / "bad.json"))
+    whole = (tmp_path / "sub" / "wids.json").read_text()
+    for name, content in (("truncated.json", whole[:len(whole) // 2]), ("corrupt.json", "{not json")):
+        (tmp_path / name).write_text(content)
+        with pytest.raises(tablio.FormatError, match=f"{name} is not a shard index \\(JSON\\)") as caught:
+            shard_index.load(str(tmp_path / name))
+        assert caught.value.path == str(tmp_path / name)
+    # A shard given where its index was meant: not UTF-8, not an index.
+    with pytest.raises(tablio.FormatError, match="not a shard index"):
+        shard_index.load(str(tmp_path / "w-000000.tar"))
+
+
+def test_an_oversized_index_is_refused_before_it_is_read_whole(tmp_path, monkeypatch):
+    write_shards(tmp_path)
+    monkeypatch.setattr(shard_index, "MAX_INDEX_BYTES", 100)
+    with pytest.raises(tablio.FormatError) as caught:
+        shard_index.load(str(tmp_path / "train.shardindex.json"))
+    assert "expected at most 100 bytes" in str(caught.value) and caught.value.path.endswith("train.shardindex.json")
 
 
 def test_wids_accepts_the_index_when_it_is_installed(tmp_path):
