@@ -6,6 +6,7 @@
 #error "src/remote.cpp is the tablio::curl component: compile it with TABLIO_WITH_CURL and link libcurl"
 #endif
 
+#include <tablio/stream/filename.hpp>
 #include <tablio/stream/remote.hpp>
 #include <tablio/stream/remote/cache.hpp>
 #include <tablio/stream/remote/object.hpp>
@@ -130,8 +131,7 @@ bool remote_exists(std::string_view url, const open_options& options) {
 }
 
 std::uint64_t remote_size(std::string_view url, const open_options& options) {
-  if (!options.allow_network)
-    throw_usage_error({"network access is disabled; refusing '", remote::redacted(url), "'"});
+  if (!options.allow_network) detail::no_network(url);
   std::shared_ptr<remote::object> obj = object_named(url, options);
   remote::connection c;
   obj->stat(c);

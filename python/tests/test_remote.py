@@ -425,6 +425,9 @@ def test_a_presigned_url_is_one_object_and_messages_never_show_its_query(s3serve
     with pytest.raises(FileNotFoundError) as caught:
         tablio.load(f"tfrecord:{missing}", type="example")
     assert missing.split("?")[0] in str(caught.value) and "Signature" not in str(caught.value)
+    with pytest.raises(tablio.UsageError) as refused:  # where the network is not allowed
+        tablio.open(f"tfrecord:{missing}", type="example", allow_network=False)
+    assert "network access is disabled" in str(refused.value) and "Signature" not in str(refused.value)
 
 
 def test_a_bucket_is_no_object_and_missing_numbered_shards_name_their_pattern(s3server, bucket):

@@ -11,6 +11,7 @@
 #include <tablio/stream/open_options.hpp>
 #include <tablio/stream/pipe.hpp>
 #include <tablio/stream/reader.hpp>
+#include <tablio/stream/remote/url.hpp>
 #include <tablio/stream/specifier.hpp>
 #include <tablio/stream/writer.hpp>
 #if defined(TABLIO_WITH_CURL)
@@ -120,12 +121,13 @@ TABLIO_IMPL reader open_input_at(std::string_view name, std::uint64_t offset,
 TABLIO_IMPL writer open_output(std::string_view name, const open_options& options = {});
 
 namespace detail {
+// Remote names appear without their user or query (a presigned URL's signature).
 [[noreturn]] inline void no_network(std::string_view name) {
-  throw_usage_error({"network access is disabled; refusing '", name, "'"});
+  throw_usage_error({"network access is disabled; refusing '", remote::redacted(name), "'"});
 }
 #if !defined(TABLIO_WITH_CURL)
 [[noreturn]] inline void needs_curl(std::string_view name) {
-  throw_usage_error({"'", name,
+  throw_usage_error({"'", remote::redacted(name),
                      "' is a remote object: link the tablio::curl CMake target (libcurl) to open http://, "
                      "https:// and s3:// names"});
 }
