@@ -139,6 +139,8 @@ TEST_CASE("another message type's record is no Datum, though protobuf would pars
   CHECK(decode_datum(std::string("\x50\x05\x28\x02", 4)).label == 2);
   // An empty packed float list is nothing a Datum would write again: with unknown fields, the
   // record is as foreign as the unknown fields alone (else it would not survive a round trip).
-  CHECK_THROWS_AS(decode_datum(std::string("\x50\x05\x32\x00", 4), "r"), format_error);
+  CHECK_THROWS_WITH(decode_datum(std::string("\x50\x05\x32\x00", 4), "r"),
+                    Catch::Contains("'r' at byte 0") && Catch::Contains("a Caffe Datum") &&
+                        Catch::Contains("a record of 4 bytes with none of them"));
   CHECK(decode_datum(std::string("\x50\x05\x32\x04\0\0\0\0", 8)).float_data.size() == 1);
 }

@@ -209,8 +209,11 @@ TEST_CASE("brace patterns name shards as WebDataset writes them", "[tar][shard]"
   CHECK(keys("tar:s-{00000{1,2},000000}.tar") == "k2k3k4k5k0k1");      // nested
   CHECK_THROWS_WITH(expand_shards("s-{000000..000003}.tar"),
                     Catch::Contains("cannot find shard 3 of 4 of 's-{000000..000003}.tar'"));
-  CHECK_THROWS_AS(expand_shards("s-{0..99999999}.tar"), usage_error);  // refused before any name is made
-  CHECK_THROWS_AS(expand_shards("s-{0..999}-{0..9999}.tar"), usage_error);
+  // Refused before any name is made, and a product of braces once it passes the bound.
+  CHECK_THROWS_MATCHES(expand_shards("s-{0..99999999}.tar"), usage_error,
+                       Catch::Message("'{0..99999999}' names more than 1000000 shards"));
+  CHECK_THROWS_MATCHES(expand_shards("s-{0..999}-{0..9999}.tar"), usage_error,
+                       Catch::Message("'s-{0..999}-{0..9999}.tar' names more than 1000000 shards"));
   CHECK(expand_shards("plain{x}.tar") ==
         std::vector<std::string>{"plain{x}.tar"});  // "{x}" stands for itself
 }

@@ -176,22 +176,23 @@ inline std::optional<std::vector<std::string>> brace_choices(std::string_view bo
   return out;
 }
 
-// The names a brace pattern stands for, in WebDataset's order (left to right, braces
-// multiplied out); at most max_shard_count of them.
-inline void expand_braces(std::string_view p, std::string prefix, std::vector<std::string>& out) {
+// The names the brace pattern `whole` stands for, in WebDataset's order (left to right,
+// braces multiplied out), at most max_shard_count of them; `p` is what follows `prefix` in it.
+inline void expand_braces(std::string_view whole, std::string_view p, const std::string& prefix,
+                          std::vector<std::string>& out) {
   for (std::size_t open = p.find('{'); open != std::string_view::npos; open = p.find('{', open + 1)) {
     std::size_t close = closing_brace(p, open);
     if (close == std::string_view::npos) break;
     auto choices = brace_choices(p.substr(open + 1, close - open - 1));
     if (!choices) continue;  // "{x}" stands for itself
-    for (const std::string& choice : *choices) {
-      if (out.size() >= max_shard_count)
-        throw_usage_error({"'", p, "' names more than ", decimal(max_shard_count), " shards"});
-      // A choice may hold braces of its own: it is expanded with what follows it.
-      expand_braces(choice + std::string(p.substr(close + 1)), prefix + std::string(p.substr(0, open)), out);
-    }
+    // A choice may hold braces of its own: it is expanded with what follows it.
+    for (const std::string& choice : *choices)
+      expand_braces(whole, choice + std::string(p.substr(close + 1)), prefix + std::string(p.substr(0, open)),
+                    out);
     return;
   }
+  if (out.size() == max_shard_count)
+    throw_usage_error({"'", whole, "' names more than ", decimal(max_shard_count), " shards"});
   out.push_back(prefix + std::string(p));
 }
 
@@ -215,7 +216,7 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
   const std::string shown = remote ? remote::redacted(p) : p;
   if (detail::has_braces(p)) {
     std::vector<std::string> names;
-    detail::expand_braces(p, {}, names);
+    detail::expand_braces(p, p, {}, names);
     if (names.size() != 1 || names[0] != p) {
       // Each is kept once its file is found, as for name@N; an http(s) server is asked when read.
       detail::shard_place place(p.substr(0, p.find('{')), open);
