@@ -18,6 +18,7 @@
 #include <tablio/holder/datum.hpp>
 #include <tablio/holder/example.hpp>
 #include <tablio/holder/holders.hpp>
+#include <tablio/holder/sample.hpp>
 #include <tablio/stream/file.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/iostream.hpp>
@@ -33,6 +34,7 @@
 #include <tablio/types/example_mapping.hpp>
 #include <tablio/types/example_view.hpp>
 #include <tablio/types/matrix.hpp>
+#include <tablio/types/sample.hpp>
 
 // Optional components, when their CMake target (which defines the macro) is linked.
 #if defined(TABLIO_WITH_ZLIB)

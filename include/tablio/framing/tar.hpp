@@ -13,7 +13,13 @@
 // tar_input reads ustar, GNU (long names, base-256 sizes) and pax archives (extended and
 // global headers), as GNU tar and Python's tarfile write them; a member's key is its name up
 // to the first '.' of its last path component, and its extension the rest (WebDataset's
-// rule). Members of other extensions, directories, links and devices are skipped. A key with a
+// rule). Members of other extensions, directories, links and devices are skipped.
+//
+// The extension "*" reads and writes WebDataset samples (types/sample.hpp): consecutive
+// members with one key are one entry, whose record is the sample record of their extensions
+// and data, in member order; members with no extension are skipped, as WebDataset skips them,
+// and a key's extension twice in a row is a format_error. Writing such a record puts one
+// member KEY.EXT per extension. A key with a
 // leading '/' or a ".." component is a format_error, as the writer refuses it, unless the
 // caller asks for such keys (tar_input_options::unsafe_keys, "unsafekeys"). Every
 // header is checked (checksum, fields, sizes against what remains) before anything is
@@ -25,6 +31,7 @@
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/shard_index.hpp>
 #include <tablio/stream/shards.hpp>
+#include <tablio/types/sample.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -209,6 +216,9 @@ inline std::pair<std::string_view, std::string_view> tar_key_and_extension(std::
   return {name.substr(0, dot), name.substr(dot + 1)};
 }
 
+// The extension that groups a key's members into one sample.
+inline constexpr std::string_view tar_sample_extension = "*";
+
 // Writes a numeric header field: octal digits and a NUL, or base-256 when they do not fit.
 inline void put_tar_number(char* field, std::size_t n, std::uint64_t v) {
   if (n == 12 && v > tar_octal_limit) {
@@ -302,21 +312,13 @@ class tar_output {
     at_ = {static_cast<std::uint32_t>(names_.size() - 1), out_->tell()};
     if (count_ == 0) first_key_ = key;
     last_key_ = key;
-    std::string name(key);
-    name += '.';
-    name += extension();
-    if (name.size() > 100 || bytes.size() > detail::tar_octal_limit) {
-      std::string records;
-      if (name.size() > 100) detail::append_pax_record(records, "path", name);
-      if (bytes.size() > detail::tar_octal_limit)
-        detail::append_pax_record(records, "size", decimal(bytes.size()));
-      detail::put_tar_header(*out_, "././@PaxHeader", records.size(), 'x');
-      out_->write(records);
-      detail::put_tar_padding(*out_, records.size());
+    if (extension() == detail::tar_sample_extension) {
+      for_each_sample_member(
+          bytes, out_->name(), out_->tell(),
+          [&](std::string_view ext, std::string_view data) { put_member(key, ext, data); });
+    } else {
+      put_member(key, extension(), bytes);
     }
-    detail::put_tar_header(*out_, name, bytes.size(), '0');
-    out_->write(bytes);
-    detail::put_tar_padding(*out_, bytes.size());
     ++count_;
   }
 
@@ -332,6 +334,23 @@ class tar_output {
   }
 
  private:
+  void put_member(std::string_view key, std::string_view ext, std::string_view bytes) {
+    std::string name(key);
+    name += '.';
+    name += ext;
+    if (name.size() > 100 || bytes.size() > detail::tar_octal_limit) {
+      std::string records;
+      if (name.size() > 100) detail::append_pax_record(records, "path", name);
+      if (bytes.size() > detail::tar_octal_limit)
+        detail::append_pax_record(records, "size", decimal(bytes.size()));
+      detail::put_tar_header(*out_, "././@PaxHeader", records.size(), 'x');
+      out_->write(records);
+      detail::put_tar_padding(*out_, records.size());
+    }
+    detail::put_tar_header(*out_, name, bytes.size(), '0');
+    out_->write(bytes);
+    detail::put_tar_padding(*out_, bytes.size());
+  }
   // Keys become member names that read back as the same key: no '.' in the last path
   // component, and no absolute or parent paths, which extracting (and reading) would refuse.
   static void check_key(std::string_view key) {
@@ -410,16 +429,23 @@ class tar_input {
         in_.emplace(files_.open_next());
         plain_ = can_open_at(files_.files()[files_.current()]);
         files_members_ = files_entries_ = 0;
+        pending_ = ended_ = false;
       }
-      detail::tar_member m;
-      if (!detail::read_tar_member(*in_, m, scratch_)) {
+      detail::tar_member& m = member_;
+      if (ended_ || (!pending_ && !detail::read_tar_member(*in_, m, scratch_))) {
         check_some_entry();
         detail::close_and_reset(in_);
         continue;
       }
-      bool entry = is_entry(m);
-      note_member(m, entry);
-      if (!entry || ordinal_++ % options_.shard_count != options_.shard_index) {
+      if (!pending_) note_member(m, is_entry(m));
+      pending_ = false;
+      bool wanted = is_entry(m) && ordinal_++ % options_.shard_count == options_.shard_index;
+      if (grouping() && is_entry(m)) {
+        read_sample(*in_, m, files_.current(), wanted ? &e : nullptr, true);
+        if (wanted) return true;
+        continue;
+      }
+      if (!wanted) {
         in_->skip(m.size + detail::tar_padding(m.size));
         continue;
       }
@@ -435,7 +461,10 @@ class tar_input {
     detail::tar_member m;
     if (!detail::read_tar_member(in, m, scratch_) || !is_entry(m))
       detail::bad_tar(in, at.offset, {"a member .", options_.extension}, {"none"});
-    describe(in, m, at.file, e);
+    if (grouping())
+      read_sample(in, m, at.file, &e, false);
+    else
+      describe(in, m, at.file, e);
     return true;
   }
 
@@ -448,10 +477,68 @@ class tar_input {
   }
 
  private:
+  bool grouping() const noexcept { return options_.extension == detail::tar_sample_extension; }
   bool is_entry(const detail::tar_member& m) const {
     if (m.type != '0' && m.type != '7') return false;  // regular and contiguous files only
+    auto [key, extension] = detail::tar_key_and_extension(m.name);
+    if (grouping())  // any member KEY.EXT, as WebDataset groups them (no hidden ".name")
+      return !extension.empty() && !key.empty() && key.back() != '/';
     std::string_view wanted = options_.extension.empty() ? std::string_view("bin") : options_.extension;
-    return detail::tar_key_and_extension(m.name).second == wanted;
+    return extension == wanted;
+  }
+
+  // Reads the headers of the next member that is an entry into m, skipping others; false at the end.
+  bool next_entry_member(reader& in, detail::tar_member& m, bool sequential) {
+    for (;;) {
+      if (!detail::read_tar_member(in, m, scratch_)) return false;
+      bool entry = is_entry(m);
+      if (sequential) note_member(m, entry);
+      if (entry) return true;
+      in.skip(m.size + detail::tar_padding(m.size));
+    }
+  }
+
+  // Reads the sample that starts with member m (its headers read): m and the members after it
+  // with its key, into e's record (or past them, for no e). Reading sequentially, the headers of
+  // the member after the sample stay read in m, for next(); at the end, ended_ is set.
+  void read_sample(reader& in, detail::tar_member& m, std::uint32_t file, entry* e, bool sequential) {
+    std::string key(detail::tar_key_and_extension(m.name).first);
+    std::uint64_t header = m.header_offset, data_offset = m.data_offset;
+    if (e) {
+      check_key(in, m, key);
+      data_.clear();
+      extensions_.clear();
+    }
+    for (;;) {
+      if (e) {
+        std::string_view extension = detail::tar_key_and_extension(m.name).second;
+        for (const std::string& seen : extensions_)
+          if (seen == extension)
+            detail::bad_tar(in, m.header_offset, {"one member of each extension in a sample"},
+                            {"'", m.name, "' after another member ", key, ".", extension});
+        extensions_.emplace_back(extension);
+        append_sample_member(data_, extension, detail::read_tar_data(in, m, scratch_));
+      } else {
+        in.skip(m.size + detail::tar_padding(m.size));
+      }
+      if (!next_entry_member(in, m, sequential)) {
+        if (sequential) ended_ = true;
+        break;
+      }
+      if (detail::tar_key_and_extension(m.name).first != key) {
+        if (sequential) pending_ = true;
+        break;
+      }
+    }
+    if (!e) return;
+    e->key = std::move(key);
+    e->form = entry_form::record;
+    e->bytes = data_;
+    e->where = {file, header};
+    e->source = files_.files()[file];
+    e->data_offset = data_offset;
+    e->key_name = {};
+    e->provisional_key = false;
   }
 
   // A file with members, none of them KEY.EXT, was read with another extension than its
@@ -468,9 +555,7 @@ class tar_input {
                     {"none among its ", decimal(files_members_), " files, such as '", first_member_, "'"});
   }
 
-  // The member's data as the entry's record; its key must be a table key.
-  void describe(reader& in, const detail::tar_member& m, std::uint32_t file, entry& e) {
-    std::string_view key = detail::tar_key_and_extension(m.name).first;
+  void check_key(const reader& in, const detail::tar_member& m, std::string_view key) const {
     if (!kaldi_io::is_token(key))
       detail::bad_tar(in, m.header_offset, {"a member name whose key has no whitespace or unprintable bytes"},
                       {"'", m.name, "'"});
@@ -479,6 +564,12 @@ class tar_input {
                       {"a member name inside the archive's folder, with no leading '/' or '..' (the option "
                        "unsafekeys gives such keys to a caller that checks them)"},
                       {"'", m.name, "'"});
+  }
+
+  // The member's data as the entry's record; its key must be a table key.
+  void describe(reader& in, const detail::tar_member& m, std::uint32_t file, entry& e) {
+    std::string_view key = detail::tar_key_and_extension(m.name).first;
+    check_key(in, m, key);
     e.key = key;
     e.form = entry_form::record;
     e.bytes = detail::read_tar_data(in, m, data_);
@@ -498,6 +589,9 @@ class tar_input {
   std::uint64_t files_members_ = 0, files_entries_ = 0;  // of the file being read
   std::string first_member_;
   std::uint64_t ordinal_ = 0;
+  detail::tar_member member_;             // the member next() reads
+  bool pending_ = false, ended_ = false;  // samples: member_ is the next sample's first; the file ended
+  std::vector<std::string> extensions_;   // of the sample being read
   detail::lookup_reader lookup_;
   std::string scratch_, data_;
 };

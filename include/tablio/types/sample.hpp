@@ -1,0 +1,120 @@
+// webdataset_sample: a WebDataset sample, the files that share one key ("000017.jpg", "000017.cls",
+// "000017.json"): each member's extension and bytes, in the order they were stored.
+//
+// As one record (what a tar table's sample entry is, and what a sample holder stores in any
+// other framing), a sample is its members one after the other, each as
+//   uint32 little-endian length of the extension, the extension,
+//   uint64 little-endian length of the data, the data.
+// A record is checked whole before anything is allocated: lengths within the record, each
+// extension non-empty, with no '/' or NUL, and none twice in one sample.
+#pragma once
+
+#include <tablio/core/endian.hpp>
+#include <tablio/core/error.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+struct webdataset_sample {
+  struct member {
+    std::string extension;  // "jpg", "cls", "seg.png": what follows the key's '.'
+    std::string data;
+    bool operator==(const member&) const = default;
+  };
+  std::vector<member> members;
+
+  // The member of that extension, or nullptr.
+  const std::string* find(std::string_view extension) const noexcept {
+    for (const member& m : members)
+      if (m.extension == extension) return &m.data;
+    return nullptr;
+  }
+  // Adds a member, or replaces the data of the member of that extension.
+  void set(std::string_view extension, std::string data) {
+    for (member& m : members)
+      if (m.extension == extension) {
+        m.data = std::move(data);
+        return;
+      }
+    members.push_back({std::string(extension), std::move(data)});
+  }
+  bool operator==(const webdataset_sample&) const = default;
+};
+
+// Whether an extension can name a member: what WebDataset's key rule can give back.
+inline bool is_sample_extension(std::string_view extension) noexcept {
+  return !extension.empty() && extension.find('/') == std::string_view::npos &&
+         extension.find('\0') == std::string_view::npos;
+}
+
+// Appends one member to a sample record.
+inline void append_sample_member(std::string& record, std::string_view extension, std::string_view data) {
+  char n[8];
+  store<std::endian::little>(n, static_cast<std::uint32_t>(extension.size()));
+  record.append(n, 4);
+  record += extension;
+  store<std::endian::little>(n, static_cast<std::uint64_t>(data.size()));
+  record.append(n, 8);
+  record += data;
+}
+
+// Calls f(extension, data) for each member of a record, in order, once the whole record has
+// been checked. `name` and `offset` (the record's, in its file) are what errors name.
+template <class F>
+void for_each_sample_member(std::string_view record, std::string_view name, std::uint64_t offset, F&& f) {
+  auto walk = [&](auto&& visit) {
+    std::size_t at = 0;
+    std::vector<std::string_view> seen;
+    while (at < record.size()) {
+      std::size_t start = at;
+      auto fail = [&](std::string_view what) {
+        throw_format_error(name, offset + start, {}, {"a sample member (extension and data lengths)"},
+                           {what});
+      };
+      if (record.size() - at < 4) fail("a truncated extension length");
+      std::uint64_t ext_size = load<std::endian::little, std::uint32_t>(record.data() + at);
+      at += 4;
+      if (ext_size > record.size() - at) fail("an extension longer than the record");
+      std::string_view extension = record.substr(at, ext_size);
+      at += ext_size;
+      if (!is_sample_extension(extension)) fail("an empty extension, or one with '/' or NUL");
+      for (std::string_view s : seen)
+        if (s == extension) fail("two members of one extension");
+      seen.push_back(extension);
+      if (record.size() - at < 8) fail("a truncated data length");
+      std::uint64_t size = load<std::endian::little, std::uint64_t>(record.data() + at);
+      at += 8;
+      if (size > record.size() - at) fail("data longer than the record");
+      visit(extension, record.substr(at, static_cast<std::size_t>(size)));
+      at += static_cast<std::size_t>(size);
+    }
+  };
+  walk([](std::string_view, std::string_view) {});
+  walk(f);
+}
+
+inline void encode_sample(const webdataset_sample& s, std::string& out) {
+  out.clear();
+  for (std::size_t i = 0; i < s.members.size(); ++i) {
+    const webdataset_sample::member& m = s.members[i];
+    if (!is_sample_extension(m.extension))
+      throw_usage_error({"a sample member's extension '", m.extension, "' is empty or has '/' or NUL"});
+    for (std::size_t j = 0; j < i; ++j)
+      if (s.members[j].extension == m.extension)
+        throw_usage_error({"a sample has two members of extension '", m.extension, "'"});
+    append_sample_member(out, m.extension, m.data);
+  }
+}
+
+inline void decode_sample(std::string_view record, webdataset_sample& s, const std::string& name) {
+  s.members.clear();
+  for_each_sample_member(record, name, 0, [&](std::string_view extension, std::string_view data) {
+    s.members.push_back({std::string(extension), std::string(data)});
+  });
+}
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,130 @@
+// WebDataset samples in tar tables: a key's members grouped into one entry, as WebDataset
+// groups them; written back as one member per extension, which GNU tar lists; and samples
+// that are malformed, in the archive or as records.
+#include <cstdlib>
+#include <fstream>
+
+#include <tablio/holder/sample.hpp>
+
+#include "test_support.hpp"
+
+using namespace tablio;
+
+namespace {
+
+webdataset_sample make_sample(std::initializer_list<std::pair<const char*, std::string>> members) {
+  webdataset_sample s;
+  for (auto& [ext, data] : members) s.set(ext, data);
+  return s;
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::vector<std::pair<std::string, webdataset_sample>> read_all(const std::string& rspec) {
+  std::vector<std::pair<std::string, webdataset_sample>> out;
+  for (auto& [key, s] : sequential_table_reader<webdataset_sample_holder>(rspec)) out.emplace_back(key, s);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a key's consecutive members are one sample, as WebDataset groups them", "[tar][sample]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  std::string big(5000, 'x');
+  {
+    table_writer<webdataset_sample_holder> out("tar:samples.tar");
+    out.write("000000", make_sample({{"jpg", "JPEG0"}, {"cls", "3"}, {"json", "{\"a\": 1}"}}));
+    out.write("a.b/000001",
+              make_sample({{"jpg", big}, {"seg.png", "PNG"}}));  // dots in folders and extensions
+    out.write("000002", make_sample({{"cls", "7"}}));            // a sample with members missing
+    out.close();
+  }
+  // One member per extension, in order, as GNU tar lists them.
+  REQUIRE(std::system("tar -tf samples.tar > listing.txt") == 0);
+  CHECK(test::read_file("listing.txt") ==
+        "000000.jpg\n000000.cls\n000000.json\na.b/000001.jpg\na.b/000001.seg.png\n000002.cls\n");
+  auto samples = read_all("tar:samples.tar");
+  REQUIRE(samples.size() == 3);
+  CHECK(samples[0].first == "000000");
+  CHECK(samples[0].second == make_sample({{"jpg", "JPEG0"}, {"cls", "3"}, {"json", "{\"a\": 1}"}}));
+  CHECK(samples[1].first == "a.b/000001");
+  CHECK(*samples[1].second.find("jpg") == big);
+  CHECK(*samples[1].second.find("seg.png") == "PNG");
+  CHECK(samples[2].second.members.size() == 1);
+  // Random access by key, and one extension's members read as a table of their own.
+  random_access_table_reader<webdataset_sample_holder> by_key("tar:samples.tar");
+  CHECK(by_key.value("a.b/000001") == samples[1].second);
+  CHECK(by_key.value("000002") == samples[2].second);
+  CHECK_FALSE(by_key.contains("000003"));
+  std::vector<std::string> labels;
+  for (auto& [key, bytes] : sequential_table_reader<bytes_holder>("tar,ext=cls:samples.tar"))
+    labels.push_back(bytes);
+  CHECK(labels == std::vector<std::string>{"3", "7"});
+  // Shards of samples: a member never leaves its sample's shard.
+  {
+    table_writer<webdataset_sample_holder> out("tar,maxcount=2:shard-%04d.tar");
+    for (auto& [key, s] : samples) out.write(key, s);
+    out.close();
+  }
+  CHECK(read_all("tar:shard-{0000..0001}.tar") == samples);
+  CHECK(read_all("tar,shard=1/2:shard-%04d.tar") == std::vector{samples[1]});
+}
+
+TEST_CASE("archives GNU tar made of WebDataset's files read as samples", "[tar][sample][peer]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  REQUIRE(std::system(
+              "mkdir -p d.v1 && printf J1 > d.v1/k1.jpg && printf 1 > d.v1/k1.cls && "
+              "printf J2 > d.v1/k2.jpg && printf x > d.v1/README && printf h > d.v1/.hidden && "
+              "tar --format=gnu -cf gnu.tar d.v1/k1.jpg d.v1/k1.cls d.v1/README d.v1/.hidden d.v1/k2.jpg") ==
+          0);
+  auto samples = read_all("tar:gnu.tar");
+  REQUIRE(samples.size() == 2);  // members with no extension, and hidden ones, are skipped
+  CHECK(samples[0] ==
+        std::pair<std::string, webdataset_sample>("d.v1/k1", make_sample({{"jpg", "J1"}, {"cls", "1"}})));
+  CHECK(samples[1] == std::pair<std::string, webdataset_sample>("d.v1/k2", make_sample({{"jpg", "J2"}})));
+}
+
+TEST_CASE("malformed samples are errors naming file, offset and member", "[tar][sample][bad]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  // A key's extension twice in a row: WebDataset refuses it too.
+  {
+    table_writer<bytes_holder> jpg("tar:twice.tar");
+    jpg.write("k", "a");
+    jpg.close();
+  }
+  std::string one = test::read_file("twice.tar");
+  std::string member = one.substr(0, 1024);  // the header and the data block
+  write_file("twice.tar", member + member + std::string(1024, '\0'));
+  try {
+    read_all("tar:twice.tar");
+    FAIL("no error");
+  } catch (const format_error& e) {
+    CHECK(e.where().path == "twice.tar");
+    CHECK(e.where().offset == 1024u);
+    CHECK_THAT(e.what(), Catch::Contains("k.bin") && Catch::Contains("one member of each extension"));
+  }
+  // A truncated archive: the member's data runs past the end.
+  write_file("cut.tar", member.substr(0, 512) + std::string(100, '\0'));
+  CHECK_THROWS_AS(read_all("tar:cut.tar"), format_error);
+  // Records that are no samples, and samples that cannot be written.
+  webdataset_sample_holder h;
+  for (std::string bad :
+       {std::string("\x05\0\0\0jp", 6), std::string("\x03\0\0\0jpg\x09\0\0\0\0\0\0\0abc", 18),
+        std::string("\0\0\0\0\0\0\0\0\0\0\0\0", 12), std::string("\x01\0\0\0", 4)})
+    CHECK_THROWS_AS(h.decode_record(bad, "x"), format_error);
+  std::string twice;
+  append_sample_member(twice, "a", "1");
+  append_sample_member(twice, "a", "2");
+  CHECK_THROWS_WITH(h.decode_record(twice, "x"), Catch::Contains("two members of one extension"));
+  table_writer<webdataset_sample_holder> out("tar:x.tar");
+  webdataset_sample s;
+  s.members = {{"jpg", "1"}, {"jpg", "2"}};
+  CHECK_THROWS_AS(out.write("k", s), usage_error);
+  s.members = {{"a/b", "1"}};
+  CHECK_THROWS_AS(out.write("k", s), usage_error);
+}
