@@ -1,9 +1,11 @@
 // TensorFlow's and Caffe's value types as Python values: a tf.Example as a dict of feature
 // name to an int64 or float32 ndarray or a list of bytes; a SequenceExample as (context,
 // feature_lists); a Caffe Datum as (ndarray[c, h, w], label) or (bytes, label) when encoded;
-// any entry's raw bytes as bytes.
+// any entry's raw bytes as bytes; a WebDataset sample as a dict of extension to bytes.
 #include "arrays.hpp"
 #include "tables.hpp"
+
+#include <tablio/holder/sample.hpp>
 
 #include <algorithm>
 
@@ -728,6 +730,37 @@ struct bytes {
   }
 };
 
+// A sample as {extension: bytes}, in member order. Written from a mapping whose values are
+// bytes-like, or anything tablio.sample.encode_member makes bytes of (an int for "cls", a str,
+// an object for "json", an ndarray for "npy"), as WebDataset's writer encodes them.
+struct sample {
+  using holder = tablio::webdataset_sample_holder;
+  using value_type = tablio::webdataset_sample;
+  static py::object to_python(value_type&& v, const value_options&) {
+    py::dict out;
+    for (auto& m : v.members) out[py::str(m.extension)] = py::bytes(m.data);
+    return std::move(out);
+  }
+  static value_type from_python(py::handle h, const value_options&) {
+    if (!py::isinstance<py::dict>(h) && !py::hasattr(h, "items"))
+      throw py::type_error(
+          "sample: expected a mapping of extension to value, such as {\"jpg\": data, \"cls\": 3}");
+    value_type out;
+    py::object encode;
+    for (auto item : h.attr("items")()) {
+      auto pair = py::reinterpret_borrow<py::tuple>(item);
+      std::string extension = py::str(pair[0]);
+      py::object value = pair[1];
+      if (!PyBytes_Check(value.ptr())) {
+        if (!encode) encode = py::module_::import("tablio.sample").attr("encode_member");
+        value = encode(extension, value);
+      }
+      out.set(extension, std::string(py::reinterpret_borrow<py::bytes>(value)));
+    }
+    return out;
+  }
+};
+
 }  // namespace
 
 void register_tensorflow_types() {
@@ -735,6 +768,7 @@ void register_tensorflow_types() {
   register_value_type("sequence-example", entry_for<sequence_example>());
   register_value_type("datum", entry_for<datum>());
   register_value_type("bytes", entry_for<bytes>());
+  register_value_type("sample", entry_for<sample>());
 }
 
 }  // namespace tablio_python

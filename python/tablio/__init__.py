@@ -21,7 +21,7 @@ from . import _tablio
 from ._tablio import RandomAccessReader, SequentialReader, Writer
 
 __all__ = [
-    "open", "random_access", "writer", "load", "shard", "value_types", "idx", "shard_index",
+    "open", "random_access", "writer", "load", "shard", "value_types", "idx", "shard_index", "sample",
     "SequentialReader", "RandomAccessReader", "Writer",
     "FormatError", "DataLossError", "UsageError", "StreamError",
 ]
@@ -46,8 +46,18 @@ def _batches(self, n):
 SequentialReader.batches = _batches
 
 
+def _decoded(table, type, decode):
+    """The table, or its samples decoded as decode= asks (tablio.sample)."""
+    if decode is None or decode is False:
+        return table
+    if type != "sample":
+        table.close()
+        raise UsageError(f"decode= applies to type 'sample', not '{type}'")
+    return sample.DecodedTable(table, sample.decoder(decode))
+
+
 def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False, features=None,
-         allow_network=True, allow_pipes=True):
+         allow_network=True, allow_pipes=True, decode=None):
     """Opens a table for reading in order: iterate it for (key, value) pairs.
 
     rspec: a Kaldi rspecifier, e.g. "ark:feats.ark", "scp:feats.scp", "ark,p:gunzip -c x.gz |",
@@ -56,7 +66,7 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
     type: the value type, one of value_types(): "matrix", "vector", "compressed-matrix",
         "int-vector", "int-vector-vector", "int-pair-vector", "token", "token-vector",
         "int32", "float", "double", "bool", "wave", "example", "sequence-example", "datum",
-        "bytes".
+        "bytes", "sample" (a tar table's WebDataset samples: {extension: bytes} per key).
     dtype: numpy.float32 (default) or numpy.float64 for matrices and vectors; values stored
         in the other precision are converted, as Kaldi converts them.
     features: for type "example", the names of the features to read, as a feature description
@@ -75,19 +85,24 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
         keep the buffer alive, so they stay valid after the next record.
     allow_network, allow_pipes: False refuses remote objects (http://, https://, s3://) or
         commands ("cmd |"), for specifiers that come from untrusted input.
+    decode: for type "sample", True decodes the conventional extensions (cls -> int, txt ->
+        str, json -> object, npy -> ndarray...); a dict {extension: function(bytes)} adds
+        decoders (tablio.sample).
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
     Raises FormatError (with .path, .offset, .key), OSError or UsageError.
     """
-    return SequentialReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network, allow_pipes)
+    return _decoded(SequentialReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
+                                     allow_pipes), type, decode)
 
 
 def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False,
-                  features=None, allow_network=True, allow_pipes=True):
+                  features=None, allow_network=True, allow_pipes=True, decode=None):
     """Opens a table for lookup by key: r[key] (KeyError when absent), key in r, r.get(key),
     len(r) and r.keys(); r.lookup(keys) gives the values of many keys in one call. Values are
-    copies that stay valid. dtype, scale, decode_raw, view, features, allow_network and
-    allow_pipes as open() takes them."""
-    return RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network, allow_pipes)
+    copies that stay valid. dtype, scale, decode_raw, view, features, allow_network,
+    allow_pipes and decode as open() takes them."""
+    return _decoded(RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
+                                       allow_pipes), type, decode)
 
 
 def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_network=True, allow_pipes=True):
@@ -111,10 +126,10 @@ def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_netw
 
 
 def load(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, features=None, allow_network=True,
-         allow_pipes=True):
+         allow_pipes=True, decode=None):
     """Reads a whole table in one call: (keys, values), values stacked as batches() stacks them."""
-    with SequentialReader(rspec, type, dtype, scale, decode_raw, False, features, allow_network,
-                          allow_pipes) as table:
+    with open(rspec, type, dtype, scale, decode_raw, False, features, allow_network, allow_pipes,
+              decode) as table:
         return table._batch(_sys.maxsize)
 
 
@@ -138,4 +153,4 @@ def value_types():
     return _tablio.value_types()
 
 
-from . import idx, shard_index  # noqa: E402  (need _tablio)
+from . import idx, sample, shard_index  # noqa: E402  (need _tablio)

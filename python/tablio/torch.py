@@ -186,8 +186,8 @@ class TableDataset(torch.utils.data.Dataset):
     """Map-style: ds[i] is the value of the i-th key in table order; len(ds) and ds.keys.
 
     Any table with random access: scp, ark (indexed when opened), TFRecord, LMDB, IDX, tar.
-    Works with any sampler, DistributedSampler included. dtype, scale, decode_raw and features
-    as tablio.open() takes them (scale=1/255 gives a Datum's images as float tensors, converted
+    Works with any sampler, DistributedSampler included. dtype, scale, decode_raw, features and
+    decode (samples) as tablio.open() takes them (scale=1/255 gives a Datum's images as float tensors, converted
     in C++; features=["image_raw", "label"] reads only those of an Example). transform is
     applied to the value (after numpy arrays become tensors). ds[[i, j, ...]] (a BatchSampler
     under DataLoader(batch_size=None)) gives the batch of those samples, collated. A table with
@@ -195,9 +195,10 @@ class TableDataset(torch.utils.data.Dataset):
     """
 
     def __init__(self, rspec, type="matrix", transform=None, dtype=None, scale=None, decode_raw=None,
-                 features=None):
+                 features=None, decode=None):
         self.rspec, self.type, self.transform = rspec, type, transform
-        self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features}
+        self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features,
+                        "decode": decode}
         with self._reopen() as table:
             self.keys = table.keys()
         self._table = None
@@ -256,7 +257,8 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     DataLoader(batch_size=None)) instead of single values: shuffled records, batched across
     tables, every rank yielding the same number of batches, of which only a rank's last may be
     short (drop_last=True drops it). with_keys=True yields (key, value) pairs, or
-    (keys, values) batches. dtype, scale, decode_raw and features as tablio.open() takes them.
+    (keys, values) batches. dtype, scale, decode_raw, features and decode (type="sample": a tar
+    table's WebDataset samples) as tablio.open() takes them.
 
     The epoch is planned from each shard's number of records. A shard index gives them with no
     pass over the data (tablio.shard_index): "index:PATH_OR_URL" as the specifier, or index=
@@ -267,7 +269,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
 
     def __init__(self, rspecs, type="matrix", shuffle=False, seed=0, shuffle_buffer=0, uneven="drop",
                  batch_size=None, transform=None, with_keys=False, dtype=None, scale=None, decode_raw=None,
-                 features=None, drop_last=False, rank=None, world_size=None, index=None):
+                 features=None, drop_last=False, rank=None, world_size=None, index=None, decode=None):
         if uneven not in _plan.UNEVEN:
             raise tablio.UsageError(f"uneven is 'drop', 'pad' or 'allow', not '{uneven}'")
         if batch_size is not None and batch_size < 1:
@@ -277,7 +279,8 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         self.type, self.batch_size, self.transform, self.with_keys = type, batch_size, transform, with_keys
         self.plan_options = _plan.Options(shuffle=bool(shuffle), seed=seed, shuffle_buffer=shuffle_buffer or 1024,
                                           uneven=uneven, unit=batch_size or 1, drop_last=drop_last)
-        self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features}
+        self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features,
+                        "decode": decode}
         self._given = (rank, world_size)
         _where(rank, world_size)  # refuses a bad pair now
         self.epoch = 0

@@ -1,0 +1,146 @@
+"""WebDataset samples: tar shards in WebDataset's layout (written by Python's tarfile as
+WebDataset's TarWriter writes them, and by GNU tar) read as the samples WebDataset groups;
+samples tablio writes, grouped back by tarfile as WebDataset groups them; decoding; bad
+samples; and the PyTorch datasets over samples."""
+
+import io
+import json
+import re
+import subprocess
+import tarfile
+
+import numpy as np
+import pytest
+
+import tablio
+
+# WebDataset's rule: a member's key is its path up to the first '.' of its last component.
+_KEY = re.compile(r"^((?:.*/|)[^.]+)[.]([^/]*)$")
+
+
+def group_as_webdataset(path):
+    """[(key, {ext: bytes})] as WebDataset's tar expander and group_by_keys group a shard."""
+    samples = []
+    with tarfile.open(path) as tar:
+        for member in tar:
+            if not member.isreg():
+                continue
+            found = _KEY.match(member.name)
+            if not found:
+                continue
+            key, ext = found.groups()
+            if not samples or samples[-1][0] != key:
+                samples.append((key, {}))
+            assert ext not in samples[-1][1]
+            samples[-1][1][ext] = tar.extractfile(member).read()
+    return samples
+
+
+def write_like_webdataset(path, samples):
+    """A shard as WebDataset's TarWriter writes one: each sample's members in sorted
+    extension order, read-only, owner "bigdata", the tarfile default (pax) format."""
+    with tarfile.open(path, "w") as tar:
+        for key, members in samples:
+            for ext in sorted(members):
+                info = tarfile.TarInfo(f"{key}.{ext}")
+                info.size, info.mode, info.mtime, info.uname, info.gname = len(members[ext]), 0o444, 1e9, "bigdata", "bigdata"
+                tar.addfile(info, io.BytesIO(members[ext]))
+
+
+def npy(array):
+    out = io.BytesIO()
+    np.save(out, array)
+    return out.getvalue()
+
+
+SAMPLES = [
+    ("000000", {"jpg": b"\xff\xd8jpeg0", "cls": b"3", "json": b'{"caption": "a cat"}'}),
+    ("000001", {"jpg": b"\xff\xd8jpeg1"}),  # members missing
+    ("shard.v2/train.data/000002", {"cls": b"1", "seg.png": b"\x89PNG", "txt": "été".encode()}),  # dots in folders
+    ("long/" + "x" * 120, {"npy": npy(np.eye(2, dtype=np.float32)), "cls": b"0"}),  # a name only a pax header holds
+]
+
+
+def test_shards_tarfile_writes_as_webdataset_does_read_as_its_samples(tmp_path):
+    write_like_webdataset(tmp_path / "a.tar", SAMPLES)
+    expected = group_as_webdataset(tmp_path / "a.tar")
+    assert [k for k, _ in expected] == [k for k, _ in SAMPLES]
+    assert list(tablio.open(f"tar:{tmp_path}/a.tar", type="sample")) == expected
+    by_key = tablio.random_access(f"tar:{tmp_path}/a.tar", type="sample")
+    assert by_key["shard.v2/train.data/000002"] == dict(SAMPLES[2][1]) and len(by_key) == 4
+
+
+def test_shards_gnu_tar_writes_read_as_the_same_samples(tmp_path):
+    files = tmp_path / "files"
+    for key, members in SAMPLES[:3]:
+        for ext, data in members.items():
+            (files / f"{key}.{ext}").parent.mkdir(parents=True, exist_ok=True)
+            (files / f"{key}.{ext}").write_bytes(data)
+    (files / "shard.v2" / "README").write_text("no extension: skipped")
+    names = [f"{key}.{ext}" for key, members in SAMPLES[:3] for ext in members]
+    names.insert(3, "shard.v2/README")
+    for fmt in ("gnu", "ustar", "posix"):
+        subprocess.run(["tar", f"--format={fmt}", "-C", files, "-cf", tmp_path / f"{fmt}.tar", *names], check=True)
+        read = list(tablio.open(f"tar:{tmp_path}/{fmt}.tar", type="sample"))
+        assert read == group_as_webdataset(tmp_path / f"{fmt}.tar")
+        assert [k for k, _ in read] == [k for k, _ in SAMPLES[:3]]
+
+
+def test_samples_tablio_writes_group_back_through_tarfile(tmp_path):
+    with tablio.writer(f"tar:{tmp_path}/w.tar", type="sample") as w:
+        for key, members in SAMPLES:
+            w[key] = members
+        w["000009"] = {"jpg": bytearray(b"J"), "cls": 7, "json": {"a": [1, 2]}, "npy": np.arange(4, dtype=np.int16),
+                       "txt": "héllo"}
+    grouped = group_as_webdataset(tmp_path / "w.tar")
+    assert grouped[:4] == SAMPLES
+    assert grouped[4][1]["cls"] == b"7" and json.loads(grouped[4][1]["json"]) == {"a": [1, 2]}
+    decoded = dict(tablio.open(f"tar:{tmp_path}/w.tar", type="sample", decode=True))["000009"]
+    assert decoded["cls"] == 7 and decoded["json"] == {"a": [1, 2]} and decoded["txt"] == "héllo"
+    assert decoded["npy"].dtype == np.int16 and decoded["npy"].tolist() == [0, 1, 2, 3]
+    assert decoded["jpg"] == b"J"  # images stay bytes unless a decoder is given
+    by_key = tablio.random_access(f"tar:{tmp_path}/w.tar", type="sample", decode={"jpg": len})
+    assert by_key["000009"]["jpg"] == 1 and by_key["000000"]["json"] == {"caption": "a cat"}
+    with pytest.raises(TypeError, match="no conventional encoding"):
+        with tablio.writer(f"tar:{tmp_path}/bad.tar", type="sample") as w:
+            w["k"] = {"jpg": 1.5}
+
+
+def test_bad_samples_are_errors_naming_file_offset_and_key(tmp_path):
+    write_like_webdataset(tmp_path / "dup.tar", [("k", {"cls": b"1"})])
+    data = (tmp_path / "dup.tar").read_bytes()
+    header_and_data = data[:1024] if data[156:157] != b"x" else data[:2048]
+    (tmp_path / "dup.tar").write_bytes(header_and_data * 2 + bytes(1024))
+    with pytest.raises(tablio.FormatError, match="one member of each extension") as e:
+        list(tablio.open(f"tar:{tmp_path}/dup.tar", type="sample"))
+    assert e.value.path == f"{tmp_path}/dup.tar" and e.value.offset == len(header_and_data)
+    (tmp_path / "cut.tar").write_bytes(data[:600])
+    with pytest.raises(tablio.FormatError) as e:
+        list(tablio.open(f"tar:{tmp_path}/cut.tar", type="sample"))
+    assert e.value.path == f"{tmp_path}/cut.tar" and e.value.offset is not None
+    write_like_webdataset(tmp_path / "text.tar", [("k", {"cls": b"not a number"})])
+    with pytest.raises(tablio.FormatError, match="member .cls") as e:
+        list(tablio.open(f"tar:{tmp_path}/text.tar", type="sample", decode=True))
+    assert e.value.key == "k"
+    with pytest.raises(tablio.UsageError, match="applies to type 'sample'"):
+        tablio.open(f"tar,ext=cls:{tmp_path}/text.tar", type="bytes", decode=True)
+
+
+def test_torch_datasets_read_samples(tmp_path):
+    torch = pytest.importorskip("torch")
+    from tablio.torch import TableDataset, TableIterableDataset, collate
+
+    with tablio.writer(f"tar,maxcount=5:{tmp_path}/s-%04d.tar", type="sample") as w:
+        for i in range(12):
+            w[f"{i:06d}"] = {"jpg": bytes([i]) * 3, "cls": i % 4}
+    stream = TableIterableDataset(f"tar:{tmp_path}/s-{{0000..0002}}.tar", type="sample", decode=True, with_keys=True)
+    assert stream.index is not None  # found beside the shards
+    got = list(stream)
+    assert [k for k, _ in got] == [f"{i:06d}" for i in range(12)]
+    assert [v["cls"] for _, v in got] == [i % 4 for i in range(12)]
+    loader = torch.utils.data.DataLoader(TableIterableDataset(f"tar:{tmp_path}/s-%04d.tar", type="sample",
+                                                              decode=True), batch_size=4, collate_fn=collate)
+    first = next(iter(loader))
+    assert first["cls"].tolist() == [0, 1, 2, 3] and first["jpg"][1] == b"\x01" * 3
+    by_index = TableDataset(f"tar:{tmp_path}/s-%04d.tar", type="sample", decode=True)
+    assert len(by_index) == 12 and by_index[7]["cls"] == 3
