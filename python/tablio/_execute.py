@@ -73,15 +73,16 @@ class _Pieces:
 
 class _Reading:
     """Where reading a plan's records stands: the next record's index in the plan's reading,
-    and which records are wanted (those not handed out before `start`), the others being
-    skipped unread."""
+    and which records are wanted (those it hands out from `start` on), the others (handed out
+    before, or consumed by an earlier run of a resumed epoch) being skipped unread."""
 
-    def __init__(self, source, order, start):
+    def __init__(self, source, plan, start):
         self.source, self.next = source, 0
         self.wanted = None
-        if start:
-            self.wanted = np.zeros(len(order), bool)
-            self.wanted[order[start:]] = True
+        span = plan.records if plan.span is None else plan.span
+        if start or span != plan.records:
+            self.wanted = np.zeros(span, bool)
+            self.wanted[plan.order[start:]] = True
 
     def through(self, last, take):
         """Reads on past record `last`: take(first) reads wanted records from `first` and
@@ -100,7 +101,7 @@ class _Reading:
 def records(open_table, names, plan, start=0):
     """Yields (key, value) for the plan's records from its start-th, in its order."""
     source = _Pieces(open_table, names, plan.pieces)
-    reading = _Reading(source, plan.order, start)
+    reading = _Reading(source, plan, start)
     held = {}  # records read and not yet handed out, by index
 
     def take(at):
@@ -120,7 +121,7 @@ def batches(open_table, names, plan, batch_size, start=0):
     shorter), from its start-th batch, in its order; values stacked as the C++ reader stacks
     them, across the pieces a batch spans."""
     source = _Pieces(open_table, names, plan.pieces)
-    reading = _Reading(source, plan.order, start * batch_size)
+    reading = _Reading(source, plan, start * batch_size)
     pool = _Pool()
     try:
         order = plan.order

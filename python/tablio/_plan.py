@@ -135,27 +135,72 @@ class WorkerPlan(NamedTuple):
     """What one worker of one rank does in one epoch."""
 
     pieces: list  # [Piece]: what it reads, in order
-    records: int  # how many
+    records: int  # how many it hands out
     order: np.ndarray  # the order it hands them out in: indexes into what it reads
+    positions: np.ndarray = None  # their places in the epoch's stream, in the order handed out
+    span: int = None  # how many records its pieces hold, when it reads past some (else records)
 
     def items(self, batch_size):
         """How many items it yields: records, or batches of batch_size."""
         return -(-self.records // batch_size) if batch_size else self.records
 
 
-def worker_plan(sizes, options, epoch, rank, world, worker, workers):
-    """The plan of worker `worker` of `workers` in rank `rank` of `world`, for the epoch."""
+# A resumed epoch skips the gaps that earlier runs consumed by reading past them when they are
+# at most this many records, and by opening its tables again at the next wanted record beyond.
+_SKIP_READING = 1024
+
+
+def worker_plan(sizes, options, epoch, rank, world, worker, workers, positions=None, salt=()):
+    """The plan of worker `worker` of `workers` in rank `rank` of `world`, for the epoch: over
+    all of the epoch's stream, or over `positions`, the places in it still to deliver (a
+    resumed epoch's, in stream order)."""
     order = table_order(len(sizes), options, epoch)
-    start, count = rank_span(sum(sizes), rank, world, options)
+    total = sum(sizes) if positions is None else len(positions)
+    start, count = rank_span(total, rank, world, options)
     first, records = worker_span(count, worker, workers, options.unit)
     if options.shuffle:
-        handout = buffered_order(records, options.shuffle_buffer, _rng(options.seed, epoch, rank, worker))
+        handout = buffered_order(records, options.shuffle_buffer, _rng(options.seed, epoch, rank, worker, *salt))
     else:
         handout = np.arange(records)
-    return WorkerPlan(pieces(sizes, order, start + first, records), records, handout)
+    if positions is None:
+        where = (start + first + handout) % total if total else handout
+        return WorkerPlan(pieces(sizes, order, start + first, records), records, handout, where)
+    wanted = positions[(start + first + np.arange(records)) % total] if total else np.zeros(0, np.int64)
+    # Runs of the stream to read: a new one where the positions go back (a padded rank's wrap)
+    # or jump far ahead; the records between wanted ones in a run are skipped unread.
+    cuts = np.flatnonzero((np.diff(wanted) <= 0) | (np.diff(wanted) > _SKIP_READING)) + 1
+    runs = np.split(np.arange(records), cuts) if records else []
+    read, reading_index, at = [], np.empty(records, np.int64), 0
+    for run in runs:
+        lo, hi = int(wanted[run[0]]), int(wanted[run[-1]]) + 1
+        read += pieces(sizes, order, lo, hi - lo)
+        reading_index[run] = at + wanted[run] - lo
+        at += hi - lo
+    return WorkerPlan(read, records, reading_index[handout], wanted[handout], at)
 
 
-def items_per_rank(sizes, options, rank, world, batch_size):
-    """How many items (records, or batches of batch_size) a rank yields in an epoch."""
-    count = rank_span(sum(sizes), rank, world, options)[1]
+def items_per_rank(sizes, options, rank, world, batch_size, total=None):
+    """How many items (records, or batches of batch_size) a rank yields in an epoch (of
+    `total` records when it is a resumed epoch's rest)."""
+    count = rank_span(sum(sizes) if total is None else total, rank, world, options)[1]
     return -(-count // batch_size) if batch_size else count
+
+
+def round_robin(items, yielded):
+    """(taken, rotation) after `yielded` items of DataLoader's round robin over workers that
+    yield items[w] items each (it asks each worker in turn, and stops asking one that has
+    ended): how many items each worker had handed out, and the workers in the order in which
+    the round robin goes on (those that ended, last)."""
+    items = np.asarray(items, np.int64)
+    if yielded > int(items.sum()):
+        raise ValueError(f"{yielded} items yielded, but the epoch has {int(items.sum())}")
+    lo, hi = 0, int(items.max(initial=0))
+    while lo < hi:  # the rounds completed: the most with no more items than yielded
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if int(np.minimum(items, mid).sum()) <= yielded else (lo, mid - 1)
+    taken = np.minimum(items, lo)
+    active = [w for w in range(len(items)) if items[w] > lo]
+    served = yielded - int(taken.sum())
+    taken[active[:served]] += 1
+    ended = [w for w in range(len(items)) if items[w] <= lo]
+    return taken.tolist(), active[served:] + active[:served] + ended

@@ -25,9 +25,10 @@ import torch
 import torch.utils.data
 
 import tablio
-from tablio import _execute, _plan, _tablio, shard_index
+from tablio import _execute, _plan, _resume, _tablio, shard_index
 
-__all__ = ["TableDataset", "TableIterableDataset", "to_tensors", "collate", "expand_shards"]
+__all__ = ["TableDataset", "TableIterableDataset", "DataLoader", "DistributedSampler", "to_tensors", "collate",
+           "expand_shards"]
 
 # numpy types that torch has no dtype for, and the wider ones they become.
 _WIDER = {np.dtype(np.uint16): np.int32, np.dtype(np.uint32): np.int64}
@@ -157,15 +158,23 @@ class _JobState:
     torch.multiprocessing.spawn) gets a state of its own there."""
 
     def __init__(self):
-        self._shared = torch.zeros(3, dtype=torch.int64).share_memory_()
+        self._shared = torch.zeros(4, dtype=torch.int64).share_memory_()
         self.owner = os.getpid()
 
     def set(self, epoch, rank, world):
         self._shared[0], self._shared[1], self._shared[2] = epoch, rank, world
 
     def get(self):
-        epoch, rank, world = self._shared.tolist()
+        epoch, rank, world, _ = self._shared.tolist()
         return epoch, rank, world
+
+    def iteration(self):
+        """How many iterations the owner's loaders have started: a resume applies to one."""
+        return int(self._shared[3])
+
+    def next_iteration(self):
+        self._shared[3] += 1
+        return int(self._shared[3])
 
 
 # Before a fork (DataLoader workers by fork), the datasets of the forking process note where
@@ -355,9 +364,13 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
 
     def __len__(self):
         """This rank's items in an epoch: records, or batches with batch_size (what each
-        rank's DataLoader yields)."""
-        _, rank, world = self._state()
-        return _plan.items_per_rank(self.sizes, self.plan_options, rank, world, self.batch_size)
+        rank's DataLoader yields); in an epoch resumed with another configuration, of the
+        records it has left."""
+        epoch, rank, world = self._state()
+        resume = self._resumed()
+        left = _resume.remaining(self.sizes, epoch, resume["previous"]) if resume else None
+        total = None if left is None else len(left)
+        return _plan.items_per_rank(self.sizes, self.plan_options, rank, world, self.batch_size, total)
 
     def __getstate__(self):
         self._note_where()  # pickled for spawned workers, by the process that owns the DataLoader
@@ -372,14 +385,38 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         epoch, rank, world = self._state()
         return _plan.worker_plan(self.sizes, self.plan_options, epoch, rank, world, worker, workers)
 
+    def _resumed(self):
+        """The resume tablio.torch.DataLoader gave this iteration, or None."""
+        resume = self.__dict__.get("_resume")
+        if not resume:
+            return None
+        iteration = self._job.iteration()
+        # In the owner, also before the iteration it was loaded for has started (len(loader)).
+        owner = torch.utils.data.get_worker_info() is None
+        return resume if resume["iteration"] == iteration or (owner and resume["iteration"] == iteration + 1) else None
+
+    def _worker_plan(self, worker, workers):
+        """(plan, first item): what this worker reads in this iteration, and from which item."""
+        resume = self._resumed()
+        if resume is None:
+            return self.plan(worker, workers), 0
+        epoch, rank, world = self._state()
+        state = dict(resume["config"], previous=resume["previous"], world=world, workers=workers)
+        plans = _resume.worker_plans(self.sizes, epoch, rank, state, _resume.remaining(self.sizes, epoch,
+                                                                                      resume["previous"]))
+        taken, rotation = _plan.round_robin([_resume.items(p.records, state) for p in plans], resume["yielded"])
+        old = rotation[worker]
+        per = 1 if self.batch_size else resume["config"]["records_per_item"]
+        return plans[old], taken[old] * per
+
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
-        plan = self.plan(*((info.id, info.num_workers) if info else (0, 1)))
+        plan, start = self._worker_plan(*((info.id, info.num_workers) if info else (0, 1)))
         transform, with_keys = self.transform, self.with_keys
         if self.batch_size:
-            items = _execute.batches(self._open_table, self.tables, plan, self.batch_size)
+            items = _execute.batches(self._open_table, self.tables, plan, self.batch_size, start)
         else:
-            items = _execute.records(self._open_table, self.tables, plan)
+            items = _execute.records(self._open_table, self.tables, plan, start)
         for key, value in items:
             value = _read_to_tensors(value)
             if transform:
@@ -425,3 +462,201 @@ class _Renumbered:
 
     def close(self):
         self._reader.close()
+
+
+class DataLoader(torch.utils.data.DataLoader):
+    """torch's DataLoader with state_dict() and load_state_dict(state), as torchdata's
+    StatefulDataLoader has them, over a TableIterableDataset (or a TableDataset sampled by
+    tablio.torch.DistributedSampler): a training job checkpoints its loader with its model
+    and, restarted, goes on exactly where it stopped.
+
+    The state is a plain dict (JSON-able) computed in this process from how many items the
+    loader has yielded this epoch: which worker produced which follows from DataLoader's
+    round robin over its workers and the epoch's plan. Under DDP, where ranks step together,
+    it is the same dict on every rank at the same step, so one saved state restores the job.
+
+    load_state_dict(state) applies to the next iteration, of the state's epoch (it sets the
+    dataset's epoch): with the same world size, workers and batch size, it yields exactly what
+    the uninterrupted run would have yielded after that point, in the same order; with
+    others (elastic), every record of the epoch that no rank had consumed, exactly once
+    across the new job, ranks in step as the dataset's uneven= keeps them. Persistent workers
+    are started anew for it.
+    """
+
+    def __init__(self, dataset, *args, **kwargs):
+        super().__init__(dataset, *args, **kwargs)
+        self._pending = None  # a loaded state, for the next iteration
+        self._current = None  # the state of the iteration under way, or last run
+        if not isinstance(dataset, TableIterableDataset) and not isinstance(self._sampler_of(), DistributedSampler):
+            raise tablio.UsageError("tablio.torch.DataLoader resumes a TableIterableDataset, or a dataset sampled by "
+                                    "tablio.torch.DistributedSampler")
+
+    def _sampler_of(self):
+        if isinstance(self.dataset, torch.utils.data.IterableDataset):
+            return None
+        return self.batch_sampler.sampler if self.batch_sampler is not None else self.sampler
+
+    def _config(self):
+        dataset = self.dataset
+        if isinstance(dataset, TableIterableDataset):
+            _, _, world = dataset._state()
+            per = dataset.batch_size or self.batch_size or 1
+            return _resume.config(dataset.sizes, dataset.plan_options, world, self.num_workers, per,
+                                  self.drop_last and not dataset.batch_size)
+        sampler = self._sampler_of()
+        return sampler._config(self.batch_size or 1)
+
+    def state_dict(self):
+        """Where the loader stands: {"epoch", "yielded", the configuration, "previous"}."""
+        if self._pending is not None:
+            return dict(self._pending)
+        if self._current is not None:
+            return dict(self._current)
+        return dict(self._config(), epoch=self._epoch(), yielded=0, previous=None)
+
+    def load_state_dict(self, state):
+        """Resumes from a state that state_dict() gave (this job's or a job of another size)."""
+        state = dict(state)
+        if "yielded" not in state or "epoch" not in state:
+            raise tablio.UsageError("a loader state is what tablio.torch.DataLoader.state_dict() returned")
+        sizes = self.dataset.sizes if isinstance(self.dataset, TableIterableDataset) else None
+        try:
+            if sizes is not None:
+                _resume.check_tables(state, sizes)
+            else:
+                self._sampler_of()._check(state)
+        except ValueError as e:
+            raise tablio.UsageError(f"cannot resume: {e}") from None
+        if isinstance(self.dataset, TableIterableDataset):
+            self.dataset.set_epoch(state["epoch"])
+        else:
+            self._sampler_of().set_epoch(state["epoch"])
+        config = self._config()
+        if _resume.same_config(state, config):
+            previous, yielded = state.get("previous"), state["yielded"]
+        else:  # elastic: plan what the earlier runs left
+            previous, yielded = state, 0
+        self._pending = state
+        self._resume_with({"previous": previous, "yielded": yielded, "config": config}, upcoming=True)
+        self._iterator = None  # persistent workers start again, with the resume
+
+    def _resume_with(self, resume, upcoming=False):
+        """Gives the dataset (or sampler) the resume of the next iteration (None: none)."""
+        if isinstance(self.dataset, TableIterableDataset):
+            job = self.dataset._job
+            iteration = job.iteration() + 1 if upcoming else job.iteration()
+            self.dataset._resume = None if resume is None else dict(resume, iteration=iteration)
+        else:
+            self._sampler_of()._resume = resume
+
+    def _epoch(self):
+        if isinstance(self.dataset, TableIterableDataset):
+            return self.dataset.epoch
+        return self._sampler_of().epoch
+
+    def __len__(self):
+        if isinstance(self.dataset, TableIterableDataset) and self.batch_size and not self.dataset.batch_size:
+            records = len(self.dataset)  # DataLoader's batches of records: as many as its workers make
+            return records // self.batch_size if self.drop_last else -(-records // self.batch_size)
+        return super().__len__()
+
+    def __iter__(self):
+        loaded, self._pending = self._pending, None
+        epoch, config = self._epoch(), self._config()
+        resume = None
+        if loaded is not None:
+            resume = (self.dataset.__dict__.get("_resume") if isinstance(self.dataset, TableIterableDataset)
+                      else self._sampler_of()._resume)
+            if loaded["epoch"] != epoch or not _resume.same_config(resume["config"], config):
+                import warnings
+                warnings.warn(f"the loaded state (of epoch {loaded['epoch']}) does not apply to this iteration (of epoch "
+                              f"{epoch}, or with another configuration than when it was loaded): it starts from the "
+                              "beginning", RuntimeWarning, stacklevel=2)
+                resume = None
+        if isinstance(self.dataset, TableIterableDataset):
+            self.dataset._job.next_iteration()
+        self._resume_with(resume)
+        previous, yielded = (resume["previous"], resume["yielded"]) if resume else (None, 0)
+        self._current = dict(config, epoch=epoch, yielded=yielded, previous=previous)
+        return _Counted(super().__iter__(), self._current)
+
+
+class _Counted:
+    """A DataLoader's iterator that counts the items it yields into its loader's state."""
+
+    def __init__(self, iterator, state):
+        self._iterator, self._state = iterator, state
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        item = next(self._iterator)
+        self._state["yielded"] += 1
+        return item
+
+    def __len__(self):
+        return len(self._iterator)
+
+
+class DistributedSampler(torch.utils.data.Sampler):
+    """Splits a map-style dataset (TableDataset) over torch.distributed ranks as torch's
+    DistributedSampler does, each rank one contiguous part of the epoch's order (shuffled from
+    seed and epoch when shuffle=True; drop_last=False repeats indices from the start so that
+    every rank has as many, drop_last=True leaves out the last len % world), and resumes as
+    tablio.torch.DataLoader asks: exactly where it stopped, or, over another number of ranks,
+    with every index of the epoch that no rank had consumed, exactly once across the new ranks.
+    num_replicas and rank as TableIterableDataset's world_size and rank are found."""
+
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
+        self.size = len(dataset)
+        self.rank, self.world = _where(rank, num_replicas)
+        self.options = _plan.Options(shuffle=bool(shuffle), seed=seed, uneven="drop" if drop_last else "pad")
+        self.epoch = 0
+        self._resume = None  # set by tablio.torch.DataLoader for its next iteration
+
+    def set_epoch(self, epoch):
+        self.epoch = epoch
+
+    def _config(self, per):
+        return _resume.config([self.size], self.options, self.world, 1, per, False)
+
+    def _check(self, state):
+        _resume.check_tables(state, [self.size])
+
+    def _order(self):
+        order = np.arange(self.size)
+        if self.options.shuffle:
+            _plan._rng(self.options.seed, self.epoch, "sampler").shuffle(order)
+        return order
+
+    def _positions(self, rank, world, left):
+        """A rank's places in the epoch's order, over `left` (None: all)."""
+        total = self.size if left is None else len(left)
+        start, count = _plan.rank_span(total, rank, world, self.options)
+        places = (start + np.arange(count)) % total if total else np.zeros(0, np.int64)
+        return places if left is None else left[places]
+
+    def _remaining(self, previous):
+        if not previous:
+            return None
+        before = self._remaining(previous.get("previous"))
+        left = np.zeros(self.size, bool)
+        left[slice(None) if before is None else before] = True
+        for rank in range(previous["world"]):
+            consumed = previous["yielded"] * previous["records_per_item"]
+            left[self._positions(rank, previous["world"], before)[:consumed]] = False
+        return np.flatnonzero(left)
+
+    def _indices(self):
+        resume = self._resume or {"previous": None, "yielded": 0, "config": {"records_per_item": 1}}
+        places = self._positions(self.rank, self.world, self._remaining(resume["previous"]))
+        return self._order()[places[resume["yielded"] * resume["config"]["records_per_item"]:]]
+
+    def __iter__(self):
+        indices = self._indices()
+        self._resume = None
+        return iter(indices.tolist())
+
+    def __len__(self):
+        return len(self._indices())
