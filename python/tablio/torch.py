@@ -267,7 +267,8 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     tables, every rank yielding the same number of batches, of which only a rank's last may be
     short (drop_last=True drops it). with_keys=True yields (key, value) pairs, or
     (keys, values) batches. dtype, scale, decode_raw, features and decode (type="sample": a tar
-    table's WebDataset samples) as tablio.open() takes them.
+    table's WebDataset samples, whose batches are {extension: batched values} as collate()
+    batches them) as tablio.open() takes them.
 
     The epoch is planned from each shard's number of records. A shard index gives them with no
     pass over the data (tablio.shard_index): "index:PATH_OR_URL" as the specifier, or index=
@@ -417,8 +418,10 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             items = _execute.batches(self._open_table, self.tables, plan, self.batch_size, start)
         else:
             items = _execute.records(self._open_table, self.tables, plan, start)
+        samples = self.batch_size and self.type == "sample"
         for key, value in items:
-            value = _read_to_tensors(value)
+            # A batch of samples, {extension: value} each, as collate() batches them.
+            value = _collated([_read_to_tensors(v) for v in value]) if samples else _read_to_tensors(value)
             if transform:
                 value = transform(value)
             yield (key, value) if with_keys else value
