@@ -51,8 +51,14 @@ class _Pieces:
         return entry
 
     def skip(self, n):
-        """Moves past n records without reading their values."""
+        """Moves past n records without reading their values; pieces skipped whole are not
+        opened at all (a resumed epoch passes over what it consumed at no cost)."""
         while n:
+            if self._left == 0 and self._next_piece < len(self._pieces) and self._pieces[self._next_piece].count <= n:
+                self.close()
+                n -= self._pieces[self._next_piece].count
+                self._next_piece += 1
+                continue
             reader = self._current()
             k = min(n, self._left)
             if reader.skip(k) != k:
