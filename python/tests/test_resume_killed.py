@@ -113,3 +113,22 @@ def test_a_killed_job_resumes_exactly_and_elastically(bucket_shards, tmp_path, r
     consumed = [k for w in whole for s in w[:SAVE_EVERY] for k in s["keys"]]
     delivered = [k for e in elastic for s in e for k in s["keys"]]
     assert sorted(consumed + delivered) == [f"k{i:05d}" for i in range(N)]  # the epoch, exactly once
+
+
+def test_the_ddp_resume_example_trains_the_same_model_stopped_and_resumed(tmp_path):
+    """examples/python/resume_ddp.py --check: 2 ranks over Fashion-MNIST tar samples, stopped
+    between checkpoints and resumed, train the model the unstopped job trains, bit for bit."""
+    if not os.path.exists("/usr/share/datasets/fashion-mnist"):
+        pytest.skip("needs Debian's dataset-fashion-mnist")
+    script = os.path.join(os.path.dirname(__file__), "../../examples/python/resume_ddp.py")
+    job = subprocess.Popen([sys.executable, script, "--world-size", "2", "--work", str(tmp_path), "--limit", "6000",
+                            "--save-every", "10", "--check"], start_new_session=True, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    try:
+        output, _ = job.communicate(timeout=DEADLINE)
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+            job.wait()
+    assert job.returncode == 0, output
+    assert "the same model as the epoch without stopping" in output
