@@ -46,14 +46,14 @@ def _batches(self, n):
 SequentialReader.batches = _batches
 
 
-def _decoded(table, type, decode):
+def _decoded(table, type, decode, rspec):
     """The table, or its samples decoded as decode= asks (tablio.sample)."""
     if decode is None or decode is False:
         return table
     if type != "sample":
         table.close()
         raise UsageError(f"decode= applies to type 'sample', not '{type}'")
-    return sample.DecodedTable(table, sample.decoder(decode))
+    return sample.DecodedTable(table, sample.decoder(decode), rspec.partition(":")[2])
 
 
 def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False, features=None,
@@ -92,7 +92,7 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
     Raises FormatError (with .path, .offset, .key), OSError or UsageError.
     """
     return _decoded(SequentialReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
-                                     allow_pipes), type, decode)
+                                     allow_pipes), type, decode, rspec)
 
 
 def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False,
@@ -102,7 +102,7 @@ def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None,
     copies that stay valid. dtype, scale, decode_raw, view, features, allow_network,
     allow_pipes and decode as open() takes them."""
     return _decoded(RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
-                                       allow_pipes), type, decode)
+                                       allow_pipes), type, decode, rspec)
 
 
 def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_network=True, allow_pipes=True):

@@ -88,3 +88,14 @@ def check_tables(state, sizes):
     if tables.get("digest") != tables_digest(sizes) or tables.get("records") != int(sum(sizes)):
         raise ValueError(f"the state was saved over {tables.get('count')} tables of {tables.get('records')} "
                          f"records, and the dataset has {len(sizes)} of {int(sum(sizes))} (or other sizes)")
+
+
+def check_order(state, config):
+    """Refuses a state whose epoch had another order: shuffled or not, or from another seed.
+    (Batch sizes, buffers, ranks and workers may change: the epoch's records stay where they
+    were.)"""
+    for name in ("shuffle", "seed"):
+        saved, now = state.get("options", {}).get(name), config["options"][name]
+        if saved != now:
+            raise ValueError(f"the state's epoch was read with {name}={saved!r}, and this loader reads it with "
+                             f"{name}={now!r}: its records are in another order")

@@ -73,8 +73,11 @@ def decoder(decode):
             try:
                 out[ext] = function(data)
             except Exception as e:
-                raise tablio.FormatError(f"sample {key!r}: its member .{ext} is not what .{_kind(ext)} holds: {e}",
-                                         path, None, key) from e
+                # The place in the message too: an error re-made from its message (in a
+                # DataLoader worker) keeps it.
+                where = f"format error in '{path}' (key '{key}')" if path else f"sample '{key}'"
+                raise tablio.FormatError(f"{where}: expected a member .{ext} that decodes as .{_kind(ext)}, found "
+                                         f"{type(e).__name__}: {e}", path, None, key) from e
         return out
 
     return decode_sample
@@ -109,8 +112,9 @@ class DecodedTable:
     """A table reader of samples whose values come decoded (what open(..., decode=) returns):
     everything else is the reader's."""
 
-    def __init__(self, table, decode_sample):
-        self._table, self._decode = table, decode_sample
+    def __init__(self, table, decode_sample, path=None):
+        self._table, self._path = table, path
+        self._decode = lambda value, key: decode_sample(value, key, path)
 
     def __getattr__(self, name):
         return getattr(self._table, name)

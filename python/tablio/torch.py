@@ -528,6 +528,7 @@ class DataLoader(torch.utils.data.DataLoader):
                 _resume.check_tables(state, sizes)
             else:
                 self._sampler_of()._check(state)
+            _resume.check_order(state, self._config())
         except ValueError as e:
             raise tablio.UsageError(f"cannot resume: {e}") from None
         if isinstance(self.dataset, TableIterableDataset):

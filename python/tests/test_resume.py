@@ -133,6 +133,10 @@ def test_a_state_of_other_tables_is_refused(shards, tmp_path):
     other = DataLoader(TableIterableDataset(f"tar:{tmp_path}/other.tar", type="sample"), batch_size=None)
     with pytest.raises(tablio.UsageError, match="cannot resume: the state was saved over"):
         other.load_state_dict(state)
+    for seed, shuffle in ((6, False), (5, True)):  # another order: the positions name other records
+        dataset = TableIterableDataset(shards, type="sample", shuffle=shuffle, seed=seed)
+        with pytest.raises(tablio.UsageError, match="cannot resume: the state's epoch was read with"):
+            DataLoader(dataset, batch_size=None).load_state_dict(state)
     with pytest.raises(tablio.UsageError, match="resumes a TableIterableDataset"):
         DataLoader(TableDataset(f"tar:{tmp_path}/other.tar", type="sample"))
 

@@ -121,7 +121,9 @@ def test_bad_samples_are_errors_naming_file_offset_and_key(tmp_path):
     write_like_webdataset(tmp_path / "text.tar", [("k", {"cls": b"not a number"})])
     with pytest.raises(tablio.FormatError, match="member .cls") as e:
         list(tablio.open(f"tar:{tmp_path}/text.tar", type="sample", decode=True))
-    assert e.value.key == "k"
+    assert e.value.key == "k" and e.value.path == f"{tmp_path}/text.tar"
+    again = tablio.FormatError(str(e.value))  # as a DataLoader worker's error is made again
+    assert (again.path, again.key) == (f"{tmp_path}/text.tar", "k")
     with pytest.raises(tablio.UsageError, match="applies to type 'sample'"):
         tablio.open(f"tar,ext=cls:{tmp_path}/text.tar", type="bytes", decode=True)
 
