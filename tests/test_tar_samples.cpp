@@ -110,13 +110,23 @@ TEST_CASE("malformed samples are errors naming file, offset and member", "[tar][
   }
   // A truncated archive: the member's data runs past the end.
   write_file("cut.tar", member.substr(0, 512) + std::string(100, '\0'));
-  CHECK_THROWS_AS(read_all("tar:cut.tar"), format_error);
+  CHECK_THROWS_WITH(read_all("tar:cut.tar"),
+                    Catch::Contains("format error in 'cut.tar' at byte 0") && Catch::Contains("truncated"));
   // Records that are no samples, and samples that cannot be written.
   webdataset_sample_holder h;
-  for (std::string bad :
-       {std::string("\x05\0\0\0jp", 6), std::string("\x03\0\0\0jpg\x09\0\0\0\0\0\0\0abc", 18),
-        std::string("\0\0\0\0\0\0\0\0\0\0\0\0", 12), std::string("\x01\0\0\0", 4)})
-    CHECK_THROWS_AS(h.decode_record(bad, "x"), format_error);
+  const std::pair<std::string, const char*> bad_records[] = {
+      {std::string("\x05\0\0\0jp", 6), "an extension longer than the record"},
+      {std::string("\x03\0\0\0jpg\x09\0\0\0\0\0\0\0abc", 18), "data longer than the record"},  // oversized
+      {std::string("\0\0\0\0\0\0\0\0\0\0\0\0", 12), "an empty extension"},
+      {std::string("\x01\0\0\0", 4), "an extension longer than the record"},
+      {std::string("\x01\0\0\0a\x01\0\0\0\0\0\0\0z\x01", 15), "a truncated extension length"},  // at byte 14
+      {std::string("\x01\0\0\0a\0\0", 7), "a truncated data length"}};
+  for (const auto& [bad, why] : bad_records) {
+    INFO(why);
+    CHECK_THROWS_WITH(h.decode_record(bad, "x"),
+                      Catch::Contains("format error in 'x'") && Catch::Contains(why));
+  }
+  CHECK_THROWS_WITH(h.decode_record(bad_records[4].first, "x"), Catch::Contains("at byte 14"));
   std::string twice;
   append_sample_member(twice, "a", "1");
   append_sample_member(twice, "a", "2");
@@ -124,7 +134,7 @@ TEST_CASE("malformed samples are errors naming file, offset and member", "[tar][
   table_writer<webdataset_sample_holder> out("tar:x.tar");
   webdataset_sample s;
   s.members = {{"jpg", "1"}, {"jpg", "2"}};
-  CHECK_THROWS_AS(out.write("k", s), usage_error);
+  CHECK_THROWS_WITH(out.write("k", s), Catch::Contains("two members of extension 'jpg'"));
   s.members = {{"a/b", "1"}};
-  CHECK_THROWS_AS(out.write("k", s), usage_error);
+  CHECK_THROWS_WITH(out.write("k", s), Catch::Contains("extension 'a/b' is empty or has '/'"));
 }

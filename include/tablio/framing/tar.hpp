@@ -13,17 +13,17 @@
 // tar_input reads ustar, GNU (long names, base-256 sizes) and pax archives (extended and
 // global headers), as GNU tar and Python's tarfile write them; a member's key is its name up
 // to the first '.' of its last path component, and its extension the rest (WebDataset's
-// rule). Members of other extensions, directories, links and devices are skipped.
-//
-// The extension "*" reads and writes WebDataset samples (types/sample.hpp): consecutive
-// members with one key are one entry, whose record is the sample record of their extensions
-// and data, in member order; members with no extension are skipped, as WebDataset skips them,
-// and a key's extension twice in a row is a format_error. Writing such a record puts one
-// member KEY.EXT per extension. A key with a
+// rule). Members of other extensions, directories, links and devices are skipped. A key with a
 // leading '/' or a ".." component is a format_error, as the writer refuses it, unless the
 // caller asks for such keys (tar_input_options::unsafe_keys, "unsafekeys"). Every
 // header is checked (checksum, fields, sizes against what remains) before anything is
 // allocated; a bad one is a format_error naming the file and its offset.
+//
+// The extension "*" reads and writes WebDataset samples (types/sample.hpp): consecutive
+// members with one key are one entry, whose record is the sample record of their extensions
+// and data, in member order; members with no extension are skipped, as WebDataset skips them,
+// and an extension twice among a key's members is a format_error. Writing such a record puts
+// one member KEY.EXT per extension.
 #pragma once
 
 #include <tablio/codec/kaldi_token.hpp>
@@ -216,9 +216,6 @@ inline std::pair<std::string_view, std::string_view> tar_key_and_extension(std::
   return {name.substr(0, dot), name.substr(dot + 1)};
 }
 
-// The extension that groups a key's members into one sample.
-inline constexpr std::string_view tar_sample_extension = "*";
-
 // Writes a numeric header field: octal digits and a NUL, or base-256 when they do not fit.
 inline void put_tar_number(char* field, std::size_t n, std::uint64_t v) {
   if (n == 12 && v > tar_octal_limit) {
@@ -312,7 +309,7 @@ class tar_output {
     at_ = {static_cast<std::uint32_t>(names_.size() - 1), out_->tell()};
     if (count_ == 0) first_key_ = key;
     last_key_ = key;
-    if (extension() == detail::tar_sample_extension) {
+    if (extension() == webdataset_sample::tar_extension) {
       for_each_sample_member(
           bytes, out_->name(), out_->tell(),
           [&](std::string_view ext, std::string_view data) { put_member(key, ext, data); });
@@ -477,7 +474,7 @@ class tar_input {
   }
 
  private:
-  bool grouping() const noexcept { return options_.extension == detail::tar_sample_extension; }
+  bool grouping() const noexcept { return options_.extension == webdataset_sample::tar_extension; }
   bool is_entry(const detail::tar_member& m) const {
     if (m.type != '0' && m.type != '7') return false;  // regular and contiguous files only
     auto [key, extension] = detail::tar_key_and_extension(m.name);

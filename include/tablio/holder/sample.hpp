@@ -13,8 +13,7 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace detail {
 struct sample_format {
-  // What a tar table takes as "every member of a key, grouped" (tar.hpp).
-  static constexpr std::string_view extension = "*";
+  static constexpr std::string_view extension = webdataset_sample::tar_extension;
   static void encode(const webdataset_sample& v, std::string& out) { encode_sample(v, out); }
   static void decode(std::string_view bytes, webdataset_sample& v, const std::string& name) {
     decode_sample(bytes, v, name);

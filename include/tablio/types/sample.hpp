@@ -15,11 +15,15 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 TABLIO_BEGIN_NAMESPACE
 
 struct webdataset_sample {
+  // The extension that a tar table reads and writes samples under: every member of a key.
+  static constexpr std::string_view tar_extension = "*";
+
   struct member {
     std::string extension;  // "jpg", "cls", "seg.png": what follows the key's '.'
     std::string data;
@@ -62,39 +66,50 @@ inline void append_sample_member(std::string& record, std::string_view extension
   record += data;
 }
 
+namespace detail {
+// The member of a checked record at `at`: its extension and data; moves `at` past it.
+inline std::pair<std::string_view, std::string_view> sample_member_at(std::string_view record,
+                                                                      std::size_t& at) {
+  std::size_t ext_size = load<std::endian::little, std::uint32_t>(record.data() + at);
+  std::string_view extension = record.substr(at + 4, ext_size);
+  at += 4 + ext_size;
+  auto size = static_cast<std::size_t>(load<std::endian::little, std::uint64_t>(record.data() + at));
+  at += 8;
+  std::string_view data = record.substr(at, size);
+  at += size;
+  return {extension, data};
+}
+}  // namespace detail
+
 // Calls f(extension, data) for each member of a record, in order, once the whole record has
-// been checked. `name` and `offset` (the record's, in its file) are what errors name.
+// been checked (a writer puts nothing of a bad one). `name` and `offset` (the record's, in
+// its file) are what errors name.
 template <class F>
 void for_each_sample_member(std::string_view record, std::string_view name, std::uint64_t offset, F&& f) {
-  auto walk = [&](auto&& visit) {
-    std::size_t at = 0;
-    std::vector<std::string_view> seen;
-    while (at < record.size()) {
-      std::size_t start = at;
-      auto fail = [&](std::string_view what) {
-        throw_format_error(name, offset + start, {}, {"a sample member (extension and data lengths)"},
-                           {what});
-      };
-      if (record.size() - at < 4) fail("a truncated extension length");
-      std::uint64_t ext_size = load<std::endian::little, std::uint32_t>(record.data() + at);
-      at += 4;
-      if (ext_size > record.size() - at) fail("an extension longer than the record");
-      std::string_view extension = record.substr(at, ext_size);
-      at += ext_size;
-      if (!is_sample_extension(extension)) fail("an empty extension, or one with '/' or NUL");
-      for (std::string_view s : seen)
-        if (s == extension) fail("two members of one extension");
-      seen.push_back(extension);
-      if (record.size() - at < 8) fail("a truncated data length");
-      std::uint64_t size = load<std::endian::little, std::uint64_t>(record.data() + at);
-      at += 8;
-      if (size > record.size() - at) fail("data longer than the record");
-      visit(extension, record.substr(at, static_cast<std::size_t>(size)));
-      at += static_cast<std::size_t>(size);
-    }
-  };
-  walk([](std::string_view, std::string_view) {});
-  walk(f);
+  for (std::size_t at = 0; at < record.size();) {
+    std::size_t start = at;
+    auto fail = [&](std::string_view what) {
+      throw_format_error(name, offset + start, {}, {"a sample member (extension and data lengths)"}, {what});
+    };
+    if (record.size() - at < 4) fail("a truncated extension length");
+    std::uint64_t ext_size = load<std::endian::little, std::uint32_t>(record.data() + at);
+    at += 4;
+    if (ext_size > record.size() - at) fail("an extension longer than the record");
+    std::string_view extension = record.substr(at, ext_size);
+    at += ext_size;
+    if (!is_sample_extension(extension)) fail("an empty extension, or one with '/' or NUL");
+    for (std::size_t before = 0; before < start;)  // the members before, already checked
+      if (detail::sample_member_at(record, before).first == extension) fail("two members of one extension");
+    if (record.size() - at < 8) fail("a truncated data length");
+    std::uint64_t size = load<std::endian::little, std::uint64_t>(record.data() + at);
+    at += 8;
+    if (size > record.size() - at) fail("data longer than the record");
+    at += static_cast<std::size_t>(size);
+  }
+  for (std::size_t at = 0; at < record.size();) {
+    auto [extension, data] = detail::sample_member_at(record, at);
+    f(extension, data);
+  }
 }
 
 inline void encode_sample(const webdataset_sample& s, std::string& out) {
