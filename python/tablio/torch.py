@@ -18,6 +18,7 @@ spawn): no LMDB environment, mapping or pipe is shared across a fork.
 import operator
 import os
 import sys
+import warnings
 import weakref
 
 import numpy as np
@@ -558,12 +559,6 @@ class DataLoader(torch.utils.data.DataLoader):
             return self.dataset.epoch
         return self._sampler_of().epoch
 
-    def __len__(self):
-        if isinstance(self.dataset, TableIterableDataset) and self.batch_size and not self.dataset.batch_size:
-            records = len(self.dataset)  # DataLoader's batches of records: as many as its workers make
-            return records // self.batch_size if self.drop_last else -(-records // self.batch_size)
-        return super().__len__()
-
     def __iter__(self):
         loaded, self._pending = self._pending, None
         epoch, config = self._epoch(), self._config()
@@ -572,7 +567,6 @@ class DataLoader(torch.utils.data.DataLoader):
             resume = (self.dataset.__dict__.get("_resume") if isinstance(self.dataset, TableIterableDataset)
                       else self._sampler_of()._resume)
             if loaded["epoch"] != epoch or not _resume.same_config(resume["config"], config):
-                import warnings
                 warnings.warn(f"the loaded state (of epoch {loaded['epoch']}) does not apply to this iteration (of epoch "
                               f"{epoch}, or with another configuration than when it was loaded): it starts from the "
                               "beginning", RuntimeWarning, stacklevel=2)
