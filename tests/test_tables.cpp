@@ -350,6 +350,26 @@ TEST_CASE("listing the keys reads ahead to the end, where a repeated key is an e
   CHECK(keys == std::vector<std::string>{"k_b", "k_a", "k_c"});
   random_access_table_reader<basic_holder<std::int32_t>> script("scp:unsorted.scp");
   CHECK_FALSE(script.for_each_key([](std::string_view) {}));  // keyed lookup: not read ahead
+  // Under 's' a lookup stops past its key; listing still reads to the end, and finds disorder.
+  random_access_table_reader<basic_holder<std::int32_t>> claimed_sorted("s,ark:unsorted.ark");
+  CHECK_FALSE(claimed_sorted.contains("k_a"));  // stops at k_b, as Kaldi's sorted tables do
+  CHECK_THROWS_WITH(claimed_sorted.for_each_key([](std::string_view) {}), Catch::Contains("k_a"));
+}
+
+TEST_CASE("under 's', listing the keys after a lookup lists them all", "[table][keys]") {
+  temp_dir dir;
+  in_folder there(dir.path);
+  {
+    table_writer<basic_holder<std::int32_t>> out("ark:sorted.ark");
+    for (int i = 0; i < 5; ++i) out.write("k" + std::to_string(i), i);
+  }
+  random_access_table_reader<basic_holder<std::int32_t>> r("s,ark:sorted.ark");
+  CHECK(r.at("k1") == 1);
+  CHECK_FALSE(r.contains("k0a"));
+  std::vector<std::string> keys;
+  CHECK(r.for_each_key([&](std::string_view k) { keys.emplace_back(k); }));
+  CHECK(keys == std::vector<std::string>{"k0", "k1", "k2", "k3", "k4"});
+  CHECK(r.at("k4") == 4);
 }
 
 TEST_CASE("archives through pipes, both ways", "[table][pipe]") {

@@ -113,7 +113,8 @@ class random_access_table_reader {
   bool for_each_key(F f) {
     if (!framing_) throw_usage_error({"keys of a random_access_table_reader that is not open"});
     if (keyed_) return false;
-    scan_for({});  // no entry has the empty key: reads to the end
+    while (scan_next({})) {  // to the end, which under 's' a lookup would not read past
+    }
     index_.for_each_key(f);
     return true;
   }
