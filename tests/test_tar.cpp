@@ -162,12 +162,21 @@ TEST_CASE("shards are indexed beside them once all are complete, as wids reads a
         "  \"format\": \"tar\",\n  \"value_type\": \"bin\",\n  \"shardlist\": [\n"
         "    {\"url\": \"train-000000.tar\", \"nsamples\": 2, \"filesize\": " +
             size("train-000000.tar") +
-            ", \"first_key\": \"k0\", \"last_key\": \"k1\"},\n"
+            ", \"first_key\": \"k0\", \"last_key\": \"k1\", \"sorted\": true},\n"
             "    {\"url\": \"train-000001.tar\", \"nsamples\": 2, \"filesize\": " +
             size("train-000001.tar") +
-            ", \"first_key\": \"k2\", \"last_key\": \"k3\"},\n"
+            ", \"first_key\": \"k2\", \"last_key\": \"k3\", \"sorted\": true},\n"
             "    {\"url\": \"train-000002.tar\", \"nsamples\": 1, \"filesize\": " +
-            size("train-000002.tar") + ", \"first_key\": \"k4\", \"last_key\": \"k4\"}\n  ]\n}\n");
+            size("train-000002.tar") +
+            ", \"first_key\": \"k4\", \"last_key\": \"k4\", \"sorted\": true}\n  ]\n}\n");
+  // A shard whose keys do not increase is not marked sorted: its first and last keys bound nothing.
+  {
+    table_writer<basic_holder<std::int32_t>> out("tar,maxcount=2:u-%06d.tar");
+    for (const char* key : {"b", "a", "c"}) out.write(key, 0);
+  }
+  std::string unsorted = test::read_file("u.shardindex.json");
+  CHECK(unsorted.find("\"first_key\": \"b\", \"last_key\": \"a\"}") != std::string::npos);
+  CHECK(unsorted.find("\"first_key\": \"c\", \"last_key\": \"c\", \"sorted\": true}") != std::string::npos);
   // shard_table indexes the TFRecord and tar shards it writes; a writer given up writes none.
   std::filesystem::create_directory("out");
   shard_table<bytes_holder>("tar:train-%06d.tar", "tar:out/all.tar", 2);

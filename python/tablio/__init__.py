@@ -100,7 +100,17 @@ def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None,
     """Opens a table for lookup by key: r[key] (KeyError when absent), key in r, r.get(key),
     len(r) and r.keys(); r.lookup(keys) gives the values of many keys in one call. Values are
     copies that stay valid. dtype, scale, decode_raw, view, features, allow_network,
-    allow_pipes and decode as open() takes them."""
+    allow_pipes and decode as open() takes them.
+
+    rspec "index:PATH_OR_URL" looks keys up through a shard index (tablio.shard_index): a
+    shard is opened only when a lookup needs it, the one whose key range holds the key in an
+    index of sorted shards (as tablio writes them); len(r) comes from the index, r.keys()
+    opens every shard, and r.at(i) gives the i-th record's (key, value), opening only its
+    shard."""
+    if rspec.startswith("index:"):
+        index = shard_index.load(rspec[len("index:"):], allow_network)
+        return _lookup.IndexedTable(index, lambda spec: random_access(
+            spec, type, dtype, scale, decode_raw, view, features, allow_network, allow_pipes, decode))
     return _decoded(RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
                                        allow_pipes), type, decode, rspec)
 
@@ -153,4 +163,4 @@ def value_types():
     return _tablio.value_types()
 
 
-from . import idx, sample, shard_index  # noqa: E402  (need _tablio)
+from . import idx, sample, shard_index, _lookup  # noqa: E402  (need _tablio)

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import tablio
 from tablio import _tablio
 
-__all__ = ["Shard", "ShardIndex", "load", "find", "write", "name_for"]
+__all__ = ["Shard", "ShardIndex", "load", "find", "write", "name_for", "check_size"]
 
 
 class Shard(NamedTuple):
@@ -27,6 +27,7 @@ class Shard(NamedTuple):
     size: int  # bytes, or None when the index gives none
     first_key: str = None
     last_key: str = None
+    sorted: bool = False  # keys increase through the shard: [first_key, last_key] bounds them
 
 
 class ShardIndex(NamedTuple):
@@ -97,7 +98,9 @@ def _shards(source, desc, base, allow_network, depth=0):
             _fail(source, f"shard {i} ({entry['url']}) has no count of samples ('nsamples')")
         if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
             _fail(source, f"shard {i} ({entry['url']}) has a 'filesize' that is not a size")
-        out.append(Shard(_resolved(entry["url"], base), samples, size, entry.get("first_key"), entry.get("last_key")))
+        first, last = entry.get("first_key"), entry.get("last_key")
+        ranged = entry.get("sorted") is True and isinstance(first, str) and isinstance(last, str) and first <= last
+        out.append(Shard(_resolved(entry["url"], base), samples, size, first, last, ranged))
     for component in desc.get("datasets", []):
         if not isinstance(component, dict):
             _fail(source, "a 'datasets' entry is not an object")
@@ -118,6 +121,18 @@ def load(source, allow_network=True):
         _fail(source, "expected a JSON object")
     shards = _shards(source, desc, _folder(source), allow_network)
     return ShardIndex(source, desc.get("name"), desc.get("format"), desc.get("value_type"), shards)
+
+
+def check_size(shard, source):
+    """Raises FormatError when the shard's size is not its index's (the shards changed since
+    they were indexed): one request for a remote shard."""
+    if shard.size is None:
+        return
+    name = shard.url
+    size = _tablio.stored_size(name)
+    if size != shard.size:
+        raise tablio.FormatError(f"{name} has {size} bytes, and its shard index {source} says {shard.size}: "
+                                 "the shards changed since they were indexed", name)
 
 
 def _as_glob(pattern):

@@ -15,6 +15,7 @@ Handles are opened lazily in the process that reads (a DataLoader worker, after 
 spawn): no LMDB environment, mapping or pipe is shared across a fork.
 """
 
+import collections.abc
 import operator
 import os
 import sys
@@ -26,7 +27,7 @@ import torch
 import torch.utils.data
 
 import tablio
-from tablio import _execute, _plan, _resume, _tablio, shard_index
+from tablio import _execute, _lookup, _plan, _resume, _tablio, shard_index
 
 __all__ = ["TableDataset", "TableIterableDataset", "DataLoader", "DistributedSampler", "to_tensors", "collate",
            "expand_shards"]
@@ -202,6 +203,11 @@ class TableDataset(torch.utils.data.Dataset):
     applied to the value (after numpy arrays become tensors). ds[[i, j, ...]] (a BatchSampler
     under DataLoader(batch_size=None)) gives the batch of those samples, collated. A table with
     a repeated key is refused here, so that no index ever gives another entry's value.
+
+    rspec "index:PATH_OR_URL" reads the shards a shard index lists (tablio.shard_index), in
+    its order, with no pass over them at construction: len(ds) is the index's, and ds[i] (and
+    ds.keys[i]) opens only the shard that holds record i, whose keys are then listed once. A
+    shard whose size or number of records differs from its index's is an error.
     """
 
     def __init__(self, rspec, type="matrix", transform=None, dtype=None, scale=None, decode_raw=None,
@@ -209,12 +215,19 @@ class TableDataset(torch.utils.data.Dataset):
         self.rspec, self.type, self.transform = rspec, type, transform
         self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features,
                         "decode": decode}
-        with self._reopen() as table:
-            self.keys = table.keys()
         self._table = None
         self._pid = None
+        if rspec.startswith("index:"):
+            self.index = shard_index.load(rspec[len("index:"):])
+            self.keys = _IndexedKeys(self)
+        else:
+            self.index = None
+            with self._reopen() as table:
+                self.keys = table.keys()
 
     def _reopen(self):
+        if self.index is not None:
+            return _lookup.IndexedTable(self.index, lambda spec: tablio.random_access(spec, self.type, **self.options))
         return tablio.random_access(self.rspec, type=self.type, **self.options)
 
     def __len__(self):
@@ -230,19 +243,47 @@ class TableDataset(torch.utils.data.Dataset):
             index = operator.index(index)  # an int, a numpy integer, a 0-d tensor
         except TypeError:
             return collate(self.__getitems__(index))
-        value = _read_to_tensors(self._opened()[self.keys[index]])
+        if self.index is not None:
+            value = self._opened().at(self._position(index))[1]
+        else:
+            value = self._opened()[self.keys[index]]
+        value = _read_to_tensors(value)
         return self.transform(value) if self.transform else value
+
+    def _position(self, index):
+        return index + len(self) if -len(self) <= index < 0 else index
 
     def __getitems__(self, indices):
         """A DataLoader batch's samples, looked up in one call (DataLoader uses it when it batches)."""
-        keys = self.keys
-        values = [_read_to_tensors(v) for v in self._opened().lookup([keys[i] for i in indices])]
+        if self.index is not None:
+            values = self._opened().values_at([self._position(operator.index(i)) for i in indices])
+        else:
+            keys = self.keys
+            values = self._opened().lookup([keys[i] for i in indices])
+        values = [_read_to_tensors(v) for v in values]
         return [self.transform(v) for v in values] if self.transform else values
 
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_table"] = state["_pid"] = None
         return state
+
+
+class _IndexedKeys(collections.abc.Sequence):
+    """The keys of a TableDataset over a shard index, in index order: keys[i] opens only the
+    shard that holds the i-th record."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+        self._len = sum(shard.samples for shard in dataset.index.shards)
+
+    def __len__(self):
+        return self._len
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return self._dataset._opened().key_at(self._dataset._position(operator.index(i)))
 
 
 class TableIterableDataset(torch.utils.data.IterableDataset):
@@ -301,12 +342,10 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             groups = [self.index.rspecs(options)]
             self.tables = groups[0]
             self.sizes = [shard.samples for shard in self.index.shards]
-            self._bytes = [shard.size for shard in self.index.shards]
         else:
             groups = [expand_shards(rspec) for rspec in rspecs]
             self.tables = [shard for group in groups for shard in group]
             self.sizes = [self._count(t) for t in self.tables]
-            self._bytes = [None] * len(self.tables)
         # A TFRecord table numbers its records (keys 00000000, ...) across all its files: a
         # shard's keys go on from those of the shards before it, as they do when it is read whole.
         self._first_ordinal = [None] * len(self.tables)
@@ -428,13 +467,8 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             yield (key, value) if with_keys else value
 
     def _open_table(self, table):
-        expected = self._bytes[table]
-        if expected is not None:
-            name = self.tables[table].partition(":")[2]
-            size = _tablio.stored_size(name)
-            if size != expected:
-                raise tablio.FormatError(f"{name} has {size} bytes, and its shard index {self.index.source} says "
-                                         f"{expected}: the shards changed since they were indexed", name)
+        if self.index is not None:
+            shard_index.check_size(self.index.shards[table], self.index.source)
         reader = tablio.open(self.tables[table], type=self.type, **self.options)
         first = self._first_ordinal[table]
         return reader if first is None else _Renumbered(reader, first)

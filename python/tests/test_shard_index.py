@@ -23,8 +23,9 @@ def test_numbered_tar_shards_are_indexed_beside_them(tmp_path):
     desc = json.loads((tmp_path / "train.shardindex.json").read_text())
     assert desc["__kind__"] == "wids-shard-index-v1" and desc["wids_version"] == 1 and desc["name"] == "train"
     assert desc["format"] == "tar" and desc["value_type"] == "bin"  # the members KEY.bin
-    assert [(s["url"], s["nsamples"], s["filesize"], s["first_key"], s["last_key"]) for s in desc["shardlist"]] == [
-        (f"train-{k:06d}.tar", count, os.path.getsize(tmp_path / f"train-{k:06d}.tar"), first, last)
+    assert [(s["url"], s["nsamples"], s["filesize"], s["first_key"], s["last_key"], s["sorted"])
+            for s in desc["shardlist"]] == [
+        (f"train-{k:06d}.tar", count, os.path.getsize(tmp_path / f"train-{k:06d}.tar"), first, last, True)
         for k, count, first, last in [(0, 3, "s000", "s002"), (1, 3, "s003", "s005"), (2, 1, "s006", "s006")]]
     index = shard_index.load(str(tmp_path / "train.shardindex.json"))
     assert [s.url for s in index.shards] == [f"{tmp_path}/train-{k:06d}.tar" for k in range(3)]
@@ -145,12 +146,11 @@ def test_wids_accepts_the_index_when_it_is_installed(tmp_path):
     assert len(ds) == 6
 
 
-def test_a_dataset_over_a_thousand_shards_in_a_bucket_reads_only_their_index(s3server, fault_proxy, tmp_path,
-                                                                               monkeypatch):
-    torch = pytest.importorskip("torch")
-    import tablio.torch as tt
-    bucket = s3server.create_bucket("indexed-thousand")
-    write_shards(tmp_path, n=1000, per_shard=1, name="s-%06d.tar")
+def uploaded_behind_a_proxy(s3server, fault_proxy, tmp_path, monkeypatch, bucket, n, per_shard):
+    """Shards s-%06d.tar of n records in all, written locally and uploaded to bucket/train/, to
+    be read with no local cache through a proxy that records the requests: (client, proxy)."""
+    s3server.create_bucket(bucket)
+    write_shards(tmp_path, n=n, per_shard=per_shard, name="s-%06d.tar")
     client = s3server.client()
     for name in sorted(os.listdir(tmp_path)):
         client.upload_file(str(tmp_path / name), bucket, f"train/{name}")
@@ -158,6 +158,15 @@ def test_a_dataset_over_a_thousand_shards_in_a_bucket_reads_only_their_index(s3s
     for k, v in s3server.env(proxy.url).items():
         monkeypatch.setenv(k, v)
     monkeypatch.setenv("TABLIO_CACHE", "")
+    return client, proxy
+
+
+def test_a_dataset_over_a_thousand_shards_in_a_bucket_reads_only_their_index(s3server, fault_proxy, tmp_path,
+                                                                               monkeypatch):
+    torch = pytest.importorskip("torch")
+    import tablio.torch as tt
+    client, proxy = uploaded_behind_a_proxy(s3server, fault_proxy, tmp_path, monkeypatch, "indexed-thousand", 1000, 1)
+    bucket = "indexed-thousand"
     ds = tt.TableIterableDataset(f"tar:s3://{bucket}/train/s-%06d.tar", type="int32", batch_size=100)
     assert [(r.method, r.path) for r in proxy.requests] == [("GET", f"/{bucket}/train/s.shardindex.json")]
     assert len(ds.tables) == 1000 and sum(ds.sizes) == 1000 and len(ds) == 10
@@ -182,3 +191,122 @@ def test_brace_patterns_name_shards_in_a_bucket_and_find_their_index(s3server, t
         tablio.load(f"tar:s3://{bucket}/web/s-{{000000..000003}}.tar", type="int32")
     ds = tt.TableIterableDataset(f"tar:s3://{bucket}/web/s-{{000000..000002}}.tar", type="int32")
     assert ds.index is not None and sorted(int(v) for v in ds) == list(range(7))
+
+
+def test_lookups_through_the_index_open_only_the_shard_whose_range_holds_the_key(tmp_path):
+    write_shards(tmp_path, n=15, per_shard=3)
+    for k in (0, 2, 3, 4):  # only shard 1 (s003..s005) is left
+        os.remove(tmp_path / f"train-{k:06d}.tar")
+    r = tablio.random_access(f"index:{tmp_path}/train.shardindex.json", type="int32")
+    assert len(r) == 15  # the index's count: no shard opened
+    assert r["s004"] == 4 and r.get("s003") == 3 and "s005" in r
+    assert r.lookup(["s005", "s003"]) == [5, 3]
+    # Between two shards' ranges, past the last, before the first: absent, with nothing opened.
+    assert "s0055" not in r and "zzz" not in r and "a" not in r and r.get("s0025", -1) == -1
+    with pytest.raises(KeyError, match="no entry 's0055' in the shards of"):
+        r["s0055"]
+    # A key whose shard is gone is an error, never an absent key.
+    with pytest.raises(FileNotFoundError, match="train-000003.tar"):
+        r["s010"]
+    assert r.at(4) == ("s004", 4)
+    r.close()
+
+
+def test_lookups_in_shards_whose_keys_the_index_does_not_bound_ask_them_in_order(tmp_path):
+    # Keys out of order: the index bounds no shard, and every key is still found.
+    with tablio.writer(f"tar,maxcount=3:{tmp_path}/u-%06d.tar", type="int32") as w:
+        for i in (5, 1, 7, 0, 3, 2, 8, 6, 4):
+            w[f"k{i}"] = i
+    desc = json.loads((tmp_path / "u.shardindex.json").read_text())
+    assert ["sorted" in s for s in desc["shardlist"]] == [False, False, False]
+    r = tablio.random_access(f"index:{tmp_path}/u.shardindex.json", type="int32")
+    assert [r[f"k{i}"] for i in range(9)] == list(range(9)) and "k9" not in r
+    assert r.keys() == [f"k{i}" for i in (5, 1, 7, 0, 3, 2, 8, 6, 4)]
+    # A wids index, with no keys at all: the same.
+    write_shards(tmp_path, n=6, per_shard=3, name="w-%06d.tar")
+    desc = {"wids_version": 1, "shardlist": [{"url": f"w-{k:06d}.tar", "nsamples": 3} for k in range(2)]}
+    (tmp_path / "wids.json").write_text(json.dumps(desc))
+    r = tablio.random_access(f"index:{tmp_path}/wids.json", type="int32")
+    assert r.lookup(["s005", "s000"]) == [5, 0] and r.get("s006") is None
+
+
+def test_samples_are_looked_up_through_the_index_decoded(tmp_path):
+    with tablio.writer(f"tar,maxcount=2:{tmp_path}/web-%06d.tar", type="sample") as w:
+        for i in range(5):
+            w[f"{i:04d}"] = {"cls": i, "txt": f"sample {i}"}
+    r = tablio.random_access(f"index:{tmp_path}/web.shardindex.json", type="sample", decode=True)
+    assert r["0003"] == {"cls": 3, "txt": "sample 3"}
+    assert r.at(4) == ("0004", {"cls": 4, "txt": "sample 4"})
+
+
+def test_a_shard_that_changed_since_it_was_indexed_is_an_error_on_lookup(tmp_path):
+    write_shards(tmp_path, n=6, per_shard=3)
+    with tablio.writer(f"tar:{tmp_path}/train-000001.tar", type="int32") as w:  # 12 records, not 3
+        for i in range(3, 15):
+            w[f"s{i:03d}"] = i
+    r = tablio.random_access(f"index:{tmp_path}/train.shardindex.json", type="int32")
+    assert r["s001"] == 1
+    with pytest.raises(tablio.FormatError, match="train-000001.tar has 20480 bytes, and its shard index .* says 10240"):
+        r["s004"]
+    desc = json.loads((tmp_path / "train.shardindex.json").read_text())
+    desc["shardlist"][1]["filesize"] = os.path.getsize(tmp_path / "train-000001.tar")  # sizes agree, counts do not
+    (tmp_path / "train.shardindex.json").write_text(json.dumps(desc))
+    r = tablio.random_access(f"index:{tmp_path}/train.shardindex.json", type="int32")
+    with pytest.raises(tablio.FormatError, match="train-000001.tar has 12 records, and its shard index .* says 3"):
+        r.at(4)
+
+
+def test_a_map_style_dataset_over_an_index_opens_only_the_shards_it_reads(tmp_path):
+    torch = pytest.importorskip("torch")
+    import tablio.torch as tt
+    write_shards(tmp_path, n=9, per_shard=3)
+    os.remove(tmp_path / "train-000002.tar")
+    ds = tt.TableDataset(f"index:{tmp_path}/train.shardindex.json", type="int32")
+    assert len(ds) == 9 and len(ds.keys) == 9
+    assert int(ds[4]) == 4 and int(ds[-7]) == 2 and ds.keys[3] == "s003" and ds.keys[:2] == ["s000", "s001"]
+    assert [int(v) for v in ds[[5, 0, 3]]] == [5, 0, 3]
+    with pytest.raises(FileNotFoundError, match="train-000002.tar"):
+        ds[7]
+    with pytest.raises(IndexError):
+        ds[9]
+    # Spawned workers, each opening the shards it reads; a DistributedSampler over two ranks.
+    write_shards(tmp_path, n=9, per_shard=3)
+    ds = tt.TableDataset(f"index:{tmp_path}/train.shardindex.json", type="int32")
+    seen = []
+    for rank in range(2):
+        sampler = tt.DistributedSampler(ds, num_replicas=2, rank=rank, shuffle=True, seed=3)
+        loader = torch.utils.data.DataLoader(ds, batch_size=2, sampler=sampler, num_workers=2,
+                                             multiprocessing_context="spawn")
+        seen += [int(v) for batch in loader for v in batch]
+    assert sorted(set(seen)) == list(range(9)) and len(seen) == 10  # padded to 5 a rank
+
+
+def test_a_lookup_in_a_bucket_requests_only_the_index_and_the_shard_that_holds_the_key(s3server, fault_proxy,
+                                                                                       tmp_path, monkeypatch):
+    bucket = "indexed-lookup"
+    _, proxy = uploaded_behind_a_proxy(s3server, fault_proxy, tmp_path, monkeypatch, bucket, 60, 3)
+    r = tablio.random_access(f"index:s3://{bucket}/train/s.shardindex.json", type="int32")
+    assert r["s031"] == 31 and r.lookup(["s032", "s030"]) == [32, 30] and "s0305" not in r
+    assert {path for _, path in [(q.method, q.path) for q in proxy.requests]} == {
+        f"/{bucket}/train/s.shardindex.json", f"/{bucket}/train/s-000010.tar"}
+    import tablio.torch as tt
+    pytest.importorskip("torch")
+    before = len(proxy.requests)
+    ds = tt.TableDataset(f"index:s3://{bucket}/train/s.shardindex.json", type="int32")
+    assert len(ds) == 60 and int(ds[59]) == 59
+    assert {q.path for q in proxy.requests[before:]} == {
+        f"/{bucket}/train/s.shardindex.json", f"/{bucket}/train/s-000019.tar"}
+
+
+def test_record_numbers_name_records_across_the_shards_as_the_whole_table_numbers_them(tmp_path):
+    with tablio.writer(f"tfrecord:{tmp_path}/all.tfrecord", type="int32") as w:
+        for i in range(10):
+            w[str(i)] = i * 10
+    tablio.shard(f"tfrecord:{tmp_path}/all.tfrecord", f"tfrecord:{tmp_path}/part.tfrecord", 3)  # 4, 3, 3
+    os.remove(tmp_path / "part-00000-of-00003.tfrecord")
+    r = tablio.random_access(f"index:{tmp_path}/part.shardindex.json", type="int32")
+    # The second shard's own first record is 00000000; through the index it is the table's 00000004.
+    assert r["00000004"] == 40 and r.lookup(["00000009", "00000005"]) == [90, 50] and r.at(6) == ("00000006", 60)
+    assert "00000010" not in r and "4" not in r and r.get("0000005") is None
+    with pytest.raises(FileNotFoundError, match="part-00000-of-00003.tfrecord"):
+        r["00000001"]

@@ -302,13 +302,12 @@ class tar_output {
   void put(std::string_view key, std::string_view bytes) {
     if (!out_) throw_usage_error({"tar_output::put after close"});
     check_key(key);
-    if (numbered_ && count_ != 0 && (count_ >= options_.max_count || out_->tell() >= options_.max_size)) {
+    if (numbered_ && shard_.samples != 0 &&
+        (shard_.samples >= options_.max_count || out_->tell() >= options_.max_size)) {
       end_file();
       open_file((*numbered_)(names_.size()));
     }
     at_ = {static_cast<std::uint32_t>(names_.size() - 1), out_->tell()};
-    if (count_ == 0) first_key_ = key;
-    last_key_ = key;
     if (extension() == webdataset_sample::tar_extension) {
       for_each_sample_member(
           bytes, out_->name(), out_->tell(),
@@ -316,7 +315,7 @@ class tar_output {
     } else {
       put_member(key, extension(), bytes);
     }
-    ++count_;
+    shard_.add(key);
   }
 
   // The first header of the member put last: what a script line points at.
@@ -362,7 +361,7 @@ class tar_output {
   void open_file(std::string name) {
     out_.emplace(open_output(name, open_));
     names_.push_back(std::move(name));
-    count_ = 0;
+    shard_ = {};
   }
   // Two zero blocks, then zeros to a whole record, as GNU tar ends an archive.
   void end_file() {
@@ -374,8 +373,9 @@ class tar_output {
     out_.reset();
     std::uint64_t size = out->tell();
     out->close();
-    written_.push_back({shard_index_url(shard_index_folder(pattern_), names_.back()), count_, size,
-                        count_ ? first_key_ : std::string(), count_ ? last_key_ : std::string()});
+    shard_.url = shard_index_url(shard_index_folder(pattern_), names_.back());
+    shard_.bytes = size;
+    written_.push_back(std::move(shard_));
   }
 
   tar_output_options options_;
@@ -384,8 +384,7 @@ class tar_output {
   std::string pattern_;
   std::optional<writer> out_;
   std::vector<std::string> names_;
-  std::uint64_t count_ = 0;
-  std::string first_key_, last_key_;        // of the file being written
+  shard_index_entry shard_;                 // the file being written, as its index lists it
   std::vector<shard_index_entry> written_;  // the files complete
   location at_;
 };

@@ -5,10 +5,10 @@
 //   {"__kind__": "wids-shard-index-v1", "wids_version": 1, "name": "train",
 //    "format": "tar", "value_type": "example",
 //    "shardlist": [{"url": "train-000000.tar", "nsamples": 100, "filesize": 1034240,
-//                   "first_key": "s00000", "last_key": "s00099"}, ...]}
+//                   "first_key": "s00000", "last_key": "s00099", "sorted": true}, ...]}
 //
-// "format", "value_type" (the tar members' extension) and the keys are tablio's, fields wids
-// ignores. URLs are relative to the index's folder, as wids resolves them. Writers of shards
+// "format", "value_type" (the tar members' extension), the keys and "sorted" are tablio's,
+// fields wids ignores. URLs are relative to the index's folder, as wids resolves them. Writers of shards
 // write the index last, once every shard is complete, beside the shards (shard_index_name):
 // a dataset with an index is whole.
 #pragma once
@@ -32,6 +32,19 @@ struct shard_index_entry {
   std::string url;  // relative to the index's folder
   std::uint64_t samples = 0, bytes = 0;
   std::string first_key, last_key;  // empty for a shard with no entries
+  // Whether each key is greater (bytewise) than the one before it, as in Kaldi's sorted
+  // tables: then [first_key, last_key] bounds the shard's keys, and a lookup by key needs
+  // only the shards whose range holds it.
+  bool sorted = true;
+
+  // Counts an entry with this key, in the shard's order.
+  void add(std::string_view key) {
+    if (samples++ == 0)
+      first_key = key;
+    else if (sorted && !(last_key < key))
+      sorted = false;
+    last_key = key;
+  }
 };
 
 struct shard_index {
@@ -122,6 +135,7 @@ inline std::string to_json(const shard_index& index) {
       detail::append_json_string(out, s.first_key);
       out += ", \"last_key\": ";
       detail::append_json_string(out, s.last_key);
+      if (s.sorted) out += ", \"sorted\": true";
     }
     out += '}';
   }
@@ -130,7 +144,7 @@ inline std::string to_json(const shard_index& index) {
 }
 
 // The size of a shard: a file, or a remote object (one HEAD request).
-inline std::uint64_t stored_size(const std::string& name, const open_options& open = {}) {
+inline std::uint64_t stored_size(const std::string& name, [[maybe_unused]] const open_options& open = {}) {
   if (is_remote_name(name)) {
 #if defined(TABLIO_WITH_CURL)
     return remote_size(name, open);  // which refuses it where the network is not allowed

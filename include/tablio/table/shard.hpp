@@ -196,15 +196,13 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
                            {decimal(weights.size()), " entries, as counted"},
                            {decimal(j), " on the second reading"});
       out.write(in.key(), in.value());
-      if (j == cuts[k]) shard.first_key = in.key();
-      if (j + 1 == cuts[k + 1]) shard.last_key = in.key();
+      shard.add(in.key());
     }
     out.close();
     plan.entries.push_back(cuts[k + 1] - cuts[k]);
     if (indexed) {
       std::string file = require_wspecifier(plan.wspecifiers.back()).archive;
       shard.url = shard_index_url(folder, file);
-      shard.samples = plan.entries.back();
       shard.bytes = stored_size(file, open);
       index.shards.push_back(std::move(shard));
     }
@@ -239,11 +237,12 @@ shard_index index_shards(std::string_view rspec, const open_options& open = {}) 
   };
   for (const std::string& file_spec : table_files(rspec, open)) {
     std::string file = require_rspecifier(file_spec).filename;
-    shard_index_entry shard{shard_index_url(folder, file), 0, stored_size(file, open), {}, {}};
+    shard_index_entry shard;
+    shard.url = shard_index_url(folder, file);
+    shard.bytes = stored_size(file, open);
     sequential_table_reader<H> in(file_spec, open);
     for (; !in.done(); in.next()) {
-      if (shard.samples++ == 0) shard.first_key = table_key(in.key());
-      shard.last_key = table_key(in.key());
+      shard.add(table_key(in.key()));
     }
     in.close();
     before += shard.samples;
