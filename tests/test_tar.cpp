@@ -31,6 +31,30 @@ matrix<float> numbered_matrix(int i) {
 
 }  // namespace
 
+TEST_CASE("a header's checksum is its bytes' sum, unsigned or signed, the field as spaces", "[tar]") {
+  std::uint32_t state = 12345;  // the same blocks every run
+  std::string block(detail::tar_block, '\0');
+  for (int round = 0; round < 200; ++round) {
+    for (char& c : block) c = static_cast<char>((state = state * 1103515245u + 12345u) >> 24);
+    if (round % 4 == 0) std::memset(block.data(), 'a', 148);  // mostly ASCII, as most headers
+    std::uint64_t sum = 0;
+    std::int64_t signed_sum = 0;
+    for (std::size_t i = 0; i < block.size(); ++i) {
+      char c = i >= 148 && i < 156 ? ' ' : block[i];
+      sum += static_cast<unsigned char>(c);
+      signed_sum += static_cast<signed char>(c);
+    }
+    CHECK(detail::tar_checksum_matches(block.data(), sum));
+    CHECK(detail::tar_checksum_matches(block.data(), static_cast<std::uint64_t>(signed_sum)));
+    CHECK_FALSE(detail::tar_checksum_matches(block.data(), sum + 1));
+    CHECK_FALSE(detail::tar_checksum_matches(block.data(), sum - 256));
+  }
+  // All bytes 0xFF: the largest sums.
+  std::string ff(detail::tar_block, '\xff');
+  CHECK(detail::tar_checksum_matches(ff.data(), 504 * 255 + 8 * 32));
+  CHECK(detail::tar_checksum_matches(ff.data(), static_cast<std::uint64_t>(-504 + 8 * 32)));
+}
+
 TEST_CASE("archives GNU tar and Python's tarfile wrote read as tables", "[tar][golden]") {
   auto expected = test::expect_entries(test::data_path("tar/members.expect"));
   for (const char* archive : {"gnu-ustar.tar", "gnu-gnu.tar", "gnu-posix.tar", "python-pax.tar"}) {

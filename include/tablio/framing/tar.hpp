@@ -78,16 +78,28 @@ inline std::optional<std::uint64_t> parse_tar_number(const char* field, std::siz
 }
 
 // The header's checksum matches: the sum of its bytes with the checksum field as spaces,
-// unsigned (POSIX) or signed (some old writers).
+// unsigned (POSIX) or signed (some old writers). Every member's header is summed, so eight
+// bytes are summed at once: byte pairs into 16-bit lanes (at most 64 x 2 x 255 each), and
+// the bytes of 0x80 and over, which the signed sum counts 256 lower, into byte lanes.
 inline bool tar_checksum_matches(const char* h, std::uint64_t stored) noexcept {
-  std::uint64_t sum = 0;
-  std::int64_t signed_sum = 0;
-  for (std::size_t i = 0; i < tar_block; ++i) {
-    char c = i >= 148 && i < 156 ? ' ' : h[i];
-    sum += static_cast<unsigned char>(c);
-    signed_sum += static_cast<signed char>(c);
+  constexpr std::uint64_t pairs = 0x00FF00FF00FF00FFull, ones = 0x0101010101010101ull;
+  std::uint64_t lanes = 0, high_lanes = 0;
+  for (std::size_t i = 0; i < tar_block; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, h + i, 8);
+    lanes += (w & pairs) + (w >> 8 & pairs);
+    high_lanes += w >> 7 & ones;
   }
-  return sum == stored || static_cast<std::uint64_t>(signed_sum) == stored;
+  auto lane_total = [](std::uint64_t v) {
+    return (v & 0xFFFF) + (v >> 16 & 0xFFFF) + (v >> 32 & 0xFFFF) + (v >> 48);
+  };
+  std::uint64_t sum = lane_total(lanes), high = lane_total((high_lanes & pairs) + (high_lanes >> 8 & pairs));
+  for (std::size_t i = 148; i < 156; ++i) {  // the field itself counts as spaces
+    auto c = static_cast<unsigned char>(h[i]);
+    sum = sum - c + ' ';
+    high -= c >> 7;
+  }
+  return sum == stored || sum - 256 * high == stored;  // the signed sum, modulo 2^64
 }
 
 // Whether `block` (at least 512 bytes) is a ustar or GNU tar header: its magic and checksum.
