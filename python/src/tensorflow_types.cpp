@@ -730,22 +730,95 @@ struct bytes {
   }
 };
 
-// A sample as {extension: bytes}, in member order. Written from a mapping whose values are
+// A sample's record (types/sample.hpp), checked whole: the value a sample converter reads,
+// a view of the table's bytes (valid until the table moves on) or a copy of its own.
+template <class Record>
+struct sample_record_format {
+  static constexpr std::string_view extension = tablio::webdataset_sample::tar_extension;
+  static void encode(const Record& record, std::string& out) { out.assign(record); }
+  static void decode(std::string_view bytes, Record& record, const std::string& name) {
+    tablio::for_each_sample_member(bytes, name, 0, [](std::string_view, std::string_view) {});
+    record = bytes;
+  }
+};
+
+// A sample as {extension: bytes}, in member order, converted straight from its record: a
+// member is copied once, into its bytes object. Written from a mapping whose values are
 // bytes-like, or anything tablio.sample.encode_member makes bytes of (an int for "cls", a str,
 // an object for "json", an ndarray for "npy"), as WebDataset's writer encodes them.
 struct sample {
-  using holder = tablio::webdataset_sample_holder;
-  using value_type = tablio::webdataset_sample;
-  static py::object to_python(value_type&& v, const value_options&) {
+  using holder = tablio::encoded_holder<std::string_view, sample_record_format<std::string_view>>;
+  using owned_holder = tablio::encoded_holder<std::string, sample_record_format<std::string>>;
+  using value_type = std::string;
+
+  // The extensions' str objects, made once each: samples repeat a few extensions.
+  class extension_names {
+   public:
+    py::handle operator()(std::string_view extension) {
+      for (auto& [name, object] : seen_)
+        if (name == extension) return object;
+      if (seen_.size() == 16) seen_.clear();
+      seen_.emplace_back(std::string(extension), py::str(extension.data(), extension.size()));
+      return seen_.back().second;
+    }
+
+   private:
+    std::vector<std::pair<std::string, py::str>> seen_;
+  };
+
+  static py::object to_dict(std::string_view record, extension_names& names) {
     py::dict out;
-    for (auto& m : v.members) out[py::str(m.extension)] = py::bytes(m.data);
+    std::size_t at = 0;
+    while (at < record.size()) {  // checked when it was read
+      auto [extension, data] = tablio::detail::sample_member_at(record, at);
+      py::bytes member(data.data(), data.size());
+      if (PyDict_SetItem(out.ptr(), names(extension).ptr(), member.ptr()) != 0) throw py::error_already_set();
+    }
     return std::move(out);
   }
+  static py::object to_python(std::string_view record, const value_options&) {
+    extension_names names;
+    return to_dict(record, names);
+  }
+
+  // A batch's records, copied one after another as they are read (the views last only until
+  // the next), into a buffer each thread keeps: no allocation per sample.
+  class stacker {
+   public:
+    stacker(const value_options&, std::size_t expected) {
+      buffer().clear();
+      ends_.reserve(expected);
+    }
+    void add(std::string_view record) {
+      buffer().append(record);
+      ends_.push_back(buffer().size());
+    }
+    py::object finish() {
+      std::string& all = buffer();
+      py::list out(ends_.size());
+      extension_names names;
+      std::size_t start = 0;
+      for (std::size_t i = 0; i < ends_.size(); ++i) {
+        out[i] = to_dict(std::string_view(all).substr(start, ends_[i] - start), names);
+        start = ends_[i];
+      }
+      if (all.capacity() > (std::size_t{64} << 20)) std::string().swap(all);  // no large batch kept
+      return std::move(out);
+    }
+
+   private:
+    static std::string& buffer() {
+      thread_local std::string records;
+      return records;
+    }
+    std::vector<std::size_t> ends_;
+  };
+
   static value_type from_python(py::handle h, const value_options&) {
     if (!py::isinstance<py::dict>(h) && !py::hasattr(h, "items"))
       throw py::type_error(
           "sample: expected a mapping of extension to value, such as {\"jpg\": data, \"cls\": 3}");
-    value_type out;
+    tablio::webdataset_sample members;
     py::object encode;
     for (auto item : h.attr("items")()) {
       auto pair = py::reinterpret_borrow<py::tuple>(item);
@@ -755,9 +828,11 @@ struct sample {
         if (!encode) encode = py::module_::import("tablio.sample").attr("encode_member");
         value = encode(extension, value);
       }
-      out.set(extension, std::string(py::reinterpret_borrow<py::bytes>(value)));
+      members.set(extension, std::string(py::reinterpret_borrow<py::bytes>(value)));
     }
-    return out;
+    std::string record;
+    tablio::encode_sample(members, record);  // refuses an empty extension, or one with '/'
+    return record;
   }
 };
 
