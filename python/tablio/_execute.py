@@ -15,8 +15,8 @@ import tablio
 class _Pieces:
     """Reads a plan's pieces of tables in order: records one by one, or chunks of them."""
 
-    def __init__(self, open_table, names, pieces):
-        self._open, self._names, self._pieces = open_table, names, list(pieces)
+    def __init__(self, open_table, names, pieces, sizes=None):
+        self._open, self._names, self._pieces, self._sizes = open_table, names, list(pieces), sizes
         self._reader, self._left, self._next_piece = None, 0, 0
 
     def _current(self):
@@ -28,9 +28,19 @@ class _Pieces:
             piece = self._pieces[self._next_piece]
             self._next_piece += 1
             self._reader, self._left, self._table = self._open(piece.table), piece.count, piece.table
+            self._to_end = self._sizes is not None and piece.first + piece.count == self._sizes[piece.table]
             if self._reader.skip(piece.first) != piece.first:
                 self._fewer_records()
         return self._reader
+
+    def _consumed(self, n):
+        self._left -= n
+        # A piece that ends its table: the table must end there too, or records it gained
+        # since it was counted (or that its index leaves out) would be lost without a word.
+        if self._left == 0 and self._to_end and self._reader.skip(1):
+            name = self._names[self._table]
+            raise tablio.FormatError(f"{name} has more than the {self._sizes[self._table]} records it had when it "
+                                     "was counted (or that its shard index says)", name.split(":", 1)[-1])
 
     def read(self, n):
         """Up to n records of the current piece (at least one): (keys, values)."""
@@ -38,7 +48,7 @@ class _Pieces:
         keys, values = reader._batch(min(n, self._left))
         if not keys:
             self._fewer_records()
-        self._left -= len(keys)
+        self._consumed(len(keys))
         return keys, values
 
     def next(self):
@@ -47,7 +57,7 @@ class _Pieces:
         entry = next(reader, None)
         if entry is None:
             self._fewer_records()
-        self._left -= 1
+        self._consumed(1)
         return entry
 
     def skip(self, n):
@@ -63,7 +73,7 @@ class _Pieces:
             k = min(n, self._left)
             if reader.skip(k) != k:
                 self._fewer_records()
-            self._left -= k
+            self._consumed(k)
             n -= k
 
     def close(self):
@@ -104,9 +114,10 @@ class _Reading:
                 self.next += run
 
 
-def records(open_table, names, plan, start=0):
-    """Yields (key, value) for the plan's records from its start-th, in its order."""
-    source = _Pieces(open_table, names, plan.pieces)
+def records(open_table, names, plan, start=0, sizes=None):
+    """Yields (key, value) for the plan's records from its start-th, in its order; a table
+    that has more records than `sizes` says is an error."""
+    source = _Pieces(open_table, names, plan.pieces, sizes)
     reading = _Reading(source, plan, start)
     held = {}  # records read and not yet handed out, by index
 
@@ -122,11 +133,11 @@ def records(open_table, names, plan, start=0):
         source.close()
 
 
-def batches(open_table, names, plan, batch_size, start=0):
+def batches(open_table, names, plan, batch_size, start=0, sizes=None):
     """Yields (keys, values) for the plan's records in batches of batch_size (the last may be
     shorter), from its start-th batch, in its order; values stacked as the C++ reader stacks
     them, across the pieces a batch spans."""
-    source = _Pieces(open_table, names, plan.pieces)
+    source = _Pieces(open_table, names, plan.pieces, sizes)
     reading = _Reading(source, plan, start * batch_size)
     pool = _Pool()
     try:

@@ -227,7 +227,8 @@ class TableDataset(torch.utils.data.Dataset):
 
     def _reopen(self):
         if self.index is not None:
-            return _lookup.IndexedTable(self.index, lambda spec: tablio.random_access(spec, self.type, **self.options))
+            return _lookup.IndexedTable(self.index, lambda spec: tablio.random_access(
+                spec, self.type, allow_pipes=False, **self.options))
         return tablio.random_access(self.rspec, type=self.type, **self.options)
 
     def __len__(self):
@@ -455,9 +456,9 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         plan, start = self._worker_plan(*((info.id, info.num_workers) if info else (0, 1)))
         transform, with_keys = self.transform, self.with_keys
         if self.batch_size:
-            items = _execute.batches(self._open_table, self.tables, plan, self.batch_size, start)
+            items = _execute.batches(self._open_table, self.tables, plan, self.batch_size, start, self.sizes)
         else:
-            items = _execute.records(self._open_table, self.tables, plan, start)
+            items = _execute.records(self._open_table, self.tables, plan, start, self.sizes)
         samples = self.batch_size and self.type == "sample"
         for key, value in items:
             # A batch of samples, {extension: value} each, as collate() batches them.
