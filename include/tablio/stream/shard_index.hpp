@@ -71,19 +71,48 @@ inline std::size_t shard_pattern_stem_end(std::string_view pattern) {
   return dot == std::string_view::npos ? pattern.size() : dot;
 }
 
+// The length of the UTF-8 sequence at s[i], or 0 when it is not one (a lone byte of another
+// encoding, an overlong form, a surrogate).
+inline std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
+  auto byte = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  unsigned lead = byte(0);
+  std::size_t n = lead < 0x80                    ? 1
+                  : lead >= 0xC2 && lead <= 0xDF ? 2
+                  : lead >= 0xE0 && lead <= 0xEF ? 3
+                  : lead >= 0xF0 && lead <= 0xF4 ? 4
+                                                 : 0;
+  unsigned low = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
+  unsigned high = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
+  for (std::size_t k = 1; k < n; ++k) {
+    unsigned c = byte(k);
+    if (c < (k == 1 ? low : 0x80) || c > (k == 1 ? high : 0xBF)) return 0;
+  }
+  return n;
+}
+
+// A JSON string. JSON is UTF-8: a key's bytes that are not are written as the lone
+// surrogates U+DC80..U+DCFF, which Python's json reads back as the str that names that key
+// (its surrogateescape form).
 inline void append_json_string(std::string& out, std::string_view s) {
   out += '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
+  for (std::size_t i = 0; i < s.size();) {
+    char c = s[i];
+    std::size_t n = utf8_sequence_length(s, i);
+    char escaped[8];
+    if (n == 0) {
+      std::snprintf(escaped, sizeof escaped, "\\udc%02x", static_cast<unsigned char>(c));
+      out += escaped;
+      n = 1;
+    } else if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
     } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
       std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
       out += escaped;
     } else {
-      out += c;
+      out.append(s, i, n);
     }
+    i += n;
   }
   out += '"';
 }
