@@ -109,8 +109,8 @@ def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None,
     shard."""
     if rspec.startswith("index:"):
         index = shard_index.load(rspec[len("index:"):], allow_network)
-        return _lookup.IndexedTable(index, lambda spec: random_access(
-            spec, type, dtype, scale, decode_raw, view, features, allow_network, allow_pipes, decode))
+        return _lookup.IndexedTable(index, lambda spec: random_access(  # a shard is never a command
+            spec, type, dtype, scale, decode_raw, view, features, allow_network, False, decode))
     return _decoded(RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
                                        allow_pipes), type, decode, rspec)
 

@@ -48,11 +48,7 @@ class IndexedTable:
         reader = self._open.pop(shard, None)
         if reader is None:
             shard_index.check_size(self.index.shards[shard], self.index.source)
-            spec = self._specs[shard]
-            if self.index.shards[shard].sorted:  # a lookup reads no further than past its key
-                fmt, _, name = spec.partition(":")
-                spec = f"{fmt},s:{name}"
-            reader = self._open_shard(spec)
+            reader = self._open_shard(self._specs[shard])
             if len(self._open) >= OPEN_SHARDS:
                 self._open.popitem(last=False)[1].close()
         self._open[shard] = reader
@@ -90,6 +86,8 @@ class IndexedTable:
     # -- by key --
 
     def get(self, key, default=None):
+        if not isinstance(key, str):
+            return default
         for shard, there in self._places(key):
             value = self._reader(shard).get(there)
             if value is not None:

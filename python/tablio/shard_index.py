@@ -83,6 +83,8 @@ def _fail(source, what):
 def _shards(source, desc, base, allow_network, depth=0):
     if not isinstance(desc, dict):
         _fail(source, "expected a JSON object")
+    if "shardlist" not in desc and "datasets" not in desc:
+        _fail(source, "it has no 'shardlist' (nor 'datasets')")
     if desc.get("wids_version", 1) != 1:
         _fail(source, f"wids_version {desc.get('wids_version')!r} (this reads version 1)")
     base = desc.get("base_path") or desc.get("base") or base
@@ -93,11 +95,17 @@ def _shards(source, desc, base, allow_network, depth=0):
     for i, entry in enumerate(listed):
         if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
             _fail(source, f"shard {i} has no 'url'")
+        url = entry["url"].strip()
+        # A shard is one file or object: never a command ("cmd |"), nor a list ("a,b").
+        if not url or url.startswith("|") or url.endswith("|") or "," in url:
+            _fail(source, f"shard {i} ('{entry['url']}') names no file or object: no command, no ',' in a shard's url")
         samples, size = entry.get("nsamples"), entry.get("filesize")
         if not isinstance(samples, int) or isinstance(samples, bool) or samples < 0:
             _fail(source, f"shard {i} ({entry['url']}) has no count of samples ('nsamples')")
         if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
             _fail(source, f"shard {i} ({entry['url']}) has a 'filesize' that is not a size")
+        if size is not None and samples > size:  # every record takes a byte at least
+            _fail(source, f"shard {i} ({entry['url']}) has {samples} samples in {size} bytes")
         first, last = entry.get("first_key"), entry.get("last_key")
         ranged = entry.get("sorted") is True and isinstance(first, str) and isinstance(last, str) and first <= last
         out.append(Shard(_resolved(entry["url"], base), samples, size, first, last, ranged))
@@ -120,6 +128,11 @@ def load(source, allow_network=True):
     if not isinstance(desc, dict):
         _fail(source, "expected a JSON object")
     shards = _shards(source, desc, _folder(source), allow_network)
+    seen = set()
+    for shard in shards:  # a shard listed twice would give its records twice
+        if shard.url in seen:
+            _fail(source, f"it lists {shard.url} twice")
+        seen.add(shard.url)
     return ShardIndex(source, desc.get("name"), desc.get("format"), desc.get("value_type"), shards)
 
 

@@ -310,3 +310,47 @@ def test_record_numbers_name_records_across_the_shards_as_the_whole_table_number
     assert "00000010" not in r and "4" not in r and r.get("0000005") is None
     with pytest.raises(FileNotFoundError, match="part-00000-of-00003.tfrecord"):
         r["00000001"]
+
+
+def test_a_shard_with_more_records_than_its_index_says_is_an_error_not_a_loss(tmp_path):
+    torch = pytest.importorskip("torch")
+    import tablio.torch as tt
+    write_shards(tmp_path, n=6, per_shard=3)
+    with tablio.writer(f"tar:{tmp_path}/train-000001.tar", type="int32") as w:  # 4 records: the same 10240 bytes
+        for i in range(3, 7):
+            w[f"s{i:03d}"] = i
+    for batch_size in (None, 2):
+        ds = tt.TableIterableDataset(f"index:{tmp_path}/train.shardindex.json", type="int32", batch_size=batch_size)
+        with pytest.raises(tablio.FormatError, match="train-000001.tar has more than the 3 records"):
+            list(ds)
+
+
+def test_an_index_names_files_never_commands_or_lists(tmp_path):
+    write_shards(tmp_path, n=3, per_shard=3)
+    for url in ("echo hi |", "| cat", "a.tar,b.tar"):
+        (tmp_path / "bad.json").write_text(json.dumps({"shardlist": [{"url": url, "nsamples": 1}]}))
+        with pytest.raises(tablio.FormatError, match="names no file or object"):
+            tablio.random_access(f"index:{tmp_path}/bad.json", type="int32")
+    (tmp_path / "bad.json").write_text(json.dumps({"not": "an index"}))
+    with pytest.raises(tablio.FormatError, match="no 'shardlist'"):
+        shard_index.load(str(tmp_path / "bad.json"))
+    twice = {"shardlist": [{"url": "train-000000.tar", "nsamples": 3}, {"url": "train-000000.tar", "nsamples": 3}]}
+    (tmp_path / "bad.json").write_text(json.dumps(twice))
+    with pytest.raises(tablio.FormatError, match="lists .*train-000000.tar twice"):
+        shard_index.load(str(tmp_path / "bad.json"))
+    (tmp_path / "bad.json").write_text(json.dumps({"shardlist": [{"url": "a.tar", "nsamples": 2 ** 63,
+                                                                  "filesize": 10240}]}))
+    with pytest.raises(tablio.FormatError, match="has 9223372036854775808 samples in 10240 bytes"):
+        shard_index.load(str(tmp_path / "bad.json"))
+
+
+def test_keys_that_are_not_utf8_are_indexed_as_python_names_them(tmp_path):
+    with tablio.writer(f"tar,maxcount=2:{tmp_path}/k-%06d.tar", type="int32") as w:
+        for i, key in enumerate(["a", "caf\udce9", "z\u00e9"]):
+            w[key] = i
+    text = (tmp_path / "k.shardindex.json").read_bytes()
+    assert b'"caf\\udce9"' in text and "z\u00e9".encode() in text  # JSON, UTF-8 throughout
+    index = shard_index.load(str(tmp_path / "k.shardindex.json"))
+    assert [s.last_key for s in index.shards] == ["caf\udce9", "z\u00e9"]
+    r = tablio.random_access(f"index:{tmp_path}/k.shardindex.json", type="int32")
+    assert r["caf\udce9"] == 1 and r["z\u00e9"] == 2
