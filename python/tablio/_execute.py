@@ -18,6 +18,7 @@ class _Pieces:
     def __init__(self, open_table, names, pieces, sizes=None):
         self._open, self._names, self._pieces, self._sizes = open_table, names, list(pieces), sizes
         self._reader, self._left, self._next_piece = None, 0, 0
+        self._to_end = False  # whether the current piece ends its table
 
     def _current(self):
         """The reader of the piece that has records left, opened and moved to them."""
