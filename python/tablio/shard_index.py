@@ -18,7 +18,7 @@ from typing import NamedTuple
 import tablio
 from tablio import _tablio
 
-__all__ = ["Shard", "ShardIndex", "load", "find", "write", "name_for", "check_size"]
+__all__ = ["Shard", "ShardIndex", "load", "find", "write", "name_for", "named_by", "check_size"]
 
 
 class Shard(NamedTuple):
@@ -146,6 +146,11 @@ def check_size(shard, source):
     if size != shard.size:
         raise tablio.FormatError(f"{name} has {size} bytes, and its shard index {source} says {shard.size}: "
                                  "the shards changed since they were indexed", name)
+
+
+def named_by(rspec):
+    """The index an "index:PATH_OR_URL" specifier names, or None for another specifier."""
+    return rspec[len("index:"):] if rspec.startswith("index:") else None
 
 
 def _as_glob(pattern):

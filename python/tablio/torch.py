@@ -217,8 +217,8 @@ class TableDataset(torch.utils.data.Dataset):
                         "decode": decode}
         self._table = None
         self._pid = None
-        if rspec.startswith("index:"):
-            self.index = shard_index.load(rspec[len("index:"):])
+        if shard_index.named_by(rspec) is not None:
+            self.index = shard_index.load(shard_index.named_by(rspec))
             self.keys = _IndexedKeys(self)
         else:
             self.index = None
@@ -339,7 +339,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         self.epoch = 0
         self.index = self._index(rspecs, index)
         if self.index is not None:
-            options = None if rspecs[0].startswith("index:") else rspecs[0].partition(":")[0]
+            options = None if shard_index.named_by(rspecs[0]) is not None else rspecs[0].partition(":")[0]
             groups = [self.index.rspecs(options)]
             self.tables = groups[0]
             self.sizes = [shard.samples for shard in self.index.shards]
@@ -365,10 +365,10 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     @staticmethod
     def _index(rspecs, index):
         """The shard index that plans the epochs, or None."""
-        if len(rspecs) == 1 and rspecs[0].startswith("index:"):
+        if len(rspecs) == 1 and shard_index.named_by(rspecs[0]) is not None:
             if index not in (None, True):
                 raise tablio.UsageError("give the shard index once: as 'index:PATH' or as index=")
-            return shard_index.load(rspecs[0][len("index:"):])
+            return shard_index.load(shard_index.named_by(rspecs[0]))
         if isinstance(index, str):
             return shard_index.load(index)
         if index is False or len(rspecs) != 1:
