@@ -10,6 +10,7 @@ the order the plan reads them, so that what follows is exactly what would have f
 import numpy as np
 
 import tablio
+from tablio import shard_index
 
 
 class _Pieces:
@@ -39,7 +40,7 @@ class _Pieces:
         # A piece that ends its table: the table must end there too, or records it gained
         # since it was counted (or that its index leaves out) would be lost without a word.
         if self._left == 0 and self._to_end and self._reader.skip(1):
-            name = self._names[self._table]
+            name = shard_index.shown(self._names[self._table])
             raise tablio.FormatError(f"{name} has more than the {self._sizes[self._table]} records it had when it "
                                      "was counted (or that its shard index says)", name.split(":", 1)[-1])
 
@@ -84,7 +85,7 @@ class _Pieces:
 
     def _fewer_records(self):
         # A table that shrank since it was counted would put ranks out of step: an error.
-        name = self._names[self._table]
+        name = shard_index.shown(self._names[self._table])
         raise tablio.FormatError(f"{name} has fewer records than when it was counted", name.split(":", 1)[-1])
 
 

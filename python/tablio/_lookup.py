@@ -30,6 +30,7 @@ class IndexedTable:
 
     def __init__(self, index, open_shard, options=None):
         self.index = index
+        self._source = shard_index.shown(index.source)  # as messages name it
         self._open_shard = open_shard
         self._specs = index.rspecs(options)
         self._numbered = bool(self._specs) and _tablio.ordinal_keys(self._specs[0])
@@ -60,8 +61,8 @@ class IndexedTable:
             keys = self._reader(shard).keys()
             expected = self.index.shards[shard].samples
             if len(keys) != expected:
-                name = self.index.shards[shard].url
-                raise tablio.FormatError(f"{name} has {len(keys)} records, and its shard index {self.index.source} "
+                name = shard_index.shown(self.index.shards[shard].url)
+                raise tablio.FormatError(f"{name} has {len(keys)} records, and its shard index {self._source} "
                                          f"says {expected}: the shards changed since they were indexed", name)
             self._keys[shard] = keys
         return keys
@@ -81,7 +82,7 @@ class IndexedTable:
         return [(shard, key) for shard in ranged + self._unbounded]
 
     def _absent(self, key):
-        return KeyError(f"no entry '{key}' in the shards of {self.index.source}")
+        return KeyError(f"no entry '{key}' in the shards of {self._source}")
 
     # -- by key --
 
@@ -135,7 +136,7 @@ class IndexedTable:
     def locate(self, position):
         """(shard, position in it) of the table's position-th record, in index order."""
         if not 0 <= position < len(self):
-            raise IndexError(f"record {position} of a table of {len(self)} ({self.index.source})")
+            raise IndexError(f"record {position} of a table of {len(self)} ({self._source})")
         shard = bisect.bisect_right(self._ends, position)
         return shard, position - (self._ends[shard - 1] if shard else 0)
 

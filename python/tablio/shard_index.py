@@ -18,7 +18,7 @@ from typing import NamedTuple
 import tablio
 from tablio import _tablio
 
-__all__ = ["Shard", "ShardIndex", "load", "find", "write", "name_for", "named_by", "check_size"]
+__all__ = ["Shard", "ShardIndex", "load", "find", "write", "name_for", "named_by", "check_size", "shown"]
 
 
 class Shard(NamedTuple):
@@ -53,6 +53,15 @@ def name_for(pattern):
     return _tablio.shard_index_name(pattern)
 
 
+def shown(name):
+    """A path or URL as messages show it: a URL without its query string and credentials (a
+    presigned URL's signature, user:password@), as the C++ library shows remote names."""
+    if "://" not in name:
+        return name
+    name = re.split(r"[?#]", name, maxsplit=1)[0]
+    return re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@", r"\1", name)
+
+
 def _folder(source):
     at = source.rfind("/")
     return source[:at + 1] if at >= 0 else ""
@@ -73,11 +82,11 @@ def _read(source, allow_network):
     try:
         return json.loads(text)
     except ValueError as e:  # not JSON, or not UTF-8
-        raise tablio.FormatError(f"{source} is not a shard index (JSON): {e}", source) from None
+        raise tablio.FormatError(f"{shown(source)} is not a shard index (JSON): {e}", shown(source)) from None
 
 
 def _fail(source, what):
-    raise tablio.FormatError(f"{source} is not a shard index: {what}", source)
+    raise tablio.FormatError(f"{shown(source)} is not a shard index: {what}", shown(source))
 
 
 def _shards(source, desc, base, allow_network, depth=0):
@@ -98,14 +107,14 @@ def _shards(source, desc, base, allow_network, depth=0):
         url = entry["url"].strip()
         # A shard is one file or object: never a command ("cmd |"), nor a list ("a,b").
         if not url or url.startswith("|") or url.endswith("|") or "," in url:
-            _fail(source, f"shard {i} ('{entry['url']}') names no file or object: no command, no ',' in a shard's url")
+            _fail(source, f"shard {i} ('{shown(entry['url'])}') names no file or object: no command, no ',' in a shard's url")
         samples, size = entry.get("nsamples"), entry.get("filesize")
         if not isinstance(samples, int) or isinstance(samples, bool) or samples < 0:
-            _fail(source, f"shard {i} ({entry['url']}) has no count of samples ('nsamples')")
+            _fail(source, f"shard {i} ({shown(entry['url'])}) has no count of samples ('nsamples')")
         if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
-            _fail(source, f"shard {i} ({entry['url']}) has a 'filesize' that is not a size")
+            _fail(source, f"shard {i} ({shown(entry['url'])}) has a 'filesize' that is not a size")
         if size is not None and samples > size:  # every record takes a byte at least
-            _fail(source, f"shard {i} ({entry['url']}) has {samples} samples in {size} bytes")
+            _fail(source, f"shard {i} ({shown(entry['url'])}) has {samples} samples in {size} bytes")
         first, last = entry.get("first_key"), entry.get("last_key")
         ranged = entry.get("sorted") is True and isinstance(first, str) and isinstance(last, str) and first <= last
         out.append(Shard(_resolved(entry["url"], base), samples, size, first, last, ranged))
@@ -131,7 +140,7 @@ def load(source, allow_network=True):
     seen = set()
     for shard in shards:  # a shard listed twice would give its records twice
         if shard.url in seen:
-            _fail(source, f"it lists {shard.url} twice")
+            _fail(source, f"it lists {shown(shard.url)} twice")
         seen.add(shard.url)
     return ShardIndex(source, desc.get("name"), desc.get("format"), desc.get("value_type"), shards)
 
@@ -141,10 +150,10 @@ def check_size(shard, source):
     they were indexed): one request for a remote shard."""
     if shard.size is None:
         return
-    name = shard.url
-    size = _tablio.stored_size(name)
+    size = _tablio.stored_size(shard.url)
     if size != shard.size:
-        raise tablio.FormatError(f"{name} has {size} bytes, and its shard index {source} says {shard.size}: "
+        name = shown(shard.url)
+        raise tablio.FormatError(f"{name} has {size} bytes, and its shard index {shown(source)} says {shard.size}: "
                                  "the shards changed since they were indexed", name)
 
 

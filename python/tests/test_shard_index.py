@@ -354,3 +354,14 @@ def test_keys_that_are_not_utf8_are_indexed_as_python_names_them(tmp_path):
     assert [s.last_key for s in index.shards] == ["caf\udce9", "z\u00e9"]
     r = tablio.random_access(f"index:{tmp_path}/k.shardindex.json", type="int32")
     assert r["caf\udce9"] == 1 and r["z\u00e9"] == 2
+
+
+def test_messages_never_show_a_presigned_urls_signature_or_credentials(tmp_path):
+    url = "https://user:secret@host.example/train/s-000000.tar?X-Amz-Signature=abc123&X-Amz-Credential=AKIA"
+    (tmp_path / "bad.json").write_text(json.dumps({"shardlist": [{"url": url}]}))
+    with pytest.raises(tablio.FormatError) as caught:
+        shard_index.load(str(tmp_path / "bad.json"))
+    assert "https://host.example/train/s-000000.tar) has no count" in str(caught.value)
+    for secret in ("secret", "abc123", "AKIA", "user"):
+        assert secret not in str(caught.value)
+    assert shard_index.shown("/data/a?b#c.tar") == "/data/a?b#c.tar"  # a file's name is its own
