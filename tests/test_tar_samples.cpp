@@ -18,6 +18,11 @@ webdataset_sample make_sample(std::initializer_list<std::pair<const char*, std::
   return s;
 }
 
+std::string sample_key(int i) {
+  std::string digits = std::to_string(i);
+  return std::string(4 - digits.size(), '0') + digits;
+}
+
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
@@ -71,6 +76,32 @@ TEST_CASE("a key's consecutive members are one sample, as WebDataset groups them
   }
   CHECK(read_all("tar:shard-{0000..0001}.tar") == samples);
   CHECK(read_all("tar,shard=1/2:shard-%04d.tar") == std::vector{samples[1]});
+}
+
+TEST_CASE("a holder that takes sample records over keeps each entry's own", "[tar][sample]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  std::vector<std::string> records;
+  {
+    table_writer<webdataset_sample_holder> out("tar:samples.tar");
+    for (int i = 0; i < 40; ++i) {  // sizes that vary, from a few bytes (held inline) to 20 KB
+      webdataset_sample s = make_sample({{"cls", std::to_string(i)}});
+      if (i % 3 != 0)
+        s.set("jpg", std::string(static_cast<std::size_t>(i) * 500, static_cast<char>('a' + i % 26)));
+      out.write(sample_key(i), s);
+      records.emplace_back();
+      encode_sample(s, records.back());
+    }
+    out.close();
+  }
+  // bytes_holder takes the record the framing built (ext=* reads samples' records whole).
+  static_assert(record_taking_holder<bytes_holder>);
+  std::vector<std::string> taken;
+  for (auto& [key, record] : sequential_table_reader<bytes_holder>("tar,ext=*:samples.tar"))
+    taken.push_back(std::move(record));  // the storage moves on: the next entry must not see it
+  CHECK(taken == records);
+  random_access_table_reader<bytes_holder> by_key("tar,ext=*:samples.tar");
+  for (int i : {7, 2, 39, 0, 7}) CHECK(by_key.value(sample_key(i)) == records[static_cast<std::size_t>(i)]);
 }
 
 TEST_CASE("archives GNU tar made of WebDataset's files read as samples", "[tar][sample][peer]") {

@@ -234,6 +234,8 @@ struct entry {
   entry_form form = entry_form::record;
   reader* object = nullptr;       // object: the stream, at the object
   std::string_view bytes;         // record: the bytes
+  std::string* lent = nullptr;    // record: a string of the framing's that holds exactly `bytes`,
+                                  // which a holder may take (it leaves its own for reuse)
   array_view array;               // array
   std::string_view range;         // a part of the value to keep (a script's "[0:9]"); empty: all
   std::string_view origin;        // scripts: where the value comes from; consecutive entries of
@@ -439,6 +441,7 @@ void suggest_extension(F& f, std::string_view extension) {
 
 template <input_framing F>
 bool next_entry(F& f, entry& e) {
+  e.lent = nullptr;  // only a framing that lends sets it
   if constexpr (entry_input<F>) {
     return f.next(e);
   } else {
@@ -477,6 +480,7 @@ bool can_find(const F& f) {
 }
 template <keyed_input F>
 bool find_entry(F& f, std::string_view key, entry& e) {
+  e.lent = nullptr;
   if constexpr (requires { f.find(key, e); }) {
     return f.find(key, e);
   } else {

@@ -510,21 +510,19 @@ class tar_input {
   // with its key, into e's record (or past them, for no e). Reading sequentially, the headers of
   // the member after the sample stay read in m, for next(); at the end, ended_ is set.
   void read_sample(reader& in, detail::tar_member& m, std::uint32_t file, entry* e, bool sequential) {
-    std::string key(detail::tar_key_and_extension(m.name).first);
+    auto [first_key, extension] = detail::tar_key_and_extension(m.name);
+    std::string& key = e ? e->key : skipped_key_;  // m.name changes as members are read
+    key = first_key;
     std::uint64_t header = m.header_offset, data_offset = m.data_offset;
     if (e) {
       check_key(in, m, key);
       data_.clear();
-      extensions_.clear();
     }
     for (;;) {
       if (e) {
-        std::string_view extension = detail::tar_key_and_extension(m.name).second;
-        for (const std::string& seen : extensions_)
-          if (seen == extension)
-            detail::bad_tar(in, m.header_offset, {"one member of each extension in a sample"},
-                            {"'", m.name, "' after another member ", key, ".", extension});
-        extensions_.emplace_back(extension);
+        if (detail::sample_record_has(data_, extension))
+          detail::bad_tar(in, m.header_offset, {"one member of each extension in a sample"},
+                          {"'", m.name, "' after another member ", key, ".", extension});
         append_sample_member(data_, extension, detail::read_tar_data(in, m, scratch_));
       } else {
         in.skip(m.size + detail::tar_padding(m.size));
@@ -533,15 +531,17 @@ class tar_input {
         if (sequential) ended_ = true;
         break;
       }
-      if (detail::tar_key_and_extension(m.name).first != key) {
+      auto [next_key, next_extension] = detail::tar_key_and_extension(m.name);
+      if (next_key != key) {
         if (sequential) pending_ = true;
         break;
       }
+      extension = next_extension;
     }
     if (!e) return;
-    e->key = std::move(key);
     e->form = entry_form::record;
     e->bytes = data_;
+    e->lent = &data_;  // a holder that keeps records whole takes it instead of a copy
     e->where = {file, header};
     e->source = files_.files()[file];
     e->data_offset = data_offset;
@@ -599,7 +599,7 @@ class tar_input {
   std::uint64_t ordinal_ = 0;
   detail::tar_member member_;             // the member next() reads
   bool pending_ = false, ended_ = false;  // samples: member_ is the next sample's first; the file ended
-  std::vector<std::string> extensions_;   // of the sample being read
+  std::string skipped_key_;               // of a sample read past
   detail::lookup_reader lookup_;
   std::string scratch_, data_;
 };

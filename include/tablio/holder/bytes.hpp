@@ -21,6 +21,7 @@ class bytes_holder : public holder<std::string> {
  public:
   static void encode_record(std::string& out, const std::string& v) { out = v; }
   void decode_record(std::string_view bytes, const std::string& /*name*/) { value_.assign(bytes); }
+  void take_record(std::string& record, const std::string& /*name*/) { value_.swap(record); }
 };
 
 template <class T, class Format>

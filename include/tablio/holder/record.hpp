@@ -12,6 +12,11 @@
 // without them stores its binary object, exactly what an archive holds after the key, and a
 // record must hold that object and nothing more.
 //
+// A holder that keeps a record's bytes whole may also take a record a framing built in a
+// string of its own (a tar sample's members), where decode_record would copy it:
+//   void take_record(std::string& record, const std::string& name);
+// It swaps the string with one of its own, which the framing then reuses.
+//
 // Framings that name their entries' files (tar members "KEY.EXT") take a record's extension
 // from `static constexpr std::string_view extension`, "bin" (binary objects) by default.
 #pragma once
@@ -37,6 +42,12 @@ concept keyed_record_holder = record_holder<H> &&
              const std::string& name) {
   H::encode_record(out, v, s, s);
   { h.take_record_key(s, name) } -> std::convertible_to<std::string>;
+};
+
+template <class H>
+concept record_taking_holder = record_holder<H> &&
+    requires(H& h, std::string& record, const std::string& name) {
+  h.take_record(record, name);
 };
 
 // The natural file extension of H's records.

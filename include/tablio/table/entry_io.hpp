@@ -133,13 +133,28 @@ void in_entry(const entry& e, const std::string& source, F f) {
   }
 }
 
+// Reads a record's value into h: takes the string the framing lent, where both can, and else
+// decodes (copies) its bytes.
+template <holder_type H>
+void take_or_decode_record(H& h, entry& e, const std::string& source) {
+  if constexpr (record_taking_holder<H>) {
+    if (e.lent && e.lent->data() == e.bytes.data() && e.lent->size() == e.bytes.size()) {
+      h.take_record(*e.lent, source);
+      e.bytes = {};  // the holder's now
+      e.lent = nullptr;
+      return;
+    }
+  }
+  decode_record(h, e.bytes, source);
+}
+
 // Reads a record's value into h; with key_name, takes the key it keeps out of it, which then
 // replaces a provisional key or must equal the entry's. Errors name the record's file and offset.
 template <holder_type H>
 void read_record(H& h, entry& e) {
   std::string source(e.source);
   in_entry(e, source, [&] {
-    decode_record(h, e.bytes, source);
+    take_or_decode_record(h, e, source);
     if (!e.key_name.empty()) {
       if constexpr (keyed_record_holder<H>) {
         std::string key = h.take_record_key(e.key_name, source);

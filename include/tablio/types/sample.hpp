@@ -79,6 +79,13 @@ inline std::pair<std::string_view, std::string_view> sample_member_at(std::strin
   at += size;
   return {extension, data};
 }
+
+// Whether a checked record has a member of this extension.
+inline bool sample_record_has(std::string_view record, std::string_view extension) {
+  for (std::size_t at = 0; at < record.size();)
+    if (sample_member_at(record, at).first == extension) return true;
+  return false;
+}
 }  // namespace detail
 
 // Calls f(extension, data) for each member of a record, in order, once the whole record has
@@ -98,8 +105,7 @@ void for_each_sample_member(std::string_view record, std::string_view name, std:
     std::string_view extension = record.substr(at, ext_size);
     at += ext_size;
     if (!is_sample_extension(extension)) fail("an empty extension, or one with '/' or NUL");
-    for (std::size_t before = 0; before < start;)  // the members before, already checked
-      if (detail::sample_member_at(record, before).first == extension) fail("two members of one extension");
+    if (detail::sample_record_has(record.substr(0, start), extension)) fail("two members of one extension");
     if (record.size() - at < 8) fail("a truncated data length");
     std::uint64_t size = load<std::endian::little, std::uint64_t>(record.data() + at);
     at += 8;
