@@ -730,15 +730,27 @@ struct bytes {
   }
 };
 
-// A sample's record (types/sample.hpp), checked whole: the value a sample converter reads,
-// a view of the table's bytes (valid until the table moves on) or a copy of its own.
-template <class Record>
-struct sample_record_format {
+// A sample's record (types/sample.hpp), checked whole and kept as its bytes: taken over from
+// a tar table, which builds it from the sample's members, rather than copied.
+class sample_record_holder : public tablio::bytes_holder {
+ public:
   static constexpr std::string_view extension = tablio::webdataset_sample::tar_extension;
-  static void encode(const Record& record, std::string& out) { out.assign(record); }
-  static void decode(std::string_view bytes, Record& record, const std::string& name) {
-    tablio::for_each_sample_member(bytes, name, 0, [](std::string_view, std::string_view) {});
-    record = bytes;
+  void read(tablio::reader& r) {
+    bytes_holder::read(r);
+    check(value_, r.name());
+  }
+  void decode_record(std::string_view bytes, const std::string& name) {
+    check(bytes, name);
+    bytes_holder::decode_record(bytes, name);
+  }
+  void take_record(std::string& record, const std::string& name) {
+    check(record, name);
+    bytes_holder::take_record(record, name);
+  }
+
+ private:
+  static void check(std::string_view record, const std::string& name) {
+    tablio::for_each_sample_member(record, name, 0, [](std::string_view, std::string_view) {});
   }
 };
 
@@ -747,8 +759,7 @@ struct sample_record_format {
 // bytes-like, or anything tablio.sample.encode_member makes bytes of (an int for "cls", a str,
 // an object for "json", an ndarray for "npy"), as WebDataset's writer encodes them.
 struct sample {
-  using holder = tablio::encoded_holder<std::string_view, sample_record_format<std::string_view>>;
-  using owned_holder = tablio::encoded_holder<std::string, sample_record_format<std::string>>;
+  using holder = sample_record_holder;
   using value_type = std::string;
 
   // The extensions' str objects, made once each: samples repeat a few extensions.
@@ -781,37 +792,33 @@ struct sample {
     return to_dict(record, names);
   }
 
-  // A batch's records, copied one after another as they are read (the views last only until
-  // the next), into a buffer each thread keeps: no allocation per sample.
+  // A batch's records, kept by swapping each with a string of a pool each thread keeps (whose
+  // storage the table then reuses): no copy and, batch after batch, no allocation per sample.
   class stacker {
    public:
-    stacker(const value_options&, std::size_t expected) {
-      buffer().clear();
-      ends_.reserve(expected);
-    }
-    void add(std::string_view record) {
-      buffer().append(record);
-      ends_.push_back(buffer().size());
+    stacker(const value_options&, std::size_t) {}
+    void add(std::string& record) {
+      std::vector<std::string>& records = pool();
+      if (size_ == records.size()) records.emplace_back();
+      records[size_++].swap(record);
     }
     py::object finish() {
-      std::string& all = buffer();
-      py::list out(ends_.size());
+      std::vector<std::string>& records = pool();
+      py::list out(size_);
       extension_names names;
-      std::size_t start = 0;
-      for (std::size_t i = 0; i < ends_.size(); ++i) {
-        out[i] = to_dict(std::string_view(all).substr(start, ends_[i] - start), names);
-        start = ends_[i];
-      }
-      if (all.capacity() > (std::size_t{64} << 20)) std::string().swap(all);  // no large batch kept
+      for (std::size_t i = 0; i < size_; ++i) out[i] = to_dict(records[i], names);
+      std::size_t kept = 0;  // bounded: a batch of large samples is not kept
+      for (std::string& r : records)
+        if ((kept += r.capacity()) > (std::size_t{64} << 20)) std::string().swap(r);
       return std::move(out);
     }
 
    private:
-    static std::string& buffer() {
-      thread_local std::string records;
+    static std::vector<std::string>& pool() {
+      thread_local std::vector<std::string> records;
       return records;
     }
-    std::vector<std::size_t> ends_;
+    std::size_t size_ = 0;
   };
 
   static value_type from_python(py::handle h, const value_options&) {
