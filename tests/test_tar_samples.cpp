@@ -137,6 +137,7 @@ TEST_CASE("malformed samples are errors naming file, offset and member", "[tar][
   } catch (const format_error& e) {
     CHECK(e.where().path == "twice.tar");
     CHECK(e.where().offset == 1024u);
+    CHECK(e.where().key == "k");
     CHECK_THAT(e.what(), Catch::Contains("k.bin") && Catch::Contains("one member of each extension"));
   }
   // A truncated archive: the member's data runs past the end.
@@ -168,4 +169,56 @@ TEST_CASE("malformed samples are errors naming file, offset and member", "[tar][
   CHECK_THROWS_WITH(out.write("k", s), Catch::Contains("two members of extension 'jpg'"));
   s.members = {{"a/b", "1"}};
   CHECK_THROWS_WITH(out.write("k", s), Catch::Contains("extension 'a/b' is empty or has '/'"));
+}
+
+TEST_CASE("a sample before a bad header is delivered before the error", "[tar][sample][bad]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  {
+    table_writer<webdataset_sample_holder> out("tar:s.tar");
+    for (const char* key : {"a000", "a001", "a002"})
+      out.write(key, make_sample({{"jpg", key}, {"cls", "1"}}));
+    out.close();
+  }
+  std::string archive = test::read_file("s.tar");
+  archive[2 * 2048 + 148] ^= 1;  // a002.jpg's header checksum
+  write_file("bad.tar", archive);
+  std::vector<std::string> keys;
+  sequential_table_reader<webdataset_sample_holder> r("tar:bad.tar");
+  try {
+    for (; !r.done(); r.next()) keys.push_back(r.key());
+    FAIL("no error");
+  } catch (const format_error& e) {
+    CHECK(e.where().offset == 4096u);
+  }
+  CHECK(keys == std::vector<std::string>{"a000", "a001"});
+  keys.clear();
+  for (auto& [key, s] : sequential_table_reader<webdataset_sample_holder>("tar,p:bad.tar"))
+    keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"a000", "a001"});  // 'p' keeps the entries before the bad one
+}
+
+TEST_CASE("what would read back as other samples than were written is refused", "[tar][sample][bad]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  table_writer<webdataset_sample_holder> out("tar,maxcount=2:s-%04d.tar");
+  CHECK_THROWS_WITH(out.write("k0", webdataset_sample{}), Catch::Contains("has no member"));
+  out.write("k1", make_sample({{"jpg", "1"}}));
+  CHECK_THROWS_WITH(out.write("k1", make_sample({{"cls", "1"}})),
+                    Catch::Contains("two samples in a row of key 'k1'"));
+  out.write("k2", make_sample({{"jpg", "2"}}));
+  out.write("k2", make_sample({{"cls", "2"}}));  // another shard: read back apart
+  out.write("k1", make_sample({{"cls", "3"}}));  // not in a row
+  out.close();
+  auto samples = read_all("tar:s-%04d.tar");
+  REQUIRE(samples.size() == 4);
+  CHECK(samples[2].first == "k2");
+  CHECK(samples[3] == std::pair<std::string, webdataset_sample>("k1", make_sample({{"cls", "3"}})));
+  // A script line points at one member: samples have none to point at.
+  CHECK_THROWS_WITH(
+      [] {
+        table_writer<webdataset_sample_holder> scripted("tar,scp:t.tar,t.scp");
+        scripted.write("k", make_sample({{"jpg", "1"}}));
+      }(),
+      Catch::Contains("a sample (ext=*) has several"));
 }

@@ -35,10 +35,12 @@
 
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 TABLIO_BEGIN_NAMESPACE
@@ -127,8 +129,10 @@ struct tar_member {
   in.fail_at(offset, expected, found);
 }
 
-// Applies a pax extended header's records "LENGTH key=value\n" (path and size) to m.
-inline void apply_pax(const reader& in, std::uint64_t at, std::string_view records, tar_member& m) {
+// Applies a pax extended header's records "LENGTH key=value\n" (path and size) to m; whether
+// one of them was the size.
+inline bool apply_pax(const reader& in, std::uint64_t at, std::string_view records, tar_member& m) {
+  bool sized = false;
   while (!records.empty()) {
     std::size_t space = records.find(' ');
     std::uint64_t length = 0;
@@ -143,9 +147,12 @@ inline void apply_pax(const reader& in, std::uint64_t at, std::string_view recor
     if (key == "path") {
       m.name = value;
     } else if (key == "size") {
-      if (!parse_number(value, m.size)) bad_tar(in, at, {"a pax size in decimal"}, {"'", value, "'"});
+      if (!parse_number(value, m.size))
+        bad_tar(in, at, {"a pax size of at most 18 decimal digits"}, {"'", value, "'"});
+      sized = true;
     }
   }
+  return sized;
 }
 
 // Reads the next member's headers, leaving `in` at its data; false at the end of the archive
@@ -180,9 +187,8 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
       std::string_view data = in.read_view(static_cast<std::size_t>(*size), scratch, "tar extended header");
       tar_member extended;
       if (type == 'x' || type == 'X') {
-        apply_pax(in, at, data, extended);
+        if (apply_pax(in, at, data, extended)) pax_size = extended.size;
         if (!extended.name.empty()) long_name = extended.name;
-        if (data.find(" size=") != std::string_view::npos) pax_size = extended.size;
       } else if (type == 'g') {
         apply_pax(in, at, data, extended);  // checked; global names and sizes mean nothing here
       } else if (type == 'L') {
@@ -282,6 +288,12 @@ inline void append_pax_record(std::string& out, std::string_view key, std::strin
 
 }  // namespace detail
 
+namespace detail {
+inline constexpr std::string_view samples_have_no_script =
+    "a script line points at one tar member, and a sample (ext=*) has several: samples are found by "
+    "key through their shard index (tablio index-shards; random access to \"index:NAME\" in Python)";
+}  // namespace detail
+
 struct tar_output_options {
   std::string extension;                      // EXT of the members KEY.EXT (the holder's, if empty)
   std::uint64_t max_count = 0, max_size = 0;  // a numbered name's shards (0: WebDataset's defaults)
@@ -321,6 +333,13 @@ class tar_output {
     }
     at_ = {static_cast<std::uint32_t>(names_.size() - 1), out_->tell()};
     if (extension() == webdataset_sample::tar_extension) {
+      // What reads back as another sample than was written is refused: no member, or the key
+      // of the sample just before (their members would read back as one sample).
+      if (bytes.empty())
+        throw_usage_error({"the sample of key '", key, "' has no member: a sample needs one"});
+      if (shard_.samples != 0 && shard_.last_key == key)
+        throw_usage_error({"two samples in a row of key '", key,
+                           "': they would read back as one (write a sample's members in one entry)"});
       for_each_sample_member(
           bytes, out_->name(), out_->tell(),
           [&](std::string_view ext, std::string_view data) { put_member(key, ext, data); });
@@ -330,6 +349,11 @@ class tar_output {
     shard_.add(key);
   }
 
+  // Why a script cannot point at its entries; empty when it can.
+  std::string_view script_refusal() const noexcept {
+    return extension() == webdataset_sample::tar_extension ? detail::samples_have_no_script
+                                                           : std::string_view();
+  }
   // The first header of the member put last: what a script line points at.
   location entry_location() const noexcept { return at_; }
   const std::string& file_name(std::uint32_t file) const { return names_.at(file); }
@@ -431,6 +455,7 @@ class tar_input {
   }
 
   bool next(entry& e) {
+    if (deferred_) std::rethrow_exception(std::exchange(deferred_, nullptr));
     for (;;) {
       if (!in_) {
         if (files_.done()) return false;
@@ -506,6 +531,18 @@ class tar_input {
     }
   }
 
+  // next_entry_member after a sample's member. Reading sequentially, bad headers after a whole
+  // sample are the next call's error: the sample is delivered first (and kept under 'p').
+  bool next_member_of_samples(reader& in, detail::tar_member& m, bool sequential, bool delivering) {
+    try {
+      return next_entry_member(in, m, sequential);
+    } catch (const format_error&) {
+      if (!sequential || !delivering) throw;
+      deferred_ = std::current_exception();
+      return false;
+    }
+  }
+
   // Reads the sample that starts with member m (its headers read): m and the members after it
   // with its key, into e's record (or past them, for no e). Reading sequentially, the headers of
   // the member after the sample stay read in m, for next(); at the end, ended_ is set.
@@ -521,13 +558,13 @@ class tar_input {
     for (;;) {
       if (e) {
         if (detail::sample_record_has(data_, extension))
-          detail::bad_tar(in, m.header_offset, {"one member of each extension in a sample"},
-                          {"'", m.name, "' after another member ", key, ".", extension});
+          throw_format_error(in.name(), m.header_offset, key, {"one member of each extension in a sample"},
+                             {"'", m.name, "' after another member ", key, ".", extension});
         append_sample_member(data_, extension, detail::read_tar_data(in, m, scratch_));
       } else {
         in.skip(m.size + detail::tar_padding(m.size));
       }
-      if (!next_entry_member(in, m, sequential)) {
+      if (!next_member_of_samples(in, m, sequential, e != nullptr)) {
         if (sequential) ended_ = true;
         break;
       }
@@ -600,6 +637,7 @@ class tar_input {
   detail::tar_member member_;             // the member next() reads
   bool pending_ = false, ended_ = false;  // samples: member_ is the next sample's first; the file ended
   std::string skipped_key_;               // of a sample read past
+  std::exception_ptr deferred_;           // the error after the sample next() gave last
   detail::lookup_reader lookup_;
   std::string scratch_, data_;
 };
