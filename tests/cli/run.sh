@@ -102,6 +102,8 @@ rm web.shardindex.json
 expect 0 "$tablio" index-shards --type=example "tar:web-%06d.tar"
 contains out.txt "web.shardindex.json	3 shards	10 entries"
 contains web.shardindex.json '"url": "web-000002.tar", "nsamples": 2'
+expect 2 "$tablio" index --type=bytes "tar,ext=*:web-000000.tar" samples.scp
+contains err.txt "a sample (ext=*) has several"
 expect 0 "$tablio" copy --type=bytes "tfrecord:$tf" tfrecord:raw.tfrecord
 same "$tf" raw.tfrecord
 lmdb="$data/caffe/fashion_t10k_1000_lmdb"

@@ -465,6 +465,9 @@ class scripted_output {
   }
   void end() requires object_output<F> { inner_.end(); }
   void put(std::string_view key, std::string_view bytes) requires record_output<F> {
+    if constexpr (requires { inner_.script_refusal(); }) {
+      if (std::string_view why = inner_.script_refusal(); !why.empty()) throw_usage_error({why});
+    }
     inner_.put(key, bytes);
     line(key);
   }

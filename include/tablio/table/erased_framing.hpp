@@ -28,6 +28,8 @@ class any_output_base {
   // Whether entries have locations a script can point at.
   virtual bool locatable() const = 0;
   virtual location entry_location() const = 0;
+  // Why a script cannot point at the entries being written now; empty when it can.
+  virtual std::string_view script_refusal() const = 0;
   virtual std::string_view file_name(std::uint32_t file) const = 0;
   virtual void set_default_extension(std::string_view extension) = 0;
   virtual void flush() = 0;
@@ -94,6 +96,12 @@ class erased_output final : public any_output_base {
       return f_.locatable();
     else
       return true;
+  }
+  std::string_view script_refusal() const override {
+    if constexpr (requires { f_.script_refusal(); })
+      return f_.script_refusal();
+    else
+      return {};
   }
   location entry_location() const override {
     if constexpr (positional_output<F>)
@@ -178,6 +186,7 @@ class any_output {
   std::string_view key_name() const { return impl_->key_name(); }
   bool locatable() const { return impl_->locatable(); }
   location entry_location() const { return impl_->entry_location(); }
+  std::string_view script_refusal() const { return impl_->script_refusal(); }
   std::string_view file_name(std::uint32_t file) const { return impl_->file_name(file); }
   void set_default_extension(std::string_view extension) { impl_->set_default_extension(extension); }
   void flush() { impl_->flush(); }
