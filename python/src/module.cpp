@@ -63,7 +63,9 @@ std::int32_t dimension(py::ssize_t n, const char* what) {
 
 busy_guard::busy_guard(bool& busy) : busy_(busy) {
   if (busy_)
-    throw tablio::usage_error("a tablio table is in use by another thread: give each thread its own");
+    throw tablio::usage_error(
+        "a tablio table is in use (by another thread, or by code run while it reads, such as a "
+        "callback): give each thread its own, and read no table from code it runs");
   busy_ = true;
 }
 

@@ -769,7 +769,8 @@ struct sample {
       for (auto& [name, object] : seen_)
         if (name == extension) return object;
       if (seen_.size() == 16) seen_.clear();
-      seen_.emplace_back(std::string(extension), py::str(extension.data(), extension.size()));
+      seen_.emplace_back(std::string(extension),
+                         key_to_python(extension));  // bytes not UTF-8, as keys have them
       return seen_.back().second;
     }
 
@@ -794,30 +795,48 @@ struct sample {
 
   // A batch's records, kept by swapping each with a string of a pool each thread keeps (whose
   // storage the table then reuses): no copy and, batch after batch, no allocation per sample.
+  // A batch read while another is converted (by Python code run meanwhile, such as a garbage
+  // collector's callback) keeps its records apart.
   class stacker {
    public:
-    stacker(const value_options&, std::size_t) {}
+    stacker(const value_options&, std::size_t) {
+      pool& shared = thread_pool();
+      if (!shared.in_use) {
+        shared.in_use = true;
+        records_ = &shared.records;
+      }
+    }
+    ~stacker() {
+      if (records_ != &own_) thread_pool().in_use = false;
+    }
+    stacker(const stacker&) = delete;
+    stacker& operator=(const stacker&) = delete;
+
     void add(std::string& record) {
-      std::vector<std::string>& records = pool();
-      if (size_ == records.size()) records.emplace_back();
-      records[size_++].swap(record);
+      if (size_ == records_->size()) records_->emplace_back();
+      (*records_)[size_++].swap(record);
     }
     py::object finish() {
-      std::vector<std::string>& records = pool();
       py::list out(size_);
       extension_names names;
-      for (std::size_t i = 0; i < size_; ++i) out[i] = to_dict(records[i], names);
+      for (std::size_t i = 0; i < size_; ++i) out[i] = to_dict((*records_)[i], names);
       std::size_t kept = 0;  // bounded: a batch of large samples is not kept
-      for (std::string& r : records)
+      for (std::string& r : *records_)
         if ((kept += r.capacity()) > (std::size_t{64} << 20)) std::string().swap(r);
       return std::move(out);
     }
 
    private:
-    static std::vector<std::string>& pool() {
-      thread_local std::vector<std::string> records;
-      return records;
+    struct pool {
+      std::vector<std::string> records;
+      bool in_use = false;
+    };
+    static pool& thread_pool() {
+      thread_local pool shared;
+      return shared;
     }
+    std::vector<std::string> own_;
+    std::vector<std::string>* records_ = &own_;
     std::size_t size_ = 0;
   };
 
@@ -829,7 +848,7 @@ struct sample {
     py::object encode;
     for (auto item : h.attr("items")()) {
       auto pair = py::reinterpret_borrow<py::tuple>(item);
-      std::string extension = py::str(pair[0]);
+      std::string extension = key_from_python(pair[0]);  // as keys: surrogates stand for bytes not UTF-8
       py::object value = pair[1];
       if (!PyBytes_Check(value.ptr())) {
         if (!encode) encode = py::module_::import("tablio.sample").attr("encode_member");

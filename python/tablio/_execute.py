@@ -86,7 +86,8 @@ class _Pieces:
     def _fewer_records(self):
         # A table that shrank since it was counted would put ranks out of step: an error.
         name = shard_index.shown(self._names[self._table])
-        raise tablio.FormatError(f"{name} has fewer records than when it was counted", name.split(":", 1)[-1])
+        raise tablio.FormatError(f"{name} has fewer records than when it was counted (or than its shard index says)",
+                                 name.split(":", 1)[-1])
 
 
 class _Reading:

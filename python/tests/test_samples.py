@@ -3,6 +3,7 @@ WebDataset's TarWriter writes them, and by GNU tar) read as the samples WebDatas
 samples tablio writes, grouped back by tarfile as WebDataset groups them; decoding; bad
 samples; and the PyTorch datasets over samples."""
 
+import gc
 import io
 import json
 import re
@@ -86,6 +87,23 @@ def test_shards_gnu_tar_writes_read_as_the_same_samples(tmp_path):
         assert [k for k, _ in read] == [k for k, _ in SAMPLES[:3]]
 
 
+def test_pax_headers_are_read_record_by_record(tmp_path):
+    # A path record that holds the text " size=" sets no size: the member after it keeps its own.
+    inner = io.BytesIO()
+    with tarfile.open(fileobj=inner, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        info = tarfile.TarInfo("a000.txt")
+        info.size = 8
+        tar.addfile(info, io.BytesIO(b"INJECTED"))
+    with tarfile.open(tmp_path / "pax.tar", "w", format=tarfile.PAX_FORMAT) as tar:
+        for name, data in [("a000.jpg", b"JPEG"), ("notes/a size=9 " + "x" * 90 + "/LICENSE", inner.getvalue()[:1024]),
+                           ("a001.jpg", b"JPEG2")]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    read = list(tablio.open(f"tar:{tmp_path}/pax.tar", type="sample"))
+    assert read == group_as_webdataset(tmp_path / "pax.tar") == [("a000", {"jpg": b"JPEG"}), ("a001", {"jpg": b"JPEG2"})]
+
+
 def test_samples_tablio_writes_group_back_through_tarfile(tmp_path):
     with tablio.writer(f"tar:{tmp_path}/w.tar", type="sample") as w:
         for key, members in SAMPLES:
@@ -126,6 +144,60 @@ def test_bad_samples_are_errors_naming_file_offset_and_key(tmp_path):
     assert (again.path, again.key) == (f"{tmp_path}/text.tar", "k")
     with pytest.raises(tablio.UsageError, match="applies to type 'sample'"):
         tablio.open(f"tar,ext=cls:{tmp_path}/text.tar", type="bytes", decode=True)
+
+
+def test_extensions_not_utf8_read_as_keys_do(tmp_path):
+    with tarfile.open(tmp_path / "x.tar", "w", format=tarfile.GNU_FORMAT, encoding="utf-8",
+                      errors="surrogateescape") as tar:
+        info = tarfile.TarInfo("a000.j\udcffg")
+        info.size = 1
+        tar.addfile(info, io.BytesIO(b"J"))
+    assert list(tablio.open(f"tar:{tmp_path}/x.tar", type="sample")) == [("a000", {"j\udcffg": b"J"})]
+    assert tablio.random_access(f"tar:{tmp_path}/x.tar", type="sample")["a000"] == {"j\udcffg": b"J"}
+    with tablio.writer(f"tar:{tmp_path}/y.tar", type="sample") as w:  # and back
+        w["a000"] = {"j\udcffg": b"J"}
+    assert (tmp_path / "y.tar").read_bytes()[:9] == b"a000.j\xffg\0"
+
+
+def test_a_batch_read_while_another_is_converted_keeps_its_own(tmp_path):
+    # Python code run during a batch's conversion (here a garbage collector's callback) may read
+    # a batch of another table on the same thread.
+    for name in ("A", "B"):
+        with tablio.writer(f"tar:{tmp_path}/{name}.tar", type="sample") as w:
+            for i in range(200):
+                w[f"{i:04d}"] = {"jpg": f"{name}{i}".encode() * (i % 7 + 1), "cls": i}
+    other = tablio.open(f"tar:{tmp_path}/B.tar", type="sample")
+    inner = []
+
+    def collect(phase, info):
+        if phase == "start" and not inner:
+            inner.append(next(other.batches(150)))
+
+    threshold = gc.get_threshold()
+    gc.collect()
+    gc.callbacks.append(collect)
+    gc.set_threshold(50)
+    try:
+        keys, values = next(tablio.open(f"tar:{tmp_path}/A.tar", type="sample").batches(200))
+    finally:
+        gc.callbacks.remove(collect)
+        gc.set_threshold(*threshold)
+    assert inner, "the callback ran no batch"
+    assert [v["jpg"] for v in values] == [f"A{i}".encode() * (i % 7 + 1) for i in range(200)]
+    assert [v["jpg"] for v in inner[0][1]] == [f"B{i}".encode() * (i % 7 + 1) for i in range(150)]
+
+
+def test_samples_that_would_read_back_otherwise_are_refused(tmp_path):
+    with tablio.writer(f"tar:{tmp_path}/s.tar", type="sample") as w:
+        with pytest.raises(tablio.UsageError, match="has no member"):
+            w["k0"] = {}
+        w["k1"] = {"cls": 1}
+        with pytest.raises(tablio.UsageError, match="two samples in a row of key 'k1'"):
+            w["k1"] = {"jpg": b"J"}
+    assert list(tablio.open(f"tar:{tmp_path}/s.tar", type="sample")) == [("k1", {"cls": b"1"})]
+    with pytest.raises(tablio.UsageError, match=r"a sample \(ext=\*\) has several"):
+        with tablio.writer(f"tar,scp:{tmp_path}/t.tar,{tmp_path}/t.scp", type="sample") as w:
+            w["k"] = {"jpg": b"J"}
 
 
 def test_torch_datasets_read_samples(tmp_path):
