@@ -65,6 +65,14 @@ TEST_CASE("the ark,scp writer reproduces Kaldi's archive and script byte for byt
   CHECK(test::read_file("ali.scp") == test::read_file(test::data_path("kaldi/scp/ali.scp")));
 }
 
+TEST_CASE("a script beside what it cannot point into is refused, naming why", "[table][bad]") {
+  temp_dir dir;
+  in_folder here(dir.path);
+  CHECK_THROWS_WITH(
+      table_writer<bytes_holder>("tfrecord,scp:r.tfrecord.gz,r.scp"),
+      Catch::Contains("'r.tfrecord.gz': a script cannot point into a compressed TFRecord file"));
+}
+
 TEST_CASE("the scp writer writes each object to the file its script names", "[table]") {
   temp_dir dir;
   in_folder there(dir.path);

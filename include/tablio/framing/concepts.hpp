@@ -16,6 +16,7 @@
 //           binary()                 false: objects in text mode
 //           key_name()               records keep their key in this bytes feature ("key=NAME")
 //           entry_location(), file_name(file)   where the entry just begun or put is, for scripts
+//           script_refusal()         why a script cannot point at its entries now (empty: it can)
 //           flush()                  push what was written to the OS
 //   input   read_at(location, entry&)   read the entry at a location next() reported (positions)
 //           seekable()               whether read_at works for the entry next() gave last

@@ -459,15 +459,14 @@ class scripted_output {
       : inner_(std::move(inner)), script_(std::move(script)), flush_each_(flush_each) {}
 
   writer& begin(std::string_view key) requires object_output<F> {
+    check_scriptable();
     writer& out = inner_.begin(key);
     line(key);
     return out;
   }
   void end() requires object_output<F> { inner_.end(); }
   void put(std::string_view key, std::string_view bytes) requires record_output<F> {
-    if constexpr (requires { inner_.script_refusal(); }) {
-      if (std::string_view why = inner_.script_refusal(); !why.empty()) throw_usage_error({why});
-    }
+    check_scriptable();
     inner_.put(key, bytes);
     line(key);
   }
@@ -499,6 +498,12 @@ class scripted_output {
   F& inner() noexcept { return inner_; }
 
  private:
+  // Checked per entry: what a framing writes may change once the holder's extension is known.
+  void check_scriptable() const {
+    if constexpr (requires { inner_.script_refusal(); }) {
+      if (std::string_view why = inner_.script_refusal(); !why.empty()) throw_usage_error({why});
+    }
+  }
   void line(std::string_view key) {
     location at = inner_.entry_location();
     std::string_view file = inner_.file_name(at.file);

@@ -349,7 +349,8 @@ class tar_output {
     shard_.add(key);
   }
 
-  // Why a script cannot point at its entries; empty when it can.
+  // Why a script cannot point at its entries (samples: a line points at one member); empty
+  // when it can.
   std::string_view script_refusal() const noexcept {
     return extension() == webdataset_sample::tar_extension ? detail::samples_have_no_script
                                                            : std::string_view();

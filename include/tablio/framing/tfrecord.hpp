@@ -278,7 +278,10 @@ class tfrecord_output {
   // read at, so a script beside a compressed file is refused.
   location entry_location() const noexcept { return {0, at_}; }
   const std::string& file_name(std::uint32_t /*file*/) const noexcept { return name_; }
-  bool locatable() const noexcept { return compression_ == compression::none; }
+  std::string_view script_refusal() const noexcept {
+    return compression_ == compression::none ? std::string_view()
+                                             : "a script cannot point into a compressed TFRecord file";
+  }
   void flush() { records_.flush(); }
   void close() { records_.close(); }
 

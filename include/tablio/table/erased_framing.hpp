@@ -25,8 +25,6 @@ class any_output_base {
   virtual void put(std::string_view key, const array_view& array) = 0;
   virtual bool binary() const = 0;
   virtual std::string_view key_name() const = 0;
-  // Whether entries have locations a script can point at.
-  virtual bool locatable() const = 0;
   virtual location entry_location() const = 0;
   // Why a script cannot point at the entries being written now; empty when it can.
   virtual std::string_view script_refusal() const = 0;
@@ -89,16 +87,10 @@ class erased_output final : public any_output_base {
   }
   bool binary() const override { return detail::writes_binary(f_); }
   std::string_view key_name() const override { return detail::output_key_name(f_); }
-  bool locatable() const override {
-    if constexpr (!positional_output<F>)
-      return false;
-    else if constexpr (requires { f_.locatable(); })
-      return f_.locatable();
-    else
-      return true;
-  }
   std::string_view script_refusal() const override {
-    if constexpr (requires { f_.script_refusal(); })
+    if constexpr (!positional_output<F>)
+      return "a script cannot point into what this format writes";
+    else if constexpr (requires { f_.script_refusal(); })
       return f_.script_refusal();
     else
       return {};
@@ -184,7 +176,6 @@ class any_output {
   void put(std::string_view key, const array_view& array) { impl_->put(key, array); }
   bool binary() const { return impl_->binary(); }
   std::string_view key_name() const { return impl_->key_name(); }
-  bool locatable() const { return impl_->locatable(); }
   location entry_location() const { return impl_->entry_location(); }
   std::string_view script_refusal() const { return impl_->script_refusal(); }
   std::string_view file_name(std::uint32_t file) const { return impl_->file_name(file); }

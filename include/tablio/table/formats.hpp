@@ -191,8 +191,8 @@ TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const 
   if (!format || !format->open_output) throw_usage_error({"no writable format '", w.format, "'"});
   owned<any_output_base> framing = format->open_output(w, options);
   if (w.archive.empty() || w.script.empty()) return framing;  // no script beside it
-  if (!framing->locatable())
-    throw_usage_error({"'", w.archive, "': a script cannot point into what this format writes"});
+  if (std::string_view why = framing->script_refusal(); !why.empty())
+    throw_usage_error({"'", w.archive, "': ", why});
   return detail::erased_output_of<scripted_output<any_output>>(any_output(std::move(framing)),
                                                                open_output(w.script, options), w.flush);
 }
