@@ -392,3 +392,42 @@ TEST_CASE("a tar header claiming 2^60 bytes is refused before anything is read o
       Catch::Contains("1152921504606846976 bytes of member data") && Catch::Contains("truncated"));
   CHECK(scratch.capacity() < 4096);
 }
+
+TEST_CASE("a pax header's size comes from its size record alone, bounded and whole", "[tar][bad]") {
+  // A pax header with these records, then a member "a.bin" of 3 bytes as its own header says.
+  auto archive = [](std::string_view records) {
+    std::string out;
+    writer w = memory_writer(out);
+    detail::put_tar_header(w, "././@PaxHeader", records.size(), 'x');
+    w.write(records);
+    detail::put_tar_padding(w, records.size());
+    detail::put_tar_header(w, "a.bin", 3, '0');
+    w.write("abc", 3);
+    detail::put_tar_padding(w, 3);
+    w.close();
+    return out;
+  };
+  auto first_member = [](const std::string& bytes) {
+    reader r = memory_reader(std::string_view(bytes), "pax.tar");
+    detail::tar_member m;
+    std::string scratch;
+    if (!detail::read_tar_member(r, m, scratch)) m.name = "(the end)";
+    return m;
+  };
+  std::string records;
+  detail::append_pax_record(records, "path", "notes/a size=9/a.bin");  // " size=" inside a value
+  detail::tar_member m = first_member(archive(records));
+  CHECK(m.name == "notes/a size=9/a.bin");
+  CHECK(m.size == 3);
+  records.clear();
+  detail::append_pax_record(records, "size", "2");
+  CHECK(first_member(archive(records)).size == 2);
+  records.clear();
+  detail::append_pax_record(records, "size", "1152921504606846976000");  // 22 digits
+  CHECK_THROWS_WITH(first_member(archive(records)),
+                    Catch::Contains("format error in 'pax.tar' at byte 0") &&
+                        Catch::Contains("a pax size of at most 18 decimal digits"));
+  CHECK_THROWS_WITH(
+      first_member(archive("30 path=cut")),
+      Catch::Contains("pax records \"LENGTH key=value\\n\"") && Catch::Contains("'30 path=cut'"));
+}
