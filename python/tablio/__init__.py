@@ -107,8 +107,8 @@ def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None,
     index of sorted shards (as tablio writes them); len(r) comes from the index, r.keys()
     opens every shard, and r.at(i) gives the i-th record's (key, value), opening only its
     shard."""
-    if shard_index.named_by(rspec) is not None:
-        index = shard_index.load(shard_index.named_by(rspec), allow_network)
+    if (named := shard_index.named_by(rspec)) is not None:
+        index = shard_index.load(named, allow_network)
         return _lookup.IndexedTable(index, lambda spec: random_access(  # a shard is never a command
             spec, type, dtype, scale, decode_raw, view, features, allow_network, False, decode))
     return _decoded(RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,

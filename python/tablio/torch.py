@@ -217,8 +217,8 @@ class TableDataset(torch.utils.data.Dataset):
                         "decode": decode}
         self._table = None
         self._pid = None
-        if shard_index.named_by(rspec) is not None:
-            self.index = shard_index.load(shard_index.named_by(rspec))
+        if (named := shard_index.named_by(rspec)) is not None:
+            self.index = shard_index.load(named)
             self.keys = _IndexedKeys(self)
         else:
             self.index = None
@@ -365,10 +365,10 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     @staticmethod
     def _index(rspecs, index):
         """The shard index that plans the epochs, or None."""
-        if len(rspecs) == 1 and shard_index.named_by(rspecs[0]) is not None:
+        if len(rspecs) == 1 and (named := shard_index.named_by(rspecs[0])) is not None:
             if index not in (None, True):
                 raise tablio.UsageError("give the shard index once: as 'index:PATH' or as index=")
-            return shard_index.load(shard_index.named_by(rspecs[0]))
+            return shard_index.load(named)
         if isinstance(index, str):
             return shard_index.load(index)
         if index is False or len(rspecs) != 1:
