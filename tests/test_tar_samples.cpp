@@ -222,3 +222,43 @@ TEST_CASE("what would read back as other samples than were written is refused", 
       }(),
       Catch::Contains("a sample (ext=*) has several"));
 }
+
+TEST_CASE("samples of very many members are checked for repeated extensions without comparing every pair",
+          "[tar][sample][bad]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  webdataset_sample many;
+  for (int i = 0; i < 20000; ++i) many.set("e" + std::to_string(i), "x");
+  std::string record;
+  encode_sample(many, record);
+  webdataset_sample_holder h;
+  h.decode_record(record, "many");  // pairwise, 2 * 10^8 comparisons
+  CHECK(h.value().members.size() == 20000);
+  std::size_t at = record.size();
+  append_sample_member(record, "e40", "again");  // past the members scanned one by one
+  CHECK_THROWS_WITH(h.decode_record(record, "many"),
+                    Catch::Contains("format error in 'many' at byte " + std::to_string(at)) &&
+                        Catch::Contains("two members of one extension"));
+  webdataset_sample twice = many;
+  twice.members.push_back({"e40", "again"});
+  table_writer<webdataset_sample_holder> out("tar:many.tar");
+  CHECK_THROWS_WITH(out.write("k", twice), Catch::Contains("two members of extension 'e40'"));
+  out.write("k", many);
+  out.close();
+  auto samples = read_all("tar:many.tar");
+  REQUIRE(samples.size() == 1);
+  CHECK(samples[0].second == many);
+  // In an archive: the repeated member's header is the error's offset.
+  std::string archive = test::read_file("many.tar");
+  std::string last_two_blocks = archive.substr(20000 * 1024);  // the end: zero blocks
+  std::string e40 = archive.substr(40 * 1024, 1024);           // k.e40's header and data
+  write_file("repeat.tar", archive.substr(0, 20000 * 1024) + e40 + last_two_blocks);
+  try {
+    read_all("tar:repeat.tar");
+    FAIL("no error");
+  } catch (const format_error& e) {
+    CHECK(e.where().offset == 20000u * 1024);
+    CHECK(e.where().key == "k");
+    CHECK_THAT(e.what(), Catch::Contains("'k.e40' after another member k.e40"));
+  }
+}

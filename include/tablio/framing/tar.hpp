@@ -555,10 +555,11 @@ class tar_input {
     if (e) {
       check_key(in, m, key);
       data_.clear();
+      extensions_.clear();
     }
     for (;;) {
       if (e) {
-        if (detail::sample_record_has(data_, extension))
+        if (extensions_.repeats(data_, extension))
           throw_format_error(in.name(), m.header_offset, key, {"one member of each extension in a sample"},
                              {"'", m.name, "' after another member ", key, ".", extension});
         append_sample_member(data_, extension, detail::read_tar_data(in, m, scratch_));
@@ -635,10 +636,11 @@ class tar_input {
   std::uint64_t files_members_ = 0, files_entries_ = 0;  // of the file being read
   std::string first_member_;
   std::uint64_t ordinal_ = 0;
-  detail::tar_member member_;             // the member next() reads
-  bool pending_ = false, ended_ = false;  // samples: member_ is the next sample's first; the file ended
-  std::string skipped_key_;               // of a sample read past
-  std::exception_ptr deferred_;           // the error after the sample next() gave last
+  detail::tar_member member_;               // the member next() reads
+  bool pending_ = false, ended_ = false;    // samples: member_ is the next sample's first; the file ended
+  std::string skipped_key_;                 // of a sample read past
+  detail::repeated_extensions extensions_;  // of the sample being read
+  std::exception_ptr deferred_;             // the error after the sample next() gave last
   detail::lookup_reader lookup_;
   std::string scratch_, data_;
 };

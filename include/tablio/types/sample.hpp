@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -86,6 +87,31 @@ inline bool sample_record_has(std::string_view record, std::string_view extensio
     if (sample_member_at(record, at).first == extension) return true;
   return false;
 }
+
+// Whether a sample's members repeat an extension, asked member by member with the record of
+// the members before it: a scan of that record while they are few, a hash map of extension to
+// member number past that, so that a crafted sample of very many members costs time in
+// proportion, not its square.
+class repeated_extensions {
+ public:
+  void clear() {
+    members_ = 0;
+    many_.clear();
+  }
+  bool repeats(std::string_view before, std::string_view extension) {
+    std::size_t member = members_++;
+    if (member < few) return sample_record_has(before, extension);
+    if (many_.empty())
+      for (std::size_t at = 0, k = 0; at < before.size(); ++k)
+        many_.try_emplace(std::string(sample_member_at(before, at).first), k);
+    return !many_.try_emplace(std::string(extension), member).second;
+  }
+
+ private:
+  static constexpr std::size_t few = 16;
+  std::size_t members_ = 0;
+  std::unordered_map<std::string, std::size_t> many_;
+};
 }  // namespace detail
 
 // Calls f(extension, data) for each member of a record, in order, once the whole record has
@@ -93,6 +119,7 @@ inline bool sample_record_has(std::string_view record, std::string_view extensio
 // its file) are what errors name.
 template <class F>
 void for_each_sample_member(std::string_view record, std::string_view name, std::uint64_t offset, F&& f) {
+  detail::repeated_extensions seen;
   for (std::size_t at = 0; at < record.size();) {
     std::size_t start = at;
     auto fail = [&](std::string_view what) {
@@ -105,7 +132,7 @@ void for_each_sample_member(std::string_view record, std::string_view name, std:
     std::string_view extension = record.substr(at, ext_size);
     at += ext_size;
     if (!is_sample_extension(extension)) fail("an empty extension, or one with '/' or NUL");
-    if (detail::sample_record_has(record.substr(0, start), extension)) fail("two members of one extension");
+    if (seen.repeats(record.substr(0, start), extension)) fail("two members of one extension");
     if (record.size() - at < 8) fail("a truncated data length");
     std::uint64_t size = load<std::endian::little, std::uint64_t>(record.data() + at);
     at += 8;
@@ -120,13 +147,12 @@ void for_each_sample_member(std::string_view record, std::string_view name, std:
 
 inline void encode_sample(const webdataset_sample& s, std::string& out) {
   out.clear();
-  for (std::size_t i = 0; i < s.members.size(); ++i) {
-    const webdataset_sample::member& m = s.members[i];
+  detail::repeated_extensions seen;
+  for (const webdataset_sample::member& m : s.members) {
     if (!is_sample_extension(m.extension))
       throw_usage_error({"a sample member's extension '", m.extension, "' is empty or has '/' or NUL"});
-    for (std::size_t j = 0; j < i; ++j)
-      if (s.members[j].extension == m.extension)
-        throw_usage_error({"a sample has two members of extension '", m.extension, "'"});
+    if (seen.repeats(out, m.extension))
+      throw_usage_error({"a sample has two members of extension '", m.extension, "'"});
     append_sample_member(out, m.extension, m.data);
   }
 }
