@@ -39,7 +39,7 @@ def make(shards, rank, world, workers, context, batched, shuffle, loader_batch=N
     dataset.set_epoch(1)
     kwargs = {"num_workers": workers, "collate_fn": collate}
     if workers:
-        kwargs["multiprocessing_context"] = context
+        kwargs.update(multiprocessing_context=context, timeout=120)  # a stuck worker fails the test
     return DataLoader(dataset, batch_size=None if batched else loader_batch, **kwargs)
 
 

@@ -6,6 +6,7 @@ import errno
 import gc
 import os
 import pickle
+import signal
 import threading
 import time
 import warnings
@@ -266,8 +267,15 @@ def test_a_child_process_leaves_its_parents_tables_alone(tmp_path):
         except BaseException:
             code = 5
         os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    assert os.WEXITSTATUS(status) == 0
+    deadline = time.monotonic() + 60
+    while (ended := os.waitpid(pid, os.WNOHANG))[0] == 0:
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child did not end within 60 s")
+        time.sleep(0.01)
+    status = ended[1]
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     assert [v for _, v in reader] == list(range(1, 5000))  # nothing was taken from the parent
     writer["b"] = 2
     writer.close()
