@@ -167,6 +167,15 @@ TEST_CASE("tar shards, scripts and random access", "[tar][shard]") {
   random_access_table_reader<basic_holder<std::int32_t>> piped("tar:cat shard-000001.tar |");
   CHECK(piped.at("k3") == 30);
   CHECK(piped.at("k2") == 20);
+  // A lost shard is no end of the dataset: shards numbered after it are an error, not cut off.
+  std::filesystem::rename("shard-000001.tar", "shard-1.tar");  // not a name of the pattern's
+  CHECK_THROWS_WITH(expand_shards("shard-%06d.tar"),
+                    Catch::Contains("shards are numbered on past a missing one ('shard-000002.tar' exists): "
+                                    "cannot find shard 1 of 'shard-%06d.tar'") &&
+                        Catch::Contains("shard-000001.tar"));
+  CHECK_THROWS_AS(sequential_table_reader<basic_holder<std::int32_t>>("tar:shard-%06d.tar"), io_error);
+  std::filesystem::rename("shard-000002.tar", "shard-2.tar");
+  CHECK(expand_shards("shard-%06d.tar") == std::vector<std::string>{"shard-000000.tar"});
 }
 
 TEST_CASE("shards are indexed beside them once all are complete, as wids reads an index",

@@ -438,6 +438,25 @@ def test_a_bucket_is_no_object_and_missing_numbered_shards_name_their_pattern(s3
     assert f"'s3://{bucket}/none-%06d.tar'" in str(caught.value) and "none-000000.tar" in str(caught.value)
 
 
+def test_numbered_shards_past_a_lost_one_are_an_error_not_the_end(s3server, bucket, nginx):
+    # A bucket is listed for shards numbered past the missing one; an http(s) server, which
+    # cannot be, is asked for the next number.
+    with tablio.writer(f"tar,maxcount=2:s3://{bucket}/lost-%06d.tar", type="int32") as w:
+        for i in range(7):
+            w[f"k{i}"] = i
+    s3server.client().delete_object(Bucket=bucket, Key="lost-000001.tar")
+    with pytest.raises(FileNotFoundError) as caught:
+        tablio.load(f"tar:s3://{bucket}/lost-%06d.tar", type="int32")
+    assert f"('s3://{bucket}/lost-000002.tar' exists)" in str(caught.value)
+    assert caught.value.filename == f"s3://{bucket}/lost-000001.tar"
+    with tablio.writer(f"tar,maxcount=2:{nginx.root}/lost-%06d.tar", type="int32") as w:
+        for i in range(7):
+            w[f"k{i}"] = i
+    os.remove(f"{nginx.root}/lost-000002.tar")
+    with pytest.raises(FileNotFoundError, match=r"\('http://[^']*/lost-000003.tar' exists\)"):
+        tablio.load(f"tar:{nginx.url}/lost-%06d.tar", type="int32")
+
+
 def test_listing_pages_through_more_than_a_thousand_objects(s3server, bucket):
     client = s3server.client()
     for i in range(1003):

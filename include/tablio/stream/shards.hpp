@@ -3,7 +3,7 @@
 //   braces, as WebDataset names shards  "shards-{000000..000099}.tar", "{train,val}-0.tar"
 //   TensorFlow's "@N"    "train@128" -> train-00000-of-00128 ... train-00127-of-00128
 //   a numbered name      "shard-%06d.tar" -> shard-000000.tar, shard-000001.tar... as long as
-//                        they exist (WebDataset's ShardWriter names its shards so)
+//                        they follow one another (WebDataset's ShardWriter names its shards so)
 //   a single name        "train.tfrecord", "-", "gunzip -c f.gz |"
 // Remote names (with the tablio::curl component) are expanded the same way: an s3:// bucket is
 // listed (one request per thousand names), an http(s) server cannot be, so that numbered names
@@ -124,6 +124,52 @@ class shard_place {
   std::optional<std::vector<std::string>> listed_;  // an s3:// folder's names, sorted
 };
 
+// The local files matching a glob pattern, in name order; rc as glob() returns it.
+inline std::vector<std::string> glob_files(const std::string& pattern, int& rc) {
+  glob_t matches{};
+  rc = ::glob(pattern.c_str(), GLOB_ERR, nullptr, &matches);
+  std::vector<std::string> names;
+  if (rc == 0)
+    for (std::size_t i = 0; i < matches.gl_pathc; ++i) names.emplace_back(matches.gl_pathv[i]);
+  ::globfree(&matches);
+  return names;
+}
+
+inline std::string glob_escaped(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '*' || c == '?' || c == '[' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// A shard of the numbered name n with a number past `missing`, the first number not found:
+// its shards are read as long as they follow one another, so such a shard means one was lost,
+// not that the dataset ends. Looked for among the names where they can be listed (a folder,
+// a bucket), else (an http(s) server) by asking for the next number.
+inline std::optional<std::string> numbered_shard_after(const shard_place& place, const numbered_name& n,
+                                                       std::uint64_t missing) {
+  std::string pattern = glob_escaped(n.before) + "*" + glob_escaped(n.after);
+  int rc = 0;
+  std::optional<std::vector<std::string>> names =
+      place.remote() ? place.matching(pattern) : glob_files(pattern, rc);
+  if (!names) {
+    std::string next = n(missing + 1);
+    return place.exists(next) ? std::optional<std::string>(next) : std::nullopt;
+  }
+  for (const std::string& name : *names) {
+    std::string_view digits(name);
+    digits = digits.substr(n.before.size(), digits.size() - n.before.size() - n.after.size());
+    if (digits.empty() || digits.size() > 18 ||
+        digits.find_first_not_of("0123456789") != std::string_view::npos)
+      continue;
+    std::uint64_t number = std::stoull(std::string(digits));
+    if (number > missing && n(number) == name) return name;
+  }
+  return std::nullopt;
+}
+
 }  // namespace detail
 
 namespace detail {
@@ -233,10 +279,15 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
     detail::shard_place place(p, open);
     std::vector<std::string> names;
     while (place.exists((*numbered)(names.size()))) names.push_back((*numbered)(names.size()));
+    auto show = [&](const std::string& name) { return remote ? remote::redacted(name) : name; };
     if (names.empty())
-      throw_io_error(shown, ENOENT,
-                     {"no ", remote ? "object" : "file", " numbered from 0 ('",
-                      remote ? remote::redacted((*numbered)(0)) : (*numbered)(0), "') for"});
+      throw_io_error(
+          shown, ENOENT,
+          {"no ", remote ? "object" : "file", " numbered from 0 ('", show((*numbered)(0)), "') for"});
+    if (auto later = detail::numbered_shard_after(place, *numbered, names.size()))
+      throw_io_error(show((*numbered)(names.size())), ENOENT,
+                     {"shards are numbered on past a missing one ('", show(*later),
+                      "' exists): cannot find shard ", decimal(names.size()), " of '", shown, "',"});
     return names;
   }
   if (std::size_t at = p.rfind('@'); at != std::string::npos && at + 1 < p.size() &&
@@ -270,12 +321,8 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
     if (names->empty()) throw_io_error(shown, ENOENT, {"no object matches"});
     return std::move(*names);
   }
-  glob_t matches{};
-  int rc = ::glob(p.c_str(), GLOB_ERR, nullptr, &matches);
-  std::vector<std::string> names;
-  if (rc == 0)
-    for (std::size_t i = 0; i < matches.gl_pathc; ++i) names.emplace_back(matches.gl_pathv[i]);
-  ::globfree(&matches);
+  int rc = 0;
+  std::vector<std::string> names = detail::glob_files(p, rc);
   if (rc == GLOB_NOMATCH || (rc == 0 && names.empty())) throw_io_error(p, ENOENT, {"no file matches"});
   if (rc != 0) throw_io_error(p, errno, {"cannot list the files matching"});
   return names;  // glob sorts them
