@@ -181,9 +181,8 @@ int index(arguments& args) {
     std::string extension = r.extension;
     if (extension.empty())
       extension = cli::with_type(type, []<class H>() { return std::string(record_extension<H>()); });
-    if (extension == webdataset_sample::tar_extension)
-      throw usage_error(std::string(detail::samples_have_no_script));
     tar_input members(r.filename, {extension, r.shard_index, r.shard_count});
+    if (auto refusal = members.script_refusal(); !refusal.empty()) throw usage_error(std::string(refusal));
     script_writer out(open_output(script));
     for (entry e; members.next(e); ++count) {
       if (!can_open_at(members.files()[e.where.file]))

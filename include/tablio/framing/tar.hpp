@@ -289,9 +289,12 @@ inline void append_pax_record(std::string& out, std::string_view key, std::strin
 }  // namespace detail
 
 namespace detail {
-inline constexpr std::string_view samples_have_no_script =
-    "a script line points at one tar member, and a sample (ext=*) has several: samples are found by "
-    "key through their shard index (tablio index-shards; random access to \"index:NAME\" in Python)";
+// Why a script cannot point at the entries of members of this extension; empty when it can.
+inline std::string_view tar_script_refusal(std::string_view extension) noexcept {
+  if (extension != webdataset_sample::tar_extension) return {};
+  return "a script line points at one tar member, and a sample (ext=*) has several: samples are found by "
+         "key through their shard index (tablio index-shards; random access to \"index:NAME\" in Python)";
+}
 }  // namespace detail
 
 struct tar_output_options {
@@ -351,10 +354,7 @@ class tar_output {
 
   // Why a script cannot point at its entries (samples: a line points at one member); empty
   // when it can.
-  std::string_view script_refusal() const noexcept {
-    return extension() == webdataset_sample::tar_extension ? detail::samples_have_no_script
-                                                           : std::string_view();
-  }
+  std::string_view script_refusal() const noexcept { return detail::tar_script_refusal(extension()); }
   // The first header of the member put last: what a script line points at.
   location entry_location() const noexcept { return at_; }
   const std::string& file_name(std::uint32_t file) const { return names_.at(file); }
@@ -490,6 +490,9 @@ class tar_input {
 
   // Whether the member next() gave last can be read again at its location (a plain file).
   bool seekable() const noexcept { return plain_; }
+  // Why a script cannot point at the entries read (samples: a line points at one member); empty
+  // when it can.
+  std::string_view script_refusal() const noexcept { return detail::tar_script_refusal(options_.extension); }
   bool read_at(const location& at, entry& e) {
     reader& in = lookup_.at(files_.files(), at, open_);
     detail::tar_member m;
