@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <new>
@@ -303,4 +304,23 @@ TEST_CASE("shard counts cost what exists: names are made only for files that are
       allocated_by([&] { expand_shards(dir / "part@999999"); }),
       Catch::Contains("cannot find shard 2 of 999999") && Catch::Contains("part-00002-of-999999"));
   CHECK(counted_bytes <= 4096);
+}
+
+TEST_CASE("a tar member larger than the reader's buffer is read once into its entry's bytes",
+          "[allocation][tar]") {
+  test::temp_dir dir;
+  const std::string big(std::size_t{4} << 20, 'x'), path = dir / "big.tar";
+  std::ofstream(dir / "b.bin", std::ios::binary) << big;
+  REQUIRE(std::system(("cd '" + dir.path.string() + "' && tar --format=ustar -cf big.tar b.bin").c_str()) ==
+          0);
+  for (std::string extension : {"*", "bin"}) {  // a sample's record, or the member's bytes
+    INFO("ext=" << extension);
+    tar_input in(path, {extension});
+    entry e;
+    allocated_by([&] { REQUIRE(in.next(e)); });
+    CHECK(e.bytes.size() >= big.size());
+    CHECK(e.lent);  // a holder may take the bytes rather than copy them
+    // The bytes, the reader's buffer and names: no copy in between.
+    CHECK(counted_bytes <= big.size() + detail::default_read_buffer + 65536);
+  }
 }

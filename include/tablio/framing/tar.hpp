@@ -184,7 +184,8 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
     in.advance(tar_block);
     if (type == 'x' || type == 'X' || type == 'g' || type == 'L' || type == 'K') {
       // Metadata for the next member: read whole (bounded by what remains), then skip its padding.
-      std::string_view data = in.read_view(static_cast<std::size_t>(*size), scratch, "tar extended header");
+      std::string_view data =
+          in.read_view(static_cast<std::size_t>(*size), scratch, "bytes of a tar extended header");
       tar_member extended;
       if (type == 'x' || type == 'X') {
         if (apply_pax(in, at, data, extended)) pax_size = extended.size;
@@ -214,7 +215,18 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
 // padding is consumed too, in one step, since skipping it afterwards could refill the window.
 inline std::string_view read_tar_data(reader& in, const tar_member& m, std::string& scratch) {
   std::uint64_t padded = m.size + tar_padding(m.size);
-  return in.read_view(static_cast<std::size_t>(padded), scratch, "tar member data").substr(0, m.size);
+  return in.read_view(static_cast<std::size_t>(padded), scratch, "bytes of tar member data")
+      .substr(0, m.size);
+}
+
+// Reads the member's data onto the end of `out`, and skips its padding: a member larger than
+// the reader's window goes from the input straight there, with no copy in between.
+inline void append_tar_data(reader& in, const tar_member& m, std::string& out) {
+  in.check_available(m.size, 1, "bytes of tar member data");  // before allocating for it
+  std::size_t at = out.size();
+  out.resize(at + static_cast<std::size_t>(m.size));
+  in.read_exact(out.data() + at, static_cast<std::size_t>(m.size), "bytes of tar member data");
+  in.skip(tar_padding(m.size));
 }
 
 // Whether a key, as a path, stays inside the folder an archive is extracted to: no leading
@@ -565,7 +577,8 @@ class tar_input {
         if (extensions_.repeats(data_, extension))
           throw_format_error(in.name(), m.header_offset, key, {"one member of each extension in a sample"},
                              {"'", m.name, "' after another member ", key, ".", extension});
-        append_sample_member(data_, extension, detail::read_tar_data(in, m, scratch_));
+        append_sample_member_header(data_, extension, m.size);
+        detail::append_tar_data(in, m, data_);
       } else {
         in.skip(m.size + detail::tar_padding(m.size));
       }
@@ -623,6 +636,11 @@ class tar_input {
     e.key = key;
     e.form = entry_form::record;
     e.bytes = detail::read_tar_data(in, m, data_);
+    e.lent = nullptr;
+    if (e.bytes.data() == data_.data()) {  // copied already (larger than the window): the holder may take it
+      data_.resize(e.bytes.size());
+      e.lent = &data_;
+    }
     e.where = {file, m.header_offset};
     e.source = files_.files()[file];
     e.data_offset = m.data_offset;

@@ -57,13 +57,18 @@ inline bool is_sample_extension(std::string_view extension) noexcept {
 }
 
 // Appends one member to a sample record.
-inline void append_sample_member(std::string& record, std::string_view extension, std::string_view data) {
+// The lengths and extension of a member of `size` bytes, whose data is to follow.
+inline void append_sample_member_header(std::string& record, std::string_view extension, std::uint64_t size) {
   char n[8];
   store<std::endian::little>(n, static_cast<std::uint32_t>(extension.size()));
   record.append(n, 4);
   record += extension;
-  store<std::endian::little>(n, static_cast<std::uint64_t>(data.size()));
+  store<std::endian::little>(n, size);
   record.append(n, 8);
+}
+
+inline void append_sample_member(std::string& record, std::string_view extension, std::string_view data) {
+  append_sample_member_header(record, extension, data.size());
   record += data;
 }
 
