@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <fstream>
 
 #include <tablio/table/shard.hpp>
 
@@ -342,6 +343,12 @@ TEST_CASE("a tar file none of whose members has the extension read is an error, 
   CHECK(member_lines("tar,p:" + (dir / "s.tar")).empty());  // under p, it ends the table
   { table_writer<bytes_holder> out("tar:" + (dir / "empty.tar")); }
   CHECK(member_lines("tar:" + (dir / "empty.tar")).empty());  // no member at all: nothing to read
+  // A file of no bytes is no archive (an empty one has its end blocks), as GNU tar says too.
+  std::ofstream(dir / "none.tar");
+  CHECK(std::system(("tar -tf '" + (dir / "none.tar") + "' 2>/dev/null").c_str()) != 0);
+  CHECK_THROWS_WITH(member_lines("tar:" + (dir / "empty.tar") + "," + (dir / "none.tar")),
+                    Catch::Contains("format error in '" + (dir / "none.tar") + "' at byte 0") &&
+                        Catch::Contains("found an empty file"));
 }
 
 TEST_CASE("truncated, misaligned and corrupt tar headers are errors naming file and offset", "[tar][bad]") {

@@ -479,6 +479,10 @@ class tar_input {
       }
       detail::tar_member& m = member_;
       if (ended_ || (!pending_ && !detail::read_tar_member(*in_, m, scratch_))) {
+        if (!ended_ && in_->tell() == 0 && in_->window().empty())  // an empty archive is two zero blocks
+          detail::bad_tar(
+              *in_, 0, {"a tar archive (an empty one is two zero blocks)"},
+              {"an empty file, which GNU tar and Python's tarfile refuse too (a shard not written?)"});
         check_some_entry();
         detail::close_and_reset(in_);
         continue;
