@@ -60,6 +60,46 @@ TEST_CASE("reader windows, peeking and stitching across refills", "[stream]") {
                     Catch::Contains(path) && Catch::Contains("end of input after 0"));
 }
 
+TEST_CASE("a kept window outlives refills, which go to storage no one keeps", "[stream]") {
+  std::string data = pattern(50000);
+  temp_dir dir;
+  std::string path = dir / "k.bin";
+  {
+    writer w(file_sink(path), path);
+    w.write(data.data(), data.size());
+    w.close();
+  }
+  struct kept_view {
+    std::size_t offset;
+    std::string_view bytes;
+    std::shared_ptr<const void> keeper;
+  };
+  reader r(file_source(path), path, default_limits, 1000);
+  std::string scratch;
+  std::vector<kept_view> kept;
+  std::size_t stitched = 0;
+  for (std::size_t at = 0; at + 300 <= data.size(); at += 300) {  // some in one window, some across two
+    std::string_view v = r.read_view(300, scratch);
+    if (v.data() == scratch.data()) {
+      ++stitched;
+      continue;  // a copy: nothing of the source's to keep
+    }
+    kept.push_back({at, v, r.keep_window()});
+    REQUIRE(kept.back().keeper);
+  }
+  CHECK(kept.size() > 100);
+  CHECK(stitched > 10);
+  for (const kept_view& k : kept) CHECK(k.bytes == std::string_view(data).substr(k.offset, 300));
+  // Once let go of, the storage serves refills again.
+  kept.clear();
+  r.seek(0);
+  CHECK(read_all(r) == data);
+  // Memory is the source's own: nothing to keep.
+  reader in_memory(memory_source(std::string_view(data)), "mem");
+  CHECK(in_memory.read_view(10, scratch) == std::string_view(data).substr(0, 10));
+  CHECK_FALSE(in_memory.keep_window());
+}
+
 TEST_CASE("large reads bypass the buffer and keep offsets right", "[stream]") {
   temp_dir dir;
   std::string data = pattern(3 << 20);

@@ -16,6 +16,7 @@
 
 #include <concepts>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -47,6 +48,10 @@ class source_base {
   virtual void close() {}
   // Ranges about to be read, which a remote source fetches at once; others ignore it.
   virtual void prefetch(std::span<const byte_range>) {}
+  // Shares the storage of the window next_window() gave last, so that views into it stay valid
+  // after later refills (which then fill other storage); null where a window cannot outlive
+  // the source (memory and maps are the source's own).
+  virtual std::shared_ptr<const void> keep_window() { return nullptr; }
 };
 
 namespace detail {
@@ -62,7 +67,7 @@ template <source S>
 class source_adapter final : public source_base {
  public:
   explicit source_adapter(S s, std::size_t buffer_size) : s_(std::move(s)), refill_(buffer_size) {
-    if constexpr (!contiguous_source<S>) buffer_.resize(buffer_size);
+    if constexpr (!contiguous_source<S>) buffer_ = std::make_shared<buffer>(buffer_size);
   }
   std::span<const char> next_window() override {
     if constexpr (contiguous_source<S>) {
@@ -71,9 +76,10 @@ class source_adapter final : public source_base {
       std::span<const char> all = s_.contiguous();
       return all.subspan(detail::min_of<std::size_t>(start_, all.size()));
     } else {
-      std::size_t n = s_.read_some(buffer_.data(), refill_);
-      refill_ = detail::min_of(2 * refill_, buffer_.size());
-      return {buffer_.data(), n};
+      if (buffer_.use_count() > 1) leave_kept_buffer();
+      std::size_t n = s_.read_some(buffer_->data(), refill_);
+      refill_ = detail::min_of(2 * refill_, buffer_->size());
+      return {buffer_->data(), n};
     }
   }
   std::size_t read_direct(char* dst, std::size_t n) override {
@@ -101,7 +107,7 @@ class source_adapter final : public source_base {
       return true;
     } else if constexpr (seekable<S>) {
       s_.seek(offset);
-      refill_ = detail::min_of(refill_after_seek, buffer_.size());
+      refill_ = detail::min_of(refill_after_seek, buffer_->size());
       return true;
     } else {
       return false;
@@ -119,11 +125,32 @@ class source_adapter final : public source_base {
   void prefetch(std::span<const byte_range> ranges) override {
     if constexpr (requires { s_.prefetch(ranges); }) s_.prefetch(ranges);
   }
+  std::shared_ptr<const void> keep_window() override {
+    if constexpr (contiguous_source<S>)
+      return nullptr;
+    else
+      return buffer_;
+  }
 
  private:
+  using buffer = std::vector<char>;
+  // The window's storage is kept by someone: the next refill goes to storage no one keeps (one
+  // let go of since, or a new one), and this one is reused once it is let go of in turn.
+  void leave_kept_buffer() {
+    for (std::shared_ptr<buffer>& spare : kept_)
+      if (spare.use_count() == 1) {
+        spare.swap(buffer_);
+        return;
+      }
+    if (kept_.size() < max_kept_buffers) kept_.push_back(buffer_);
+    buffer_ = std::make_shared<buffer>(buffer_->size());
+  }
+  static constexpr std::size_t max_kept_buffers = 64;
+
   S s_;
-  std::vector<char> buffer_;
-  std::size_t refill_;  // bytes the next refill asks for
+  std::shared_ptr<buffer> buffer_;
+  std::vector<std::shared_ptr<buffer>> kept_;  // storage kept by others when it was left
+  std::size_t refill_;                         // bytes the next refill asks for
   std::uint64_t start_ = 0;
   bool delivered_ = false;
 };
@@ -359,6 +386,13 @@ class reader {
     if (source_) source_->prefetch(ranges);
   }
 
+  // Shares the storage of the current window, so that views into it (read_view()'s, when not
+  // in its scratch) stay valid after the reader moves on; null when it cannot be kept (memory
+  // and maps, bytes stitched across refills).
+  std::shared_ptr<const void> keep_window() const {
+    return window_is_source_ && source_ ? source_->keep_window() : nullptr;
+  }
+
   // Closes the source: a pipe is read to its end and its command's exit status checked.
   void close() {
     if (source_) {
@@ -394,6 +428,7 @@ class reader {
       pending_ = w.subspan(k);
     }
     stitch_ = std::move(stitched);
+    window_is_source_ = false;
     window_offset_ = start;
     window_begin_ = cur_ = stitch_.data();
     end_ = stitch_.data() + stitch_.size();
@@ -409,6 +444,7 @@ class reader {
   bool refill() {
     retire_window();
     std::span<const char> w = take_next_window();
+    window_is_source_ = true;
     window_begin_ = cur_ = w.data();
     end_ = w.data() + w.size();
     return !w.empty();
@@ -422,6 +458,7 @@ class reader {
 
   std::vector<char> stitch_;  // heap storage, so window pointers survive a move
   std::span<const char> pending_;
+  bool window_is_source_ = false;  // the window is the source's (not stitch_)
   const char* window_begin_ = nullptr;
   const char* cur_ = nullptr;
   const char* end_ = nullptr;
