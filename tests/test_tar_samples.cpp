@@ -104,6 +104,80 @@ TEST_CASE("a holder that takes sample records over keeps each entry's own", "[ta
   for (int i : {7, 2, 39, 0, 7}) CHECK(by_key.value(sample_key(i)) == records[static_cast<std::size_t>(i)]);
 }
 
+namespace {
+// Keeps every sample it reads, as the parts it is given (views, and what keeps them) or as
+// records, to look at them after the whole table has been read.
+struct part_keeping_holder : bytes_holder {
+  struct sample {
+    std::vector<std::pair<std::string, std::string_view>> parts;
+    std::shared_ptr<const void> keeper;
+    std::string record;
+  };
+  static constexpr std::string_view extension = webdataset_sample::tar_extension;
+  static std::vector<sample>& seen() {
+    static std::vector<sample> samples;
+    return samples;
+  }
+  void decode_record(std::string_view bytes, const std::string& name) {
+    bytes_holder::decode_record(bytes, name);
+    seen().push_back({{}, nullptr, value_});
+  }
+  void take_record(std::string& record, const std::string& name) { decode_record(record, name); }
+  template <class Parts>
+  void take_parts(const Parts& parts, std::shared_ptr<const void> keeper, const std::string&) {
+    sample s;
+    for (const auto& p : parts) s.parts.emplace_back(std::string(p.name), p.bytes);
+    s.keeper = std::move(keeper);
+    seen().push_back(std::move(s));
+  }
+};
+}  // namespace
+
+TEST_CASE("a holder that takes samples as parts views windows kept for it", "[tar][sample]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  std::vector<std::string> records;
+  {
+    table_writer<webdataset_sample_holder> out("tar:parts.tar");
+    for (int i = 0; i < 200; ++i) {  // 2 MB: samples across the reader's windows too
+      webdataset_sample s = make_sample({{"cls", std::to_string(i)}, {"txt", ""}});
+      s.set("jpg", std::string(static_cast<std::size_t>(i % 40) * 500, static_cast<char>('a' + i % 26)));
+      out.write(sample_key(i), s);
+      records.emplace_back();
+      encode_sample(s, records.back());
+    }
+    out.close();
+  }
+  static_assert(part_taking_holder<part_keeping_holder>);
+  part_keeping_holder::seen().clear();
+  std::size_t entries = 0;
+  for (auto& [key, value] : sequential_table_reader<part_keeping_holder>("tar:parts.tar"))
+    entries += !key.empty();
+  auto& seen = part_keeping_holder::seen();
+  REQUIRE(seen.size() == 200);
+  CHECK(entries == 200);
+  std::size_t as_parts = 0;
+  for (std::size_t i = 0; i < seen.size(); ++i) {  // read long after: the kept views still hold
+    std::string record = seen[i].record;
+    if (!seen[i].parts.empty()) {
+      ++as_parts;
+      CHECK(seen[i].keeper);
+      record.clear();
+      for (const auto& [extension, data] : seen[i].parts) append_sample_member(record, extension, data);
+    }
+    CHECK(record == records[i]);
+  }
+  CHECK(as_parts > 150);          // most samples lie in one window
+  CHECK(as_parts < seen.size());  // some across two: their records are copies
+  // Random access reads records, which it may keep.
+  part_keeping_holder::seen().clear();
+  random_access_table_reader<part_keeping_holder> by_key("tar:parts.tar");
+  CHECK(by_key.contains(sample_key(123)));
+  by_key.value(sample_key(123));
+  CHECK(part_keeping_holder::seen().back().record == records[123]);
+  part_keeping_holder::seen().clear();
+}
+
 TEST_CASE("archives GNU tar made of WebDataset's files read as samples", "[tar][sample][peer]") {
   test::temp_dir dir;
   test::in_folder here(dir.path);

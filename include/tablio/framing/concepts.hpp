@@ -30,6 +30,8 @@
 //           static constexpr unsigned forms   the entry_forms() it hands out, so that tables
 //                                    compile nothing for the others (by default: all)
 //           name()                   what errors call the table
+//           give_parts()             next() may give records as parts (entry::parts), for a
+//                                    holder that takes them
 //   both    set_default_extension(ext)   the holder's natural file extension, given at open
 // A framing family groups the two sides: a type with nested `output` and `input` types.
 // Tables take a family or a side.
@@ -45,6 +47,7 @@
 #include <concepts>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -230,23 +233,32 @@ struct location {
 
 // One entry as an input framing hands it to a table. The views stay valid until the next
 // call on the framing.
+// A named part of a record that a framing can give apart: a tar sample's member (its extension
+// and data).
+struct entry_part {
+  std::string_view name, bytes;
+};
+
 struct entry {
   std::string key;
   entry_form form = entry_form::record;
-  reader* object = nullptr;       // object: the stream, at the object
-  std::string_view bytes;         // record: the bytes
-  std::string* lent = nullptr;    // record: a string of the framing's that holds exactly `bytes`,
-                                  // which a holder may take (it leaves its own for reuse)
-  array_view array;               // array
-  std::string_view range;         // a part of the value to keep (a script's "[0:9]"); empty: all
-  std::string_view origin;        // scripts: where the value comes from; consecutive entries of
-                                  // one origin hold the same object (ranges of it)
-  std::string_view key_name;      // record: the record keeps its key in this bytes feature...
-  bool provisional_key = false;   // ...and `key` (an ordinal) stands in for it until taken out
-  bool pending = false;           // the value is still to be loaded (framings with load())
-  location where;                 // for read_at() and for scripts
-  std::string_view source;        // record, array: what errors name (the file)
-  std::uint64_t data_offset = 0;  // record, array: offset of the bytes in source
+  reader* object = nullptr;            // object: the stream, at the object
+  std::string_view bytes;              // record: the bytes
+  std::string* lent = nullptr;         // record: a string of the framing's that holds exactly `bytes`,
+                                       // which a holder may take (it leaves its own for reuse)
+  std::span<const entry_part> parts;   // record: its parts in place of `bytes`, where the table
+                                       // asked for them (give_parts()) for a holder that takes them
+  std::shared_ptr<const void> keeper;  // parts: keeps their bytes valid past the next entry
+  array_view array;                    // array
+  std::string_view range;              // a part of the value to keep (a script's "[0:9]"); empty: all
+  std::string_view origin;             // scripts: where the value comes from; consecutive entries of
+                                       // one origin hold the same object (ranges of it)
+  std::string_view key_name;           // record: the record keeps its key in this bytes feature...
+  bool provisional_key = false;        // ...and `key` (an ordinal) stands in for it until taken out
+  bool pending = false;                // the value is still to be loaded (framings with load())
+  location where;                      // for read_at() and for scripts
+  std::string_view source;             // record, array: what errors name (the file)
+  std::uint64_t data_offset = 0;       // record, array: offset of the bytes in source
 };
 
 // How a table reads: Kaldi's rspecifier options.
@@ -440,9 +452,17 @@ void suggest_extension(F& f, std::string_view extension) {
   if constexpr (requires { f.set_default_extension(extension); }) f.set_default_extension(extension);
 }
 
+// Asks a framing that can give records as parts (entry::parts) to do so.
+template <class F>
+void ask_for_parts(F& f) {
+  if constexpr (requires { f.give_parts(); }) f.give_parts();
+}
+
 template <input_framing F>
 bool next_entry(F& f, entry& e) {
-  e.lent = nullptr;  // only a framing that lends sets it
+  e.lent = nullptr;  // only a framing that lends sets it, or gives parts
+  e.parts = {};
+  e.keeper.reset();
   if constexpr (entry_input<F>) {
     return f.next(e);
   } else {
@@ -482,6 +502,8 @@ bool can_find(const F& f) {
 template <keyed_input F>
 bool find_entry(F& f, std::string_view key, entry& e) {
   e.lent = nullptr;
+  e.parts = {};
+  e.keeper.reset();
   if constexpr (requires { f.find(key, e); }) {
     return f.find(key, e);
   } else {

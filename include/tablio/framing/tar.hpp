@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -466,6 +467,9 @@ class tar_input {
   void set_default_extension(std::string_view extension) {
     if (options_.extension.empty()) options_.extension = extension;
   }
+  // Samples read in order come as their members (entry::parts), views into the reader's
+  // windows kept for them where it can keep them (else a record of copies, as otherwise).
+  void give_parts() noexcept { parts_wanted_ = true; }
 
   bool next(entry& e) {
     if (deferred_) std::rethrow_exception(std::exchange(deferred_, nullptr));
@@ -571,18 +575,40 @@ class tar_input {
     std::string& key = e ? e->key : skipped_key_;  // m.name changes as members are read
     key = first_key;
     std::uint64_t header = m.header_offset, data_offset = m.data_offset;
+    // As parts while every member's data is in a window the reader keeps, one window for all.
+    bool as_parts = e && sequential && parts_wanted_;
+    std::shared_ptr<const void> keeper;
     if (e) {
       check_key(in, m, key);
       data_.clear();
       extensions_.clear();
+      parts_.clear();
     }
     for (;;) {
       if (e) {
+        // data_ holds the members' record, or (as parts) their extensions only, to check them.
         if (extensions_.repeats(data_, extension))
           throw_format_error(in.name(), m.header_offset, key, {"one member of each extension in a sample"},
                              {"'", m.name, "' after another member ", key, ".", extension});
-        append_sample_member_header(data_, extension, m.size);
-        detail::append_tar_data(in, m, data_);
+        if (as_parts) {  // a view, when the member's data is in the window the reader keeps
+          bool in_window = in.window().size() >= m.size + detail::tar_padding(m.size);
+          std::shared_ptr<const void> window = in_window ? in.keep_window() : nullptr;
+          if (window && (!keeper || window == keeper)) {
+            keeper = std::move(window);
+            append_sample_member(data_, extension, {});
+            parts_.push_back({{}, detail::read_tar_data(in, m, scratch_)});
+          } else {  // a record of copies after all: of the members so far, from the kept window
+            as_parts = false;
+            std::string names;
+            names.swap(data_);
+            for (std::size_t i = 0, at = 0; i < parts_.size(); ++i)
+              append_sample_member(data_, detail::sample_member_at(names, at).first, parts_[i].bytes);
+          }
+        }
+        if (!as_parts) {
+          append_sample_member_header(data_, extension, m.size);
+          detail::append_tar_data(in, m, data_);
+        }
       } else {
         in.skip(m.size + detail::tar_padding(m.size));
       }
@@ -599,8 +625,19 @@ class tar_input {
     }
     if (!e) return;
     e->form = entry_form::record;
-    e->bytes = data_;
-    e->lent = &data_;  // a holder that keeps records whole takes it instead of a copy
+    if (as_parts) {
+      for (std::size_t i = 0, at = 0; i < parts_.size(); ++i)
+        parts_[i].name = detail::sample_member_at(data_, at).first;
+      e->parts = parts_;
+      e->keeper = std::move(keeper);
+      e->bytes = {};
+      e->lent = nullptr;
+    } else {
+      e->parts = {};
+      e->keeper.reset();
+      e->bytes = data_;
+      e->lent = &data_;  // a holder that keeps records whole takes it instead of a copy
+    }
     e->where = {file, header};
     e->source = files_.files()[file];
     e->data_offset = data_offset;
@@ -665,7 +702,9 @@ class tar_input {
   bool pending_ = false, ended_ = false;    // samples: member_ is the next sample's first; the file ended
   std::string skipped_key_;                 // of a sample read past
   detail::repeated_extensions extensions_;  // of the sample being read
-  std::exception_ptr deferred_;             // the error after the sample next() gave last
+  bool parts_wanted_ = false;
+  std::vector<entry_part> parts_;  // the sample's members, when given as parts
+  std::exception_ptr deferred_;    // the error after the sample next() gave last
   detail::lookup_reader lookup_;
   std::string scratch_, data_;
 };

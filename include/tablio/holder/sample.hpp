@@ -6,8 +6,11 @@
 #include <tablio/holder/bytes.hpp>
 #include <tablio/types/sample.hpp>
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 TABLIO_BEGIN_NAMESPACE
 
@@ -21,6 +24,23 @@ struct sample_format {
 };
 }  // namespace detail
 
-using webdataset_sample_holder = encoded_holder<webdataset_sample, detail::sample_format>;
+class webdataset_sample_holder : public encoded_holder<webdataset_sample, detail::sample_format> {
+ public:
+  // A sample a tar table gives as its members' views (part_taking_holder): copied once, into
+  // the members, rather than through a record.
+  template <class Parts>
+  void take_parts(const Parts& parts, const std::shared_ptr<const void>& /*keeper*/,
+                  const std::string& name) {
+    std::vector<webdataset_sample::member>& members = value_.members;
+    members.resize(parts.size());
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      if (!is_sample_extension(parts[i].name))
+        throw_format_error(name, std::nullopt, {}, {"a sample member's extension"},
+                           {"an empty extension, or one with '/' or NUL"});
+      members[i].extension.assign(parts[i].name);
+      members[i].data.assign(parts[i].bytes);
+    }
+  }
+};
 
 TABLIO_END_NAMESPACE

@@ -10,11 +10,24 @@
 #include <tablio/holder/record.hpp>
 #include <tablio/table/array_entry.hpp>
 
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 TABLIO_BEGIN_NAMESPACE
+
+// A holder that takes a record as its parts (entry::parts: a tar sample's members), views
+// that stay valid while `keeper` is held, where the framing gives them so; it copies no bytes.
+//   void take_parts(std::span<const entry_part> parts, std::shared_ptr<const void> keeper,
+//                   const std::string& name);
+template <class H>
+concept part_taking_holder = record_holder<H> &&
+    requires(H& h, std::span<const entry_part> parts, std::shared_ptr<const void> keeper,
+             const std::string& name) {
+  h.take_parts(parts, std::move(keeper), name);
+};
 
 namespace detail {
 
@@ -133,10 +146,25 @@ void in_entry(const entry& e, const std::string& source, F f) {
   }
 }
 
-// Reads a record's value into h: takes the string the framing lent, where both can, and else
-// decodes (copies) its bytes.
+// Asks the framing for records as parts when the holder takes them so.
+template <holder_type H, class F>
+void offer_parts(F& f) {
+  if constexpr (part_taking_holder<H>) ask_for_parts(f);
+}
+
+// Reads a record's value into h: takes its parts or the string the framing lent, where both
+// can, and else decodes (copies) its bytes.
 template <holder_type H>
 void take_or_decode_record(H& h, entry& e, const std::string& source) {
+  if (!e.parts.empty()) {
+    if constexpr (part_taking_holder<H>) {
+      h.take_parts(e.parts, std::move(e.keeper), source);
+      e.parts = {};
+      return;
+    } else {
+      no_such_form(source, "the framing gave a record as parts to a holder that does not take them");
+    }
+  }
   if constexpr (record_taking_holder<H>) {
     if (e.lent && e.lent->data() == e.bytes.data() && e.lent->size() == e.bytes.size()) {
       h.take_record(*e.lent, source);

@@ -47,6 +47,7 @@ class any_input_base {
   virtual std::optional<std::uint64_t> size() = 0;
   virtual void prefetch(std::span<const std::string> keys) = 0;
   virtual void set_default_extension(std::string_view extension) = 0;
+  virtual void give_parts() = 0;
   virtual void close() = 0;
 };
 
@@ -159,6 +160,7 @@ class erased_input final : public any_input_base {
   void set_default_extension(std::string_view extension) override {
     detail::suggest_extension(f_, extension);
   }
+  void give_parts() override { detail::ask_for_parts(f_); }
   void close() override { f_.close(); }
 
  private:
@@ -201,6 +203,7 @@ class any_input {
   std::optional<std::uint64_t> size() { return impl_->size(); }
   void prefetch(std::span<const std::string> keys) { impl_->prefetch(keys); }
   void set_default_extension(std::string_view extension) { impl_->set_default_extension(extension); }
+  void give_parts() { impl_->give_parts(); }
   void close() { impl_->close(); }
 
  private:

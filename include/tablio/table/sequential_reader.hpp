@@ -54,6 +54,7 @@ class sequential_table_reader {
     error_.clear();
     auto framing = make_owned<framing_type>(std::forward<Args>(args)...);
     detail::suggest_extension(*framing, record_extension<H>());
+    detail::offer_parts<H>(*framing);
     detail::check_key_option<H>(detail::input_key_name(*framing), detail::table_name(*framing));
     options_ = detail::reading_options(*framing);
     framing_ = std::move(framing);
