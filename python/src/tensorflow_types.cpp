@@ -730,36 +730,89 @@ struct bytes {
   }
 };
 
-// A sample's record (types/sample.hpp), checked whole and kept as its bytes: taken over from
-// a tar table, which builds it from the sample's members, rather than copied.
+// A sample's record (types/sample.hpp), checked whole.
+void check_sample_record(std::string_view record, const std::string& name) {
+  tablio::for_each_sample_member(record, name, 0, [](std::string_view, std::string_view) {});
+}
+
+// A sample's record, kept as its bytes: what is written, and what random access reads (taken
+// over from a tar table, which builds it from the sample's members, rather than copied).
 class sample_record_holder : public tablio::bytes_holder {
  public:
   static constexpr std::string_view extension = tablio::webdataset_sample::tar_extension;
   void read(tablio::reader& r) {
     bytes_holder::read(r);
-    check(value_, r.name());
+    check_sample_record(value_, r.name());
   }
   void decode_record(std::string_view bytes, const std::string& name) {
-    check(bytes, name);
+    check_sample_record(bytes, name);
     bytes_holder::decode_record(bytes, name);
   }
   void take_record(std::string& record, const std::string& name) {
-    check(record, name);
+    check_sample_record(record, name);
     bytes_holder::take_record(record, name);
-  }
-
- private:
-  static void check(std::string_view record, const std::string& name) {
-    tablio::for_each_sample_member(record, name, 0, [](std::string_view, std::string_view) {});
   }
 };
 
-// A sample as {extension: bytes}, in member order, converted straight from its record: a
-// member is copied once, into its bytes object. Written from a mapping whose values are
-// bytes-like, or anything tablio.sample.encode_member makes bytes of (an int for "cls", a str,
-// an object for "json", an ndarray for "npy"), as WebDataset's writer encodes them.
+// A sample read in order: its members' data as views into the reader's windows, which `keeper`
+// keeps until the sample is converted, where the tar table gives them so; else its record.
+struct sample_read {
+  std::string record;
+  std::vector<std::pair<std::string, std::string_view>> members;  // extension, data
+  std::shared_ptr<const void> keeper;
+
+  void let_go() {  // of the windows: the views go with them
+    members.clear();
+    keeper.reset();
+  }
+};
+
+class sample_parts_holder : public tablio::holder_storage<sample_read> {
+ public:
+  static constexpr std::string_view extension = tablio::webdataset_sample::tar_extension;
+  static void write(tablio::writer& w, bool binary, const sample_read& v) {
+    tablio::bytes_holder::write(w, binary, v.record);
+  }
+  void read(tablio::reader& r) {
+    records_.read(r);
+    take_record(records_.value(), r.name());
+  }
+  static void encode_record(std::string& out, const sample_read& v) { out = v.record; }
+  void decode_record(std::string_view bytes, const std::string& name) {
+    check_sample_record(bytes, name);
+    value_.let_go();
+    value_.record.assign(bytes);
+  }
+  void take_record(std::string& record, const std::string& name) {
+    check_sample_record(record, name);
+    value_.let_go();
+    value_.record.swap(record);
+  }
+  template <class Parts>
+  void take_parts(const Parts& parts, std::shared_ptr<const void> keeper, const std::string& name) {
+    value_.record.clear();
+    value_.members.resize(parts.size());
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      if (!tablio::is_sample_extension(parts[i].name))
+        tablio::throw_format_error(name, 0, {}, {"a sample member (extension and data lengths)"},
+                                   {"an empty extension, or one with '/' or NUL"});
+      value_.members[i].first.assign(parts[i].name);
+      value_.members[i].second = parts[i].bytes;
+    }
+    value_.keeper = std::move(keeper);
+  }
+
+ private:
+  tablio::bytes_holder records_;
+};
+
+// A sample as {extension: bytes}, in member order, converted straight from its members' views
+// or its record: a member is copied once, into its bytes object. Written from a mapping whose
+// values are bytes-like, or anything tablio.sample.encode_member makes bytes of (an int for
+// "cls", a str, an object for "json", an ndarray for "npy"), as WebDataset's writer encodes them.
 struct sample {
-  using holder = sample_record_holder;
+  using holder = sample_parts_holder;
+  using owned_holder = sample_record_holder;
   using value_type = std::string;
 
   // The extensions' str objects, made once each: samples repeat a few extensions.
@@ -778,66 +831,103 @@ struct sample {
     std::vector<std::pair<std::string, py::str>> seen_;
   };
 
+  static void set_member(py::dict& out, py::handle name, std::string_view data) {
+    py::bytes member(data.data(), data.size());
+    if (PyDict_SetItem(out.ptr(), name.ptr(), member.ptr()) != 0) throw py::error_already_set();
+  }
   static py::object to_dict(std::string_view record, extension_names& names) {
     py::dict out;
     std::size_t at = 0;
     while (at < record.size()) {  // checked when it was read
       auto [extension, data] = tablio::detail::sample_member_at(record, at);
-      py::bytes member(data.data(), data.size());
-      if (PyDict_SetItem(out.ptr(), names(extension).ptr(), member.ptr()) != 0) throw py::error_already_set();
+      set_member(out, names(extension), data);
     }
+    return std::move(out);
+  }
+  static py::object to_dict(const sample_read& v, extension_names& names) {
+    if (v.members.empty()) return to_dict(v.record, names);
+    py::dict out;
+    for (const auto& [extension, data] : v.members) set_member(out, names(extension), data);
     return std::move(out);
   }
   static py::object to_python(std::string_view record, const value_options&) {
     extension_names names;
     return to_dict(record, names);
   }
+  static py::object to_python(sample_read&& v, const value_options&) {
+    extension_names names;
+    py::object out = to_dict(v, names);
+    v.let_go();
+    return out;
+  }
 
-  // A batch's records, kept by swapping each with a string of a pool each thread keeps (whose
-  // storage the table then reuses): no copy and, batch after batch, no allocation per sample.
-  // A batch read while another is converted (by Python code run meanwhile, such as a garbage
-  // collector's callback) keeps its records apart.
+  // A batch's samples, kept by swapping each with one of a pool each thread keeps (whose
+  // record storage the table then reuses): no copy and, batch after batch, no allocation per
+  // sample. The windows they view are let go of once they are converted: at the end, or, in a
+  // batch so large that it keeps more than max_windows of them, as that many fill (the GIL is
+  // taken for it). A batch read while another is converted (by Python code run meanwhile, such
+  // as a garbage collector's callback) keeps its samples apart.
   class stacker {
    public:
+    static constexpr std::size_t max_windows = 256;  // 64 MB of the reader's 256 KB windows
+
     stacker(const value_options&, std::size_t) {
       pool& shared = thread_pool();
       if (!shared.in_use) {
         shared.in_use = true;
-        records_ = &shared.records;
+        samples_ = &shared.samples;
       }
     }
     ~stacker() {
-      if (records_ != &own_) thread_pool().in_use = false;
+      for (std::size_t i = 0; i < size_; ++i) (*samples_)[i].let_go();
+      if (samples_ != &own_) thread_pool().in_use = false;
     }
     stacker(const stacker&) = delete;
     stacker& operator=(const stacker&) = delete;
 
-    void add(std::string& record) {
-      if (size_ == records_->size()) records_->emplace_back();
-      (*records_)[size_++].swap(record);
+    void add(sample_read& v) {  // without the GIL
+      if (v.keeper && v.keeper.get() != last_window_ && ++windows_ > max_windows) {
+        py::gil_scoped_acquire locked;
+        convert();
+      }
+      if (v.keeper) last_window_ = v.keeper.get();
+      if (size_ == samples_->size()) samples_->emplace_back();
+      std::swap((*samples_)[size_++], v);
     }
     py::object finish() {
-      py::list out(size_);
-      extension_names names;
-      for (std::size_t i = 0; i < size_; ++i) out[i] = to_dict((*records_)[i], names);
+      convert();
       std::size_t kept = 0;  // bounded: a batch of large samples is not kept
-      for (std::string& r : *records_)
-        if ((kept += r.capacity()) > (std::size_t{64} << 20)) std::string().swap(r);
-      return std::move(out);
+      for (sample_read& v : *samples_)
+        if ((kept += v.record.capacity()) > (std::size_t{64} << 20)) std::string().swap(v.record);
+      return std::move(out_);
     }
 
    private:
+    // Converts the samples read since the last time, and lets their windows go.
+    void convert() {
+      for (std::size_t i = 0; i < size_; ++i) {
+        out_.append(to_dict((*samples_)[i], names_));
+        (*samples_)[i].let_go();
+      }
+      size_ = 0;
+      windows_ = 0;
+    }
+
     struct pool {
-      std::vector<std::string> records;
+      std::vector<sample_read> samples;
       bool in_use = false;
     };
     static pool& thread_pool() {
       thread_local pool shared;
       return shared;
     }
-    std::vector<std::string> own_;
-    std::vector<std::string>* records_ = &own_;
+    std::vector<sample_read> own_;
+    std::vector<sample_read>* samples_ = &own_;
     std::size_t size_ = 0;
+    std::size_t windows_ = 0;  // windows the samples since the last conversion view
+    const void* last_window_ = nullptr;
+    py::list out_;
+    extension_names names_;
   };
 
   static value_type from_python(py::handle h, const value_options&) {

@@ -187,6 +187,22 @@ def test_a_batch_read_while_another_is_converted_keeps_its_own(tmp_path):
     assert [v["jpg"] for v in inner[0][1]] == [f"B{i}".encode() * (i % 7 + 1) for i in range(150)]
 
 
+def test_a_batch_of_more_than_its_kept_buffers_is_whole(tmp_path):
+    # A batch keeps the buffers its samples were read into until it converts them; past 64 MB of
+    # them it converts what it has as it goes. Samples across two buffers come as copies.
+    rng = np.random.default_rng(4)
+    jpgs = [rng.bytes(int(n)) for n in rng.integers(0, 120_000, 1300)]  # about 78 MB
+    with tablio.writer(f"tar:{tmp_path}/big.tar", type="sample") as w:
+        for i, jpg in enumerate(jpgs):
+            w[f"{i:05d}"] = {"jpg": jpg, "cls": i}
+    keys, values = tablio.load(f"tar:{tmp_path}/big.tar", type="sample")
+    assert keys == [f"{i:05d}" for i in range(len(jpgs))]
+    assert all(v == {"jpg": jpg, "cls": str(i).encode()} for i, (v, jpg) in enumerate(zip(values, jpgs)))
+    with tablio.open(f"tar:{tmp_path}/big.tar", type="sample") as table:
+        parts = [values for _, values in table.batches(97)]
+    assert sum(parts, []) == values
+
+
 def test_samples_that_would_read_back_otherwise_are_refused(tmp_path):
     with tablio.writer(f"tar:{tmp_path}/s.tar", type="sample") as w:
         with pytest.raises(tablio.UsageError, match="has no member"):
