@@ -599,10 +599,10 @@ class tar_input {
             parts_.push_back({{}, detail::read_tar_data(in, m, scratch_)});
           } else {  // a record of copies after all: of the members so far, from the kept window
             as_parts = false;
-            std::string names;
-            names.swap(data_);
+            part_names_.swap(data_);
+            data_.clear();
             for (std::size_t i = 0, at = 0; i < parts_.size(); ++i)
-              append_sample_member(data_, detail::sample_member_at(names, at).first, parts_[i].bytes);
+              append_sample_member(data_, detail::sample_member_at(part_names_, at).first, parts_[i].bytes);
           }
         }
         if (!as_parts) {
@@ -704,6 +704,7 @@ class tar_input {
   detail::repeated_extensions extensions_;  // of the sample being read
   bool parts_wanted_ = false;
   std::vector<entry_part> parts_;  // the sample's members, when given as parts
+  std::string part_names_;         // their extensions, when they turn into a record after all
   std::exception_ptr deferred_;    // the error after the sample next() gave last
   detail::lookup_reader lookup_;
   std::string scratch_, data_;
