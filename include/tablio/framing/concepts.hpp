@@ -231,14 +231,14 @@ struct location {
   std::uint64_t offset = 0;
 };
 
-// One entry as an input framing hands it to a table. The views stay valid until the next
-// call on the framing.
 // A named part of a record that a framing can give apart: a tar sample's member (its extension
 // and data).
 struct entry_part {
   std::string_view name, bytes;
 };
 
+// One entry as an input framing hands it to a table. The views stay valid until the next
+// call on the framing.
 struct entry {
   std::string key;
   entry_form form = entry_form::record;
