@@ -223,6 +223,12 @@ inline std::string_view read_tar_data(reader& in, const tar_member& m, std::stri
 // Reads the member's data onto the end of `out`, and skips its padding: a member larger than
 // the reader's window goes from the input straight there, with no copy in between.
 inline void append_tar_data(reader& in, const tar_member& m, std::string& out) {
+  std::uint64_t padded = m.size + tar_padding(m.size);
+  if (in.window().size() >= padded) {  // appended from the window: resizing first would zero it all
+    out.append(in.window().data(), static_cast<std::size_t>(m.size));
+    in.advance(static_cast<std::size_t>(padded));
+    return;
+  }
   in.check_available(m.size, 1, "bytes of tar member data");  // before allocating for it
   std::size_t at = out.size();
   out.resize(at + static_cast<std::size_t>(m.size));
