@@ -393,6 +393,26 @@ TEST_CASE("truncated, misaligned and corrupt tar headers are errors naming file 
   CHECK_THROWS_AS(read_all(two_members), format_error);  // s1.cls's data is missing
 }
 
+TEST_CASE("a compressed archive is an error that names its compression, and reads through a command",
+          "[tar][bad]") {
+  test::temp_dir dir;
+  std::string plain = test::data_path("tar/gnu-ustar.tar"), packed = dir / "shard.tar.gz";
+  REQUIRE(std::system(("gzip -c '" + plain + "' > '" + packed + "'").c_str()) == 0);
+  CHECK_THROWS_WITH(member_lines("tar:" + packed),
+                    Catch::Contains("format error in '" + packed + "' at byte 0") &&
+                        Catch::Contains("found gzip-compressed data") &&
+                        Catch::Contains("'gzip -dc FILE |'"));
+  CHECK(member_lines("tar:gzip -dc '" + packed + "' |") == member_lines("tar:" + plain));
+  // Shorter than a block, and the other compressions' magic bytes.
+  for (std::string head : {std::string("\x1f\x8b\x08", 3), std::string("BZh91AY&SY"),
+                           std::string("\xfd\x37\x7a\x58\x5a\x00", 6), std::string("\x28\xb5\x2f\xfd")}) {
+    std::ofstream(dir / "c.tar", std::ios::binary) << head << std::string(600, '\x01');
+    CHECK_THROWS_WITH(member_lines("tar:" + (dir / "c.tar")), Catch::Contains("-compressed data"));
+    std::ofstream(dir / "c.tar", std::ios::binary) << head;
+    CHECK_THROWS_WITH(member_lines("tar:" + (dir / "c.tar")), Catch::Contains("-compressed data"));
+  }
+}
+
 TEST_CASE("a tar header claiming 2^60 bytes is refused before anything is read or allocated", "[tar][bad]") {
   std::string archive;
   {

@@ -130,6 +130,25 @@ struct tar_member {
   in.fail_at(offset, expected, found);
 }
 
+// The compression whose magic bytes start `head`, or empty: a compressed archive (a
+// ".tar.gz" shard) is said to be one, rather than a block that is no tar header.
+inline std::string_view compression_of_archive(std::string_view head) {
+  if (head.starts_with("\x1f\x8b")) return "gzip";
+  if (head.starts_with("BZh")) return "bzip2";
+  if (head.starts_with("\xfd\x37\x7a\x58\x5a")) return "xz";
+  if (head.starts_with("\x28\xb5\x2f\xfd")) return "zstd";
+  return {};
+}
+
+// Fails at the start of an archive that is no tar: a compressed one is named as such.
+[[noreturn]] inline void bad_tar_start(const reader& in, message expected, message found) {
+  std::string_view head(in.window().data(), in.window().size());
+  if (std::string_view c = compression_of_archive(head); !c.empty())
+    bad_tar(in, 0, {"a tar archive, which tablio reads uncompressed"},
+            {c, "-compressed data: decompress it, or read it through a command ('", c, " -dc FILE |')"});
+  bad_tar(in, 0, expected, found);
+}
+
 // Applies a pax extended header's records "LENGTH key=value\n" (path and size) to m; whether
 // one of them was the size.
 inline bool apply_pax(const reader& in, std::uint64_t at, std::string_view records, tar_member& m) {
@@ -167,6 +186,8 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
     std::uint64_t at = in.tell();
     if (!in.ensure(tar_block)) {
       if (in.window().empty()) return false;
+      if (at == 0)
+        bad_tar_start(in, {"a 512-byte tar header"}, {decimal(in.window().size()), " bytes in all"});
       bad_tar(in, at, {"a 512-byte tar header"}, {decimal(in.window().size()), " bytes at the end"});
     }
     const char* h = in.window().data();
@@ -174,8 +195,11 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
     for (std::size_t i = 0; i < tar_block && zero; ++i) zero = h[i] == 0;
     if (zero) return false;
     auto checksum = parse_tar_number(h + 148, 8);
-    if (!checksum || !tar_checksum_matches(h, *checksum))
+    if (!checksum || !tar_checksum_matches(h, *checksum)) {
+      if (at == 0)
+        bad_tar_start(in, {"a tar header whose checksum matches"}, {"a block that is no tar header"});
       bad_tar(in, at, {"a tar header whose checksum matches"}, {"a block that is no tar header"});
+    }
     auto size = parse_tar_number(h + 124, 12);
     if (!size) bad_tar(in, at + 124, {"a tar size field"}, {"'", tar_field_text(h + 124, 12), "'"});
     char type = h[156];
