@@ -13,6 +13,7 @@ Tables are named by Kaldi-style specifiers, as in the C++ library::
 Value types (``type=``): see ``tablio.value_types()``.
 """
 
+import operator as _operator
 import sys as _sys
 
 from . import errors
@@ -36,11 +37,20 @@ def _batches(self, n):
     into (N, count, length) uint8 arrays (of decode_raw's type when it names them). Values
     that differ come as lists.
     """
-    while True:
-        keys, values = self._batch(n)
-        if not keys:
-            return
-        yield keys, values
+    try:
+        count = _operator.index(n)  # an int, or a numpy integer
+    except TypeError:
+        count = 0
+    if isinstance(n, bool) or count < 1:
+        raise ValueError(f"batches(n): n is a number of entries, 1 or more, not {n!r}")
+
+    def batches():
+        while True:
+            keys, values = self._batch(count)
+            if not keys:
+                return
+            yield keys, values
+    return batches()
 
 
 SequentialReader.batches = _batches
@@ -91,6 +101,10 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
     Raises FormatError (with .path, .offset, .key), OSError or UsageError.
     """
+    if shard_index.named_by(rspec) is not None:
+        raise UsageError(f"'{rspec}' names a shard index, which random_access() looks keys up through and "
+                         "tablio.torch's datasets plan epochs with; to read its shards in order, open "
+                         "each of tablio.shard_index.load(PATH_OR_URL).rspecs()")
     return _decoded(SequentialReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
                                      allow_pipes), type, decode, rspec)
 

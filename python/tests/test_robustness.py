@@ -89,6 +89,17 @@ def test_a_batch_reserves_no_more_than_its_values_need(tmp_path):
     assert images.shape == (1, 8, 1024, 1024) and np.array_equal(images[0].ravel(), big)
 
 
+def test_a_batch_size_below_one_is_an_error_at_the_call(tmp_path):
+    with tablio.writer(f"ark:{tmp_path}/a.ark", type="int32") as w:
+        w["a"] = 1
+    with tablio.open(f"ark:{tmp_path}/a.ark", type="int32") as table:
+        for n in (0, -1, 2.0, True, "3"):
+            with pytest.raises(ValueError, match="batches\\(n\\): n is a number of entries, 1 or more"):
+                table.batches(n)
+        [(keys, values)] = list(table.batches(np.int64(5)))  # numpy's integers are numbers too
+    assert keys == ["a"] and list(values) == [1]
+
+
 def test_a_full_disk_raises_at_close():
     w = tablio.writer("ark:/dev/full")
     w["k"] = np.zeros((100, 100), np.float32)

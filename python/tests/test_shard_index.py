@@ -212,6 +212,15 @@ def test_lookups_through_the_index_open_only_the_shard_whose_range_holds_the_key
     r.close()
 
 
+def test_an_index_opened_for_reading_in_order_says_how_to_read_its_shards(tmp_path):
+    write_shards(tmp_path, n=6, per_shard=3)
+    index = f"{tmp_path}/train.shardindex.json"
+    with pytest.raises(tablio.UsageError, match="names a shard index.*rspecs"):
+        tablio.open(f"index:{index}", type="int32")
+    values = [v for spec in shard_index.load(index).rspecs() for _, v in tablio.open(spec, type="int32")]
+    assert values == list(range(6))
+
+
 def test_lookups_in_shards_whose_keys_the_index_does_not_bound_ask_them_in_order(tmp_path):
     # Keys out of order: the index bounds no shard, and every key is still found.
     with tablio.writer(f"tar,maxcount=3:{tmp_path}/u-%06d.tar", type="int32") as w:
