@@ -78,15 +78,29 @@ TEST_CASE("a kept window outlives refills, which go to storage no one keeps", "[
   std::string scratch;
   std::vector<kept_view> kept;
   std::size_t stitched = 0;
+  std::uint64_t window = r.window_number();
+  std::shared_ptr<const void> windows_keeper;  // of the last view in that window
+  std::size_t same_window = 0;
   for (std::size_t at = 0; at + 300 <= data.size(); at += 300) {  // some in one window, some across two
     std::string_view v = r.read_view(300, scratch);
     if (v.data() == scratch.data()) {
       ++stitched;
+      CHECK(r.window_number() != window);  // the reader went on to another window
+      window = r.window_number();
+      windows_keeper.reset();
       continue;  // a copy: nothing of the source's to keep
     }
     kept.push_back({at, v, r.keep_window()});
     REQUIRE(kept.back().keeper);
+    // Views while the window's number stays the same share one keeper.
+    if (windows_keeper && r.window_number() == window) {
+      CHECK(kept.back().keeper == windows_keeper);
+      ++same_window;
+    }
+    window = r.window_number();
+    windows_keeper = kept.back().keeper;
   }
+  CHECK(same_window > 50);
   CHECK(kept.size() > 100);
   CHECK(stitched > 10);
   for (const kept_view& k : kept) CHECK(k.bytes == std::string_view(data).substr(k.offset, 300));

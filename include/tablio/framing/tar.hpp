@@ -521,10 +521,11 @@ class tar_input {
         detail::close_and_reset(in_);
         continue;
       }
-      if (!pending_) note_member(m, is_entry(m));
+      bool an_entry = is_entry(m);
+      if (!pending_) note_member(m, an_entry);
       pending_ = false;
-      bool wanted = is_entry(m) && ordinal_++ % options_.shard_count == options_.shard_index;
-      if (grouping() && is_entry(m)) {
+      bool wanted = an_entry && ordinal_++ % options_.shard_count == options_.shard_index;
+      if (grouping() && an_entry) {
         read_sample(*in_, m, files_.current(), wanted ? &e : nullptr, true);
         if (wanted) return true;
         continue;
@@ -608,6 +609,7 @@ class tar_input {
     // As parts while every member's data is in a window the reader keeps, one window for all.
     bool as_parts = e && sequential && parts_wanted_;
     std::shared_ptr<const void> keeper;
+    std::uint64_t keeper_window = 0;  // the reader's window_number() for keeper's window
     if (e) {
       check_key(in, m, key);
       data_.clear();
@@ -622,9 +624,11 @@ class tar_input {
                              {"'", m.name, "' after another member ", key, ".", extension});
         if (as_parts) {  // a view, when the member's data is in the window the reader keeps
           bool in_window = in.window().size() >= m.size + detail::tar_padding(m.size);
-          std::shared_ptr<const void> window = in_window ? in.keep_window() : nullptr;
-          if (window && (!keeper || window == keeper)) {
-            keeper = std::move(window);
+          if (in_window && !keeper) {  // kept once per sample: sharing it costs atomic counts
+            keeper = in.keep_window();
+            keeper_window = in.window_number();
+          }
+          if (in_window && keeper && in.window_number() == keeper_window) {
             append_sample_member(data_, extension, {});
             parts_.push_back({{}, detail::read_tar_data(in, m, scratch_)});
           } else {  // a record of copies after all: of the members so far, from the kept window

@@ -392,6 +392,9 @@ class reader {
   std::shared_ptr<const void> keep_window() const {
     return window_is_source_ && source_ ? source_->keep_window() : nullptr;
   }
+  // Changes whenever the window does: views taken while it is the same lie in one window, which
+  // one keep_window() keeps for them all.
+  std::uint64_t window_number() const noexcept { return windows_; }
 
   // Closes the source: a pipe is read to its end and its command's exit status checked.
   void close() {
@@ -429,6 +432,7 @@ class reader {
     }
     stitch_ = std::move(stitched);
     window_is_source_ = false;
+    ++windows_;
     window_offset_ = start;
     window_begin_ = cur_ = stitch_.data();
     end_ = stitch_.data() + stitch_.size();
@@ -445,6 +449,7 @@ class reader {
     retire_window();
     std::span<const char> w = take_next_window();
     window_is_source_ = true;
+    ++windows_;
     window_begin_ = cur_ = w.data();
     end_ = w.data() + w.size();
     return !w.empty();
@@ -459,6 +464,7 @@ class reader {
   std::vector<char> stitch_;  // heap storage, so window pointers survive a move
   std::span<const char> pending_;
   bool window_is_source_ = false;  // the window is the source's (not stitch_)
+  std::uint64_t windows_ = 0;      // refills and stitches so far
   const char* window_begin_ = nullptr;
   const char* cur_ = nullptr;
   const char* end_ = nullptr;
