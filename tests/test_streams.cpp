@@ -60,6 +60,25 @@ TEST_CASE("reader windows, peeking and stitching across refills", "[stream]") {
                     Catch::Contains(path) && Catch::Contains("end of input after 0"));
 }
 
+TEST_CASE("a keeper deletes its storage when the last copy lets go", "[stream]") {
+  struct counted : kept_storage {
+    explicit counted(int& alive) : alive(alive) { ++alive; }
+    ~counted() override { --alive; }
+    int& alive;
+  };
+  int alive = 0;
+  keeper first = keeper::adopt(new counted(alive));
+  CHECK(first.alone());
+  keeper second = first, third;
+  CHECK((!first.alone() && second == first && !third && third != first));
+  third = std::move(second);
+  CHECK((!second && third == first && !first.alone()));
+  first.reset();
+  CHECK((alive == 1 && third.alone()));
+  third = keeper();
+  CHECK(alive == 0);
+}
+
 TEST_CASE("a kept window outlives refills, which go to storage no one keeps", "[stream]") {
   std::string data = pattern(50000);
   temp_dir dir;
@@ -72,14 +91,14 @@ TEST_CASE("a kept window outlives refills, which go to storage no one keeps", "[
   struct kept_view {
     std::size_t offset;
     std::string_view bytes;
-    std::shared_ptr<const void> keeper;
+    tablio::keeper keeper;
   };
   reader r(file_source(path), path, default_limits, 1000);
   std::string scratch;
   std::vector<kept_view> kept;
   std::size_t stitched = 0;
   std::uint64_t window = r.window_number();
-  std::shared_ptr<const void> windows_keeper;  // of the last view in that window
+  tablio::keeper windows_keeper;  // of the last view in that window
   std::size_t same_window = 0;
   for (std::size_t at = 0; at + 300 <= data.size(); at += 300) {  // some in one window, some across two
     std::string_view v = r.read_view(300, scratch);

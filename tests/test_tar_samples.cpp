@@ -110,7 +110,7 @@ namespace {
 struct part_keeping_holder : bytes_holder {
   struct sample {
     std::vector<std::pair<std::string, std::string_view>> parts;
-    std::shared_ptr<const void> keeper;
+    tablio::keeper keeper;
     std::string record;
   };
   static constexpr std::string_view extension = webdataset_sample::tar_extension;
@@ -120,11 +120,11 @@ struct part_keeping_holder : bytes_holder {
   }
   void decode_record(std::string_view bytes, const std::string& name) {
     bytes_holder::decode_record(bytes, name);
-    seen().push_back({{}, nullptr, value_});
+    seen().push_back({{}, {}, value_});
   }
   void take_record(std::string& record, const std::string& name) { decode_record(record, name); }
   template <class Parts>
-  void take_parts(const Parts& parts, std::shared_ptr<const void> keeper, const std::string&) {
+  void take_parts(const Parts& parts, tablio::keeper keeper, const std::string&) {
     sample s;
     for (const auto& p : parts) s.parts.emplace_back(std::string(p.name), p.bytes);
     s.keeper = std::move(keeper);

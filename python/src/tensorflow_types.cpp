@@ -759,7 +759,7 @@ class sample_record_holder : public tablio::bytes_holder {
 struct sample_read {
   std::string record;
   std::vector<std::pair<std::string, std::string_view>> members;  // extension, data
-  std::shared_ptr<const void> keeper;
+  tablio::keeper keeper;
 
   void let_go() {  // of the windows: the views go with them
     members.clear();
@@ -789,7 +789,7 @@ class sample_parts_holder : public tablio::holder_storage<sample_read> {
     value_.record.swap(record);
   }
   template <class Parts>
-  void take_parts(const Parts& parts, std::shared_ptr<const void> keeper, const std::string& name) {
+  void take_parts(const Parts& parts, tablio::keeper keeper, const std::string& name) {
     value_.record.clear();
     value_.members.resize(parts.size());
     for (std::size_t i = 0; i < parts.size(); ++i) {

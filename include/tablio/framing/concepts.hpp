@@ -38,6 +38,7 @@
 #pragma once
 
 #include <tablio/core/endian.hpp>
+#include <tablio/core/keeper.hpp>
 #include <tablio/stream/file.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/reader.hpp>
@@ -47,7 +48,6 @@
 #include <concepts>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -242,23 +242,23 @@ struct entry_part {
 struct entry {
   std::string key;
   entry_form form = entry_form::record;
-  reader* object = nullptr;            // object: the stream, at the object
-  std::string_view bytes;              // record: the bytes
-  std::string* lent = nullptr;         // record: a string of the framing's that holds exactly `bytes`,
-                                       // which a holder may take (it leaves its own for reuse)
-  std::span<const entry_part> parts;   // record: its parts in place of `bytes`, where the table
-                                       // asked for them (give_parts()) for a holder that takes them
-  std::shared_ptr<const void> keeper;  // parts: keeps their bytes valid past the next entry
-  array_view array;                    // array
-  std::string_view range;              // a part of the value to keep (a script's "[0:9]"); empty: all
-  std::string_view origin;             // scripts: where the value comes from; consecutive entries of
-                                       // one origin hold the same object (ranges of it)
-  std::string_view key_name;           // record: the record keeps its key in this bytes feature...
-  bool provisional_key = false;        // ...and `key` (an ordinal) stands in for it until taken out
-  bool pending = false;                // the value is still to be loaded (framings with load())
-  location where;                      // for read_at() and for scripts
-  std::string_view source;             // record, array: what errors name (the file)
-  std::uint64_t data_offset = 0;       // record, array: offset of the bytes in source
+  reader* object = nullptr;           // object: the stream, at the object
+  std::string_view bytes;             // record: the bytes
+  std::string* lent = nullptr;        // record: a string of the framing's that holds exactly `bytes`,
+                                      // which a holder may take (it leaves its own for reuse)
+  std::span<const entry_part> parts;  // record: its parts in place of `bytes`, where the table
+                                      // asked for them (give_parts()) for a holder that takes them
+  tablio::keeper keeper;              // parts: keeps their bytes valid past the next entry
+  array_view array;                   // array
+  std::string_view range;             // a part of the value to keep (a script's "[0:9]"); empty: all
+  std::string_view origin;            // scripts: where the value comes from; consecutive entries of
+                                      // one origin hold the same object (ranges of it)
+  std::string_view key_name;          // record: the record keeps its key in this bytes feature...
+  bool provisional_key = false;       // ...and `key` (an ordinal) stands in for it until taken out
+  bool pending = false;               // the value is still to be loaded (framings with load())
+  location where;                     // for read_at() and for scripts
+  std::string_view source;            // record, array: what errors name (the file)
+  std::uint64_t data_offset = 0;      // record, array: offset of the bytes in source
 };
 
 // How a table reads: Kaldi's rspecifier options.

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <tablio/codec/kaldi_token.hpp>
+#include <tablio/core/keeper.hpp>
 #include <tablio/framing/concepts.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/shard_index.hpp>
@@ -36,7 +37,6 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -608,7 +608,7 @@ class tar_input {
     std::uint64_t header = m.header_offset, data_offset = m.data_offset;
     // As parts while every member's data is in a window the reader keeps, one window for all.
     bool as_parts = e && sequential && parts_wanted_;
-    std::shared_ptr<const void> keeper;
+    tablio::keeper keeper;
     std::uint64_t keeper_window = 0;  // the reader's window_number() for keeper's window
     if (e) {
       check_key(in, m, key);

@@ -3,10 +3,10 @@
 // framing the record is the sample's record, and an archive stores it as bytes_holder does.
 #pragma once
 
+#include <tablio/core/keeper.hpp>
 #include <tablio/holder/bytes.hpp>
 #include <tablio/types/sample.hpp>
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,8 +29,7 @@ class webdataset_sample_holder : public encoded_holder<webdataset_sample, detail
   // A sample a tar table gives as its members' views (part_taking_holder): copied once, into
   // the members, rather than through a record.
   template <class Parts>
-  void take_parts(const Parts& parts, const std::shared_ptr<const void>& /*keeper*/,
-                  const std::string& name) {
+  void take_parts(const Parts& parts, const keeper& /*copied from*/, const std::string& name) {
     std::vector<webdataset_sample::member>& members = value_.members;
     members.resize(parts.size());
     for (std::size_t i = 0; i < parts.size(); ++i) {

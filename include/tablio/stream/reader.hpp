@@ -9,6 +9,7 @@
 
 #include <tablio/core/config.hpp>
 #include <tablio/core/error.hpp>
+#include <tablio/core/keeper.hpp>
 #include <tablio/core/limits.hpp>
 #include <tablio/core/minmax.hpp>
 #include <tablio/core/owned.hpp>
@@ -16,7 +17,6 @@
 
 #include <concepts>
 #include <cstring>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -51,7 +51,7 @@ class source_base {
   // Shares the storage of the window next_window() gave last, so that views into it stay valid
   // after later refills (which then fill other storage); null where a window cannot outlive
   // the source (memory and maps are the source's own).
-  virtual std::shared_ptr<const void> keep_window() { return nullptr; }
+  virtual keeper keep_window() { return {}; }
 };
 
 namespace detail {
@@ -67,7 +67,7 @@ template <source S>
 class source_adapter final : public source_base {
  public:
   explicit source_adapter(S s, std::size_t buffer_size) : s_(std::move(s)), refill_(buffer_size) {
-    if constexpr (!contiguous_source<S>) buffer_ = std::make_shared<buffer>(buffer_size);
+    if constexpr (!contiguous_source<S>) buffer_ = keeper::adopt(new buffer(buffer_size));
   }
   std::span<const char> next_window() override {
     if constexpr (contiguous_source<S>) {
@@ -76,10 +76,11 @@ class source_adapter final : public source_base {
       std::span<const char> all = s_.contiguous();
       return all.subspan(detail::min_of<std::size_t>(start_, all.size()));
     } else {
-      if (buffer_.use_count() > 1) leave_kept_buffer();
-      std::size_t n = s_.read_some(buffer_->data(), refill_);
-      refill_ = detail::min_of(2 * refill_, buffer_->size());
-      return {buffer_->data(), n};
+      if (!buffer_.alone()) leave_kept_buffer();
+      std::vector<char>& bytes = buffer::of(buffer_);
+      std::size_t n = s_.read_some(bytes.data(), refill_);
+      refill_ = detail::min_of(2 * refill_, bytes.size());
+      return {bytes.data(), n};
     }
   }
   std::size_t read_direct(char* dst, std::size_t n) override {
@@ -107,7 +108,7 @@ class source_adapter final : public source_base {
       return true;
     } else if constexpr (seekable<S>) {
       s_.seek(offset);
-      refill_ = detail::min_of(refill_after_seek, buffer_->size());
+      refill_ = detail::min_of(refill_after_seek, buffer::of(buffer_).size());
       return true;
     } else {
       return false;
@@ -125,32 +126,36 @@ class source_adapter final : public source_base {
   void prefetch(std::span<const byte_range> ranges) override {
     if constexpr (requires { s_.prefetch(ranges); }) s_.prefetch(ranges);
   }
-  std::shared_ptr<const void> keep_window() override {
+  keeper keep_window() override {
     if constexpr (contiguous_source<S>)
-      return nullptr;
+      return {};
     else
       return buffer_;
   }
 
  private:
-  using buffer = std::vector<char>;
+  struct buffer final : kept_storage {
+    explicit buffer(std::size_t size) : bytes(size) {}
+    static std::vector<char>& of(const keeper& k) { return static_cast<buffer*>(k.get())->bytes; }
+    std::vector<char> bytes;
+  };
   // The window's storage is kept by someone: the next refill goes to storage no one keeps (one
   // let go of since, or a new one), and this one is reused once it is let go of in turn.
   void leave_kept_buffer() {
-    for (std::shared_ptr<buffer>& spare : kept_)
-      if (spare.use_count() == 1) {
-        spare.swap(buffer_);
+    for (keeper& spare : kept_)
+      if (spare.alone()) {
+        std::swap(spare, buffer_);
         return;
       }
     if (kept_.size() < max_kept_buffers) kept_.push_back(buffer_);
-    buffer_ = std::make_shared<buffer>(buffer_->size());
+    buffer_ = keeper::adopt(new buffer(buffer::of(buffer_).size()));
   }
   static constexpr std::size_t max_kept_buffers = 64;
 
   S s_;
-  std::shared_ptr<buffer> buffer_;
-  std::vector<std::shared_ptr<buffer>> kept_;  // storage kept by others when it was left
-  std::size_t refill_;                         // bytes the next refill asks for
+  keeper buffer_;             // a buffer (not for contiguous sources)
+  std::vector<keeper> kept_;  // buffers kept by others when they were left
+  std::size_t refill_;        // bytes the next refill asks for
   std::uint64_t start_ = 0;
   bool delivered_ = false;
 };
@@ -389,9 +394,7 @@ class reader {
   // Shares the storage of the current window, so that views into it (read_view()'s, when not
   // in its scratch) stay valid after the reader moves on; null when it cannot be kept (memory
   // and maps, bytes stitched across refills).
-  std::shared_ptr<const void> keep_window() const {
-    return window_is_source_ && source_ ? source_->keep_window() : nullptr;
-  }
+  keeper keep_window() const { return window_is_source_ && source_ ? source_->keep_window() : keeper(); }
   // Changes whenever the window does: views taken while it is the same lie in one window, which
   // one keep_window() keeps for them all.
   std::uint64_t window_number() const noexcept { return windows_; }

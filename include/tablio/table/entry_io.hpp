@@ -5,12 +5,12 @@
 #pragma once
 
 #include <tablio/codec/kaldi_token.hpp>
+#include <tablio/core/keeper.hpp>
 #include <tablio/framing/concepts.hpp>
 #include <tablio/holder/concepts.hpp>
 #include <tablio/holder/record.hpp>
 #include <tablio/table/array_entry.hpp>
 
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -19,14 +19,12 @@
 TABLIO_BEGIN_NAMESPACE
 
 // A holder that takes a record as its parts (entry::parts: a tar sample's members), views
-// that stay valid while `keeper` is held, where the framing gives them so; it copies no bytes.
-//   void take_parts(std::span<const entry_part> parts, std::shared_ptr<const void> keeper,
-//                   const std::string& name);
+// that stay valid while `k` is held, where the framing gives them so; it copies no bytes.
+//   void take_parts(std::span<const entry_part> parts, keeper k, const std::string& name);
 template <class H>
 concept part_taking_holder = record_holder<H> &&
-    requires(H& h, std::span<const entry_part> parts, std::shared_ptr<const void> keeper,
-             const std::string& name) {
-  h.take_parts(parts, std::move(keeper), name);
+    requires(H& h, std::span<const entry_part> parts, keeper k, const std::string& name) {
+  h.take_parts(parts, std::move(k), name);
 };
 
 namespace detail {
