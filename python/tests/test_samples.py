@@ -146,6 +146,27 @@ def test_bad_samples_are_errors_naming_file_offset_and_key(tmp_path):
         tablio.open(f"tar,ext=cls:{tmp_path}/text.tar", type="bytes", decode=True)
 
 
+def test_a_sample_cut_short_is_an_error_naming_its_key_never_a_sample_without_the_member(tmp_path):
+    samples = [(f"{i:06d}", {"cls": b"%d" % i, "jpg": bytes([i]) * 5000}) for i in range(3)]
+    write_like_webdataset(tmp_path / "whole.tar", samples)
+    data = (tmp_path / "whole.tar").read_bytes()
+    with tarfile.open(tmp_path / "whole.tar") as tar:
+        jpg = tar.getmember("000002.jpg")  # after 000002.cls: the cut leaves that sample short
+    (tmp_path / "cut.tar").write_bytes(data[:jpg.offset_data + 1000])
+    got = []
+    with pytest.raises(tablio.FormatError, match="the archive is truncated") as e:
+        for key, sample in tablio.open(f"tar:{tmp_path}/cut.tar", type="sample"):
+            got.append((key, sorted(sample)))
+    assert got == [("000000", ["cls", "jpg"]), ("000001", ["cls", "jpg"])]
+    assert (e.value.path, e.value.offset, e.value.key) == (f"{tmp_path}/cut.tar", jpg.offset, "000002")
+    # Cut inside 000002.jpg's pax header, which names no key yet: 000002 may lack a member.
+    (tmp_path / "cut.tar").write_bytes(data[:jpg.offset + 512 + 10])
+    got = []
+    with pytest.raises(tablio.FormatError, match="of a tar extended header .*the archive is truncated") as e:
+        got.extend(key for key, _ in tablio.open(f"tar:{tmp_path}/cut.tar", type="sample"))
+    assert got == ["000000", "000001"] and e.value.offset == jpg.offset
+
+
 def test_extensions_not_utf8_read_as_keys_do(tmp_path):
     with tarfile.open(tmp_path / "x.tar", "w", format=tarfile.GNU_FORMAT, encoding="utf-8",
                       errors="surrogateescape") as tar:

@@ -175,6 +175,26 @@ inline bool apply_pax(const reader& in, std::uint64_t at, std::string_view recor
   return sized;
 }
 
+// The key and the extension of a member name: its last path component splits at its first '.'.
+inline std::pair<std::string_view, std::string_view> tar_key_and_extension(std::string_view name) {
+  std::size_t slash = name.rfind('/');
+  std::size_t dot = name.find('.', slash == std::string_view::npos ? 0 : slash + 1);
+  if (dot == std::string_view::npos) return {name, {}};
+  return {name.substr(0, dot), name.substr(dot + 1)};
+}
+
+// Data of `size` bytes (a member's, or an extended header's) and its padding must fit in
+// what remains of a file of known size: else the archive is truncated, which is said at the
+// header, naming the member's key when it has one, before anything is read or allocated.
+inline void check_tar_data_fits(const reader& in, std::uint64_t header, std::uint64_t size,
+                                std::string_view what, std::string_view key) {
+  if (auto left = in.remaining(); left && (size > *left || tar_padding(size) > *left - size))
+    throw_format_error(in.name(), header, key,
+                       {decimal(size + tar_padding(size)), " bytes of ", what, " (", decimal(size),
+                        ") and its padding to a whole block"},
+                       {"only ", decimal(*left), " bytes left (the archive is truncated)"});
+}
+
 // Reads the next member's headers, leaving `in` at its data; false at the end of the archive
 // (a zero block, or the end of input on a block boundary).
 inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
@@ -209,6 +229,7 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
     in.advance(tar_block);
     if (type == 'x' || type == 'X' || type == 'g' || type == 'L' || type == 'K') {
       // Metadata for the next member: read whole (bounded by what remains), then skip its padding.
+      check_tar_data_fits(in, at, *size, "a tar extended header", {});
       std::string_view data =
           in.read_view(static_cast<std::size_t>(*size), scratch, "bytes of a tar extended header");
       tar_member extended;
@@ -227,11 +248,7 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
     m.name = long_name ? *long_name : name;
     m.size = pax_size ? *pax_size : *size;
     m.data_offset = in.tell();
-    if (auto left = in.remaining(); left && (m.size > *left || tar_padding(m.size) > *left - m.size))
-      bad_tar(in, at,
-              {decimal(m.size + tar_padding(m.size)), " bytes of member data (", decimal(m.size),
-               ") and its padding to a whole block"},
-              {"only ", decimal(*left), " bytes left (the archive is truncated)"});
+    check_tar_data_fits(in, m.header_offset, m.size, "member data", tar_key_and_extension(m.name).first);
     return true;
   }
 }
@@ -267,14 +284,6 @@ inline bool tar_key_stays_inside(std::string_view key) {
   bool parent = key == ".." || key.starts_with("../") || key.ends_with("/..") ||
                 key.find("/../") != std::string_view::npos;
   return !key.empty() && key.front() != '/' && !parent;
-}
-
-// The key and the extension of a member name: its last path component splits at its first '.'.
-inline std::pair<std::string_view, std::string_view> tar_key_and_extension(std::string_view name) {
-  std::size_t slash = name.rfind('/');
-  std::size_t dot = name.find('.', slash == std::string_view::npos ? 0 : slash + 1);
-  if (dot == std::string_view::npos) return {name, {}};
-  return {name.substr(0, dot), name.substr(dot + 1)};
 }
 
 // Writes a numeric header field: octal digits and a NUL, or base-256 when they do not fit.
@@ -586,13 +595,16 @@ class tar_input {
     }
   }
 
-  // next_entry_member after a sample's member. Reading sequentially, bad headers after a whole
-  // sample are the next call's error: the sample is delivered first (and kept under 'p').
-  bool next_member_of_samples(reader& in, detail::tar_member& m, bool sequential, bool delivering) {
+  // next_entry_member after a member of the sample of `key`. Reading sequentially, the error of
+  // a member of another key is the next call's: the sample, whole, is delivered first (and kept
+  // under 'p'). A header too bad to tell whose it is may have been the sample's: the sample is
+  // not delivered, rather than delivered short of a member.
+  bool next_member_of_samples(reader& in, detail::tar_member& m, bool sequential, bool delivering,
+                              std::string_view key) {
     try {
       return next_entry_member(in, m, sequential);
-    } catch (const format_error&) {
-      if (!sequential || !delivering) throw;
+    } catch (const format_error& error) {
+      if (!sequential || !delivering || error.key().empty() || error.key() == key) throw;
       deferred_ = std::current_exception();
       return false;
     }
@@ -646,7 +658,7 @@ class tar_input {
       } else {
         in.skip(m.size + detail::tar_padding(m.size));
       }
-      if (!next_member_of_samples(in, m, sequential, e != nullptr)) {
+      if (!next_member_of_samples(in, m, sequential, e != nullptr, key)) {
         if (sequential) ended_ = true;
         break;
       }
