@@ -42,7 +42,8 @@ def _batches(self, n):
     except TypeError:
         count = 0
     if isinstance(n, bool) or count < 1:
-        raise ValueError(f"batches(n): n is a number of entries, 1 or more, not {n!r}")
+        raise UsageError(f"batches(n): n is a number of entries, 1 or more, not {n!r}")
+    count = min(count, _sys.maxsize)  # more than any table holds: all of it
 
     def batches():
         while True:

@@ -94,10 +94,13 @@ def test_a_batch_size_below_one_is_an_error_at_the_call(tmp_path):
         w["a"] = 1
     with tablio.open(f"ark:{tmp_path}/a.ark", type="int32") as table:
         for n in (0, -1, 2.0, True, "3"):
-            with pytest.raises(ValueError, match="batches\\(n\\): n is a number of entries, 1 or more"):
+            with pytest.raises(tablio.UsageError, match="batches\\(n\\): n is a number of entries, 1 or more"):
                 table.batches(n)
         [(keys, values)] = list(table.batches(np.int64(5)))  # numpy's integers are numbers too
     assert keys == ["a"] and list(values) == [1]
+    with tablio.open(f"ark:{tmp_path}/a.ark", type="int32") as table:
+        [(keys, values)] = list(table.batches(2**64))  # more than any table: all of it
+    assert keys == ["a"]
 
 
 def test_a_full_disk_raises_at_close():
