@@ -236,7 +236,8 @@ class random_access_table_reader {
     if (options_.sorted && !last_scanned_.empty() && key <= last_scanned_) return false;
     while (scan_next(key)) {
       if (entry_.key == key) return true;
-      if (options_.sorted && entry_.key > key) return false;
+      if (options_.sorted && key < entry_.key)
+        return false;  // (not entry_.key > key: Clang 14 fails on that)
     }
     return false;
   }
