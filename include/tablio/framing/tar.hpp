@@ -660,6 +660,12 @@ class tar_input {
       }
       if (!next_member_of_samples(in, m, sequential, e != nullptr, key)) {
         if (sequential) ended_ = true;
+        // The file ended on a block boundary with no end blocks, which every writer puts: a
+        // cut there could have taken the sample's last members with it.
+        if (e && !deferred_ && in.window().empty())
+          throw_format_error(
+              in.name(), in.tell(), key, {"the archive's end blocks after its last sample"},
+              {"the end of the file: the archive is truncated, and the sample may lack members"});
         break;
       }
       auto [next_key, next_extension] = detail::tar_key_and_extension(m.name);
