@@ -220,14 +220,18 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
         bad_tar_start(in, {"a tar header whose checksum matches"}, {"a block that is no tar header"});
       bad_tar(in, at, {"a tar header whose checksum matches"}, {"a block that is no tar header"});
     }
-    auto size = parse_tar_number(h + 124, 12);
-    if (!size) bad_tar(in, at + 124, {"a tar size field"}, {"'", tar_field_text(h + 124, 12), "'"});
     char type = h[156];
     std::string name(tar_field_text(h, 100));
     if (std::memcmp(h + 257, "ustar", 5) == 0 && h[345] != '\0')
       name = detail::join({tar_field_text(h + 345, 155), "/", name});
+    bool extended = type == 'x' || type == 'X' || type == 'g' || type == 'L' || type == 'K';
+    auto size = parse_tar_number(h + 124, 12);
+    if (!size)  // named by the member's key; an extended header's own name is none
+      throw_format_error(in.name(), at + 124,
+                         extended ? "" : tar_key_and_extension(long_name.value_or(name)).first,
+                         {"a tar size field"}, {"'", tar_field_text(h + 124, 12), "'"});
     in.advance(tar_block);
-    if (type == 'x' || type == 'X' || type == 'g' || type == 'L' || type == 'K') {
+    if (extended) {
       // Metadata for the next member: read whole (bounded by what remains), then skip its padding.
       check_tar_data_fits(in, at, *size, "a tar extended header", {});
       std::string_view data =
