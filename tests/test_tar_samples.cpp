@@ -193,6 +193,30 @@ TEST_CASE("archives GNU tar made of WebDataset's files read as samples", "[tar][
   CHECK(samples[1] == std::pair<std::string, webdataset_sample>("d.v1/k2", make_sample({{"jpg", "J2"}})));
 }
 
+TEST_CASE("extensions read lowercased and metadata folders skipped, as WebDataset groups them",
+          "[tar][sample][peer]") {
+  test::temp_dir dir;
+  test::in_folder here(dir.path);
+  REQUIRE(std::system(
+              "mkdir -p __meta__ x && printf J > x/k1.JPG && printf 1 > x/k1.Cls && "
+              "printf m > __meta__/k1.json && printf n > x/__k2__.txt && printf t > x/k2.TxT && "
+              "printf d > x/k3.jpg && printf D > x/k3.JPG && "
+              "tar --format=gnu -cf mixed.tar x/k1.JPG x/k1.Cls __meta__/k1.json x/__k2__.txt x/k2.TxT && "
+              "tar --format=gnu -cf twice.tar x/k3.jpg x/k3.JPG") == 0);
+  auto samples = read_all("tar:mixed.tar");
+  REQUIRE(samples.size() == 3);
+  CHECK(samples[0] ==
+        std::pair<std::string, webdataset_sample>("x/k1", make_sample({{"jpg", "J"}, {"cls", "1"}})));
+  CHECK(samples[1].first == "x/__k2__");  // only a first folder "__NAME__" is metadata
+  CHECK(samples[2] == std::pair<std::string, webdataset_sample>("x/k2", make_sample({{"txt", "t"}})));
+  // Lowercased by random access too.
+  random_access_table_reader<webdataset_sample_holder> by_key("tar:mixed.tar");
+  CHECK(by_key.value("x/k1") == samples[0].second);
+  CHECK_FALSE(by_key.contains("__meta__/k1"));
+  // k3.jpg and k3.JPG are one extension twice, as WebDataset finds them.
+  CHECK_THROWS_WITH(read_all("tar:twice.tar"), Catch::Contains("'x/k3.JPG' after another member x/k3.jpg"));
+}
+
 TEST_CASE("malformed samples are errors naming file, offset and member", "[tar][sample][bad]") {
   test::temp_dir dir;
   test::in_folder here(dir.path);
@@ -301,11 +325,19 @@ TEST_CASE("what would read back as other samples than were written is refused", 
   out.write("k2", make_sample({{"jpg", "2"}}));
   out.write("k2", make_sample({{"cls", "2"}}));  // another shard: read back apart
   out.write("k1", make_sample({{"cls", "3"}}));  // not in a row
+  // Members that would read back as another extension, or be skipped as metadata.
+  CHECK_THROWS_WITH(out.write("k3", make_sample({{"jpg", "1"}, {"Cls", "1"}})),
+                    Catch::Contains("the member 'k3.Cls' would read back as extension 'cls'"));
+  CHECK_THROWS_WITH(out.write("__m__/k3", make_sample({{"jpg", "1"}})),
+                    Catch::Contains("the member '__m__/k3.jpg' would be skipped as WebDataset's metadata"));
+  CHECK_THROWS_WITH(out.write("__k3", make_sample({{"x__", "1"}})), Catch::Contains("metadata"));
+  out.write("__k3__", make_sample({{"jpg", "1"}}));  // its member __k3__.jpg is no metadata
   out.close();
   auto samples = read_all("tar:s-%04d.tar");
-  REQUIRE(samples.size() == 4);
+  REQUIRE(samples.size() == 5);  // nothing of a refused sample
   CHECK(samples[2].first == "k2");
   CHECK(samples[3] == std::pair<std::string, webdataset_sample>("k1", make_sample({{"cls", "3"}})));
+  CHECK(samples[4].first == "__k3__");
   // A script line points at one member: samples have none to point at.
   CHECK_THROWS_WITH(
       [] {

@@ -15,21 +15,24 @@ import pytest
 
 import tablio
 
-# WebDataset's rule: a member's key is its path up to the first '.' of its last component.
+# WebDataset's rule: a member's key is its path up to the first '.' of its last component;
+# metadata ("__NAME__" as the first folder, or the whole name) is skipped.
 _KEY = re.compile(r"^((?:.*/|)[^.]+)[.]([^/]*)$")
+_META = re.compile(r"__[^/]*__($|/)")
 
 
 def group_as_webdataset(path):
-    """[(key, {ext: bytes})] as WebDataset's tar expander and group_by_keys group a shard."""
+    """[(key, {ext: bytes})] as WebDataset's tar expander and group_by_keys group a shard
+    (with its default lcase=True: extensions lowercased)."""
     samples = []
     with tarfile.open(path) as tar:
         for member in tar:
-            if not member.isreg():
+            if not member.isreg() or _META.match(member.name):
                 continue
             found = _KEY.match(member.name)
             if not found:
                 continue
-            key, ext = found.groups()
+            key, ext = found.group(1), found.group(2).lower()
             if not samples or samples[-1][0] != key:
                 samples.append((key, {}))
             assert ext not in samples[-1][1]
@@ -85,6 +88,26 @@ def test_shards_gnu_tar_writes_read_as_the_same_samples(tmp_path):
         read = list(tablio.open(f"tar:{tmp_path}/{fmt}.tar", type="sample"))
         assert read == group_as_webdataset(tmp_path / f"{fmt}.tar")
         assert [k for k, _ in read] == [k for k, _ in SAMPLES[:3]]
+
+
+def test_extensions_read_lowercased_and_metadata_skipped_as_webdataset_groups(tmp_path):
+    with tarfile.open(tmp_path / "mixed.tar", "w") as tar:
+        for name, data in [("__meta__/info.json", b"{}"), ("a/k1.JPG", b"J"), ("a/k1.Cls", b"1"),
+                           ("__k2__.Txt", b"t"), ("a/k3.Seg.PNG", b"P"), ("__end__", b"")]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    read = list(tablio.open(f"tar:{tmp_path}/mixed.tar", type="sample"))
+    assert read == group_as_webdataset(tmp_path / "mixed.tar") == [
+        ("a/k1", {"jpg": b"J", "cls": b"1"}), ("__k2__", {"txt": b"t"}), ("a/k3", {"seg.png": b"P"})]
+    # What would read back otherwise is refused, and nothing of it is written.
+    with tablio.writer(f"tar:{tmp_path}/w.tar", type="sample") as w:
+        with pytest.raises(tablio.UsageError, match="'k.JPG' would read back as extension 'jpg'"):
+            w["k"] = {"cls": 1, "JPG": b"J"}
+        with pytest.raises(tablio.UsageError, match="skipped as WebDataset's metadata"):
+            w["__meta__/k"] = {"jpg": b"J"}
+        w["k"] = {"jpg": b"J"}
+    assert group_as_webdataset(tmp_path / "w.tar") == [("k", {"jpg": b"J"})]
 
 
 def test_pax_headers_are_read_record_by_record(tmp_path):

@@ -21,9 +21,10 @@
 //
 // The extension "*" reads and writes WebDataset samples (types/sample.hpp): consecutive
 // members with one key are one entry, whose record is the sample record of their extensions
-// and data, in member order; members with no extension are skipped, as WebDataset skips them,
+// and data, in member order. As WebDataset's grouping does, extensions read lowercased
+// ("JPG" as "jpg"), members with no extension or in metadata ("__meta__/...") are skipped,
 // and an extension twice among a key's members is a format_error. Writing such a record puts
-// one member KEY.EXT per extension.
+// one member KEY.EXT per extension, and refuses one that would not read back as written.
 #pragma once
 
 #include <tablio/codec/kaldi_token.hpp>
@@ -181,6 +182,13 @@ inline std::pair<std::string_view, std::string_view> tar_key_and_extension(std::
   std::size_t dot = name.find('.', slash == std::string_view::npos ? 0 : slash + 1);
   if (dot == std::string_view::npos) return {name, {}};
   return {name.substr(0, dot), name.substr(dot + 1)};
+}
+
+// Whether a member is in WebDataset's metadata, which its grouping skips: a name whose first
+// path component (or the whole name) begins and ends with "__", such as "__meta__/info.json".
+inline bool is_webdataset_meta(std::string_view name) noexcept {
+  std::string_view first = name.substr(0, name.find('/'));
+  return first.size() >= 4 && first.starts_with("__") && first.ends_with("__");
 }
 
 // Data of `size` bytes (a member's, or an extended header's) and its padding must fit in
@@ -385,17 +393,15 @@ class tar_output {
   void put(std::string_view key, std::string_view bytes) {
     if (!out_) throw_usage_error({"tar_output::put after close"});
     check_key(key);
+    bool sample = extension() == webdataset_sample::tar_extension;
+    if (sample) check_sample(key, bytes);  // before a new file is begun for it
     if (numbered_ && shard_.samples != 0 &&
         (shard_.samples >= options_.max_count || out_->tell() >= options_.max_size)) {
       end_file();
       open_file((*numbered_)(names_.size()));
     }
     at_ = {static_cast<std::uint32_t>(names_.size() - 1), out_->tell()};
-    if (extension() == webdataset_sample::tar_extension) {
-      // What reads back as another sample than was written is refused: no member, or the key
-      // of the sample just before (their members would read back as one sample).
-      if (bytes.empty())
-        throw_usage_error({"the sample of key '", key, "' has no member: a sample needs one"});
+    if (sample) {
       if (shard_.samples != 0 && shard_.last_key == key)
         throw_usage_error({"two samples in a row of key '", key,
                            "': they would read back as one (write a sample's members in one entry)"});
@@ -439,6 +445,23 @@ class tar_output {
     detail::put_tar_header(*out_, name, bytes.size(), '0');
     out_->write(bytes);
     detail::put_tar_padding(*out_, bytes.size());
+  }
+  // What reads back as another sample than was written is refused: no member, a member that
+  // WebDataset's grouping skips as metadata, or an extension that reads back lowercased. (So
+  // is the key of the sample just before, whose members would read back as one sample.)
+  void check_sample(std::string_view key, std::string_view record) const {
+    if (record.empty())
+      throw_usage_error({"the sample of key '", key, "' has no member: a sample needs one"});
+    for_each_sample_member(record, out_->name(), out_->tell(), [&](std::string_view ext, std::string_view) {
+      std::string name(key), lowered;
+      name += '.';
+      name += ext;
+      if (detail::is_webdataset_meta(name))
+        throw_usage_error({"the member '", name, "' would be skipped as WebDataset's metadata ('__NAME__')"});
+      if (webdataset_extension(ext, lowered) != ext)
+        throw_usage_error({"the member '", name, "' would read back as extension '", lowered,
+                           "' (samples' extensions are read lowercased, as WebDataset groups them)"});
+    });
   }
   // Keys become member names that read back as the same key: no '.' in the last path
   // component, and no absolute or parent paths, which extracting (and reading) would refuse.
@@ -582,8 +605,8 @@ class tar_input {
   bool is_entry(const detail::tar_member& m) const {
     if (m.type != '0' && m.type != '7') return false;  // regular and contiguous files only
     auto [key, extension] = detail::tar_key_and_extension(m.name);
-    if (grouping())  // any member KEY.EXT, as WebDataset groups them (no hidden ".name")
-      return !extension.empty() && !key.empty() && key.back() != '/';
+    if (grouping())  // any member KEY.EXT, as WebDataset groups them (no hidden ".name", no metadata)
+      return !extension.empty() && !key.empty() && key.back() != '/' && !detail::is_webdataset_meta(m.name);
     std::string_view wanted = options_.extension.empty() ? std::string_view("bin") : options_.extension;
     return extension == wanted;
   }
@@ -618,9 +641,10 @@ class tar_input {
   // with its key, into e's record (or past them, for no e). Reading sequentially, the headers of
   // the member after the sample stay read in m, for next(); at the end, ended_ is set.
   void read_sample(reader& in, detail::tar_member& m, std::uint32_t file, entry* e, bool sequential) {
-    auto [first_key, extension] = detail::tar_key_and_extension(m.name);
+    auto [first_key, first_extension] = detail::tar_key_and_extension(m.name);
     std::string& key = e ? e->key : skipped_key_;  // m.name changes as members are read
     key = first_key;
+    std::string_view extension = webdataset_extension(first_extension, extension_);
     std::uint64_t header = m.header_offset, data_offset = m.data_offset;
     // As parts while every member's data is in a window the reader keeps, one window for all.
     bool as_parts = e && sequential && parts_wanted_;
@@ -677,7 +701,7 @@ class tar_input {
         if (sequential) pending_ = true;
         break;
       }
-      extension = next_extension;
+      extension = webdataset_extension(next_extension, extension_);
     }
     if (!e) return;
     e->form = entry_form::record;
@@ -757,6 +781,7 @@ class tar_input {
   detail::tar_member member_;               // the member next() reads
   bool pending_ = false, ended_ = false;    // samples: member_ is the next sample's first; the file ended
   std::string skipped_key_;                 // of a sample read past
+  std::string extension_;                   // a member's extension lowercased
   detail::repeated_extensions extensions_;  // of the sample being read
   bool parts_wanted_ = false;
   std::vector<entry_part> parts_;  // the sample's members, when given as parts

@@ -57,6 +57,19 @@ inline bool is_sample_extension(std::string_view extension) noexcept {
   return !extension.empty();
 }
 
+// An extension as WebDataset's grouping gives it: ASCII capitals lowercased ("JPG" reads as
+// "jpg"), into `scratch` when it has any, else the extension itself.
+inline std::string_view webdataset_extension(std::string_view extension, std::string& scratch) {
+  auto capital = [](char c) { return c >= 'A' && c <= 'Z'; };
+  std::size_t i = 0;
+  while (i < extension.size() && !capital(extension[i])) ++i;
+  if (i == extension.size()) return extension;
+  scratch.assign(extension);
+  for (; i < scratch.size(); ++i)
+    if (capital(scratch[i])) scratch[i] = static_cast<char>(scratch[i] - 'A' + 'a');
+  return scratch;
+}
+
 // Appends one member to a sample record.
 // The lengths and extension of a member of `size` bytes, whose data is to follow.
 inline void append_sample_member_header(std::string& record, std::string_view extension, std::uint64_t size) {
