@@ -221,6 +221,12 @@ TEST_CASE("shards are indexed beside them once all are complete, as wids reads a
   CHECK(index.find("\"first_key\": \"k3\", \"last_key\": \"k4\"") != std::string::npos);
   shard_table<bytes_holder>("tar:train-%06d.tar", "tfrecord:out/t.tfrecord", 2);
   CHECK(test::read_file("out/t.shardindex.json").find("\"format\": \"tfrecord\"") != std::string::npos);
+  // A name numbered already is refused before anything is read or written.
+  CHECK_THROWS_WITH(shard_table<bytes_holder>("tar:train-%06d.tar", "tar:out/n-%06d.tar", 3),
+                    Catch::Contains("'out/n-%06d.tar' is a numbered name") &&
+                        Catch::Contains("train.tar: train-00000-of-00003.tar"));
+  for (const auto& file : std::filesystem::directory_iterator("out"))
+    CHECK_FALSE(file.path().filename().string().starts_with("n-"));
   try {
     table_writer<basic_holder<std::int32_t>> out("tar,maxcount=1:given-up-%03d.tar");
     out.write("a", 1);

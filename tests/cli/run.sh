@@ -174,6 +174,16 @@ expect 0 "$tablio" shard --by=bytes --type=matrix "ark:$kaldi/holders/float-matr
 cat shards/m.1.ark shards/m.2.ark | cmp -s - "$kaldi/holders/float-matrix.bin.ark" || fail "archive shards differ"
 (cd "$kaldi/scp" && "$tablio" shard scp:feats.scp "scp:$work/shards/feats.scp" 2 >/dev/null) || fail "scp shard"
 cat shards/feats.1.scp shards/feats.2.scp | cmp -s - "$kaldi/scp/feats.scp" || fail "script shards differ"
+# WebDataset samples (ext=*) reshard whole: each key's members stay together, in order.
+mkdir -p web && for k in 0000 0001 0002; do printf "J$k" >web/$k.jpg && printf "${k#000}" >web/$k.cls; done
+(cd web && tar --format=gnu -cf ../web.tar 0000.jpg 0000.cls 0001.jpg 0001.cls 0002.jpg 0002.cls) || fail "GNU tar"
+expect 0 "$tablio" shard 'tar,ext=*:web.tar' 'tar,ext=*:shards/web.tar' 2
+contains out.txt "shards/web-00001-of-00002.tar	1"
+(tar -tf shards/web-00000-of-00002.tar && tar -tf shards/web-00001-of-00002.tar) >listing.txt
+[ "$(tr '\n' ' ' <listing.txt)" = "0000.jpg 0000.cls 0001.jpg 0001.cls 0002.jpg 0002.cls " ] || fail "sample shards"
+expect 2 "$tablio" shard 'tar,ext=*:web.tar' 'tar,ext=*:shards/web-%06d.tar' 2
+contains err.txt "is a numbered name"
+[ ! -e shards/web-000000-00000-of-00002.tar ] || fail "a refused shard name wrote a shard"
 expect 2 "$tablio" shard --by=lines "tfrecord:$data/tfrecord/tfx/mnist.tfrecord" tfrecord:shards/x 2
 expect 2 "$tablio" shard "tfrecord:$data/tfrecord/tfx/mnist.tfrecord" tfrecord:shards/x 0
 for command in copy info cat index verify shard; do

@@ -112,6 +112,12 @@ inline std::string shard_wspecifier(std::string_view wspec, std::uint64_t i, std
         names.substr(at, comma == std::string_view::npos ? std::string_view::npos : comma - at);
     if (name.empty() || name.find('|') != std::string_view::npos || name == "-")
       throw_usage_error({"shards are files: '", wspec, "' names none"});
+    if (parse_numbered_name(name))
+      throw_usage_error({"'", name,
+                         "' is a numbered name: give one plain name, which each shard's number is added to (",
+                         kaldi ? "feats.ark: " + detail::kaldi_shard_name("feats.ark", 0)
+                               : "train.tar: " + detail::tensorflow_shard_name("train.tar", 0, n),
+                         ", ...)"});
     out += kaldi ? detail::kaldi_shard_name(name, i) : detail::tensorflow_shard_name(name, i, n);
     if (comma == std::string_view::npos) break;
     out += ',';
@@ -153,6 +159,7 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
   if (n == 0) throw_usage_error({"a table splits into one shard or more, not 0"});
   std::optional<rspecifier> in_spec = parse_rspecifier(rspec);
   if (!in_spec) throw_usage_error({"invalid rspecifier '", rspec, "'"});
+  shard_wspecifier(wspec, 0, n);  // a name it cannot number is refused before anything is read
   if (in_spec->kind == rspecifier_kind::script) {
     if (by != shard_balance::count)
       throw_usage_error({"a script is split by its lines (as split_scp.pl does), not by bytes"});
