@@ -384,6 +384,16 @@ TEST_CASE("truncated, misaligned and corrupt tar headers are errors naming file 
   expect_error(corrupt, 512, "checksum");
   // Data that ends before the size its header gives (1024 + 512 padded bytes of s1.bin).
   expect_error(good.substr(0, 1024 + 100), 512, "the archive is truncated");
+  // Through a pipe, whose size is not known ahead, found inside the data: said the same way.
+  try {
+    member_lines("tar:cat '" + (dir / "bad.tar") + "' |");
+    FAIL("no error");
+  } catch (const format_error& e) {
+    CHECK(e.offset() == 512);
+    CHECK(e.key() == "samples/s1");
+    CHECK_THAT(e.what(), Catch::Contains("512 bytes of member data (5)") &&
+                             Catch::Contains("the end of input inside them (the archive is truncated)"));
+  }
   // A size field that is no number.
   std::string bad_size = good;
   std::memcpy(&bad_size[512 + 124], "12x45678901", 11);

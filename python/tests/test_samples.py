@@ -182,6 +182,13 @@ def test_a_sample_cut_short_is_an_error_naming_its_key_never_a_sample_without_th
             got.append((key, sorted(sample)))
     assert got == [("000000", ["cls", "jpg"]), ("000001", ["cls", "jpg"])]
     assert (e.value.path, e.value.offset, e.value.key) == (f"{tmp_path}/cut.tar", jpg.offset, "000002")
+    # The same through a pipe, whose size is not known ahead: found inside the data, said alike.
+    got = []
+    with pytest.raises(tablio.FormatError, match="end of input inside them .the archive is truncated") as e:
+        for key, sample in tablio.open(f"tar:cat {tmp_path}/cut.tar |", type="sample"):
+            got.append((key, sorted(sample)))
+    assert got == [("000000", ["cls", "jpg"]), ("000001", ["cls", "jpg"])]
+    assert (e.value.offset, e.value.key) == (jpg.offset, "000002")
     # Cut inside 000002.jpg's pax header, which names no key yet: 000002 may lack a member.
     (tmp_path / "cut.tar").write_bytes(data[:jpg.offset + 512 + 10])
     got = []

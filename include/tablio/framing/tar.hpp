@@ -265,11 +265,33 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
   }
 }
 
+// Runs read(), which reads member m's data; its errors name the member's key. An input of
+// unknown size (a pipe) can end inside the data, where check_tar_data_fits could not tell
+// ahead: that is said as it says it.
+template <class Read>
+decltype(auto) reading_tar_data(reader& in, const tar_member& m, Read&& read) {
+  try {
+    return read();
+  } catch (const format_error& error) {
+    if (!error.key().empty()) throw;
+    std::string_view key = tar_key_and_extension(m.name).first;
+    if (in.size_known() || !in.at_end()) throw error.with_key(std::string(key));
+    throw_format_error(in.name(), m.header_offset, key,
+                       {decimal(m.size + tar_padding(m.size)), " bytes of member data (", decimal(m.size),
+                        ") and its padding to a whole block"},
+                       {"the end of input inside them (the archive is truncated)"});
+  }
+}
+
 // The member's data, which `in` is at (a view valid until `in` or `scratch` changes); its
 // padding is consumed too, in one step, since skipping it afterwards could refill the window.
 inline std::string_view read_tar_data(reader& in, const tar_member& m, std::string& scratch) {
   std::uint64_t padded = m.size + tar_padding(m.size);
-  return in.read_view(static_cast<std::size_t>(padded), scratch, "bytes of tar member data")
+  return reading_tar_data(in, m,
+                          [&] {
+                            return in.read_view(static_cast<std::size_t>(padded), scratch,
+                                                "bytes of tar member data");
+                          })
       .substr(0, m.size);
 }
 
@@ -282,11 +304,18 @@ inline void append_tar_data(reader& in, const tar_member& m, std::string& out) {
     in.advance(static_cast<std::size_t>(padded));
     return;
   }
-  in.check_available(m.size, 1, "bytes of tar member data");  // before allocating for it
-  std::size_t at = out.size();
-  out.resize(at + static_cast<std::size_t>(m.size));
-  in.read_exact(out.data() + at, static_cast<std::size_t>(m.size), "bytes of tar member data");
-  in.skip(tar_padding(m.size));
+  reading_tar_data(in, m, [&] {
+    in.check_available(m.size, 1, "bytes of tar member data");  // before allocating for it
+    std::size_t at = out.size();
+    out.resize(at + static_cast<std::size_t>(m.size));
+    in.read_exact(out.data() + at, static_cast<std::size_t>(m.size), "bytes of tar member data");
+    in.skip(tar_padding(m.size));
+  });
+}
+
+// Skips the member's data and its padding.
+inline void skip_tar_data(reader& in, const tar_member& m) {
+  reading_tar_data(in, m, [&] { in.skip(m.size + tar_padding(m.size)); });
 }
 
 // Whether a key, as a path, stays inside the folder an archive is extracted to: no leading
@@ -567,7 +596,7 @@ class tar_input {
         continue;
       }
       if (!wanted) {
-        in_->skip(m.size + detail::tar_padding(m.size));
+        detail::skip_tar_data(*in_, m);
         continue;
       }
       describe(*in_, m, files_.current(), e);
@@ -618,7 +647,7 @@ class tar_input {
       bool entry = is_entry(m);
       if (sequential) note_member(m, entry);
       if (entry) return true;
-      in.skip(m.size + detail::tar_padding(m.size));
+      detail::skip_tar_data(in, m);
     }
   }
 
@@ -684,7 +713,7 @@ class tar_input {
           detail::append_tar_data(in, m, data_);
         }
       } else {
-        in.skip(m.size + detail::tar_padding(m.size));
+        detail::skip_tar_data(in, m);
       }
       if (!next_member_of_samples(in, m, sequential, e != nullptr, key)) {
         if (sequential) ended_ = true;
