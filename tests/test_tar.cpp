@@ -334,6 +334,34 @@ TEST_CASE("members whose keys leave the archive's folder are refused unless aske
   CHECK_FALSE(parse_wspecifier("tar,unsafekeys:x"));
 }
 
+TEST_CASE("a member whose key has whitespace or control bytes is an error that quotes them printably",
+          "[tar][bad]") {
+  test::temp_dir dir;
+  const std::string path = dir / "names.tar";
+  for (const std::string name : {std::string("my img.bin"), std::string("a\x1b[2J\rb.bin")}) {
+    INFO(name);
+    {
+      writer w = open_output(path);
+      detail::put_tar_header(w, name, 1, '0');
+      w.write("x", 1);
+      detail::put_tar_padding(w, 1);
+      w.close();
+    }
+    try {
+      for (auto& entry : sequential_table_reader<bytes_holder>("tar:" + path)) (void)entry;
+      FAIL("no error");
+    } catch (const format_error& e) {
+      CHECK(e.offset() == 0);
+      CHECK_THAT(e.what(), Catch::Contains("no whitespace or unprintable bytes"));
+      if (name.starts_with("my"))
+        CHECK_THAT(e.what(), Catch::Contains("'my img.bin'"));
+      else  // the bytes as \xNN in the message; found() keeps them as they are
+        CHECK_THAT(e.what(), Catch::Contains("'a\\x1b[2J\\x0db.bin'") && !Catch::Contains("\x1b"));
+      CHECK(e.found().find(name) != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("a tar file none of whose members has the extension read is an error, not an empty table",
           "[tar][bad]") {
   test::temp_dir dir;

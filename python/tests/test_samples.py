@@ -210,6 +210,16 @@ def test_extensions_not_utf8_read_as_keys_do(tmp_path):
     assert (tmp_path / "y.tar").read_bytes()[:9] == b"a000.j\xffg\0"
 
 
+def test_a_member_name_with_control_bytes_is_quoted_printably(tmp_path):
+    with tarfile.open(tmp_path / "ctl.tar", "w") as tar:
+        info = tarfile.TarInfo("a\x1b[2J\rb.jpg")
+        info.size = 1
+        tar.addfile(info, io.BytesIO(b"x"))
+    with pytest.raises(tablio.FormatError, match="whitespace or unprintable bytes") as e:
+        list(tablio.open(f"tar:{tmp_path}/ctl.tar", type="sample"))
+    assert "'a\\x1b[2J\\x0db.jpg'" in str(e.value) and "\x1b" not in str(e.value) and e.value.offset == 0
+
+
 def test_a_batch_read_while_another_is_converted_keeps_its_own(tmp_path):
     # Python code run during a batch's conversion (here a garbage collector's callback) may read
     # a batch of another table on the same thread.

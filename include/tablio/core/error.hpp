@@ -127,9 +127,28 @@ class format_error : public error {
                                          const std::string& found) {
     decimal offset(w.offset.value_or(0));
     bool key = !w.key.empty();
-    return detail::join({"format error in '", w.path, "'", w.offset ? " at byte " : "",
-                         w.offset ? std::string_view(offset) : "", key ? " (key '" : "", w.key,
-                         key ? "')" : "", ": expected ", expected, ", found ", found});
+    return printable(detail::join({"format error in '", w.path, "'", w.offset ? " at byte " : "",
+                                   w.offset ? std::string_view(offset) : "", key ? " (key '" : "", w.key,
+                                   key ? "')" : "", ": expected ", expected, ", found ", found}));
+  }
+  // Control bytes as \xNN: a message quotes bytes of the input (a member's name, a token),
+  // which must not move a terminal's cursor or break a log line. Other bytes are kept (UTF-8).
+  TABLIO_COLD static std::string printable(std::string text) {
+    auto control = [](unsigned char c) { return c < 0x20 || c == 0x7f; };
+    std::size_t i = 0;
+    while (i < text.size() && !control(static_cast<unsigned char>(text[i]))) ++i;
+    if (i == text.size()) return text;
+    std::string out(text, 0, i);
+    for (; i < text.size(); ++i) {
+      auto c = static_cast<unsigned char>(text[i]);
+      if (!control(c)) {
+        out += text[i];
+        continue;
+      }
+      static constexpr char hex[] = "0123456789abcdef";
+      out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    }
+    return out;
   }
   error_location where_;
   std::string expected_;
