@@ -309,7 +309,17 @@ int shard(arguments& args) {
     throw usage_error("N is a number of shards, not '" + count + "'");
   auto balance = by == "count" ? shard_balance::count : shard_balance::bytes;
   shard_plan plan = cli::with_type(type, [&]<class H>() {
-    return shard_table<H>(args.positional()[0], args.positional()[1], std::stoull(count), balance);
+    // In the forms copy reads and writes: TFRecord shards keep values as Examples, with keys.
+    std::string rspec = args.positional()[0], wspec = args.positional()[1];
+    bool read_form = cli::read_as_example_form<H>(rspec);
+    bool write_form = cli::write_as_example_form<H>(wspec);
+    shard_plan made;
+    cli::with_form<H>(read_form, [&]<class R>() {
+      cli::with_form<H>(write_form, [&]<class W>() {
+        made = shard_table<R, W>(rspec, wspec, std::stoull(count), balance);
+      });
+    });
+    return made;
   });
   for (std::size_t k = 0; k < plan.wspecifiers.size(); ++k)
     std::printf("%s\t%llu\n", plan.wspecifiers[k].c_str(), static_cast<unsigned long long>(plan.entries[k]));

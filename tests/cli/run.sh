@@ -172,6 +172,11 @@ cat shards/mnist-0000{0,1,2}-of-00003.tfrecord | cmp -s - "$data/tfrecord/tfx/mn
   fail "the TFRecord shards, concatenated, are not the file"
 expect 0 "$tablio" shard --by=bytes --type=matrix "ark:$kaldi/holders/float-matrix.bin.ark" ark:shards/m.ark 2
 cat shards/m.1.ark shards/m.2.ark | cmp -s - "$kaldi/holders/float-matrix.bin.ark" || fail "archive shards differ"
+# Kaldi values shard into TFRecord as copy writes them (Examples with their keys), and back.
+expect 0 "$tablio" shard --type=matrix "ark:$kaldi/holders/float-matrix.bin.ark" tfrecord:shards/m.tfrecord 2
+contains out.txt "tfrecord,key=key:shards/m-00001-of-00002.tfrecord"
+expect 0 "$tablio" shard --type=matrix "tfrecord:shards/m-*-of-00002.tfrecord" ark:shards/back.ark 1
+cmp -s shards/back.1.ark "$kaldi/holders/float-matrix.bin.ark" || fail "ark -> TFRecord shards -> ark differs"
 (cd "$kaldi/scp" && "$tablio" shard scp:feats.scp "scp:$work/shards/feats.scp" 2 >/dev/null) || fail "scp shard"
 cat shards/feats.1.scp shards/feats.2.scp | cmp -s - "$kaldi/scp/feats.scp" || fail "script shards differ"
 # WebDataset samples (ext=*) reshard whole: each key's members stay together, in order.
@@ -181,6 +186,15 @@ expect 0 "$tablio" shard 'tar,ext=*:web.tar' 'tar,ext=*:shards/web.tar' 2
 contains out.txt "shards/web-00001-of-00002.tar	1"
 (tar -tf shards/web-00000-of-00002.tar && tar -tf shards/web-00001-of-00002.tar) >listing.txt
 [ "$(tr '\n' ' ' <listing.txt)" = "0000.jpg 0000.cls 0001.jpg 0001.cls 0002.jpg 0002.cls " ] || fail "sample shards"
+expect 0 "$tablio" info --type=sample tar:web.tar
+contains out.txt "shapes: jpg+cls (3)"
+expect 0 "$tablio" cat --type=sample tar:web.tar
+contains out.txt '0001 "jpg": "J0001" "cls": "1"'
+expect 0 "$tablio" copy --type=sample tar:web.tar tar:web-copy.tar
+[ "$(tar -tf web-copy.tar | tr '\n' ' ')" = "0000.jpg 0000.cls 0001.jpg 0001.cls 0002.jpg 0002.cls " ] || fail "sample copy"
+expect 2 "$tablio" copy --type=sample tar:web.tar tfrecord:web.tfrecord
+contains err.txt "WebDataset sample values have no Example form for TFRecord"
+[ ! -e web.tfrecord ] || fail "a refused copy wrote a file"
 expect 2 "$tablio" shard 'tar,ext=*:web.tar' 'tar,ext=*:shards/web-%06d.tar' 2
 contains err.txt "is a numbered name"
 [ ! -e shards/web-000000-00000-of-00002.tar ] || fail "a refused shard name wrote a shard"

@@ -9,6 +9,8 @@
 #include <tablio/table/specifier.hpp>
 #include <tablio/types/example_view.hpp>
 
+#include "value_types.hpp"
+
 #include <optional>
 #include <string>
 
@@ -95,6 +97,12 @@ template <class H>
 bool write_as_example_form(std::string& wspec) {
   tablio::wspecifier w = tablio::require_wspecifier(wspec);
   if (!is_tfrecord(w)) return false;
+  if constexpr (!in_example_form<H> && !tablio::keyed_record_holder<H> &&
+                !std::is_same_v<H, tablio::bytes_holder>)
+    throw tablio::usage_error(
+        std::string(type_label<H>()) +
+        " values have no Example form for TFRecord, where their keys would be lost: write "
+        "them to tar, ark or lmdb (--type=bytes copies the records without keys)");
   if (w.records.key_feature.empty() && (in_example_form<H> || tablio::keyed_record_holder<H>))
     wspec = with_key_option(wspec);
   return in_example_form<H>;

@@ -4,6 +4,7 @@
 
 #include <tablio/holder/example_form.hpp>
 #include <tablio/holder/holders.hpp>
+#include <tablio/holder/sample.hpp>
 #include <tablio/stream/memory.hpp>
 
 #include <cstdio>
@@ -13,7 +14,8 @@
 namespace cli {
 
 inline constexpr const char* type_names =
-    "matrix, compressed-matrix, vector, int-vector, int-vector-vector, token, wave, example, datum, bytes";
+    "matrix, compressed-matrix, vector, int-vector, int-vector-vector, token, wave, example, datum, sample, "
+    "bytes";
 
 // Calls f.template operator()<H>() with the holder of the type named `name`.
 template <class F>
@@ -28,6 +30,7 @@ decltype(auto) with_type(std::string_view name, F&& f) {
   if (name == "wave") return f.template operator()<wave_holder>();
   if (name == "example") return f.template operator()<example_holder>();
   if (name == "datum") return f.template operator()<datum_holder>();
+  if (name == "sample") return f.template operator()<webdataset_sample_holder>();
   if (name == "bytes") return f.template operator()<bytes_holder>();
   throw usage_error("unknown --type '" + std::string(name) + "': one of " + type_names);
 }
@@ -54,6 +57,8 @@ const char* type_label() {
     return "tf.Example";
   else if constexpr (std::is_same_v<H, datum_holder>)
     return "Caffe Datum";
+  else if constexpr (std::is_same_v<H, webdataset_sample_holder>)
+    return "WebDataset sample";
   else
     return "bytes";
 }
@@ -79,6 +84,12 @@ inline std::string shape_of(const tablio::example& e) {
 }
 inline std::string shape_of(const tablio::datum& d) {
   return std::to_string(d.channels) + "x" + std::to_string(d.height) + "x" + std::to_string(d.width);
+}
+// A sample's extensions, in member order: "jpg+cls+json".
+inline std::string shape_of(const tablio::webdataset_sample& s) {
+  std::string out;
+  for (const auto& m : s.members) out += (out.empty() ? "" : "+") + m.extension;
+  return out;
 }
 
 // Bytes as a protobuf text-format string literal.
@@ -161,6 +172,11 @@ std::string value_text(const typename H::value_type& v) {
     return datum_text(v) + "\n";
   } else if constexpr (std::is_same_v<H, bytes_holder>) {
     return quoted(v) + "\n";
+  } else if constexpr (std::is_same_v<H, webdataset_sample_holder>) {  // jpg: "..." cls: "3"
+    std::string text;
+    for (const auto& m : v.members)
+      text += (text.empty() ? "" : " ") + quoted(m.extension) + ": " + quoted(m.data);
+    return text + "\n";
   } else if constexpr (std::is_same_v<H, wave_holder>) {
     return shape_of(v) + " at " + float_text(v.sample_frequency()) + " Hz\n";  // Kaldi has no text wave
   } else {

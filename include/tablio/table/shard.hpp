@@ -22,6 +22,7 @@
 
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 TABLIO_BEGIN_NAMESPACE
@@ -151,11 +152,13 @@ inline bool table_keys_are_numbers(std::string_view rspec) {
   return format && (format->read_options & format_option::numbered_keys) && r.records.key_feature.empty();
 }
 
-// Splits the table rspec into n shards named after wspec (see above), read and written with
-// holder H (bytes_holder copies any record format exactly).
-template <holder_type H>
+// Splits the table rspec into n shards named after wspec (see above), read with holder H
+// (bytes_holder copies any record format exactly) and written with W, a holder of the same
+// values (example_record_holder<H>, say, to keep them in TFRecord as Examples with their keys).
+template <holder_type H, holder_type W = H>
 shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint64_t n,
                        shard_balance by = shard_balance::count, const open_options& open = {}) {
+  static_assert(std::is_same_v<typename H::value_type, typename W::value_type>, "W writes H's values");
   if (n == 0) throw_usage_error({"a table splits into one shard or more, not 0"});
   std::optional<rspecifier> in_spec = parse_rspecifier(rspec);
   if (!in_spec) throw_usage_error({"invalid rspecifier '", rspec, "'"});
@@ -190,12 +193,12 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
   bool indexed = out_format && (out_format->read_options & format_option::files);
   shard_index index{{}, out_spec.format, {}, {}};
   if (out_spec.format == "tar")
-    index.value_type = out_spec.extension.empty() ? std::string(record_extension<H>()) : out_spec.extension;
+    index.value_type = out_spec.extension.empty() ? std::string(record_extension<W>()) : out_spec.extension;
   std::string folder = shard_index_folder(out_spec.archive);
   sequential_table_reader<H> in(rspec, open);
   for (std::uint64_t k = 0; k < n; ++k) {
     plan.wspecifiers.push_back(shard_wspecifier(wspec, k, n));
-    table_writer<H> out(plan.wspecifiers.back(), open);
+    table_writer<W> out(plan.wspecifiers.back(), open);
     shard_index_entry shard;
     for (std::uint64_t j = cuts[k]; j < cuts[k + 1]; ++j, in.next()) {
       if (in.done())
