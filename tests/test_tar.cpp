@@ -430,11 +430,17 @@ TEST_CASE("truncated, misaligned and corrupt tar headers are errors naming file 
   for (int i = 0; i < 512; ++i) sum += static_cast<unsigned char>(bad_size[512 + i]);
   std::snprintf(&bad_size[512 + 148], 8, "%06o", sum);
   expect_error(bad_size, 512 + 124, "(key 'samples/s1'): expected a tar size field");  // the name is read
+  // A header zeroed inside the archive: the members after it are not lost quietly.
+  std::string zeroed = good;
+  std::memset(&zeroed[512], 0, 512);
+  expect_error(zeroed, 512, "a lone zero block followed by more data");
   // A lone zero block or an end on a block boundary is the end, as GNU tar and tarfile read it.
   CHECK(member_lines("tar:" + test::data_path("tar/gnu-ustar.tar")).size() == 4);
   std::string two_members = good.substr(0, 512 * 4);  // samples/, s1.bin header and data, s1.cls header
   read_all(good.substr(0, 512 * 3));
-  CHECK_THROWS_AS(read_all(two_members), format_error);  // s1.cls's data is missing
+  read_all(good.substr(0, 512 * 3) + std::string(512, '\0'));  // one end block
+  read_all(good.substr(0, 512 * 3) + std::string(700, '\0'));  // and zeros short of a second
+  CHECK_THROWS_AS(read_all(two_members), format_error);        // s1.cls's data is missing
 }
 
 TEST_CASE("a compressed archive is an error that names its compression, and reads through a command",

@@ -197,6 +197,22 @@ def test_a_sample_cut_short_is_an_error_naming_its_key_never_a_sample_without_th
     assert got == ["000000", "000001"] and e.value.offset == jpg.offset
 
 
+def test_a_header_zeroed_inside_a_shard_is_an_error_not_its_end(tmp_path):
+    samples = [(f"{i:06d}", {"cls": b"%d" % i, "jpg": bytes([i]) * 700}) for i in range(4)]
+    write_like_webdataset(tmp_path / "whole.tar", samples)
+    data = bytearray((tmp_path / "whole.tar").read_bytes())
+    with tarfile.open(tmp_path / "whole.tar") as tar:
+        jpg = tar.getmember("000002.jpg")  # after 000002.cls: the zeroed header may be its member
+    data[jpg.offset:jpg.offset + 512] = bytes(512)
+    (tmp_path / "zeroed.tar").write_bytes(data)
+    with tarfile.open(tmp_path / "zeroed.tar") as tar:
+        assert len(tar.getmembers()) == 5  # tarfile ends there quietly
+    got = []
+    with pytest.raises(tablio.FormatError, match="a lone zero block followed by more data") as e:
+        got.extend(key for key, _ in tablio.open(f"tar:{tmp_path}/zeroed.tar", type="sample"))
+    assert got == ["000000", "000001"] and e.value.offset == jpg.offset
+
+
 def test_extensions_not_utf8_read_as_keys_do(tmp_path):
     with tarfile.open(tmp_path / "x.tar", "w", format=tarfile.GNU_FORMAT, encoding="utf-8",
                       errors="surrogateescape") as tar:

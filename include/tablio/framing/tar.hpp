@@ -29,6 +29,7 @@
 
 #include <tablio/codec/kaldi_token.hpp>
 #include <tablio/core/keeper.hpp>
+#include <tablio/core/minmax.hpp>
 #include <tablio/framing/concepts.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/shard_index.hpp>
@@ -203,6 +204,12 @@ inline void check_tar_data_fits(const reader& in, std::uint64_t header, std::uin
                        {"only ", decimal(*left), " bytes left (the archive is truncated)"});
 }
 
+inline bool all_zeros(const char* bytes, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (bytes[i] != 0) return false;
+  return true;
+}
+
 // Reads the next member's headers, leaving `in` at its data; false at the end of the archive
 // (a zero block, or the end of input on a block boundary).
 inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
@@ -219,9 +226,16 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
       bad_tar(in, at, {"a 512-byte tar header"}, {decimal(in.window().size()), " bytes at the end"});
     }
     const char* h = in.window().data();
-    bool zero = true;
-    for (std::size_t i = 0; i < tar_block && zero; ++i) zero = h[i] == 0;
-    if (zero) return false;
+    if (all_zeros(h, tar_block)) {
+      // The end, unless what follows is not zeros: a header zeroed inside the archive, whose
+      // members after it would be lost quietly (GNU tar warns of "a lone zero block").
+      in.ensure(2 * tar_block);
+      std::span<const char> after = in.window().subspan(tar_block);
+      if (!all_zeros(after.data(), min_of(after.size(), tar_block)))
+        bad_tar(in, at, {"a tar header, or a second zero block ending the archive"},
+                {"a lone zero block followed by more data (a header zeroed?)"});
+      return false;
+    }
     auto checksum = parse_tar_number(h + 148, 8);
     if (!checksum || !tar_checksum_matches(h, *checksum)) {
       if (at == 0)
