@@ -144,6 +144,8 @@ struct value_type_entry {
       shard;
   // Writes the shard index of a table's files (tablio::index_shards with this type's holder).
   std::function<tablio::shard_index(const std::string&)> index_shards;
+  // The extension of the tar members it reads unless told (ext=): "*" for samples.
+  std::string_view tar_extension;
 };
 
 void register_value_type(std::string name, value_type_entry entry);

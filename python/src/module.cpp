@@ -637,6 +637,11 @@ PYBIND11_MODULE(_tablio, m) {
       },
       py::arg("rspec"), py::arg("type") = "bytes",
       "Writes the shard index of a TFRecord or tar table's files beside them: its name and JSON.");
+  m.def(
+      "tar_extension",
+      [](const std::string& type) { return std::string(find_value_type(type).tar_extension); },
+      py::arg("type"),
+      "The extension of the tar members a value type reads unless told (ext=): '*' for samples.");
   m.def("shard_index_name", &tablio::shard_index_name, py::arg("pattern"),
         "Where the shard index of the shards a name or pattern gives goes: beside them.");
   m.def("shard_index_folder", &tablio::shard_index_folder, py::arg("pattern"),

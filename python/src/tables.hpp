@@ -236,6 +236,7 @@ value_type_entry entry_for() {
         py::gil_scoped_release unlocked;
         return tablio::index_shards<typename owned_holder_of<C>::type>(rspec);
       },
+      tablio::record_extension<typename owned_holder_of<C>::type>(),
   };
 }
 
@@ -255,6 +256,7 @@ value_type_entry entry_for_precisions() {
       },
       single.shard,
       single.index_shards,
+      single.tar_extension,
   };
 }
 

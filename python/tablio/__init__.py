@@ -124,6 +124,7 @@ def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None,
     shard."""
     if (named := shard_index.named_by(rspec)) is not None:
         index = shard_index.load(named, allow_network)
+        index.check_reads(type)
         return _lookup.IndexedTable(index, lambda spec: random_access(  # a shard is never a command
             spec, type, dtype, scale, decode_raw, view, features, allow_network, False, decode))
     return _decoded(RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,

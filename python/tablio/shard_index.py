@@ -46,6 +46,32 @@ class ShardIndex(NamedTuple):
             options += f",ext={self.value_type}"
         return [f"{options}:{shard.url}" for shard in self.shards]
 
+    def check_reads(self, type, options=None):
+        """Refuses to plan a table read as `type` with `options` ("tar,ext=cls"; None for an
+        "index:" specifier, which reads what the index counts, samples if `type` is) by an index
+        that counts other entries: another format, or other tar members, whose counts differ."""
+        fmt = (options or self.format or "tar").split(",")[0]
+        if self.format and fmt != self.format:
+            raise tablio.UsageError(f"the shard index {shown(self.source)} lists {self.format} shards, "
+                                    f"but they are read as {fmt}")
+        if fmt != "tar" or not self.value_type:  # wids' indexes say nothing of extensions
+            return
+        own = _tablio.tar_extension(type)
+        if options is None:
+            wanted = "*" if own == "*" else self.value_type
+        else:
+            wanted = next((o[4:] for o in options.split(",") if o.startswith("ext=")), own)
+        if wanted != self.value_type:
+            pattern = f"tar,ext={wanted}:PATTERN"
+            raise tablio.UsageError(
+                f"the shard index {shown(self.source)} counts {_entries(self.value_type)}, but this reads "
+                f"{_entries(wanted)}, whose counts differ: write their own index "
+                f"(tablio.shard_index.write({pattern!r}, type={type!r})), or give index=False to count them")
+
+
+def _entries(extension):
+    return "samples (ext=*)" if extension == "*" else f"the members KEY.{extension}"
+
 
 def name_for(pattern):
     """Where the index of the shards `pattern` names goes: beside them, after the name's part

@@ -219,6 +219,7 @@ class TableDataset(torch.utils.data.Dataset):
         self._pid = None
         if (named := shard_index.named_by(rspec)) is not None:
             self.index = shard_index.load(named)
+            self.index.check_reads(type)
             self.keys = _IndexedKeys(self)
         else:
             self.index = None
@@ -340,6 +341,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         self.index = self._index(rspecs, index)
         if self.index is not None:
             options = None if shard_index.named_by(rspecs[0]) is not None else rspecs[0].partition(":")[0]
+            self.index.check_reads(type, options)
             groups = [self.index.rspecs(options)]
             self.tables = groups[0]
             self.sizes = [shard.samples for shard in self.index.shards]

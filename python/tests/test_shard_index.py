@@ -100,6 +100,34 @@ def test_an_index_of_other_shards_is_not_used_and_a_wrong_one_is_an_error(tmp_pa
     assert "train-00001-of-00002.tar has" in str(caught.value) and "train.shardindex.json says" in str(caught.value)
 
 
+def test_an_index_of_other_members_than_are_read_is_refused_not_planned_from(tmp_path):
+    pytest.importorskip("torch")
+    import tablio.torch as tt
+    for n in range(2):  # samples, one of each shard lacking its cls
+        with tablio.writer(f"tar:{tmp_path}/g-{n:06d}.tar", type="sample") as w:
+            for i in range(5):
+                w[f"{n}{i:04d}"] = {"jpg": b"J", "cls": i} if i != 3 else {"jpg": b"J"}
+    shard_index.write(f"tar,ext=cls:{tmp_path}/g-%06d.tar", type="bytes")  # counts 8 cls members
+    index = f"{tmp_path}/g.shardindex.json"
+    for spec, type in [(f"tar:{tmp_path}/g-%06d.tar", "sample"), (f"index:{index}", "sample"),
+                       (f"tar,ext=jpg:{tmp_path}/g-%06d.tar", "bytes")]:
+        with pytest.raises(tablio.UsageError, match="counts the members KEY.cls, but this reads") as e:
+            tt.TableIterableDataset(spec, type=type)
+        assert "index=False" in str(e.value)
+    with pytest.raises(tablio.UsageError, match="samples"):
+        tt.TableDataset(f"index:{index}", type="sample")
+    with pytest.raises(tablio.UsageError, match="samples"):
+        tablio.random_access(f"index:{index}", type="sample")
+    with pytest.raises(tablio.UsageError, match="lists tar shards, but they are read as tfrecord"):
+        tt.TableIterableDataset(f"tfrecord:{tmp_path}/g-%06d.tar", type="bytes")
+    # What it counts, it plans: the cls members, by their extension or through the index.
+    assert len(list(tt.TableIterableDataset(f"tar,ext=cls:{tmp_path}/g-%06d.tar", type="bytes"))) == 8
+    assert len(tt.TableIterableDataset(f"index:{index}", type="bytes")) == 8
+    # Counted instead, the samples are all there.
+    ds = tt.TableIterableDataset(f"tar:{tmp_path}/g-%06d.tar", type="sample", index=False)
+    assert ds.index is None and len(ds) == 10 and len(list(ds)) == 10
+
+
 def test_an_index_as_wids_writes_it_is_read(tmp_path):
     write_shards(tmp_path, n=6, per_shard=3, name="w-%06d.tar")
     (tmp_path / "sub").mkdir()
