@@ -59,6 +59,7 @@ int copy(arguments& args) {
   std::uint64_t count = cli::with_type(type, [&]<class H>() -> std::uint64_t {
     const std::string& rspec = args.positional()[0];
     const std::string& wspec = args.positional()[1];
+    check_samples_stay_samples<H>(rspec, wspec);
     if (!compress)
       return copy_table<H, H>(
           rspec, wspec, [](const auto& v) -> const auto& { return v; });

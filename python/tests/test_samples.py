@@ -291,6 +291,11 @@ def test_samples_that_would_read_back_otherwise_are_refused(tmp_path):
     with pytest.raises(tablio.UsageError, match=r"a sample \(ext=\*\) has several"):
         with tablio.writer(f"tar,scp:{tmp_path}/t.tar,{tmp_path}/t.scp", type="sample") as w:
             w["k"] = {"jpg": b"J"}
+    # Resharded as records, samples would become one member KEY.bin each.
+    with pytest.raises(tablio.UsageError, match=r"reads samples \(ext=\*\), which .* would write as members KEY.bin"):
+        tablio.shard(f"tar,ext=*:{tmp_path}/s.tar", f"tar:{tmp_path}/blob.tar", 2, type="bytes")
+    assert tablio.shard(f"tar,ext=*:{tmp_path}/s.tar", f"tar,ext=*:{tmp_path}/re.tar", 1, type="bytes") == [
+        (f"tar,ext=*:{tmp_path}/re-00000-of-00001.tar", 1)]
 
 
 def test_torch_datasets_read_samples(tmp_path):

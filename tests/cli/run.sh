@@ -195,6 +195,10 @@ expect 0 "$tablio" copy --type=sample tar:web.tar tar:web-copy.tar
 expect 2 "$tablio" copy --type=sample tar:web.tar tfrecord:web.tfrecord
 contains err.txt "WebDataset sample values have no Example form for TFRecord"
 [ ! -e web.tfrecord ] || fail "a refused copy wrote a file"
+expect 2 "$tablio" shard 'tar,ext=*:web.tar' 'tar:shards/blob.tar' 2
+contains err.txt "reads samples (ext=*), which 'tar:shards/blob.tar' would write as members KEY.bin"
+expect 2 "$tablio" copy --type=bytes 'tar,ext=*:web.tar' 'tar:blob.tar'
+[ ! -e blob.tar ] && [ ! -e shards/blob-00000-of-00002.tar ] || fail "a refused copy wrote a file"
 expect 2 "$tablio" shard 'tar,ext=*:web.tar' 'tar,ext=*:shards/web-%06d.tar' 2
 contains err.txt "is a numbered name"
 [ ! -e shards/web-000000-00000-of-00002.tar ] || fail "a refused shard name wrote a shard"

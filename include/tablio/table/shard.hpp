@@ -19,6 +19,7 @@
 #include <tablio/table/sequential_reader.hpp>
 #include <tablio/table/specifier.hpp>
 #include <tablio/table/table_writer.hpp>
+#include <tablio/types/sample.hpp>
 
 #include <string>
 #include <string_view>
@@ -152,6 +153,29 @@ inline bool table_keys_are_numbers(std::string_view rspec) {
   return format && (format->read_options & format_option::numbered_keys) && r.records.key_feature.empty();
 }
 
+// Refuses to copy a tar table of samples (ext=*) to a tar table of one member per entry, or
+// back: each sample would become one member KEY.EXT holding its record, which no reader takes
+// for a sample again (H is the holder read and written with, whose extension is the default).
+template <holder_type H>
+void check_samples_stay_samples(std::string_view rspec, std::string_view wspec) {
+  std::optional<rspecifier> r = parse_rspecifier(rspec);
+  std::optional<wspecifier> w = parse_wspecifier(wspec);
+  if (!r || !w || r->format != "tar" || w->format != "tar") return;
+  auto extension = [](std::string_view given) { return given.empty() ? record_extension<H>() : given; };
+  std::string_view in = extension(r->extension), out = extension(w->extension);
+  auto entries = [](std::string_view extension) {
+    if (extension == webdataset_sample::tar_extension) return std::string("samples (ext=*)");
+    std::string members = "members KEY.";
+    members += extension;
+    return members;
+  };
+  if ((in == webdataset_sample::tar_extension) != (out == webdataset_sample::tar_extension))
+    throw_usage_error({"'", rspec, "' reads ", entries(in), ", which '", wspec, "' would write as ",
+                       entries(out),
+                       ", each holding one record of the other: give both the same ext= (--type=sample, "
+                       "type=\"sample\", reads and writes samples)"});
+}
+
 // Splits the table rspec into n shards named after wspec (see above), read with holder H
 // (bytes_holder copies any record format exactly) and written with W, a holder of the same
 // values (example_record_holder<H>, say, to keep them in TFRecord as Examples with their keys).
@@ -163,6 +187,7 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
   std::optional<rspecifier> in_spec = parse_rspecifier(rspec);
   if (!in_spec) throw_usage_error({"invalid rspecifier '", rspec, "'"});
   shard_wspecifier(wspec, 0, n);  // a name it cannot number is refused before anything is read
+  check_samples_stay_samples<H>(rspec, wspec);
   if (in_spec->kind == rspecifier_kind::script) {
     if (by != shard_balance::count)
       throw_usage_error({"a script is split by its lines (as split_scp.pl does), not by bytes"});
