@@ -51,7 +51,7 @@ std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) 
 }
 
 int copy(arguments& args) {
-  std::string type = args.get("type", "matrix");
+  std::string type = cli::value_type_of(args, "matrix");
   bool compress = args.flag("compress");
   int method = args.integer("compression-method", 1);
   args.finish(2, 2);
@@ -79,7 +79,7 @@ int copy(arguments& args) {
 // ---- info
 
 int info(arguments& args) {
-  std::string type = args.get("type", "matrix");
+  std::string type = cli::value_type_of(args, "matrix");
   bool list_keys = args.flag("keys");
   args.finish(1, 1);
   std::string rspec = args.positional()[0];
@@ -131,7 +131,7 @@ int info(arguments& args) {
 // ---- cat
 
 int cat(arguments& args) {
-  std::string type = args.get("type", "matrix");
+  std::string type = cli::value_type_of(args, "matrix");
   args.finish(1, 1);
   std::string rspec = args.positional()[0];
   cli::with_type(type, [&]<class H>() {
@@ -153,7 +153,7 @@ std::string cannot_point_into(const std::string& name) {
 }
 
 int index(arguments& args) {
-  std::string type = args.get("type", "matrix");
+  std::string type = cli::value_type_of(args, "matrix");
   args.finish(2, 2);
   std::string rspec = args.positional()[0];
   const std::string& script = args.positional()[1];
@@ -253,25 +253,34 @@ void verify_lmdb(const rspecifier& r, verifier& v) {
 }
 
 // Any other table in order: script entries are independent (each bad one is reported); in an
-// archive or IDX file the first problem ends the check.
+// archive, IDX or tar file the first problem ends the check of that file, and the table's
+// other files (tar shards) are checked each on its own.
 template <class R>
 void verify_table(const std::string& rspec, verifier& v) {
-  sequential_table_reader<R> in(rspec);
   bool script = require_rspecifier(rspec).kind == rspecifier_kind::script;
-  while (!in.done()) {
-    ++v.checked;
+  for (const std::string& file : script ? std::vector<std::string>{rspec} : table_files(rspec)) {
     try {
-      (void)in.value();
+      sequential_table_reader<R> in(file);
+      while (!in.done()) {
+        ++v.checked;
+        try {
+          (void)in.value();
+        } catch (const error& e) {
+          v.report(e.what());
+          if (!script) break;
+        }
+        in.next();
+      }
+    } catch (const usage_error&) {
+      throw;
     } catch (const error& e) {
-      v.report(e.what());
-      if (!script) return;
+      v.report(e.what());  // the file could not be read on (a framing error, a failed command)
     }
-    in.next();
   }
 }
 
 int verify(arguments& args) {
-  std::string type = args.get("type", "matrix");
+  std::string type = cli::value_type_of(args, "matrix");
   args.finish(1, 1);
   std::string rspec = args.positional()[0];
   verifier v;
@@ -301,7 +310,7 @@ int verify(arguments& args) {
 // ---- shard
 
 int shard(arguments& args) {
-  std::string type = args.get("type", "bytes");
+  std::string type = cli::value_type_of(args, "bytes");
   std::string by = args.get("by", "count");
   args.finish(3, 3);
   if (by != "count" && by != "bytes") throw usage_error("--by is count or bytes, not '" + by + "'");
@@ -330,7 +339,7 @@ int shard(arguments& args) {
 // ---- index-shards
 
 int index_shards(arguments& args) {
-  std::string type = args.get("type", "bytes");
+  std::string type = cli::value_type_of(args, "bytes");
   args.finish(1, 1);
   const std::string& rspec = args.positional()[0];
   shard_index index = cli::with_type(type, [&]<class H>() { return tablio::index_shards<H>(rspec); });

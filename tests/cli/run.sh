@@ -195,7 +195,11 @@ expect 0 "$tablio" copy --type=sample tar:web.tar tar:web-copy.tar
 expect 2 "$tablio" copy --type=sample tar:web.tar tfrecord:web.tfrecord
 contains err.txt "WebDataset sample values have no Example form for TFRecord"
 [ ! -e web.tfrecord ] || fail "a refused copy wrote a file"
-expect 2 "$tablio" shard 'tar,ext=*:web.tar' 'tar:shards/blob.tar' 2
+head -c 1100 web.tar >web-cut.tar
+expect 1 "$tablio" verify 'tar,ext=*:web-cut.tar,web.tar,web-cut.tar,web.tar'  # --type=sample, from ext=*
+contains out.txt "6 entries checked, 2 problems"
+contains out.txt "format error in 'web-cut.tar' at byte 1024"
+expect 2 "$tablio" shard --type=bytes 'tar,ext=*:web.tar' 'tar:shards/blob.tar' 2
 contains err.txt "reads samples (ext=*), which 'tar:shards/blob.tar' would write as members KEY.bin"
 expect 2 "$tablio" copy --type=bytes 'tar,ext=*:web.tar' 'tar:blob.tar'
 [ ! -e blob.tar ] && [ ! -e shards/blob-00000-of-00002.tar ] || fail "a refused copy wrote a file"

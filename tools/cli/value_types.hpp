@@ -6,10 +6,14 @@
 #include <tablio/holder/holders.hpp>
 #include <tablio/holder/sample.hpp>
 #include <tablio/stream/memory.hpp>
+#include <tablio/table/specifier.hpp>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "arguments.hpp"
 
 namespace cli {
 
@@ -33,6 +37,16 @@ decltype(auto) with_type(std::string_view name, F&& f) {
   if (name == "sample") return f.template operator()<webdataset_sample_holder>();
   if (name == "bytes") return f.template operator()<bytes_holder>();
   throw usage_error("unknown --type '" + std::string(name) + "': one of " + type_names);
+}
+
+// The --type given, else "sample" for a table of WebDataset samples (tar,ext=*:), whose
+// records no other type reads, else `otherwise`.
+inline std::string value_type_of(arguments& args, const std::string& otherwise) {
+  const auto& positional = args.positional();
+  std::optional<tablio::rspecifier> r;
+  if (!positional.empty()) r = tablio::parse_rspecifier(positional[0]);
+  bool samples = r && r->format == "tar" && r->extension == tablio::webdataset_sample::tar_extension;
+  return args.get("type", samples ? "sample" : otherwise);
 }
 
 // What H is called in summaries.
