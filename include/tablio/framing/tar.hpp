@@ -668,13 +668,14 @@ class tar_input {
   // next_entry_member after a member of the sample of `key`. Reading sequentially, the error of
   // a member of another key is the next call's: the sample, whole, is delivered first (and kept
   // under 'p'). A header too bad to tell whose it is may have been the sample's: the sample is
-  // not delivered, rather than delivered short of a member.
+  // not delivered, rather than delivered short of a member, and the error names it.
   bool next_member_of_samples(reader& in, detail::tar_member& m, bool sequential, bool delivering,
                               std::string_view key) {
     try {
       return next_entry_member(in, m, sequential);
     } catch (const format_error& error) {
-      if (!sequential || !delivering || error.key().empty() || error.key() == key) throw;
+      if (error.key().empty() && delivering) throw error.with_key(std::string(key));
+      if (!sequential || !delivering || error.key() == key) throw;
       deferred_ = std::current_exception();
       return false;
     }
