@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "cli/arguments.hpp"
@@ -40,11 +41,22 @@ std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) 
       table_writer<W> out(wspec);
       cli::progress shown("copy");
       for (auto& [key, value] : in) {
-        out.write(key, convert(value));
+        // A value that cannot be converted, or that the output refuses after taking others, is
+        // bad input, named by its key; an output that takes none of this type is a bad command.
+        bool converted = false;
+        try {
+          const auto& v = convert(value);
+          converted = true;
+          out.write(key, v);
+        } catch (const usage_error& e) {
+          if (converted && count == 0) throw;
+          throw error("the entry of key '" + key + "' of '" + rspec + "': " + e.what());
+        }
         shown.add();
         ++count;
       }
       out.close();
+      cli::warn_if_ended_early("copy", in.error());
     });
   });
   return count;
@@ -90,7 +102,8 @@ int info(arguments& args) {
     std::string first, last;
     cli::with_form<H>(form, [&]<class R>() {
       cli::progress shown("info");
-      for (auto& [key, value] : sequential_table_reader<R>(rspec)) {
+      sequential_table_reader<R> in(rspec);
+      for (auto& [key, value] : in) {
         std::string shape = cli::shape_of(value);
         std::uint64_t size = cli::binary_size<H>(value);
         if (list_keys)
@@ -106,6 +119,7 @@ int info(arguments& args) {
         ++entries;
         shown.add();
       }
+      cli::warn_if_ended_early("info", in.error());
     });
     std::printf("entries: %llu\ntype: %s\n", (unsigned long long)entries, cli::type_label<H>());
     if (entries == 0) return 0;
@@ -137,10 +151,12 @@ int cat(arguments& args) {
   cli::with_type(type, [&]<class H>() {
     bool form = cli::read_as_example_form<H>(rspec);
     cli::with_form<H>(form, [&]<class R>() {
-      for (auto& [key, value] : sequential_table_reader<R>(rspec)) {
+      sequential_table_reader<R> in(rspec);
+      for (auto& [key, value] : in) {
         std::string text = cli::value_text<H>(value);
         std::printf("%s %s", key.c_str(), text.c_str());
       }
+      cli::warn_if_ended_early("cat", in.error());
     });
   });
   return 0;
@@ -271,6 +287,7 @@ void verify_table(const std::string& rspec, verifier& v) {
         }
         in.next();
       }
+      if (!in.error().empty()) v.report(in.error());  // under 'p', what ended the file early
     } catch (const usage_error&) {
       throw;
     } catch (const error& e) {
@@ -302,15 +319,19 @@ int verify(arguments& args) {
   } catch (const error& e) {
     v.report(e.what());  // the table could not be read on (a framing error, a failed command)
   }
-  std::printf("%llu entries checked, %llu problems\n", (unsigned long long)v.checked,
-              (unsigned long long)v.problems);
+  std::printf("%llu entries checked, %llu problem%s\n", (unsigned long long)v.checked,
+              (unsigned long long)v.problems, v.problems == 1 ? "" : "s");
   return v.problems == 0 ? 0 : 1;
 }
 
 // ---- shard
 
 int shard(arguments& args) {
-  std::string type = cli::value_type_of(args, "bytes");
+  // bytes copies records of any format but Kaldi's archives, whose objects need their type.
+  std::optional<rspecifier> in;
+  if (!args.positional().empty()) in = parse_rspecifier(args.positional()[0]);
+  std::string type =
+      cli::value_type_of(args, in && in->kind == rspecifier_kind::archive ? "matrix" : "bytes");
   std::string by = args.get("by", "count");
   args.finish(3, 3);
   if (by != "count" && by != "bytes") throw usage_error("--by is count or bytes, not '" + by + "'");
@@ -333,6 +354,7 @@ int shard(arguments& args) {
   });
   for (std::size_t k = 0; k < plan.wspecifiers.size(); ++k)
     std::printf("%s\t%llu\n", plan.wspecifiers[k].c_str(), static_cast<unsigned long long>(plan.entries[k]));
+  cli::warn_if_ended_early("shard", plan.error);
   return 0;
 }
 
@@ -359,8 +381,9 @@ const command commands[] = {
      "in a \"key\" bytes feature, and values that are not Examples become Examples of a\n"
      "\"shape\" int64 feature and a \"data\" feature.\n\n"
      "Options:\n"
-     "  --type=TYPE   the values' type (default matrix): matrix, compressed-matrix, vector,\n"
-     "                int-vector, int-vector-vector, token, wave, example, datum, bytes\n"
+     "  --type=TYPE   the values' type (default matrix; sample for tar,ext=*:): matrix,\n"
+     "                compressed-matrix, vector, int-vector, int-vector-vector, token, wave,\n"
+     "                example, datum, sample (a WebDataset sample: a key's members), bytes\n"
      "  --compress    compress matrices (Kaldi's CompressedMatrix)\n"
      "  --compression-method=N  1 to 7, as Kaldi's copy-feats (default 1)\n",
      copy},
@@ -381,8 +404,9 @@ const command commands[] = {
      "  --type=TYPE   the archive's values' type (default matrix), as for copy\n",
      index},
     {"verify", "tablio verify [options] RSPECIFIER",
-     "Reads every entry and prints each problem with its file and offset. Exits with 0 when\n"
-     "all is well, 1 when a problem was found.\n\nOptions:\n"
+     "Reads every entry and prints each problem with its file and offset. Each file of a list\n"
+     "or pattern is checked on its own; in an archive or tar file, the first problem ends that\n"
+     "file's check. Exits with 0 when all is well, 1 when a problem was found.\n\nOptions:\n"
      "  --type=TYPE   the values' type (default matrix), as for copy\n",
      verify},
     {"shard", "tablio shard [options] RSPECIFIER WSPECIFIER N",
@@ -391,8 +415,9 @@ const command commands[] = {
      "with tfrecord:train-*-of-00016.tfrecord); Kaldi archives and scripts as split_scp.pl is used\n"
      "(feats.1.ark, feats.1.scp...). A script (scp:) is split by its lines, as split_scp.pl\n"
      "splits it. Prints each shard's wspecifier and entry count.\n\nOptions:\n"
-     "  --type=TYPE   the values' type (default bytes, which copies any record exactly; Kaldi\n"
-     "                archives need their type), as for copy\n"
+     "  --type=TYPE   the values' type, as for copy (default bytes, which copies any record\n"
+     "                exactly; matrix for Kaldi archives, which need their type; sample for\n"
+     "                tar,ext=*:)\n"
      "  --by=count|bytes  balance the shards by entries (default) or by bytes\n",
      shard},
     {"index-shards", "tablio index-shards [options] RSPECIFIER",

@@ -139,7 +139,7 @@ contains err.txt "entries are arrays of uint8, int8, int16, int32, float or doub
 # Bad input: one clear line, a non-zero status; verify reports each problem.
 expect 1 "$tablio" verify --type=example "tfrecord:$data/tfrecord/corrupt/bad_datacrc.tfrecord"
 contains out.txt "corrupted record at"
-contains out.txt "1 problems"
+contains out.txt "1 problem"
 expect 1 "$tablio" verify --type=example "tfrecord:$data/tfrecord/corrupt/bad_lencrc.tfrecord"
 expect 1 "$tablio" verify "ark:$kaldi/bad/trunc-in-object.ark"
 contains out.txt "trunc-in-object.ark"
@@ -161,6 +161,10 @@ contains err.txt "unknown option --frobnicate"
 expect 2 "$tablio" copy ark:a
 expect 2 "$tablio" info not-a-specifier
 expect 2 "$tablio" copy --compress --type=vector ark:a ark:b
+# A value the output cannot take is bad input (exit 1), named by its key, not a bad command.
+printf 'a [ 1 2 ]\nb [ nan 1 ]\n' >nan.txt
+expect 1 "$tablio" copy --compress ark,t:nan.txt ark:nan.ark
+contains err.txt "the entry of key 'b' of 'ark,t:nan.txt': cannot compress a matrix with NaN values"
 expect 2 "$tablio" nonsense
 expect 2 "$tablio"
 # shard: the shards' entries, read one after the other, are the table's; names as TensorFlow
@@ -199,6 +203,12 @@ head -c 1100 web.tar >web-cut.tar
 expect 1 "$tablio" verify 'tar,ext=*:web-cut.tar,web.tar,web-cut.tar,web.tar'  # --type=sample, from ext=*
 contains out.txt "6 entries checked, 2 problems"
 contains out.txt "format error in 'web-cut.tar' at byte 1024"
+# Under 'p' a bad file ends the table: said on standard error, and a problem for verify.
+expect 0 "$tablio" copy 'tar,ext=*,p:web.tar,web-cut.tar,web.tar' tar:web-p.tar
+contains err.txt "warning: the table ended early under 'p'"
+contains err.txt "copied 3 entries"
+expect 1 "$tablio" verify 'tar,ext=*,p:web-cut.tar,web.tar'
+contains out.txt "3 entries checked, 1 problem"
 expect 2 "$tablio" shard --type=bytes 'tar,ext=*:web.tar' 'tar:shards/blob.tar' 2
 contains err.txt "reads samples (ext=*), which 'tar:shards/blob.tar' would write as members KEY.bin"
 expect 2 "$tablio" copy --type=bytes 'tar,ext=*:web.tar' 'tar:blob.tar'

@@ -11,6 +11,7 @@
 
 #include "value_types.hpp"
 
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -106,6 +107,15 @@ bool write_as_example_form(std::string& wspec) {
   if (w.records.key_feature.empty() && (in_example_form<H> || tablio::keyed_record_holder<H>))
     wspec = with_key_option(wspec);
   return in_example_form<H>;
+}
+
+// Under 'p' a bad entry ends a table quietly: said on standard error, since what came after it
+// is lost (the exit status stays 0, as Kaldi's tools keep it).
+inline void warn_if_ended_early(const char* command, const std::string& error) {
+  if (!error.empty())
+    std::fprintf(stderr,
+                 "tablio %s: warning: the table ended early under 'p', and what follows was not read: %s\n",
+                 command, error.c_str());
 }
 
 // Calls f.template operator()<R>() with R = example_record_holder<H> when `example_form`,

@@ -34,6 +34,7 @@ enum class shard_balance { count, bytes };
 struct shard_plan {
   std::vector<std::string> wspecifiers;
   std::vector<std::uint64_t> entries;
+  std::string error;  // under 'p': what ended the table early (the entries after it were not read)
 };
 
 namespace detail {
@@ -194,6 +195,7 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
     return detail::shard_script(in_spec->filename, wspec, n, open);
   }
   std::vector<std::uint64_t> weights;
+  std::string ended_early;
   {
     sequential_table_reader<H> in(rspec, open);
     std::string encoded;
@@ -208,11 +210,13 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
       measure.close();
       weights.push_back(encoded.size());
     }
+    ended_early = in.error();
     in.close();
   }
   std::vector<std::uint64_t> cuts =
       by == shard_balance::count ? detail::count_cuts(weights.size(), n) : detail::byte_cuts(weights, n);
   shard_plan plan;
+  plan.error = std::move(ended_early);
   wspecifier out_spec = require_wspecifier(wspec);
   std::optional<table_format> out_format = find_format(out_spec.format);
   bool indexed = out_format && (out_format->read_options & format_option::files);
