@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <tablio/holder/sample.hpp>
 #include <tablio/table/shard.hpp>
 
 #include "test_support.hpp"
@@ -375,6 +376,18 @@ TEST_CASE("a tar file none of whose members has the extension read is an error, 
                         Catch::Contains("'a.cls'") && Catch::Contains(dir / "s.tar"));
   CHECK(member_lines("tar,ext=cls:" + (dir / "s.tar")).size() == 2);
   CHECK(member_lines("tar,p:" + (dir / "s.tar")).empty());  // under p, it ends the table
+  // The member shown is one named KEY.EXT, not metadata or a name with no extension.
+  REQUIRE(std::system(
+              ("cd '" + dir.path.string() +
+               "' && mkdir -p __meta__ && printf m >__meta__/v.json && printf r >README" +
+               " && printf j >k.jpg && tar -cf vendor.tar __meta__/v.json README k.jpg && tar -cf meta.tar " +
+               "__meta__/v.json README")
+                  .c_str()) == 0);
+  CHECK_THROWS_WITH(member_lines("tar:" + (dir / "vendor.tar")),
+                    Catch::Contains("such as 'k.jpg'") && Catch::Contains("ext=*, or the sample type"));
+  CHECK_THROWS_WITH(sequential_table_reader<webdataset_sample_holder>("tar:" + (dir / "meta.tar")),
+                    Catch::Contains("grouped as samples") && Catch::Contains("none among its 2 files") &&
+                        Catch::Contains("metadata __NAME__/ are skipped"));
   { table_writer<bytes_holder> out("tar:" + (dir / "empty.tar")); }
   CHECK(member_lines("tar:" + (dir / "empty.tar")).empty());  // no member at all: nothing to read
   // A file of no bytes is no archive (an empty one has its end blocks), as GNU tar says too.

@@ -588,6 +588,7 @@ class tar_input {
         in_.emplace(files_.open_next());
         plain_ = can_open_at(files_.files()[files_.current()]);
         files_members_ = files_entries_ = 0;
+        example_named_ = false;
         pending_ = ended_ = false;
       }
       detail::tar_member& m = member_;
@@ -771,15 +772,28 @@ class tar_input {
 
   // A file with members, none of them KEY.EXT, was read with another extension than its
   // members have (a wrong ext=, or another value type): an error, not an empty table.
+  // The member such an error shows: one named KEY.EXT (not metadata) if the file has one.
   void note_member(const detail::tar_member& m, bool entry) {
     if (m.type != '0' && m.type != '7') return;
-    if (files_members_++ == 0) first_member_ = m.name;
     files_entries_ += entry;
+    if (files_members_++ != 0 && (files_entries_ != 0 || example_named_)) return;
+    bool named = !detail::tar_key_and_extension(m.name).second.empty() && !detail::is_webdataset_meta(m.name);
+    if (files_members_ == 1 || named) {
+      first_member_ = m.name;
+      example_named_ = named;
+    }
   }
   void check_some_entry() {
     if (files_members_ == 0 || files_entries_ != 0) return;
     std::string_view wanted = options_.extension.empty() ? std::string_view("bin") : options_.extension;
-    detail::bad_tar(*in_, 0, {"members named KEY.", wanted, " (ext=EXT reads members of another extension)"},
+    if (grouping())
+      detail::bad_tar(*in_, 0, {"members named KEY.EXT, grouped as samples"},
+                      {"none among its ", decimal(files_members_), " files, such as '", first_member_,
+                       "' (names with no extension, hidden ones and metadata __NAME__/ are skipped)"});
+    detail::bad_tar(*in_, 0,
+                    {"members named KEY.", wanted,
+                     " (ext=EXT reads members of another extension; ext=*, or the sample type, WebDataset's "
+                     "samples)"},
                     {"none among its ", decimal(files_members_), " files, such as '", first_member_, "'"});
   }
 
@@ -821,6 +835,7 @@ class tar_input {
   bool plain_ = false;
   std::uint64_t files_members_ = 0, files_entries_ = 0;  // of the file being read
   std::string first_member_;
+  bool example_named_ = false;  // first_member_ is named KEY.EXT
   std::uint64_t ordinal_ = 0;
   detail::tar_member member_;               // the member next() reads
   bool pending_ = false, ended_ = false;    // samples: member_ is the next sample's first; the file ended
