@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -149,6 +150,20 @@ std::string write_archive(const std::vector<std::pair<std::string, typename H::v
   }
   return out;
 }
+
+// Matches an exception whose message holds `part`, for CHECK_THROWS_MATCHES, which checks the
+// exception's type as well: CHECK_THROWS_MATCHES(f(), format_error, test::says("truncated")).
+class says : public Catch::MatcherBase<std::exception> {
+ public:
+  explicit says(std::string part) : part_(std::move(part)) {}
+  bool match(const std::exception& e) const override {
+    return std::string_view(e.what()).find(part_) != std::string_view::npos;
+  }
+  std::string describe() const override { return "says \"" + part_ + "\""; }
+
+ private:
+  std::string part_;
+};
 
 // Runs f(t) for t in [0, count) in as many threads, started together, and waits for them.
 template <class F>
