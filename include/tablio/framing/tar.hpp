@@ -194,11 +194,12 @@ inline bool is_webdataset_meta(std::string_view name) noexcept {
 
 // Data of `size` bytes (a member's, or an extended header's) and its padding must fit in
 // what remains of a file of known size: else the archive is truncated, which is said at the
-// header, naming the member's key when it has one, before anything is read or allocated.
+// header, naming the key of the member `name` (none for an extended header), before anything is
+// read or allocated.
 inline void check_tar_data_fits(const reader& in, std::uint64_t header, std::uint64_t size,
-                                std::string_view what, std::string_view key) {
+                                std::string_view what, std::string_view name) {
   if (auto left = in.remaining(); left && (size > *left || tar_padding(size) > *left - size))
-    throw_format_error(in.name(), header, key,
+    throw_format_error(in.name(), header, tar_key_and_extension(name).first,
                        {decimal(size + tar_padding(size)), " bytes of ", what, " (", decimal(size),
                         ") and its padding to a whole block"},
                        {"only ", decimal(*left), " bytes left (the archive is truncated)"});
@@ -274,7 +275,7 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
     m.name = long_name ? *long_name : name;
     m.size = pax_size ? *pax_size : *size;
     m.data_offset = in.tell();
-    check_tar_data_fits(in, m.header_offset, m.size, "member data", tar_key_and_extension(m.name).first);
+    check_tar_data_fits(in, m.header_offset, m.size, "member data", m.name);
     return true;
   }
 }
