@@ -133,20 +133,15 @@ class format_error : public error {
   }
   // Control bytes as \xNN: a message quotes bytes of the input (a member's name, a token),
   // which must not move a terminal's cursor or break a log line. Other bytes are kept (UTF-8).
-  TABLIO_COLD static std::string printable(std::string text) {
-    auto control = [](unsigned char c) { return c < 0x20 || c == 0x7f; };
-    std::size_t i = 0;
-    while (i < text.size() && !control(static_cast<unsigned char>(text[i]))) ++i;
-    if (i == text.size()) return text;
-    std::string out(text, 0, i);
-    for (; i < text.size(); ++i) {
-      auto c = static_cast<unsigned char>(text[i]);
-      if (!control(c)) {
-        out += text[i];
-        continue;
-      }
-      static constexpr char hex[] = "0123456789abcdef";
-      out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+  TABLIO_COLD static std::string printable(std::string_view text) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    for (char ch : text) {
+      auto c = static_cast<unsigned char>(ch);
+      if (c < 0x20 || c == 0x7f)
+        out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+      else
+        out += ch;
     }
     return out;
   }
