@@ -154,14 +154,21 @@ inline bool table_keys_are_numbers(std::string_view rspec) {
   return format && (format->read_options & format_option::numbered_keys) && r.records.key_feature.empty();
 }
 
-// Refuses to copy a tar table of samples (ext=*) to a tar table of one member per entry, or
-// back: each sample would become one member KEY.EXT holding its record, which no reader takes
-// for a sample again (H is the holder read and written with, whose extension is the default).
+// Refuses to copy a table of samples (ext=*, in a format whose entries are named by extension:
+// tar) to one of one member per entry, or back: each sample would become one member KEY.EXT
+// holding its record, which no reader takes for a sample again (H is the holder read and
+// written with, whose extension is the default).
 template <holder_type H>
 void check_samples_stay_samples(std::string_view rspec, std::string_view wspec) {
   std::optional<rspecifier> r = parse_rspecifier(rspec);
   std::optional<wspecifier> w = parse_wspecifier(wspec);
-  if (!r || !w || r->format != "tar" || w->format != "tar") return;
+  auto by_extension = [](std::string_view format, unsigned table_format::*options) {
+    std::optional<table_format> f = find_format(format);
+    return f && ((*f).*options & format_option::extension);
+  };
+  if (!r || !w || !by_extension(r->format, &table_format::read_options) ||
+      !by_extension(w->format, &table_format::write_options))
+    return;
   auto extension = [](std::string_view given) { return given.empty() ? record_extension<H>() : given; };
   std::string_view in = extension(r->extension), out = extension(w->extension);
   auto entries = [](std::string_view extension) {
