@@ -1,7 +1,8 @@
 """The loopback servers that remote-storage tests run against (tests/remote/servers.py) do
 what they say: nginx serves ranges over http and https, s3rver stores what the aws CLI
-uploads, each fault of the proxy happens as asked, and the SigV4 check tells a signature
-that holds from one that does not."""
+uploads, each fault of the proxy happens as asked (the proxy runs from the command line too,
+for the C++ tests), and the SigV4 check tells a signature that holds from one that does not.
+And tablio's deadlines, set in the environment, end a read that such a proxy holds."""
 
 import dataclasses
 import http.client
@@ -13,6 +14,7 @@ import socket
 import socketserver
 import ssl
 import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -324,6 +326,51 @@ def test_closing_the_proxy_ends_a_stall(remote, nginx, blob):
         response.read()
 
 
+def test_drip_sends_the_rest_a_few_bytes_at_a_time(remote, nginx, blob, fault_proxy):
+    proxy = fault_proxy(nginx.url)
+    drip = proxy.faults.add(remote.Drip(0.1, after=1000, size=10, times=1))
+    conn = connect(proxy.url)
+    conn.request("GET", "/blob.bin")
+    response = conn.getresponse()
+    start = time.monotonic()
+    assert response.read(1000) == blob[:1000] and time.monotonic() - start < 0.1  # at once
+    assert response.read(30) == blob[1000:1030]  # three drops
+    assert 0.3 <= time.monotonic() - start < 1.0
+    conn.close()
+    assert get(connect(proxy.url), "/blob.bin")[1] == blob and drip.hits == 1
+
+
+def test_a_status_with_retry_after_and_no_times_asks_to_wait_for_good(remote, nginx, blob, fault_proxy):
+    proxy = fault_proxy(nginx.url)
+    proxy.faults.add(remote.Status(503, retry_after=60))
+    conn = connect(proxy.url)
+    answers = [get(conn, "/blob.bin", method=method)[0] for method in ("GET", "HEAD", "GET", "GET")]
+    assert [(a.status, a.getheader("Retry-After")) for a in answers] == [(503, "60")] * 4
+    assert not nginx.requests()
+
+
+def test_the_proxy_runs_from_the_command_line_until_its_input_closes(remote, nginx, blob):
+    """As tests/test_remote.cpp runs it: faults as Python expressions, the url on a line."""
+    proxy = subprocess.Popen([sys.executable, remote.__file__, "proxy", nginx.url,
+                              "Status(503, times=1)", "Latency(0.2, method='HEAD')"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=remote.child_env())
+    try:
+        url = proxy.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        conn = connect(url)
+        assert get(conn, "/blob.bin")[0].status == 503
+        assert get(conn, "/blob.bin")[1] == blob
+        start = time.monotonic()
+        assert get(conn, "/blob.bin", method="HEAD")[0].status == 200
+        assert time.monotonic() - start >= 0.2
+        proxy.stdin.close()
+        assert proxy.wait(remote.STOP_TIMEOUT) == 0
+    finally:
+        if proxy.poll() is None:
+            proxy.kill()
+            proxy.wait()
+
+
 def test_truncate_closes_short_of_the_content_length(remote, nginx, blob, fault_proxy, curl):
     proxy = fault_proxy(nginx.url)
     proxy.faults.add(remote.Truncate(1234, times=2))
@@ -444,3 +491,45 @@ def test_sigv4_of_a_body_without_a_hash_header(remote, nginx, fault_proxy):
         check(dataclasses.replace(recorded, body=None))
     with pytest.raises(ValueError, match="not a SigV4 request"):
         check(dataclasses.replace(recorded, headers=[]))
+
+
+# tablio's deadlines, set in the environment, against the proxy
+
+
+@pytest.fixture
+def tablio_remote():
+    """The tablio package, built with remote objects (else the test is skipped)."""
+    tablio = pytest.importorskip("tablio")
+    try:
+        tablio.open("ark:s3://bucket/none", allow_network=False)
+    except tablio.UsageError as e:
+        if "network access is disabled" not in str(e):
+            pytest.skip("this build of tablio has no remote objects (tablio::curl)")
+    return tablio
+
+
+def test_the_environments_deadlines_end_a_read_the_server_holds(tablio_remote, remote, nginx, fault_proxy,
+                                                               monkeypatch):
+    tablio = tablio_remote
+    np = pytest.importorskip("numpy")
+    with tablio.writer(f"ark:{nginx.root}/feats.ark") as w:
+        for i in range(20):
+            w[f"utt{i:02d}"] = np.full((10, 10), i, np.float32)
+    monkeypatch.setenv("TABLIO_HTTP_STREAM_DEADLINE", "1.5")
+    proxy = fault_proxy(nginx.url)
+    url = f"{proxy.url}/feats.ark"
+    # A drip: the stream's deadline ends it, as Python's TimeoutError naming the object.
+    proxy.faults.add(remote.Drip(0.05, after=2000, method="GET"))
+    start = time.monotonic()
+    passed = r"\] the stream deadline of 1\.5 s passed at byte 20\d\d of"
+    with pytest.raises(TimeoutError, match=passed) as caught:
+        tablio.load(f"ark:{url}")
+    assert 1.5 <= time.monotonic() - start < 2.5 and caught.value.filename == url
+    # Asked to wait past it: at once.
+    proxy.faults.clear()
+    proxy.faults.add(remote.Status(503, retry_after=60))
+    start = time.monotonic()
+    not_waited = r"the 60 s wait the server asks for \(Retry-After\) would pass the stream deadline of 1\.5 s"
+    with pytest.raises(TimeoutError, match=not_waited):
+        tablio.load(f"ark:{url}")
+    assert time.monotonic() - start < 1

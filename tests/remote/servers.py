@@ -47,6 +47,7 @@ import socketserver
 import ssl
 import struct
 import subprocess
+import sys
 import tempfile
 import termios
 import threading
@@ -485,6 +486,16 @@ class Stall(Fault):
 
 
 @dataclass(eq=False)
+class Drip(Fault):
+    """After `after` response body bytes, sends the rest `size` bytes at a time, `every` seconds
+    apart: a server that holds a client by sending slowly. (One that asks it to wait for good
+    is Status(503, retry_after=60) with no `times`.)"""
+    every: float
+    after: int = 0
+    size: int = 1
+
+
+@dataclass(eq=False)
 class Truncate(Fault):
     """Closes the connection after `after` response body bytes, short of its Content-Length."""
     after: int
@@ -710,15 +721,24 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pending = sorted((f for f in request.faults if getattr(f, "after", None) is not None),
                          key=lambda f: f.after)
         sent = 0
+        drip = None  # the Drip under way
 
         def act_due():
+            nonlocal drip
             while pending and pending[0].after <= sent:
-                self._act(pending.pop(0))
+                fault = pending.pop(0)
+                if isinstance(fault, Drip):
+                    drip = fault
+                else:
+                    self._act(fault)
 
         act_due()
         while has_body and (data := response.read1(BLOCK)):
             while data:
                 n = min(len(data), pending[0].after - sent) if pending else len(data)
+                if drip:
+                    n = min(n, drip.size)
+                    self._wait(drip.every)
                 self.wfile.write(b"%x\r\n%s\r\n" % (n, data[:n]) if chunked else data[:n])
                 sent += n
                 data = data[n:]
@@ -869,3 +889,25 @@ def expected_sigv4_authorization(request, access_key, secret_key, region, servic
     return (f"AWS4-HMAC-SHA256 Credential={signer.scope(aws_request)}, "
             f"SignedHeaders={signer.signed_headers(signer.headers_to_sign(aws_request))}, "
             f"Signature={signature}")
+
+
+# ---------------------------------------------------------------------------------------------
+# For tests in other languages
+
+
+def main(argv):
+    """servers.py proxy UPSTREAM_URL [FAULT...]: runs a FaultProxy in front of UPSTREAM_URL with
+    the faults given as Python expressions of this module's names ("Drip(0.05, method='GET')"),
+    prints its url on a line, and ends when its standard input closes: a test (in C++, say)
+    stops it by closing that pipe, or by ending."""
+    if len(argv) < 2 or argv[0] != "proxy":
+        raise SystemExit(main.__doc__)
+    with FaultProxy(argv[1]) as proxy:
+        for expression in argv[2:]:
+            proxy.faults.add(eval(expression, globals()))  # a test's own words, not input
+        print(proxy.url, flush=True)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -5,6 +5,7 @@
 #include <tablio/core/limits.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 TABLIO_BEGIN_NAMESPACE
@@ -20,6 +21,13 @@ struct remote_options {
   // A bundle of CA certificates for https (default: CURL_CA_BUNDLE, SSL_CERT_FILE, and for
   // s3:// AWS_CA_BUNDLE, else the system's).
   std::string ca_file;
+  // Seconds one request of bounded size may take, its retries and their waits included: a HEAD,
+  // a range, a part of an upload, a listing page (not the GET that streams an object in order).
+  // 0: none; unset: TABLIO_HTTP_REQUEST_DEADLINE, else 600.
+  std::optional<double> request_deadline;
+  // Seconds everything one opened object does may take, from open to close: a reader's GETs, a
+  // writer's upload, a glob's listing. 0: none; unset: TABLIO_HTTP_STREAM_DEADLINE, else none.
+  std::optional<double> stream_deadline;
 };
 
 struct open_options {
@@ -27,6 +35,13 @@ struct open_options {
   bool allow_pipes = true;
   // Open http://, https:// and s3:// names. Turn off for names from untrusted input.
   bool allow_network = true;
+  // Names come from untrusted input: as under the process's untrusted policy
+  // (stream/policy.hpp), for this open only: no commands, no standard input, regular files
+  // only, no cache named by a specifier, untrusted_limits, and a table confined to its folder.
+  bool untrusted = false;
+  // A folder every local name must resolve to a regular file inside of (symbolic links
+  // followed), with no command and no standard input; empty: anywhere.
+  std::string confine;
   // Bounds for what parsers reading this input may allocate.
   limits parse_limits = default_limits;
   remote_options remote;

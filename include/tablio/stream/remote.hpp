@@ -1,7 +1,8 @@
 // Remote objects: http://, https:// and s3://bucket/key names, opened into the same reader
 // and writer interfaces as files (the tablio::curl component). Reading streams ahead of the
 // reader, and a seek fetches byte ranges over kept-alive connections; failures are retried,
-// resuming at the exact byte, and an object replaced while it is read is an error. Writing
+// resuming at the exact byte, within deadlines per request and per opened object
+// (remote_options), and an object replaced while it is read is an error. Writing
 // an s3:// object uploads it in parts as it is written; it appears only when close() has
 // succeeded. With a cache folder, whole objects are fetched once and read from disk after.
 //

@@ -2,7 +2,8 @@
 // s3://bucket/key at the endpoint AWS's settings name), and, once stat() has asked, its size
 // and identity (ETag, else Last-Modified). Every read after that is pinned to that identity
 // (If-Match), so that an object replaced while it is read is an error, never a mix of two
-// versions; and a read resumes at the exact byte where a failed attempt stopped.
+// versions; and a read resumes at the exact byte where a failed attempt stopped. An object is
+// opened once per stream (a reader, a writer, a listing): the stream's deadline runs from then.
 #pragma once
 
 #include <tablio/stream/open_options.hpp>
@@ -52,6 +53,9 @@ class object {
     if (ca.empty()) ca = detail_environment_ca();
     e_.ca_file = ca;
     e_.scheme = url_.substr(0, url_.find(':'));
+    if (options.remote.request_deadline) e_.retries.request_deadline = *options.remote.request_deadline;
+    if (options.remote.stream_deadline) e_.retries.stream_deadline = *options.remote.stream_deadline;
+    stream_ = deadline::after(e_.retries.stream_deadline, "stream");
   }
 
   const endpoint& where() const noexcept { return e_; }
@@ -63,12 +67,20 @@ class object {
   // For S3 requests on the bucket rather than the object (listing).
   const std::string& bucket_url() const noexcept { return bucket_url_; }
 
+  // When a request of bounded size starting now must end: its own deadline, or the stream's.
+  deadline request_deadline() const {
+    return deadline::after(e_.retries.request_deadline, "request").sooner(stream_);
+  }
+  // When everything the stream does must end (the GET streaming the object in order).
+  const deadline& stream_deadline() const noexcept { return stream_; }
+
   // Asks for the object's size and identity; throws io_error when it cannot be had. (A read
   // learns them from its first response too, saving the round trip.)
   void stat(connection& c) {
     response r;
     std::uint64_t at = 0;
-    with_retries(e_, r, at, [&] { return c.perform(e_, {"HEAD", url_}, r, {}); });
+    deadline d = request_deadline();
+    with_retries(e_, d, r, at, [&] { return c.perform(e_, d, {"HEAD", url_}, r, {}); });
     if (!r.content_length) throw_io_error(e_.name, 0, {"the server gives no size (Content-Length) for"});
     size_ = *r.content_length;
     etag_ = r.etag;
@@ -81,11 +93,15 @@ class object {
   bool exists(connection& c) {
     response r;
     std::uint64_t at = 0;
-    connection::result got = c.perform(e_, {"HEAD", url_}, r, {});
-    if (got.code == CURLE_OK && r.status == 404) return false;
-    if (got.code == CURLE_OK && r.status >= 200 && r.status < 300) return true;
-    with_retries(e_, r, at, [&] { return c.perform(e_, {"HEAD", url_}, r, {}); });
-    return true;
+    deadline d = request_deadline();
+    bool missing = false;
+    with_retries(e_, d, r, at, [&] {
+      connection::result got = c.perform(e_, d, {"HEAD", url_}, r, {});
+      missing = got.code == CURLE_OK && r.status == 404;
+      if (missing) r.status = 200;  // an answer: no
+      return got;
+    });
+    return !missing;
   }
 
   std::uint64_t size() const noexcept { return size_; }
@@ -115,11 +131,13 @@ class object {
   }
 
   // Reads bytes [from, to] (to inclusive; nullopt: to the end) into sink, retrying failures
-  // and resuming at the byte where each attempt stopped. False when sink stopped it. An
-  // object not stat()ed learns its size and identity from the first response, before its
-  // first byte goes to sink (or when it has none): `learned` is told then.
+  // and resuming at the byte where each attempt stopped, by the request deadline for a range
+  // and the stream's for the rest of the object. False when sink stopped it (or pause(), which
+  // waits between attempts, gave up). An object not stat()ed learns its size and identity from
+  // the first response, before its first byte goes to sink (or when it has none): `learned` is
+  // told then.
   bool get(connection& c, std::uint64_t from, std::optional<std::uint64_t> to, const data_sink& sink,
-           const std::function<void()>& learned = {}) {
+           const std::function<void()>& learned = {}, const pause_fn& pause = {}) {
     if (known_ && from >= (to ? *to + 1 : size_)) return true;
     std::uint64_t at = from, asked = from, end = 0;
     const char* wrong = nullptr;
@@ -139,12 +157,13 @@ class object {
       at += n;
       return sink(data, n);
     };
-    connection::result got = with_retries(e_, r, at, [&] {
+    deadline d = to ? request_deadline() : stream_;
+    auto attempt = [&] {
       asked = at;
       seen = false;
       std::optional<std::uint64_t> last =
           known_ ? std::optional(std::min(to.value_or(size_ - 1), size_ - 1)) : to;
-      connection::result g = c.perform(e_, range_request(asked, last), r, checked);
+      connection::result g = c.perform(e_, d, range_request(asked, last), r, checked);
       if (!seen && g.code == CURLE_OK && (r.status == 416 || (r.status >= 200 && r.status < 300))) {
         check();  // no body: an empty object, or one that ends where reading starts
         if (!wrong && r.status == 416 && asked >= size_) r.status = 206;  // nothing to read: done
@@ -152,7 +171,8 @@ class object {
       if (!g.stopped && !wrong && g.code == CURLE_OK && r.status >= 200 && r.status < 300 && at != end)
         g.code = CURLE_PARTIAL_FILE;  // fewer bytes than asked for: resume
       return g;
-    });
+    };
+    connection::result got = with_retries(e_, d, r, at, attempt, pause);
     if (wrong) throw_io_error(e_.name, 0, {wrong, " (at byte ", decimal(at), ") of"});
     return !got.stopped;
   }
@@ -184,6 +204,7 @@ class object {
   }
 
   endpoint e_;
+  deadline stream_;
   std::string url_, bucket_url_, bucket_, key_;
   std::uint64_t size_ = 0;
   std::string etag_, last_modified_;

@@ -7,6 +7,7 @@
 #include <tablio/stream/remote/http.hpp>
 #include <tablio/stream/remote/object.hpp>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -70,10 +71,13 @@ inline std::string xml_unescaped(std::string_view s) {
   return out;
 }
 
-// An S3 request that answers with XML: runs it, retrying what may pass, and gives the body.
-inline std::string s3_call(connection& c, const endpoint& e, request q, std::uint64_t at = 0) {
+// An S3 request about `obj` that answers with XML: runs it, retrying what may pass, and gives
+// the body.
+inline std::string s3_call(connection& c, const object& obj, request q, std::uint64_t at = 0) {
+  const endpoint& e = obj.where();
+  deadline d = obj.request_deadline();
   response r;
-  with_retries(e, r, at, [&] { return c.perform(e, q, r, {}); });
+  with_retries(e, d, r, at, [&] { return c.perform(e, d, q, r, {}); });
   // CompleteMultipartUpload can fail after its 200 has begun: the error is in the body.
   if (r.body.find("<Error>") != std::string::npos) {
     r.status = 500;
@@ -93,7 +97,7 @@ inline std::vector<std::string> s3_list(connection& c, const object& bucket, con
     std::string query = "?";
     if (!token.empty()) query += "continuation-token=" + percent_encoded(token, false) + "&";
     query += "list-type=2&prefix=" + percent_encoded(prefix, false);
-    std::string page = detail::s3_call(c, bucket.where(), {"GET", bucket.bucket_url() + "/" + query});
+    std::string page = detail::s3_call(c, bucket, {"GET", bucket.bucket_url() + "/" + query});
     for (std::size_t at = page.find("<Contents>"); at != std::string::npos;
          at = page.find("<Contents>", at + 1))
       keys.push_back(detail::xml_unescaped(remote::detail::xml_text(page, "Key", at)));
@@ -111,14 +115,14 @@ class s3_upload {
 
   // Stores the whole object in one request.
   void put_whole(connection& c, std::string_view data) {
-    detail::s3_call(c, obj_.where(), {"PUT", obj_.url(), {}, data});
+    detail::s3_call(c, obj_, {"PUT", obj_.url(), {}, data});
   }
 
   // Uploads part `number` (1, 2, ...), the object's bytes from `offset` (what errors name),
   // starting the upload with the first.
   void put_part(connection& c, int number, std::string_view data, std::uint64_t offset) {
     if (upload_id_.empty()) {
-      std::string created = detail::s3_call(c, obj_.where(), {"POST", obj_.url() + "?uploads="});
+      std::string created = detail::s3_call(c, obj_, {"POST", obj_.url() + "?uploads="});
       upload_id_ = detail::xml_unescaped(remote::detail::xml_text(created, "UploadId"));
       if (upload_id_.empty())
         throw_io_error(obj_.name(), 0, {"no UploadId in the answer to CreateMultipartUpload for"});
@@ -130,7 +134,8 @@ class s3_upload {
                   "&uploadId=" + percent_encoded(upload_id_, false),
               {},
               data};
-    with_retries(obj_.where(), r, at, [&] { return c.perform(obj_.where(), q, r, {}); });
+    deadline d = obj_.request_deadline();
+    with_retries(obj_.where(), d, r, at, [&] { return c.perform(obj_.where(), d, q, r, {}); });
     if (r.etag.empty())
       throw_io_error(obj_.name(), 0,
                      {"no ETag for part ", decimal(number), " (at byte ", decimal(offset), ") of"});
@@ -147,17 +152,21 @@ class s3_upload {
       body +=
           "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + etags_[i] + "</ETag></Part>";
     body += "</CompleteMultipartUpload>";
-    detail::s3_call(c, obj_.where(),
+    detail::s3_call(c, obj_,
                     {"POST", obj_.url() + "?uploadId=" + percent_encoded(upload_id_, false), {}, body});
     upload_id_.clear();
   }
 
-  // Gives the parts up: no object appears. Quiet: it runs after another failure.
+  // Gives the parts up: no object appears. Quiet: it runs after another failure. That may be
+  // a deadline's, so it has one of its own: the request deadline, stall_seconds at most.
   void abort(connection& c) noexcept {
     if (upload_id_.empty()) return;
+    const retry_policy& p = obj_.where().retries;
+    double most = static_cast<double>(p.stall_seconds);
     response r;
-    c.perform(obj_.where(), {"DELETE", obj_.url() + "?uploadId=" + percent_encoded(upload_id_, false)}, r,
-              {});
+    c.perform(obj_.where(),
+              deadline::after(p.request_deadline > 0 ? std::min(p.request_deadline, most) : most, "request"),
+              {"DELETE", obj_.url() + "?uploadId=" + percent_encoded(upload_id_, false)}, r, {});
     upload_id_.clear();
   }
 

@@ -15,6 +15,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -134,7 +135,11 @@ class stream_ahead {
             }
             return true;
           },
-          [&] { signal_known(); });
+          [&] { signal_known(); },
+          [&](double seconds) {  // between attempts: no longer than the reader stays
+            std::unique_lock<std::mutex> lock(m_);
+            return !cv_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return stop_; });
+          });
     } catch (...) {
       std::lock_guard<std::mutex> lock(m_);
       error_ = std::current_exception();
@@ -387,8 +392,9 @@ class remote_source {
         j.filled += k;
         return true;
       };
-      c->prepare(s.obj->where(), s.obj->range_request(j.b->start, j.b->start + j.b->data.size() - 1), j.r,
-                 j.sink, j.b->data.size());
+      c->prepare(s.obj->where(), s.obj->request_deadline(),
+                 s.obj->range_request(j.b->start, j.b->start + j.b->data.size() - 1), j.r, j.sink,
+                 j.b->data.size());
       curl_easy_setopt(c->handle(), CURLOPT_PRIVATE, &j);
       curl_multi_add_handle(multi, c->handle());
       ++running;

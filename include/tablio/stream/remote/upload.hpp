@@ -4,7 +4,8 @@
 // most. close() uploads the last parts and completes the upload, or stores a small object in
 // one request. The object appears only then, whole: a writer that fails, or is given up (by an
 // exception, or abandon()), aborts the upload, and one that is killed leaves only an
-// unfinished upload, never a partial object.
+// unfinished upload, never a partial object. Each request ends by the request deadline, and
+// the whole upload, from open to close, by the stream deadline.
 #pragma once
 
 #include <tablio/stream/remote/object.hpp>
