@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/access.hpp"
 #include "cli/arguments.hpp"
 #include "cli/progress.hpp"
 #include "cli/tables.hpp"
@@ -50,7 +51,7 @@ std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) 
           out.write(key, v);
         } catch (const usage_error& e) {
           if (converted && count == 0) throw;
-          throw error("the entry of key '" + key + "' of '" + rspec + "': " + e.what());
+          throw error("the entry of key " + quoted_excerpt(key) + " of '" + rspec + "': " + e.what());
         }
         shown.add();
         ++count;
@@ -107,7 +108,8 @@ int info(arguments& args) {
         std::string shape = cli::shape_of(value);
         std::uint64_t size = cli::binary_size<H>(value);
         if (list_keys)
-          std::printf("%s\t%s\t%llu bytes\n", key.c_str(), shape.c_str(), (unsigned long long)size);
+          std::printf("%s\t%s\t%llu bytes\n", cli::shown(key).c_str(), cli::shown(shape).c_str(),
+                      (unsigned long long)size);
         if (entries == 0) first = key;
         if (entries != 0 && key < last) ++unsorted;
         if (entries != 0 && key == last) ++repeated;
@@ -128,12 +130,13 @@ int info(arguments& args) {
     std::sort(by_count.rbegin(), by_count.rend());
     std::printf("shapes:");
     for (std::size_t i = 0; i < by_count.size() && i < 5; ++i)
-      std::printf(" %s (%llu)", by_count[i].second.c_str(), (unsigned long long)by_count[i].first);
+      std::printf(" %s (%llu)", cli::shown(by_count[i].second).c_str(),
+                  (unsigned long long)by_count[i].first);
     if (by_count.size() > 5) std::printf(" and %zu more", by_count.size() - 5);
     std::printf("\nbytes: %llu in all, %llu to %llu per entry (binary objects)\n", (unsigned long long)total,
                 (unsigned long long)smallest, (unsigned long long)largest);
-    std::printf("keys: '%s' to '%s', %s%s\n", first.c_str(), last.c_str(), unsorted ? "not sorted" : "sorted",
-                repeated ? ", with repeated keys" : "");
+    std::printf("keys: '%s' to '%s', %s%s\n", cli::shown(first).c_str(), cli::shown(last).c_str(),
+                unsorted ? "not sorted" : "sorted", repeated ? ", with repeated keys" : "");
     rspecifier r = require_rspecifier(rspec);
     std::printf("checksums: %s\n", cli::is_tfrecord(r)
                                        ? "the CRC32C of every TFRecord length and record matched"
@@ -154,7 +157,7 @@ int cat(arguments& args) {
       sequential_table_reader<R> in(rspec);
       for (auto& [key, value] : in) {
         std::string text = cli::value_text<H>(value);
-        std::printf("%s %s", key.c_str(), text.c_str());
+        std::printf("%s %s", cli::shown(key).c_str(), cli::shown(text, "\n").c_str());
       }
       cli::warn_if_ended_early("cat", in.error());
     });
@@ -255,7 +258,8 @@ void verify_tfrecord(const rspecifier& r, verifier& v) {
 // LMDB values one by one.
 template <class R>
 void verify_lmdb(const rspecifier& r, verifier& v) {
-  lmdb_reader db(r.filename);
+  owned<lmdb_reader> held = open_lmdb_reader(r.filename);
+  lmdb_reader& db = *held;
   std::string_view key, value;
   R h;
   while (db.next(key, value)) {
@@ -437,6 +441,7 @@ void print_usage(std::FILE* to) {
                "Usage: tablio COMMAND [options] ARGUMENTS   (tablio COMMAND --help for more)\n\n"
                "Commands:\n");
   for (const command& c : commands) std::fprintf(to, "  %s\n", c.usage);
+  std::fprintf(to, "\n%s", cli::access_help);
   std::fprintf(
       to,
       "\nSpecifiers are Kaldi's (\"ark:f.ark\", \"scp:f.scp\", \"ark,t:-\", \"ark:gunzip -c f.gz |\")\n"
@@ -461,15 +466,20 @@ int main(int argc, char** argv) {
   try {
     arguments args(argc, argv, 2);
     if (args.has("help")) {
-      std::printf("Usage: %s\n\n%s", found->usage, found->help);
+      std::printf("Usage: %s\n\n%s%s", found->usage, found->help, cli::access_help);
       return 0;
     }
+    cli::apply_access_options(args);
     return found->run(args);
+  } catch (const access_error& e) {  // what the input names, refused: bad input
+    std::fprintf(stderr, "tablio %s: %s\n", found->name, cli::shown(e.what()).c_str());
+    return 1;
   } catch (const usage_error& e) {
-    std::fprintf(stderr, "tablio %s: %s\nUsage: %s\n", found->name, e.what(), found->usage);
+    std::fprintf(stderr, "tablio %s: %s\nUsage: %s\n", found->name, cli::shown(e.what()).c_str(),
+                 found->usage);
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tablio %s: %s\n", found->name, e.what());
+    std::fprintf(stderr, "tablio %s: %s\n", found->name, cli::shown(e.what()).c_str());
     return 1;
   }
 }

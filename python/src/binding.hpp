@@ -140,10 +140,10 @@ struct value_type_entry {
   std::function<std::unique_ptr<writer_base>(const std::string&, const value_options&)> writer;
   // Splits a table into shards (tablio::shard_table with this type's holder).
   std::function<tablio::shard_plan(const std::string&, const std::string&, std::uint64_t,
-                                   tablio::shard_balance)>
+                                   tablio::shard_balance, const tablio::open_options&)>
       shard;
   // Writes the shard index of a table's files (tablio::index_shards with this type's holder).
-  std::function<tablio::shard_index(const std::string&)> index_shards;
+  std::function<tablio::shard_index(const std::string&, const tablio::open_options&)> index_shards;
   // The extension of the tar members it reads unless told (ext=): "*" for samples.
   std::string_view tar_extension;
 };

@@ -182,10 +182,77 @@ value_options options_from(py::handle dtype, py::handle compression_method, cons
   return o;
 }
 
-// Which names a table may open: remote objects, commands.
-value_options with_access(value_options o, bool allow_network, bool allow_pipes) {
-  o.open.allow_network = allow_network;
-  o.open.allow_pipes = allow_pipes;
+// The limits a `limits=` dict asks for: the defaults (or the untrusted policy's) with those it
+// names tightened or loosened.
+tablio::limits limits_from(py::handle given) {
+  tablio::limits lim = tablio::default_limits;
+  if (given.is_none()) return lim;
+  if (!py::isinstance<py::dict>(given))
+    throw tablio::usage_error("limits= is a dict such as {'record_bytes': 1 << 24, 'expansion': 100}");
+  for (auto [name, value] : py::cast<py::dict>(given)) {
+    std::string n = py::str(name);
+    if (n == "request_deadline" || n == "stream_deadline") continue;  // remote_options'
+    if (!py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value) ||
+        py::cast<py::int_>(value) < py::int_(0))
+      throw tablio::usage_error("limits['" + n + "'] is a number of 0 or more");
+    std::uint64_t v = py::cast<std::uint64_t>(value);
+    if (n == "record_bytes")
+      lim.max_record_bytes = v;
+    else if (n == "element_count")
+      lim.max_element_count = v;
+    else if (n == "token_bytes")
+      lim.max_token_bytes = static_cast<std::size_t>(v);
+    else if (n == "total_bytes")
+      lim.max_total_bytes = v;
+    else if (n == "expansion")
+      lim.max_expansion = v;
+    else
+      throw tablio::usage_error(
+          "limits= takes record_bytes, element_count, token_bytes, total_bytes, "
+          "expansion, request_deadline and stream_deadline, not '" +
+          n + "'");
+  }
+  return lim;
+}
+
+}  // namespace
+
+// Which names a table may open (remote objects, commands, the folder they must lie in) and
+// the limits of what it reads.
+tablio::open_options access_from(bool allow_network, bool allow_pipes, py::handle confine,
+                                 py::handle limits) {
+  tablio::open_options o;
+  o.allow_network = allow_network;
+  o.allow_pipes = allow_pipes;
+  if (!confine.is_none())
+    o.confine = py::cast<std::string>(py::module_::import("os").attr("fspath")(confine));
+  o.parse_limits = limits_from(limits);
+  if (!limits.is_none())
+    for (auto [name, value] : py::cast<py::dict>(limits)) {
+      std::string n = py::str(name);
+      std::optional<double>* deadline = n == "request_deadline"  ? &o.remote.request_deadline
+                                        : n == "stream_deadline" ? &o.remote.stream_deadline
+                                                                 : nullptr;
+      if (!deadline) continue;
+      double seconds = py::cast<double>(value);
+      if (!(seconds >= 0)) throw tablio::usage_error("limits['" + n + "'] is a number of seconds, 0 or more");
+      *deadline = seconds;
+    }
+  return o;
+}
+
+// The access the package's own functions pass: (allow_network, allow_pipes, confine, limits).
+tablio::open_options access_of(py::handle access) {
+  if (access.is_none()) return tablio::open_options{};
+  py::tuple t = py::cast<py::tuple>(access);
+  return access_from(py::cast<bool>(t[0]), py::cast<bool>(t[1]), t[2], t[3]);
+}
+
+namespace {
+
+value_options with_access(value_options o, bool allow_network, bool allow_pipes, py::handle confine,
+                          py::handle limits) {
+  o.open = access_from(allow_network, allow_pipes, confine, limits);
   return o;
 }
 
@@ -239,11 +306,11 @@ class sequential_reader : public python_table<sequential_base> {
  public:
   sequential_reader(std::string rspec, const std::string& type, py::handle dtype, py::handle scale,
                     py::handle decode_raw, bool view, py::handle features, bool allow_network,
-                    bool allow_pipes)
+                    bool allow_pipes, py::handle confine, py::handle limits)
       : python_table(std::move(rspec)), type_(type) {
     table_ = find_value_type(type).sequential(
         spec_, with_access(options_from(dtype, py::none(), type, scale, decode_raw, view, features),
-                           allow_network, allow_pipes));
+                           allow_network, allow_pipes, confine, limits));
   }
   py::object next() {
     return use([this](sequential_base& t) -> py::object {
@@ -289,11 +356,11 @@ class random_access_reader : public python_table<random_access_base> {
  public:
   random_access_reader(std::string rspec, const std::string& type, py::handle dtype, py::handle scale,
                        py::handle decode_raw, bool view, py::handle features, bool allow_network,
-                       bool allow_pipes)
+                       bool allow_pipes, py::handle confine, py::handle limits)
       : python_table(std::move(rspec)),
         type_(type),
         options_(with_access(options_from(dtype, py::none(), type, scale, decode_raw, view, features),
-                             allow_network, allow_pipes)) {
+                             allow_network, allow_pipes, confine, limits)) {
     table_ = find_value_type(type).random_access(spec_, options_);
   }
   py::object get(py::handle key, py::object fallback) {
@@ -361,10 +428,11 @@ class random_access_reader : public python_table<random_access_base> {
 class table_writer : public python_table<writer_base> {
  public:
   table_writer(std::string wspec, const std::string& type, py::handle dtype, py::handle compression_method,
-               bool allow_network, bool allow_pipes)
+               bool allow_network, bool allow_pipes, py::handle confine)
       : python_table(std::move(wspec)) {
-    table_ = find_value_type(type).writer(
-        spec_, with_access(options_from(dtype, compression_method, type), allow_network, allow_pipes));
+    table_ =
+        find_value_type(type).writer(spec_, with_access(options_from(dtype, compression_method, type),
+                                                        allow_network, allow_pipes, confine, py::none()));
   }
   // A writer dropped without close() is closed here, except an object being uploaded, which
   // is given up (the exception that may have dropped the writer is unknown here); what could
@@ -430,11 +498,12 @@ py::dtype idx_dtype(tablio::idx_type t) {
 }
 
 // The whole file as a read-only array over the mapped (or inflated) bytes.
-py::array idx_read(const std::string& path) {
+py::array idx_read(const std::string& path, py::handle access) {
+  tablio::open_options open = access_of(access);
   std::unique_ptr<tablio::idx_file> file;
   {
     py::gil_scoped_release unlocked;
-    file = std::make_unique<tablio::idx_file>(path);
+    file = std::make_unique<tablio::idx_file>(path, tablio::idx_read_options{}, open);
   }
   const tablio::idx_header& h = file->header();
   std::vector<py::ssize_t> shape(h.dims.begin(), h.dims.end());
@@ -470,7 +539,8 @@ tablio::idx_type idx_type_of(const py::dtype& d) {
                             std::string(py::str(py::handle(d))));
 }
 
-void idx_write(const std::string& path, py::handle values) {
+void idx_write(const std::string& path, py::handle values, py::handle access) {
+  tablio::open_options open = access_of(access);
   py::array a = py::array::ensure(values, py::array::c_style);
   if (!a) throw py::type_error("idx.write: expected an array");
   if (a.ndim() == 0) throw tablio::usage_error("idx.write: an IDX file has at least one dimension");
@@ -485,7 +555,7 @@ void idx_write(const std::string& path, py::handle values) {
   const char* p = static_cast<const char*>(a.data());
   std::size_t item_bytes = item_values * static_cast<std::size_t>(a.itemsize());
   py::gil_scoped_release unlocked;
-  tablio::idx_writer out(tablio::open_output(path), type, item_dims, items);
+  tablio::idx_writer out(tablio::open_output(path, open), type, item_dims, items);
   for (std::uint32_t i = 0; i < items; ++i) out.write_native_item(p + i * item_bytes, item_values);
   out.close();
 }
@@ -493,7 +563,7 @@ void idx_write(const std::string& path, py::handle values) {
 // ---- exceptions
 
 struct python_errors {
-  py::object format_error, data_loss_error, usage_error, stream_error;
+  py::object format_error, data_loss_error, usage_error, access_error, stream_error;
 };
 
 python_errors& errors() {
@@ -538,6 +608,8 @@ void translate(std::exception_ptr p) {
                               ? py::handle(PyExc_OSError)(py::int_(e.error_number()), message, path)
                               : errors().stream_error(py::none(), message, path);
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(instance.ptr())), instance.ptr());
+  } catch (const tablio::access_error& e) {
+    PyErr_SetObject(errors().access_error.ptr(), message_to_python(e.what()).ptr());
   } catch (const tablio::usage_error& e) {
     PyErr_SetObject(errors().usage_error.ptr(), message_to_python(e.what()).ptr());
   } catch (const tablio::error& e) {
@@ -558,15 +630,17 @@ PYBIND11_MODULE(_tablio, m) {
   errors().format_error = error_module.attr("FormatError");
   errors().data_loss_error = error_module.attr("DataLossError");
   errors().usage_error = error_module.attr("UsageError");
+  errors().access_error = error_module.attr("AccessError");
   errors().stream_error = error_module.attr("StreamError");
   py::register_exception_translator(&translate);
 
   py::class_<sequential_reader>(m, "SequentialReader")
       .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle,
-                    bool, bool>(),
+                    bool, bool, py::handle, py::handle>(),
            py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
            py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false,
-           py::arg("features") = py::none(), py::arg("allow_network") = true, py::arg("allow_pipes") = true)
+           py::arg("features") = py::none(), py::arg("allow_network") = true, py::arg("allow_pipes") = true,
+           py::arg("confine") = py::none(), py::arg("limits") = py::none())
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &sequential_reader::next)
       .def("_batch", &sequential_reader::batch, py::arg("n"))
@@ -581,10 +655,11 @@ PYBIND11_MODULE(_tablio, m) {
 
   py::class_<random_access_reader>(m, "RandomAccessReader")
       .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle,
-                    bool, bool>(),
+                    bool, bool, py::handle, py::handle>(),
            py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
            py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false,
-           py::arg("features") = py::none(), py::arg("allow_network") = true, py::arg("allow_pipes") = true)
+           py::arg("features") = py::none(), py::arg("allow_network") = true, py::arg("allow_pipes") = true,
+           py::arg("confine") = py::none(), py::arg("limits") = py::none())
       .def("__getitem__", &random_access_reader::at)
       .def("get", &random_access_reader::get, py::arg("key"), py::arg("default") = py::none())
       .def("lookup", &random_access_reader::lookup, py::arg("keys"),
@@ -599,10 +674,10 @@ PYBIND11_MODULE(_tablio, m) {
       .def("__exit__", [](random_access_reader& r, py::args) { r.close(); });
 
   py::class_<table_writer>(m, "Writer")
-      .def(py::init<std::string, const std::string&, py::handle, py::handle, bool, bool>(), py::arg("wspec"),
-           py::arg("type") = "matrix", py::arg("dtype") = py::none(),
+      .def(py::init<std::string, const std::string&, py::handle, py::handle, bool, bool, py::handle>(),
+           py::arg("wspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
            py::arg("compression_method") = py::none(), py::arg("allow_network") = true,
-           py::arg("allow_pipes") = true)
+           py::arg("allow_pipes") = true, py::arg("confine") = py::none())
       .def("write", &table_writer::write, py::arg("key"), py::arg("value"))
       .def("__setitem__", &table_writer::write)
       .def("flush", &table_writer::flush)
@@ -613,29 +688,31 @@ PYBIND11_MODULE(_tablio, m) {
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](table_writer& w, py::handle type, py::handle, py::handle) { w.exit(type); });
 
-  m.def("idx_read", &idx_read, py::arg("path"));
-  m.def("idx_write", &idx_write, py::arg("path"), py::arg("array"));
+  m.def("idx_read", &idx_read, py::arg("path"), py::arg("access") = py::none());
+  m.def("idx_write", &idx_write, py::arg("path"), py::arg("array"), py::arg("access") = py::none());
   m.def(
       "shard",
       [](const std::string& rspec, const std::string& wspec, std::uint64_t n, const std::string& by,
-         const std::string& type) {
+         const std::string& type, py::handle access) {
         if (by != "count" && by != "bytes")
           throw tablio::usage_error("by is 'count' or 'bytes', not '" + by + "'");
         tablio::shard_plan plan = find_value_type(type).shard(
-            rspec, wspec, n, by == "count" ? tablio::shard_balance::count : tablio::shard_balance::bytes);
+            rspec, wspec, n, by == "count" ? tablio::shard_balance::count : tablio::shard_balance::bytes,
+            access_of(access));
         py::list out(plan.wspecifiers.size());
         for (std::size_t k = 0; k < out.size(); ++k)
           out[k] = py::make_tuple(plan.wspecifiers[k], plan.entries[k]);
         return out;
       },
-      py::arg("rspec"), py::arg("wspec"), py::arg("n"), py::arg("by") = "count", py::arg("type") = "bytes");
+      py::arg("rspec"), py::arg("wspec"), py::arg("n"), py::arg("by") = "count", py::arg("type") = "bytes",
+      py::arg("access") = py::none());
   m.def(
       "index_shards",
-      [](const std::string& rspec, const std::string& type) {
+      [](const std::string& rspec, const std::string& type, py::handle access) {
         return tablio::shard_index_name(tablio::require_rspecifier(rspec).filename) + "\n" +
-               tablio::to_json(find_value_type(type).index_shards(rspec));
+               tablio::to_json(find_value_type(type).index_shards(rspec, access_of(access)));
       },
-      py::arg("rspec"), py::arg("type") = "bytes",
+      py::arg("rspec"), py::arg("type") = "bytes", py::arg("access") = py::none(),
       "Writes the shard index of a TFRecord or tar table's files beside them: its name and JSON.");
   m.def(
       "tar_extension",
@@ -648,18 +725,22 @@ PYBIND11_MODULE(_tablio, m) {
         "The folder a shard index's relative URLs start from.");
   m.def(
       "stored_size",
-      [](const std::string& name, bool allow_network) {
+      [](const std::string& name, py::handle access) {
+        tablio::open_options open = access_of(access);
         py::gil_scoped_release unlocked;
-        return tablio::stored_size(name, {.allow_network = allow_network});
+        return tablio::stored_size(name, open);
       },
-      py::arg("name"), py::arg("allow_network") = true, "The size of a file or remote object.");
+      py::arg("name"), py::arg("access") = py::none(), "The size of a file or remote object.");
   m.def(
       "read_file",
-      [](const std::string& name, std::uint64_t limit, bool allow_network) {
+      [](const std::string& name, std::uint64_t limit, py::handle access) {
+        // A file or an object, never a command: what names it may come from the input.
+        tablio::open_options open = access_of(access);
+        open.allow_pipes = false;
         std::string all;
         {
           py::gil_scoped_release unlocked;
-          tablio::reader in = tablio::open_input(name, {.allow_network = allow_network});
+          tablio::reader in = tablio::open_input(name, open);
           while (in.ensure(1)) {
             std::span<const char> window = in.window();
             if (window.size() > limit - all.size())
@@ -672,21 +753,43 @@ PYBIND11_MODULE(_tablio, m) {
         }
         return py::bytes(all);
       },
-      py::arg("name"), py::arg("limit"), py::arg("allow_network") = true,
-      "The whole of a file or remote object of at most `limit` bytes (more is a FormatError).");
+      py::arg("name"), py::arg("limit"), py::arg("access") = py::none(),
+      "The whole of a file or remote object (never a command) of at most `limit` bytes (more is a "
+      "FormatError).");
   m.def("value_types", [] { return strings_to_python(value_type_names()); });
   m.def(
       "table_files",
-      [](const std::string& rspec) {
+      [](const std::string& rspec, py::handle access) {
+        tablio::open_options open = access_of(access);
         std::vector<std::string> files;
         {
           py::gil_scoped_release unlocked;  // listing a bucket is network I/O
-          files = tablio::table_files(rspec);
+          files = tablio::table_files(rspec, open);
         }
         return strings_to_python(files);
       },
-      py::arg("rspec"),
+      py::arg("rspec"), py::arg("access") = py::none(),
       "One rspecifier per file of a table whose format reads several (TFRecord, tar); else [rspec].");
+  m.def(
+      "set_process_policy",
+      [](bool untrusted, bool allow_network, py::handle confine, py::handle limits) {
+        tablio::process_policy p;
+        p.untrusted = untrusted;
+        p.allow_network = allow_network;
+        p.confine = access_from(allow_network, true, confine, py::none()).confine;
+        if (!limits.is_none()) p.parse_limits = limits_from(limits);
+        tablio::set_process_policy(p);
+      },
+      py::arg("untrusted"), py::arg("allow_network"), py::arg("confine") = py::none(),
+      py::arg("limits") = py::none(), "Tightens the process's policy for opening names (it never loosens).");
+  m.def(
+      "process_policy",
+      [] {
+        tablio::process_policy p = tablio::current_process_policy();
+        return py::make_tuple(p.untrusted, p.allow_network,
+                              p.confine.empty() ? py::object(py::none()) : py::object(py::str(p.confine)));
+      },
+      "The process's policy: (untrusted, allow_network, confine).");
   m.def("ordinal_keys", &tablio::table_keys_are_numbers, py::arg("rspec"),
         "Whether the table's keys are its records' numbers, counted across its files (TFRecord, IDX).");
 }

@@ -228,13 +228,14 @@ value_type_entry entry_for() {
       [](const std::string& s, const value_options& o) -> std::unique_ptr<writer_base> {
         return std::make_unique<table_writer<C>>(s, o);
       },
-      [](const std::string& rspec, const std::string& wspec, std::uint64_t n, tablio::shard_balance by) {
+      [](const std::string& rspec, const std::string& wspec, std::uint64_t n, tablio::shard_balance by,
+         const tablio::open_options& open) {
         py::gil_scoped_release unlocked;
-        return tablio::shard_table<typename owned_holder_of<C>::type>(rspec, wspec, n, by);
+        return tablio::shard_table<typename owned_holder_of<C>::type>(rspec, wspec, n, by, open);
       },
-      [](const std::string& rspec) {
+      [](const std::string& rspec, const tablio::open_options& open) {
         py::gil_scoped_release unlocked;
-        return tablio::index_shards<typename owned_holder_of<C>::type>(rspec);
+        return tablio::index_shards<typename owned_holder_of<C>::type>(rspec, open);
       },
       tablio::record_extension<typename owned_holder_of<C>::type>(),
   };

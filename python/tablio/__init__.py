@@ -17,14 +17,15 @@ import operator as _operator
 import sys as _sys
 
 from . import errors
-from .errors import DataLossError, FormatError, StreamError, UsageError
+from .errors import AccessError, DataLossError, FormatError, StreamError, UsageError
 from . import _tablio
 from ._tablio import RandomAccessReader, SequentialReader, Writer
 
 __all__ = [
     "open", "random_access", "writer", "load", "shard", "value_types", "idx", "shard_index", "sample",
+    "set_untrusted", "process_policy",
     "SequentialReader", "RandomAccessReader", "Writer",
-    "FormatError", "DataLossError", "UsageError", "StreamError",
+    "FormatError", "DataLossError", "UsageError", "AccessError", "StreamError",
 ]
 
 
@@ -68,7 +69,7 @@ def _decoded(table, type, decode, rspec):
 
 
 def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False, features=None,
-         allow_network=True, allow_pipes=True, decode=None):
+         allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None):
     """Opens a table for reading in order: iterate it for (key, value) pairs.
 
     rspec: a Kaldi rspecifier, e.g. "ark:feats.ark", "scp:feats.scp", "ark,p:gunzip -c x.gz |",
@@ -96,26 +97,35 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
         keep the buffer alive, so they stay valid after the next record.
     allow_network, allow_pipes: False refuses remote objects (http://, https://, s3://) or
         commands ("cmd |"), for specifiers that come from untrusted input.
+    confine: a folder (str or path) that every local name the table reaches (its files, the
+        lines of a script, the shards of a pattern) must resolve inside, symbolic links
+        followed, as a regular file: no command, no standard input, no device (AccessError).
+    limits: bounds of what reading may take, a dict of any of record_bytes (one record or
+        object), element_count (one container), token_bytes (a key or a word), total_bytes
+        (all one input delivers) and expansion (how many times its compressed size a
+        compressed input may inflate); the process's untrusted policy tightens them further.
+        For remote objects also request_deadline and stream_deadline, in seconds (0: none):
+        how long one request with its retries, and all one object's transfers, may take.
     decode: for type "sample", True decodes the conventional extensions (cls -> int, txt ->
         str, json -> object, npy -> ndarray...); a dict {extension: function(bytes)} adds
         decoders (tablio.sample).
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
-    Raises FormatError (with .path, .offset, .key), OSError or UsageError.
+    Raises FormatError (with .path, .offset, .key), OSError, UsageError or AccessError.
     """
     if shard_index.named_by(rspec) is not None:
         raise UsageError(f"'{rspec}' names a shard index, which random_access() looks keys up through and "
                          "tablio.torch's datasets plan epochs with; to read its shards in order, open "
                          "each of tablio.shard_index.load(PATH_OR_URL).rspecs()")
     return _decoded(SequentialReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
-                                     allow_pipes), type, decode, rspec)
+                                     allow_pipes, confine, limits), type, decode, rspec)
 
 
 def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False,
-                  features=None, allow_network=True, allow_pipes=True, decode=None):
+                  features=None, allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None):
     """Opens a table for lookup by key: r[key] (KeyError when absent), key in r, r.get(key),
     len(r) and r.keys(); r.lookup(keys) gives the values of many keys in one call. Values are
     copies that stay valid. dtype, scale, decode_raw, view, features, allow_network,
-    allow_pipes and decode as open() takes them.
+    allow_pipes, decode, confine and limits as open() takes them.
 
     rspec "index:PATH_OR_URL" looks keys up through a shard index (tablio.shard_index): a
     shard is opened only when a lookup needs it, the one whose key range holds the key in an
@@ -123,15 +133,16 @@ def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None,
     opens every shard, and r.at(i) gives the i-th record's (key, value), opening only its
     shard."""
     if (named := shard_index.named_by(rspec)) is not None:
-        index = shard_index.load(named, allow_network)
+        index = shard_index.load(named, allow_network, allow_pipes, confine, limits)
         index.check_reads(type)
         return _lookup.IndexedTable(index, lambda spec: random_access(  # a shard is never a command
-            spec, type, dtype, scale, decode_raw, view, features, allow_network, False, decode))
+            spec, type, dtype, scale, decode_raw, view, features, decode=decode, **index.options()))
     return _decoded(RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
-                                       allow_pipes), type, decode, rspec)
+                                       allow_pipes, confine, limits), type, decode, rspec)
 
 
-def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_network=True, allow_pipes=True):
+def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_network=True, allow_pipes=True,
+           confine=None):
     """Opens a table for writing: w[key] = value, or w.write(key, value).
 
     wspec: a Kaldi wspecifier, e.g. "ark:out.ark", "ark,scp:out.ark,out.scp",
@@ -147,19 +158,21 @@ def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_netw
     that is dropped unclosed is closed then, with a RuntimeWarning instead of an exception.
     Leaving a with-block by an exception, or abandon(), gives the table up instead: an object
     being uploaded never appears (files keep what was written).
+    allow_network, allow_pipes and confine as open() takes them (confine: the files written).
     """
-    return Writer(wspec, type, dtype, compression_method, allow_network, allow_pipes)
+    return Writer(wspec, type, dtype, compression_method, allow_network, allow_pipes, confine)
 
 
 def load(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, features=None, allow_network=True,
-         allow_pipes=True, decode=None):
+         allow_pipes=True, decode=None, confine=None, limits=None):
     """Reads a whole table in one call: (keys, values), values stacked as batches() stacks them."""
     with open(rspec, type, dtype, scale, decode_raw, False, features, allow_network, allow_pipes,
-              decode) as table:
+              decode, confine, limits) as table:
         return table._batch(_sys.maxsize)
 
 
-def shard(rspec, wspec, n, by="count", type="bytes"):
+def shard(rspec, wspec, n, by="count", type="bytes", allow_network=True, allow_pipes=True, confine=None,
+          limits=None):
     """Splits a table into n shards with the same entries in the same order; returns
     [(wspecifier, entries)] for each shard.
 
@@ -170,13 +183,31 @@ def shard(rspec, wspec, n, by="count", type="bytes"):
     split by its lines, as split_scp.pl does. by="count" balances entries (the first n % len
     shards take one more), by="bytes" their sizes. type: the values' type; the default,
     "bytes", copies records of any record format exactly; a Kaldi archive needs its type.
+    allow_network, allow_pipes, confine and limits as open() takes them.
     """
-    return _tablio.shard(rspec, wspec, n, by, type)
+    return _tablio.shard(rspec, wspec, n, by, type, shard_index.access(allow_network, allow_pipes, confine, limits))
 
 
 def value_types():
     """The names type= takes."""
     return _tablio.value_types()
+
+
+def set_untrusted(confine=None, allow_network=False, limits=None):
+    """Treats every name this process opens from now on as untrusted input, in every thread
+    and for every entry point, as TABLIO_UNTRUSTED=1 in the environment does: no commands, no
+    standard input, regular files only, no cache named by a specifier, tighter limits, and a
+    table confined to its own folder unless confine= names a folder for all of them.
+    allow_network=True keeps remote objects; limits (a dict, as open() takes it) tightens the
+    untrusted limits further. It cannot be undone: a later call may only tighten it (a
+    confining folder inside the one set before). See docs/reliability.md."""
+    _tablio.set_process_policy(True, bool(allow_network), confine, limits)
+
+
+def process_policy():
+    """The process's policy as a dict: untrusted, allow_network, confine."""
+    untrusted, allow_network, confine = _tablio.process_policy()
+    return {"untrusted": untrusted, "allow_network": allow_network, "confine": confine}
 
 
 from . import idx, sample, shard_index, _lookup  # noqa: E402  (need _tablio)

@@ -48,7 +48,7 @@ class IndexedTable:
     def _reader(self, shard):
         reader = self._open.pop(shard, None)
         if reader is None:
-            shard_index.check_size(self.index.shards[shard], self.index.source)
+            shard_index.check_size(self.index.shards[shard], self.index.source, self.index.access)
             reader = self._open_shard(self._specs[shard])
             if len(self._open) >= OPEN_SHARDS:
                 self._open.popitem(last=False)[1].close()

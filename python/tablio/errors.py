@@ -40,6 +40,11 @@ class UsageError(ValueError):
     """A request that can never succeed: a bad specifier or type, a closed table."""
 
 
+class AccessError(UsageError):
+    """A name that the access options or the process's policy refuse to open: a command,
+    standard input, the network, a path outside the confining folder, a device."""
+
+
 class StreamError(OSError):
     """An input or output that failed with no errno to tell: a command's exit status, an HTTP
     status, a remote object that changed while it was read. ``filename`` is the path, URL or

@@ -7,6 +7,12 @@ index beside the shards once all are complete ("train-%06d.tar" -> "train.shardi
 write(rspec) writes one for shards that have none. load() reads tablio's and wids' indexes:
 a "shardlist" of {"url", "nsamples", "filesize"}, URLs relative to the index's folder (or its
 "base_path"/"base"), and "datasets" that list more shards or name another index.
+
+An index names files and objects only: nothing in it (a url, a source_url, a base_path) is
+ever run as a command, whatever allow_pipes says. Every function that opens one takes the
+access options tablio.open() takes (allow_network, allow_pipes, confine, limits); under the
+process's untrusted policy (tablio.set_untrusted()) an index and its shards are confined to
+the index's folder unless confine= names another.
 """
 
 import fnmatch
@@ -36,6 +42,13 @@ class ShardIndex(NamedTuple):
     format: str  # tablio's format of the shards ("tar", "tfrecord"), or None (wids': tar)
     value_type: str  # a tar table's member extension, or None
     shards: list  # [Shard]
+    access: tuple = (True, True, None, None)  # what it was read with (shard_index.access()); its shards: no commands
+
+    def options(self):
+        """The keywords of tablio.open() its shards are opened with: the index's access, and
+        never a command."""
+        allow_network, _, confine, limits = self.access
+        return {"allow_network": allow_network, "allow_pipes": False, "confine": confine, "limits": limits}
 
     def rspecs(self, options=None):
         """A specifier per shard, in the index's order, with `options` ("tar,cache=DIR"; by
@@ -103,26 +116,60 @@ def _resolved(url, base):
 MAX_INDEX_BYTES = 1 << 30
 
 
-def _read(source, allow_network):
-    text = _tablio.read_file(source, MAX_INDEX_BYTES, allow_network)
+# Indexes are flat; one that nests deeper is no index (and would exhaust Python's stack).
+MAX_DEPTH = 16
+# Counts and sizes as the C++ tables take them.
+_MAX_COUNT = (1 << 63) - 1
+
+
+def access(allow_network=True, allow_pipes=True, confine=None, limits=None):
+    """The access options of tablio.open() as the package's functions pass them on."""
+    return (bool(allow_network), bool(allow_pipes), confine, limits)
+
+
+def _confined(source, given):
+    """The access an index at `source` is read with: never a command; under the untrusted
+    policy with no confining folder given, confined to the index's own folder."""
+    allow_network, _, confine, limits = given
+    if confine is None and _tablio.process_policy()[0] and "://" not in source:
+        confine = _folder(source) or "."
+    return (allow_network, False, confine, limits)
+
+
+def _read(source, given):
+    text = _tablio.read_file(source, MAX_INDEX_BYTES, given)
     try:
         return json.loads(text)
-    except ValueError as e:  # not JSON, or not UTF-8
-        raise tablio.FormatError(f"{shown(source)} is not a shard index (JSON): {e}", shown(source)) from None
+    except (ValueError, RecursionError) as e:  # not JSON, not UTF-8, or nested past any index
+        raise tablio.FormatError(f"{shown(source)} is not a shard index (JSON): {type(e).__name__}: "
+                                 f"{str(e)[:200]}", shown(source)) from None
 
 
 def _fail(source, what):
     raise tablio.FormatError(f"{shown(source)} is not a shard index: {what}", shown(source))
 
 
-def _shards(source, desc, base, allow_network, depth=0):
+def _names_command(name):
+    return isinstance(name, str) and (name.strip().startswith("|") or name.strip().endswith("|"))
+
+
+def _count(value):
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_COUNT
+
+
+def _shards(source, desc, base, given, named=False, depth=0):
+    if depth > MAX_DEPTH:
+        _fail(source, f"'datasets' nested more than {MAX_DEPTH} deep")
     if not isinstance(desc, dict):
         _fail(source, "expected a JSON object")
     if "shardlist" not in desc and "datasets" not in desc:
         _fail(source, "it has no 'shardlist' (nor 'datasets')")
     if desc.get("wids_version", 1) != 1:
-        _fail(source, f"wids_version {desc.get('wids_version')!r} (this reads version 1)")
-    base = desc.get("base_path") or desc.get("base") or base
+        _fail(source, f"wids_version {json.dumps(desc.get('wids_version'))[:16]} (this reads version 1)")
+    named_base = desc.get("base_path") or desc.get("base")
+    if named_base is not None and (not isinstance(named_base, str) or _names_command(named_base)):
+        _fail(source, "its 'base_path' names no folder (a folder or a URL, never a command)")
+    base = named_base or base
     listed = desc.get("shardlist", [])
     if not isinstance(listed, list):
         _fail(source, "'shardlist' is not a list")
@@ -132,51 +179,71 @@ def _shards(source, desc, base, allow_network, depth=0):
             _fail(source, f"shard {i} has no 'url'")
         url = entry["url"].strip()
         # A shard is one file or object: never a command ("cmd |"), nor a list ("a,b").
-        if not url or url.startswith("|") or url.endswith("|") or "," in url:
-            _fail(source, f"shard {i} ('{shown(entry['url'])}') names no file or object: no command, no ',' in a shard's url")
+        if not url or _names_command(url) or "," in url:
+            _fail(source, f"shard {i} ({_quoted(entry['url'])}) names no file or object: no command, no ',' in a "
+                          "shard's url")
         samples, size = entry.get("nsamples"), entry.get("filesize")
-        if not isinstance(samples, int) or isinstance(samples, bool) or samples < 0:
-            _fail(source, f"shard {i} ({shown(entry['url'])}) has no count of samples ('nsamples')")
-        if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
-            _fail(source, f"shard {i} ({shown(entry['url'])}) has a 'filesize' that is not a size")
+        if not _count(samples):
+            _fail(source, f"shard {i} ({_quoted(url)}) has no count of samples ('nsamples' from 0 to 2**63-1)")
+        if size is not None and not _count(size):
+            _fail(source, f"shard {i} ({_quoted(url)}) has a 'filesize' that is not a size")
         if size is not None and samples > size:  # every record takes a byte at least
-            _fail(source, f"shard {i} ({shown(entry['url'])}) has {samples} samples in {size} bytes")
+            _fail(source, f"shard {i} ({_quoted(url)}) has {samples} samples in {size} bytes")
         first, last = entry.get("first_key"), entry.get("last_key")
         ranged = entry.get("sorted") is True and isinstance(first, str) and isinstance(last, str) and first <= last
-        out.append(Shard(_resolved(entry["url"], base), samples, size, first, last, ranged))
-    for component in desc.get("datasets", []):
+        out.append(Shard(_resolved(url, base), samples, size, first, last, ranged))
+    components = desc.get("datasets", [])
+    if not isinstance(components, list):
+        _fail(source, "'datasets' is not a list")
+    for component in components:
         if not isinstance(component, dict):
             _fail(source, "a 'datasets' entry is not an object")
         if "source_url" in component:
-            if depth:
+            other = component["source_url"]
+            if not isinstance(other, str) or not other.strip() or _names_command(other):
+                _fail(source, "a 'source_url' names no index (a file or a URL, never a command)")
+            if named:
                 _fail(source, "an index named by another names a third")
-            named = _resolved(component["source_url"], base)
-            out += _shards(named, _read(named, allow_network), _folder(named), allow_network, depth + 1)
+            other = _resolved(component["source_url"].strip(), base)
+            out += _shards(other, _read(other, given), _folder(other), given, True, depth + 1)
         else:
-            out += _shards(source, component, base, allow_network, depth)
+            out += _shards(source, component, base, given, named, depth + 1)
     return out
 
 
-def load(source, allow_network=True):
-    """The shard index at `source` (a path or URL), its shards' URLs resolved."""
-    desc = _read(source, allow_network)
+def _quoted(text):
+    """At most 16 characters of what an index holds (a URL without its credentials or query),
+    as messages quote input."""
+    text = shown(text)
+    return repr(text[:16] + ("..." if len(text) > 16 else ""))
+
+
+def load(source, allow_network=True, allow_pipes=True, confine=None, limits=None):
+    """The shard index at `source` (a path or URL), its shards' URLs resolved. Nothing it names
+    is run as a command, whatever allow_pipes says; the other options as tablio.open() takes them."""
+    given = _confined(source, access(allow_network, allow_pipes, confine, limits))
+    desc = _read(source, given)
     if not isinstance(desc, dict):
         _fail(source, "expected a JSON object")
-    shards = _shards(source, desc, _folder(source), allow_network)
+    shards = _shards(source, desc, _folder(source), given)
     seen = set()
     for shard in shards:  # a shard listed twice would give its records twice
         if shard.url in seen:
             _fail(source, f"it lists {shown(shard.url)} twice")
         seen.add(shard.url)
-    return ShardIndex(source, desc.get("name"), desc.get("format"), desc.get("value_type"), shards)
+    name, fmt, value_type = (desc.get(k) for k in ("name", "format", "value_type"))
+    for field, value in (("name", name), ("format", fmt), ("value_type", value_type)):
+        if value is not None and not isinstance(value, str):
+            _fail(source, f"its '{field}' is not a string")
+    return ShardIndex(source, name, fmt, value_type, shards, given)
 
 
-def check_size(shard, source):
+def check_size(shard, source, given=None):
     """Raises FormatError when the shard's size is not its index's (the shards changed since
-    they were indexed): one request for a remote shard."""
+    they were indexed): one request for a remote shard. `given`: the index's access."""
     if shard.size is None:
         return
-    size = _tablio.stored_size(shard.url)
+    size = _tablio.stored_size(shard.url, given)
     if size != shard.size:
         name = shown(shard.url)
         raise tablio.FormatError(f"{name} has {size} bytes, and its shard index {shown(source)} says {shard.size}: "
@@ -197,15 +264,15 @@ def _as_glob(pattern):
     return re.sub(r"@(\d+)$", lambda m: f"-*-of-{int(m.group(1)):05d}", glob)
 
 
-def find(rspec, allow_network=True):
+def find(rspec, allow_network=True, allow_pipes=True, confine=None, limits=None):
     """The index beside the shards a TFRecord or tar specifier names, or None when there is
     none (one request for a remote one) or it lists other shards than the pattern names
-    (another sharding of the same table in the same folder)."""
+    (another sharding of the same table in the same folder). Access options as load() takes them."""
     fmt, _, name = rspec.partition(":")
-    if fmt.split(",")[0] not in ("tar", "tfrecord") or not name or "," in name or name.rstrip().endswith("|"):
+    if fmt.split(",")[0] not in ("tar", "tfrecord") or not name or "," in name or _names_command(name):
         return None
     try:
-        index = load(name_for(name), allow_network)
+        index = load(name_for(name), allow_network, allow_pipes, confine, limits)
     except FileNotFoundError:
         return None
     glob = _as_glob(name)
@@ -214,8 +281,9 @@ def find(rspec, allow_network=True):
     return index
 
 
-def write(rspec, type="bytes"):
+def write(rspec, type="bytes", allow_network=True, allow_pipes=True, confine=None, limits=None):
     """Writes the shard index of a TFRecord or tar table's files beside them, counting each
     file's entries as `type` reads them (the tar members' extension is the type's, or ext=).
-    Returns its name."""
-    return _tablio.index_shards(rspec, type).split("\n", 1)[0]
+    Returns its name. Access options as tablio.open() takes them."""
+    given = access(allow_network, allow_pipes, confine, limits)
+    return _tablio.index_shards(rspec, type, given).split("\n", 1)[0]

@@ -128,11 +128,16 @@ def _collated(values):
     return values
 
 
-def expand_shards(rspec):
+def expand_shards(rspec, allow_network=True, allow_pipes=True, confine=None, limits=None):
     """One specifier per shard. The files of a TFRecord or tar table ("a,b", globs such as
     "train-*-of-00016", TensorFlow's "name@16", "shard-%06d.tar") are expanded as the C++
-    tables expand them; any other table (an scp, an LMDB, an archive) is one shard."""
-    return _tablio.table_files(rspec)
+    tables expand them; any other table (an scp, an LMDB, an archive) is one shard. Access
+    options as tablio.open() takes them."""
+    return _tablio.table_files(rspec, shard_index.access(allow_network, allow_pipes, confine, limits))
+
+
+def _access_options(allow_network, allow_pipes, confine, limits):
+    return {"allow_network": allow_network, "allow_pipes": allow_pipes, "confine": confine, "limits": limits}
 
 
 def _where(rank=None, world_size=None):
@@ -198,7 +203,8 @@ class TableDataset(torch.utils.data.Dataset):
 
     Any table with random access: scp, ark (indexed when opened), TFRecord, LMDB, IDX, tar.
     Works with any sampler, DistributedSampler included. dtype, scale, decode_raw, features and
-    decode (samples) as tablio.open() takes them (scale=1/255 gives a Datum's images as float tensors, converted
+    decode (samples), and the access options allow_network, allow_pipes, confine and limits, as tablio.open()
+    takes them (scale=1/255 gives a Datum's images as float tensors, converted
     in C++; features=["image_raw", "label"] reads only those of an Example). transform is
     applied to the value (after numpy arrays become tensors). ds[[i, j, ...]] (a BatchSampler
     under DataLoader(batch_size=None)) gives the batch of those samples, collated. A table with
@@ -211,14 +217,15 @@ class TableDataset(torch.utils.data.Dataset):
     """
 
     def __init__(self, rspec, type="matrix", transform=None, dtype=None, scale=None, decode_raw=None,
-                 features=None, decode=None):
+                 features=None, decode=None, allow_network=True, allow_pipes=True, confine=None, limits=None):
         self.rspec, self.type, self.transform = rspec, type, transform
         self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features,
                         "decode": decode}
+        self.access = _access_options(allow_network, allow_pipes, confine, limits)
         self._table = None
         self._pid = None
         if (named := shard_index.named_by(rspec)) is not None:
-            self.index = shard_index.load(named)
+            self.index = shard_index.load(named, **self.access)
             self.index.check_reads(type)
             self.keys = _IndexedKeys(self)
         else:
@@ -229,8 +236,8 @@ class TableDataset(torch.utils.data.Dataset):
     def _reopen(self):
         if self.index is not None:
             return _lookup.IndexedTable(self.index, lambda spec: tablio.random_access(
-                spec, self.type, allow_pipes=False, **self.options))
-        return tablio.random_access(self.rspec, type=self.type, **self.options)
+                spec, self.type, **self.options, **self.index.options()))
+        return tablio.random_access(self.rspec, type=self.type, **self.options, **self.access)
 
     def __len__(self):
         return len(self.keys)
@@ -312,7 +319,8 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     short (drop_last=True drops it). with_keys=True yields (key, value) pairs, or
     (keys, values) batches. dtype, scale, decode_raw, features and decode (type="sample": a tar
     table's WebDataset samples, whose batches are {extension: batched values} as collate()
-    batches them) as tablio.open() takes them.
+    batches them), and the access options allow_network, allow_pipes, confine and limits, as
+    tablio.open() takes them (a shard index's shards are never commands).
 
     The epoch is planned from each shard's number of records. A shard index gives them with no
     pass over the data (tablio.shard_index): "index:PATH_OR_URL" as the specifier, or index=
@@ -323,7 +331,8 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
 
     def __init__(self, rspecs, type="matrix", shuffle=False, seed=0, shuffle_buffer=0, uneven="drop",
                  batch_size=None, transform=None, with_keys=False, dtype=None, scale=None, decode_raw=None,
-                 features=None, drop_last=False, rank=None, world_size=None, index=None, decode=None):
+                 features=None, drop_last=False, rank=None, world_size=None, index=None, decode=None,
+                 allow_network=True, allow_pipes=True, confine=None, limits=None):
         if uneven not in _plan.UNEVEN:
             raise tablio.UsageError(f"uneven is 'drop', 'pad' or 'allow', not '{uneven}'")
         if batch_size is not None and batch_size < 1:
@@ -335,18 +344,21 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
                                           uneven=uneven, unit=batch_size or 1, drop_last=drop_last)
         self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features,
                         "decode": decode}
+        access = _access_options(allow_network, allow_pipes, confine, limits)
         self._given = (rank, world_size)
         _where(rank, world_size)  # refuses a bad pair now
         self.epoch = 0
-        self.index = self._index(rspecs, index)
+        self.index = self._index(rspecs, index, access)
         if self.index is not None:
             options = None if shard_index.named_by(rspecs[0]) is not None else rspecs[0].partition(":")[0]
             self.index.check_reads(type, options)
             groups = [self.index.rspecs(options)]
             self.tables = groups[0]
             self.sizes = [shard.samples for shard in self.index.shards]
+            self.options.update(self.index.options())  # its shards are never commands
         else:
-            groups = [expand_shards(rspec) for rspec in rspecs]
+            self.options.update(access)
+            groups = [expand_shards(rspec, **access) for rspec in rspecs]
             self.tables = [shard for group in groups for shard in group]
             self.sizes = [self._count(t) for t in self.tables]
         # A TFRecord table numbers its records (keys 00000000, ...) across all its files: a
@@ -365,17 +377,17 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         _datasets.add(self)
 
     @staticmethod
-    def _index(rspecs, index):
+    def _index(rspecs, index, access):
         """The shard index that plans the epochs, or None."""
         if len(rspecs) == 1 and (named := shard_index.named_by(rspecs[0])) is not None:
             if index not in (None, True):
                 raise tablio.UsageError("give the shard index once: as 'index:PATH' or as index=")
-            return shard_index.load(named)
+            return shard_index.load(named, **access)
         if isinstance(index, str):
-            return shard_index.load(index)
+            return shard_index.load(index, **access)
         if index is False or len(rspecs) != 1:
             return None
-        return shard_index.find(rspecs[0])
+        return shard_index.find(rspecs[0], **access)
 
     def _count(self, rspec):
         # A sequential pass that reads no value it can skip: a table read in order may repeat
@@ -471,7 +483,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
 
     def _open_table(self, table):
         if self.index is not None:
-            shard_index.check_size(self.index.shards[table], self.index.source)
+            shard_index.check_size(self.index.shards[table], self.index.source, self.index.access)
         reader = tablio.open(self.tables[table], type=self.type, **self.options)
         first = self._first_ordinal[table]
         return reader if first is None else _Renumbered(reader, first)

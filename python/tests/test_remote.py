@@ -481,7 +481,8 @@ def test_the_cache_serves_the_second_read_with_no_request(s3server, bucket, faul
     monkeypatch.setenv("TABLIO_CACHE", str(cache))  # the environment's cache too
     third = tablio.random_access(f"tfrecord:s3://{bucket}/c.tfrecord", type="int32")["00000999"]
     assert len(proxy.requests) == fetched and same(first, second) and third == 999
-    assert [p.name for p in cache.iterdir() if p.suffix != ".lock"][0].endswith("c.tfrecord")
+    assert [p.name for p in cache.iterdir() if p.suffix not in (".lock", ".TAG")] == [
+        p.name for p in cache.iterdir() if p.name.endswith("-c.tfrecord")]
 
 
 def test_processes_sharing_a_cache_fetch_each_object_once(s3server, bucket, fault_proxy, tmp_path):
@@ -517,7 +518,8 @@ def test_the_cache_keeps_to_its_limit_without_removing_what_is_open(s3server, bu
     tablio.load(spec.format(cache, bucket, "b"))
     time.sleep(1.1)
     tablio.load(spec.format(cache, bucket, "c"))
-    copies = sorted(p.name.split("-", 1)[1] for p in cache.iterdir() if not p.name.endswith(".lock"))
+    copies = sorted(p.name.split("-", 1)[1] for p in cache.iterdir()
+                    if not p.name.endswith(".lock") and p.name != "CACHEDIR.TAG")
     assert "a.ark" in copies and "c.ark" in copies and "b.ark" not in copies
     assert next(held)[0] == "k"
 

@@ -146,7 +146,7 @@ def test_an_index_as_wids_writes_it_is_read(tmp_path):
         with pytest.raises(tablio.FormatError, match=what):
             shard_index.load(str(tmp_path / "bad.json"))
     (tmp_path / "bad.json").write_text(json.dumps({"shardlist": [{"url": "a.tar", "nsamples": -3}]}))
-    with pytest.raises(tablio.FormatError, match=r"shard 0 \(.*a.tar\) has no count of samples"):
+    with pytest.raises(tablio.FormatError, match=r"shard 0 \('a.tar'\) has no count of samples"):
         shard_index.load(str(tmp_path / "bad.json"))
     whole = (tmp_path / "sub" / "wids.json").read_text()
     for name, content in (("truncated.json", whole[:len(whole) // 2]), ("corrupt.json", "{not json")):
@@ -375,9 +375,12 @@ def test_an_index_names_files_never_commands_or_lists(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(twice))
     with pytest.raises(tablio.FormatError, match="lists .*train-000000.tar twice"):
         shard_index.load(str(tmp_path / "bad.json"))
-    (tmp_path / "bad.json").write_text(json.dumps({"shardlist": [{"url": "a.tar", "nsamples": 2 ** 63,
+    (tmp_path / "bad.json").write_text(json.dumps({"shardlist": [{"url": "a.tar", "nsamples": 2 ** 62,
                                                                   "filesize": 10240}]}))
-    with pytest.raises(tablio.FormatError, match="has 9223372036854775808 samples in 10240 bytes"):
+    with pytest.raises(tablio.FormatError, match="has 4611686018427387904 samples in 10240 bytes"):
+        shard_index.load(str(tmp_path / "bad.json"))
+    (tmp_path / "bad.json").write_text(json.dumps({"shardlist": [{"url": "a.tar", "nsamples": 2 ** 63}]}))
+    with pytest.raises(tablio.FormatError, match="no count of samples"):
         shard_index.load(str(tmp_path / "bad.json"))
 
 
@@ -398,7 +401,7 @@ def test_messages_never_show_a_presigned_urls_signature_or_credentials(tmp_path)
     (tmp_path / "bad.json").write_text(json.dumps({"shardlist": [{"url": url}]}))
     with pytest.raises(tablio.FormatError) as caught:
         shard_index.load(str(tmp_path / "bad.json"))
-    assert "https://host.example/train/s-000000.tar) has no count" in str(caught.value)
+    assert "('https://host.exa...') has no count" in str(caught.value)  # 16 characters of it
     for secret in ("secret", "abc123", "AKIA", "user"):
         assert secret not in str(caught.value)
     assert shard_index.shown("/data/a?b#c.tar") == "/data/a?b#c.tar"  # a file's name is its own

@@ -200,11 +200,12 @@ expect 2 "$tablio" copy --type=sample tar:web.tar tfrecord:web.tfrecord
 contains err.txt "WebDataset sample values have no Example form for TFRecord"
 [ ! -e web.tfrecord ] || fail "a refused copy wrote a file"
 head -c 1100 web.tar >web-cut.tar
-expect 1 "$tablio" verify 'tar,ext=*:web-cut.tar,web.tar,web-cut.tar,web.tar'  # --type=sample, from ext=*
+cp web.tar web2.tar && cp web-cut.tar web-cut2.tar  # a list naming one file twice is refused
+expect 1 "$tablio" verify 'tar,ext=*:web-cut.tar,web.tar,web-cut2.tar,web2.tar'  # --type=sample, from ext=*
 contains out.txt "6 entries checked, 2 problems"
 contains out.txt "format error in 'web-cut.tar' at byte 1024"
 # Under 'p' a bad file ends the table: said on standard error, and a problem for verify.
-expect 0 "$tablio" copy 'tar,ext=*,p:web.tar,web-cut.tar,web.tar' tar:web-p.tar
+expect 0 "$tablio" copy 'tar,ext=*,p:web.tar,web-cut.tar,web2.tar' tar:web-p.tar
 contains err.txt "warning: the table ended early under 'p'"
 contains err.txt "copied 3 entries"
 expect 1 "$tablio" verify 'tar,ext=*,p:web-cut.tar,web.tar'

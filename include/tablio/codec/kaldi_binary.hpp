@@ -132,7 +132,8 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
       kaldi_io::read_token(r, token);
       same = token == std::string_view(own, 2);
       other = token == (sizeof(T) == 4 ? "DV" : "FV");
-      if (!same && !other) r.fail_at(at, {sizeof(T) == 4 ? "token 'FV'" : "token 'DV'"}, {"'", token, "'"});
+      if (!same && !other)
+        r.fail_at(at, {sizeof(T) == 4 ? "token 'FV'" : "token 'DV'"}, {quoted_excerpt(token)});
     }
     std::uint64_t n = read_size(r);
     if (same) {

@@ -51,7 +51,7 @@ T read_special_float(reader& r) {
   if (equals_ignoring_case(word, "inf") || equals_ignoring_case(word, "infinity"))
     return std::numeric_limits<T>::infinity();
   if (equals_ignoring_case(word, "nan")) return std::numeric_limits<T>::quiet_NaN();
-  r.fail_at(at, {"numeric vector data"}, {"'", word, "'"});
+  r.fail_at(at, {"numeric vector data"}, {quoted_excerpt(word)});
 }
 
 // Reads Kaldi's text Vector form "[ a b c ]" (or "[]") as Vector<Real>::Read does.
@@ -63,7 +63,7 @@ void read_text_float_vector(reader& r, std::vector<T, A>& out) {
   r.read_until_space(open);
   out.clear();
   if (open == "[]") return;
-  if (open != "[") r.fail_at(at, {"\"[\" opening a vector"}, {"'", open, "'"});
+  if (open != "[") r.fail_at(at, {"\"[\" opening a vector"}, {quoted_excerpt(open)});
   for (;;) {
     int c = r.peek();
     if (c == '-' || (c >= '0' && c <= '9')) {

@@ -40,7 +40,7 @@ inline void read_token(reader& r, std::string& token) {
   r.read_until_space(token);
   if (token.empty()) r.fail_at(at, {"a token"}, {"end of input"});
   int c = r.get();
-  if (c < 0) r.fail({"whitespace after token '", token, "'"}, {"end of input"});
+  if (c < 0) r.fail({"whitespace after token ", quoted_excerpt(token)}, {"end of input"});
 }
 
 inline std::string read_token(reader& r) {
@@ -57,7 +57,7 @@ inline void expect_token(reader& r, std::string_view expected) {
   read_token(r, got);
   if (got == expected) return;
   if (expected.size() > 1 && expected.front() == '<' && got == expected.substr(1)) return;
-  r.fail_at(at, {"token '", expected, "'"}, {"'", got, "'"});
+  r.fail_at(at, {"token '", expected, "'"}, {quoted_excerpt(got)});
 }
 
 // The first character of the next token (after whitespace and an optional '<'), or -1.

@@ -68,7 +68,7 @@ inline std::string_view scan_number_token(reader& r, std::string& scratch, bool 
 }
 
 [[noreturn]] inline void fail_number(reader& r, std::uint64_t at, const char* type, std::string_view token) {
-  std::string found = token.empty() ? std::string("no number") : "'" + std::string(token) + "'";
+  std::string found = token.empty() ? std::string("no number") : quoted_excerpt(token);
   int next = r.peek();
   if (token.empty()) {
     if (next < 0)
@@ -160,7 +160,7 @@ inline T read_text_number(reader& r, const char* type) {
       if (!tok.empty() &&
           std::from_chars(tok.data() + (tok.front() == '+'), tok.data() + tok.size(), probe).ptr ==
               tok.data() + tok.size())
-        r.fail_at(at, {"a text ", type, " in range"}, {"'", tok, "'"});
+        r.fail_at(at, {"a text ", type, " in range"}, {quoted_excerpt(tok)});
     }
     fail_number(r, at, type, tok);
   }

@@ -39,7 +39,66 @@ TABLIO_COLD inline std::string join(message pieces) {
   return out;
 }
 
+// The length of the UTF-8 sequence at s[i], or 0 when it is not one (a lone byte of another
+// encoding, an overlong form, a surrogate).
+inline std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
+  auto byte = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  unsigned lead = byte(0);
+  std::size_t n = lead < 0x80                    ? 1
+                  : lead >= 0xC2 && lead <= 0xDF ? 2
+                  : lead >= 0xE0 && lead <= 0xEF ? 3
+                  : lead >= 0xF0 && lead <= 0xF4 ? 4
+                                                 : 0;
+  unsigned low = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
+  unsigned high = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
+  for (std::size_t k = 1; k < n; ++k) {
+    unsigned c = byte(k);
+    if (c < (k == 1 ? low : 0x80) || c > (k == 1 ? high : 0xBF)) return 0;
+  }
+  return n;
+}
+
+// Control characters (C0, DEL and C1) and bytes that are not UTF-8 as \xNN: messages quote
+// bytes of the input (a member's name, a token, a key), which must not move a terminal's
+// cursor or break a log line. Other characters are kept. `keep` names control bytes to keep
+// ("\n" for text of several lines).
+TABLIO_COLD inline std::string printable(std::string_view text, std::string_view keep = {}) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  auto escape = [&](unsigned char c) { out += {'\\', 'x', hex[c >> 4], hex[c & 15]}; };
+  for (std::size_t i = 0; i < text.size();) {
+    auto c = static_cast<unsigned char>(text[i]);
+    std::size_t n = utf8_sequence_length(text, i);
+    bool control =
+        c < 0x20 || c == 0x7f || (c == 0xC2 && n == 2 && static_cast<unsigned char>(text[i + 1]) < 0xA0);
+    if (n == 0 || (control && keep.find(text[i]) == std::string_view::npos)) {
+      for (std::size_t k = 0; k < (n ? n : 1); ++k) escape(static_cast<unsigned char>(text[i + k]));
+      i += n ? n : 1;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
 }  // namespace detail
+
+// How much of the input a message may quote: a token, a key, a line found where something
+// else was expected. An error must not carry a file's contents (the secret a script pointed
+// at) into a log; the exception's fields keep what it needs whole (format_error::key()).
+inline constexpr std::size_t max_quoted_bytes = 16;
+
+// The first max_quoted_bytes of `input`, and "..." when there is more: a message piece.
+TABLIO_COLD inline std::string excerpt(std::string_view input) {
+  if (input.size() <= max_quoted_bytes) return std::string(input);
+  std::size_t cut = max_quoted_bytes;  // not inside a UTF-8 sequence
+  while (cut > max_quoted_bytes - 3 && (static_cast<unsigned char>(input[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(input.substr(0, cut)) + "...";
+}
+// The same in single quotes: {"a token"}, {quoted_excerpt(token)} says "found 'xyz'".
+TABLIO_COLD inline std::string quoted_excerpt(std::string_view input) { return "'" + excerpt(input) + "'"; }
 
 // A number as a message piece: {"item ", decimal(i), " of ", decimal(n)}.
 class decimal {
@@ -72,6 +131,13 @@ class usage_error : public error {
   using error::error;
 };
 
+// A name the options or the process's policy refuse to open (stream/policy.hpp): a command,
+// standard input, the network, a path outside the confining folder, a device.
+class access_error : public usage_error {
+ public:
+  using usage_error::usage_error;
+};
+
 // The operating system refused: open, read, write, close, a pipe command that failed.
 class io_error : public error {
  public:
@@ -84,8 +150,8 @@ class io_error : public error {
 
  private:
   TABLIO_COLD static std::string compose(const std::string& path, int errnum, std::string_view what) {
-    return detail::join(
-        {what, " '", path, "'", errnum != 0 ? ": " : "", errnum != 0 ? std::strerror(errnum) : ""});
+    return detail::printable(detail::join(
+        {what, " '", path, "'", errnum != 0 ? ": " : "", errnum != 0 ? std::strerror(errnum) : ""}));
   }
   std::string path_;
   int errno_;
@@ -127,23 +193,10 @@ class format_error : public error {
                                          const std::string& found) {
     decimal offset(w.offset.value_or(0));
     bool key = !w.key.empty();
-    return printable(detail::join({"format error in '", w.path, "'", w.offset ? " at byte " : "",
-                                   w.offset ? std::string_view(offset) : "", key ? " (key '" : "", w.key,
-                                   key ? "')" : "", ": expected ", expected, ", found ", found}));
-  }
-  // Control bytes as \xNN: a message quotes bytes of the input (a member's name, a token),
-  // which must not move a terminal's cursor or break a log line. Other bytes are kept (UTF-8).
-  TABLIO_COLD static std::string printable(std::string_view text) {
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    for (char ch : text) {
-      auto c = static_cast<unsigned char>(ch);
-      if (c < 0x20 || c == 0x7f)
-        out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
-      else
-        out += ch;
-    }
-    return out;
+    return detail::printable(detail::join({"format error in '", w.path, "'", w.offset ? " at byte " : "",
+                                           w.offset ? std::string_view(offset) : "", key ? " (key '" : "",
+                                           key ? excerpt(w.key) : std::string(), key ? "')" : "",
+                                           ": expected ", expected, ", found ", found}));
   }
   error_location where_;
   std::string expected_;
@@ -151,7 +204,7 @@ class format_error : public error {
 };
 
 [[noreturn]] TABLIO_COLD inline void throw_usage_error(message what) {
-  throw usage_error(detail::join(what));
+  throw usage_error(detail::printable(detail::join(what)));
 }
 [[noreturn]] TABLIO_COLD inline void throw_io_error(std::string_view path, int errnum, message what) {
   throw io_error(std::string(path), errnum, detail::join(what));

@@ -61,7 +61,7 @@ class archive_writer {
 
  private:
   [[noreturn]] void bad_key(std::string_view key) const {
-    throw_usage_error({"invalid key '", key, "' for archive '", out_.name(),
+    throw_usage_error({"invalid key ", quoted_excerpt(key), " for archive '", out_.name(),
                        "': keys are non-empty and have no whitespace or unprintable bytes"});
   }
 
@@ -91,10 +91,13 @@ class archive_reader {
     in_.read_until_space(key);
     int c = in_.peek();
     if (c < 0) return false;
+    // Keys are read as they are written: a value read with the wrong type leaves the reader
+    // inside its bytes, and what it takes for the next key is no key.
+    if (!kaldi_io::is_token(key)) detail::bad_key_read(in_.name(), key_offset_, key);
     if (c == ' ' || c == '\t')
       in_.advance(1);  // a newline is left for the object
     else if (c != '\n')
-      in_.fail({"a space after key '", key, "'"}, {"byte ", decimal(c)});
+      in_.fail({"a space after key ", quoted_excerpt(key)}, {"byte ", decimal(c)});
     return true;
   }
 

@@ -37,6 +37,7 @@
 // Tables take a family or a side.
 #pragma once
 
+#include <tablio/codec/kaldi_token.hpp>
 #include <tablio/core/endian.hpp>
 #include <tablio/core/keeper.hpp>
 #include <tablio/stream/file.hpp>
@@ -458,17 +459,36 @@ void ask_for_parts(F& f) {
   if constexpr (requires { f.give_parts(); }) f.give_parts();
 }
 
+// A key read that a writer would refuse (empty, whitespace or unprintable bytes): damaged or
+// misread input, never a key to hand on, print or compare.
+[[noreturn]] TABLIO_COLD inline void bad_key_read(std::string_view source,
+                                                  std::optional<std::uint64_t> offset, std::string_view key) {
+  throw_format_error(source, offset, {}, {"a key (non-empty, no whitespace or unprintable bytes)"},
+                     {key.empty() ? std::string("an empty key") : quoted_excerpt(key)});
+}
+template <class F>
+std::string table_name(const F& f);
+template <class F>
+void check_key_read(const entry& e, const F& f) {
+  if (!kaldi_io::is_token(e.key)) [[unlikely]]
+    bad_key_read(e.source.empty() ? table_name(f) : std::string(e.source),
+                 e.form == entry_form::object ? e.where.offset : e.data_offset, e.key);
+}
+
 template <input_framing F>
 bool next_entry(F& f, entry& e) {
   e.lent = nullptr;  // only a framing that lends sets it, or gives parts
   e.parts = {};
   e.keeper.reset();
+  bool more;
   if constexpr (entry_input<F>) {
-    return f.next(e);
+    more = f.next(e);
   } else {
     e.form = entry_form::record;
-    return f.next(e.key, e.bytes);
+    more = f.next(e.key, e.bytes);
   }
+  if (more && !e.provisional_key) check_key_read(e, f);
+  return more;
 }
 // The forms an input framing hands out.
 template <class F>

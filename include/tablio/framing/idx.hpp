@@ -224,7 +224,10 @@ class idx_file {
                     const open_options& open = {})
       : name_(name) {
     if (classify_rxfilename(name) == input_kind::file) {
-      mmap_source mapped(name, access_pattern::random);
+      mmap_source mapped(
+          detail::file_descriptor(
+              detail::open_local_file(name, O_RDONLY, governed(open), "cannot open for reading"), name, true),
+          access_pattern::random);
       std::span<const char> all = mapped.contiguous();
       if (detect_compression(all) != compression::gzip) {
         mapped_.emplace(std::move(mapped));
@@ -326,6 +329,12 @@ class idx_file {
           detail::min_of<std::uint64_t>(detail::max_of<std::uint64_t>(have, 1 << 16), 1 << 20);
       std::size_t chunk = static_cast<std::size_t>(detail::min_of<std::uint64_t>(need - have, step));
       std::size_t at = owned_.size();
+      // Room grows with what arrived, never past what the header claims: the last step takes
+      // the claim exactly rather than doubling past it.
+      if (at + chunk > owned_.capacity())
+        owned_.reserve(static_cast<std::size_t>(
+            detail::min_of<std::uint64_t>(detail::max_of<std::uint64_t>(2 * owned_.capacity(), at + chunk),
+                                          need == UINT64_MAX ? need : got + need)));
       owned_.resize(at + chunk);
       std::size_t n = in.read_some(owned_.data() + at, chunk);
       owned_.resize(at + n);

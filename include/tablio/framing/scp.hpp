@@ -101,7 +101,7 @@ class script_reader {
         return true;
       }
       in_.fail_at(line_offset_, {"a script line 'key rxfilename' (line ", decimal(line_number_), ")"},
-                  {"'", line, "'"});
+                  {quoted_excerpt(line)});
     }
   }
   std::uint64_t line_number() const noexcept { return line_number_; }
@@ -169,7 +169,7 @@ inline void check_distinct_keys(const std::vector<script_entry>& entries, const 
   for (std::size_t i = 1; i < entries.size(); ++i)
     if (entries[i].key == entries[i - 1].key)
       throw_format_error(script, std::nullopt, entries[i].key, {"distinct keys in the script"},
-                         {"key '", entries[i].key, "' twice"});
+                         {"key ", quoted_excerpt(entries[i].key), " twice"});
 }
 
 // For each entry "file:offset", the next larger offset into the same file that an entry names
@@ -239,9 +239,9 @@ class script_input {
     if (options_.sorted) {
       for (std::size_t i = 1; i < entries_.size(); ++i)
         if (entries_[i].key < entries_[i - 1].key)
-          throw_format_error(name_, std::nullopt, entries_[i].key,
-                             {"a sorted script (remove the s option or add ns)"},
-                             {"'", entries_[i - 1].key, "' followed by '", entries_[i].key, "'"});
+          throw_format_error(
+              name_, std::nullopt, entries_[i].key, {"a sorted script (remove the s option or add ns)"},
+              {quoted_excerpt(entries_[i - 1].key), " followed by ", quoted_excerpt(entries_[i].key)});
     } else {
       detail::sort_script(entries_);
     }
@@ -288,9 +288,17 @@ class script_input {
     const script_entry& s = *current_;
     e.pending = false;
     if (detail::offset_colon(s.rxfilename) != std::string_view::npos) return load_at_offset(s, e);
-    // A whole file or a command's output: read to its end, so that the command's exit
-    // status is known before its output is trusted.
     reader in = open_input(s.rxfilename, open_);
+    if (classify_rxfilename(s.rxfilename) != input_kind::pipe) {
+      // A file (or a device): its object is read from it as it comes, as Kaldi reads it, so
+      // that a file with no end costs what the object takes, not the record limit.
+      whole_reader_.emplace(std::move(in));
+      e.form = entry_form::object;
+      e.object = &*whole_reader_;
+      return;
+    }
+    // A command's output: read to its end, so that the command's exit status is known before
+    // its output is trusted.
     whole_.clear();
     for (char buffer[65536];;) {
       std::size_t got = in.read_some(buffer, sizeof buffer);
@@ -396,8 +404,8 @@ class script_input {
   static constexpr std::size_t max_open_files = 8;
   std::vector<open_file> files_;  // least recently used first
   std::string scratch_;
-  std::string whole_;
-  std::optional<reader> whole_reader_;
+  std::string whole_;                   // a command's output
+  std::optional<reader> whole_reader_;  // the object being read: a file, or whole_
 };
 
 namespace detail {

@@ -160,17 +160,17 @@ inline bool apply_pax(const reader& in, std::uint64_t at, std::string_view recor
     std::uint64_t length = 0;
     if (space == std::string_view::npos || !parse_number(records.substr(0, space), length) ||
         length <= space + 1 || length > records.size() || records[length - 1] != '\n')
-      bad_tar(in, at, {"pax records \"LENGTH key=value\\n\""}, {"'", records.substr(0, 32), "'"});
+      bad_tar(in, at, {"pax records \"LENGTH key=value\\n\""}, {quoted_excerpt(records)});
     std::string_view record = records.substr(space + 1, length - space - 2);
     records.remove_prefix(length);
     std::size_t eq = record.find('=');
-    if (eq == std::string_view::npos) bad_tar(in, at, {"a pax record key=value"}, {"'", record, "'"});
+    if (eq == std::string_view::npos) bad_tar(in, at, {"a pax record key=value"}, {quoted_excerpt(record)});
     std::string_view key = record.substr(0, eq), value = record.substr(eq + 1);
     if (key == "path") {
       m.name = value;
     } else if (key == "size") {
       if (!parse_number(value, m.size))
-        bad_tar(in, at, {"a pax size of at most 18 decimal digits"}, {"'", value, "'"});
+        bad_tar(in, at, {"a pax size of at most 18 decimal digits"}, {quoted_excerpt(value)});
       sized = true;
     }
   }
@@ -252,7 +252,7 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
     if (!size)  // named by the member's key; an extended header's own name is none
       throw_format_error(in.name(), at + 124,
                          extended ? "" : tar_key_and_extension(long_name.value_or(name)).first,
-                         {"a tar size field"}, {"'", tar_field_text(h + 124, 12), "'"});
+                         {"a tar size field"}, {quoted_excerpt(tar_field_text(h + 124, 12))});
     in.advance(tar_block);
     if (extended) {
       // Metadata for the next member: read whole (bounded by what remains), then skip its padding.
@@ -512,8 +512,8 @@ class tar_output {
   static void check_key(std::string_view key) {
     std::string_view last = key.substr(key.rfind('/') == std::string_view::npos ? 0 : key.rfind('/') + 1);
     if (last.empty() || last.find('.') != std::string_view::npos || !detail::tar_key_stays_inside(key))
-      throw_usage_error(
-          {"key '", key, "' cannot name a tar member: no '.' in its last component, no leading '/' or '..'"});
+      throw_usage_error({"key ", quoted_excerpt(key),
+                         " cannot name a tar member: no '.' in its last component, no leading '/' or '..'"});
   }
   std::string_view extension() const {
     return options_.extension.empty() ? std::string_view("bin") : std::string_view(options_.extension);
@@ -707,7 +707,7 @@ class tar_input {
         // data_ holds the members' record, or (as parts) their extensions only, to check them.
         if (extensions_.repeats(data_, extension))
           throw_format_error(in.name(), m.header_offset, key, {"one member of each extension in a sample"},
-                             {"'", m.name, "' after another member ", key, ".", extension});
+                             {quoted_excerpt(m.name), " after another member ", key, ".", extension});
         if (as_parts) {  // a view, when the member's data is in the window the reader keeps
           bool in_window = in.window().size() >= m.size + detail::tar_padding(m.size);
           if (in_window && !keeper) {  // kept once per sample: sharing it costs atomic counts
@@ -788,25 +788,27 @@ class tar_input {
     if (files_members_ == 0 || files_entries_ != 0) return;
     std::string_view wanted = options_.extension.empty() ? std::string_view("bin") : options_.extension;
     if (grouping())
-      detail::bad_tar(*in_, 0, {"members named KEY.EXT, grouped as samples"},
-                      {"none among its ", decimal(files_members_), " files, such as '", first_member_,
-                       "' (names with no extension, hidden ones and metadata __NAME__/ are skipped)"});
-    detail::bad_tar(*in_, 0,
-                    {"members named KEY.", wanted,
-                     " (ext=EXT reads members of another extension; ext=*, or the sample type, WebDataset's "
-                     "samples)"},
-                    {"none among its ", decimal(files_members_), " files, such as '", first_member_, "'"});
+      detail::bad_tar(
+          *in_, 0, {"members named KEY.EXT, grouped as samples"},
+          {"none among its ", decimal(files_members_), " files, such as ", quoted_excerpt(first_member_),
+           " (names with no extension, hidden ones and metadata __NAME__/ are skipped)"});
+    detail::bad_tar(
+        *in_, 0,
+        {"members named KEY.", wanted,
+         " (ext=EXT reads members of another extension; ext=*, or the sample type, WebDataset's "
+         "samples)"},
+        {"none among its ", decimal(files_members_), " files, such as ", quoted_excerpt(first_member_)});
   }
 
   void check_key(const reader& in, const detail::tar_member& m, std::string_view key) const {
     if (!kaldi_io::is_token(key))
       detail::bad_tar(in, m.header_offset, {"a member name whose key has no whitespace or unprintable bytes"},
-                      {"'", m.name, "'"});
+                      {quoted_excerpt(m.name)});
     if (!options_.unsafe_keys && !detail::tar_key_stays_inside(key))
       detail::bad_tar(in, m.header_offset,
                       {"a member name inside the archive's folder, with no leading '/' or '..' (the option "
                        "unsafekeys gives such keys to a caller that checks them)"},
-                      {"'", m.name, "'"});
+                      {quoted_excerpt(m.name)});
   }
 
   // The member's data as the entry's record; its key must be a table key.

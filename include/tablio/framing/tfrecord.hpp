@@ -120,9 +120,12 @@ inline bool read_tfrecord(reader& in, std::string& scratch, std::string_view& re
   info.length = load<std::endian::little, std::uint64_t>(h);
   info.masked_length_crc = load<std::endian::little, std::uint32_t>(h + 8);
   in.advance(12);
-  if (auto rem = in.remaining();
-      (rem && info.length + 4 > *rem) || info.length > in.limits().max_record_bytes)
-    tfrecord_truncated(in, info);
+  if (auto rem = in.remaining(); rem && info.length + 4 > *rem) tfrecord_truncated(in, info);
+  if (info.length > in.limits().max_record_bytes)
+    in.fail_at(
+        info.offset,
+        {"a record of at most ", decimal(in.limits().max_record_bytes), " bytes (limits::max_record_bytes)"},
+        {"one of ", decimal(info.length)});
   // Data and CRC in one view: reading the CRC separately could refill the window and
   // invalidate a view of data that ended exactly at the window's end.
   std::string_view data_and_crc;

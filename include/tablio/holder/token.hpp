@@ -23,9 +23,10 @@ class token_holder : public holder_storage<std::string> {
     value_.clear();
     r.read_until_space(value_);
     if (value_.empty()) r.fail_at(at, {"a token"}, {"end of input"});
+    check_token_read(r, at, value_);
     for (int c = r.peek(); c != '\n'; c = r.peek()) {
       if (c < 0 || !reader::is_space(static_cast<char>(c)))
-        r.fail({"a newline after token '", value_, "'"},
+        r.fail({"a newline after token ", quoted_excerpt(value_)},
                {c < 0 ? std::string("end of input") : "byte '" + std::string(1, static_cast<char>(c)) + "'"});
       r.advance(1);
     }
@@ -33,7 +34,12 @@ class token_holder : public holder_storage<std::string> {
   }
   static void check_token(std::string_view token) {
     if (!kaldi_io::is_token(token))
-      throw_usage_error({"invalid token '", token, "' (empty, whitespace or unprintable)"});
+      throw_usage_error({"invalid token ", quoted_excerpt(token), " (empty, whitespace or unprintable)"});
+  }
+  // A token read is one a writer takes (Kaldi's writers assert IsToken): unprintable bytes are
+  // damage, not a value to hand on or print.
+  static void check_token_read(const reader& r, std::uint64_t at, std::string_view token) {
+    if (!kaldi_io::is_token(token)) r.fail_at(at, {"a token of printable bytes"}, {quoted_excerpt(token)});
   }
 };
 
@@ -52,7 +58,9 @@ class token_vector_holder : public holder_storage<std::vector<std::string>> {
     detail::parse_line(r, [&](reader& line) {
       while (!detail::at_line_end(line)) {
         value_.emplace_back();
+        std::uint64_t at = line.tell();
         line.read_until_space(value_.back());
+        token_holder::check_token_read(line, at, value_.back());
       }
     });
   }

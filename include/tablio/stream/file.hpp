@@ -104,11 +104,13 @@ class file_source {
  public:
   // Opens `path` for reading, positioned at byte `offset`.
   explicit file_source(const std::string& path, std::uint64_t offset = 0)
-      : fd_(detail::file_descriptor::open(path, O_RDONLY, "cannot open for reading")) {
+      : file_source(detail::file_descriptor::open(path, O_RDONLY, "cannot open for reading"), offset) {}
+  // Reads a descriptor opened for it (which it closes), from byte `offset`.
+  file_source(detail::file_descriptor fd, std::uint64_t offset) : fd_(std::move(fd)) {
     size_ = fd_.regular_file_size();
     if (offset != 0) {
       if (size_ && offset > *size_)
-        throw_io_error(path, 0, {"offset ", decimal(offset), " is past the end of"});
+        throw_io_error(fd_.path(), 0, {"offset ", decimal(offset), " is past the end of"});
       seek(offset);
     }
   }
@@ -140,6 +142,8 @@ class file_sink {
  public:
   explicit file_sink(const std::string& path)
       : fd_(detail::file_descriptor::open(path, O_WRONLY | O_CREAT | O_TRUNC, "cannot open for writing")) {}
+  // Writes a descriptor opened for it, which it closes.
+  explicit file_sink(detail::file_descriptor fd) : fd_(std::move(fd)) {}
   file_sink(int fd, std::string name) : fd_(fd, std::move(name), false) {}
 
   void write(const char* src, std::size_t n) {

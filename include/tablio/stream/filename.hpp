@@ -10,6 +10,7 @@
 #include <tablio/stream/file.hpp>
 #include <tablio/stream/open_options.hpp>
 #include <tablio/stream/pipe.hpp>
+#include <tablio/stream/policy.hpp>
 #include <tablio/stream/reader.hpp>
 #include <tablio/stream/remote/url.hpp>
 #include <tablio/stream/specifier.hpp>
@@ -111,7 +112,8 @@ inline bool can_open_at(std::string_view name) {
          (k == input_kind::remote && detail::offset_colon(name) == std::string_view::npos);
 }
 
-// Opens an rxfilename for reading.
+// Opens an rxfilename for reading. These three obey the options and the process's policy
+// (stream/policy.hpp): what they close is an access_error.
 TABLIO_IMPL reader open_input(std::string_view name, const open_options& options = {});
 // Opens a file or a remote object (can_open_at) for reading from byte `offset`, for random
 // access (reads at places a table knows: a remote object fetches ranges).
@@ -121,10 +123,6 @@ TABLIO_IMPL reader open_input_at(std::string_view name, std::uint64_t offset,
 TABLIO_IMPL writer open_output(std::string_view name, const open_options& options = {});
 
 namespace detail {
-// Remote names appear without their user or query (a presigned URL's signature).
-[[noreturn]] inline void no_network(std::string_view name) {
-  throw_usage_error({"network access is disabled; refusing '", remote::redacted(name), "'"});
-}
 #if !defined(TABLIO_WITH_CURL)
 [[noreturn]] inline void needs_curl(std::string_view name) {
   throw_usage_error({"'", remote::redacted(name),
@@ -145,38 +143,52 @@ inline reader open_remote(std::string_view name, std::uint64_t offset, access_pa
 }  // namespace detail
 
 #if TABLIO_HEADER_IMPLEMENTATION
+namespace detail {
+// A local file opened for reading under governed options, from byte `offset`.
+inline reader open_local_input(const std::string& name, std::uint64_t offset, const open_options& o) {
+  if (!is_closed(o)) return reader(file_source(name, offset), name, o.parse_limits);
+  return reader(
+      file_source(file_descriptor(open_local_file(name, O_RDONLY, o, "cannot open for reading"), name, true),
+                  offset),
+      name, o.parse_limits);
+}
+}  // namespace detail
+
 TABLIO_IMPL reader open_input_at(std::string_view name, std::uint64_t offset, const open_options& options) {
   std::string n(name);
   if (!can_open_at(name))
     throw_usage_error({"'", n, "' cannot be opened at an offset: it is not a file or a remote object"});
+  open_options o = governed(options);
   reader in = classify_rxfilename(name) == input_kind::file
-                  ? reader(file_source(n, offset), n, options.parse_limits)
-                  : detail::open_remote(name, offset, access_pattern::random, options);
+                  ? detail::open_local_input(n, offset, o)
+                  : detail::open_remote(name, offset, access_pattern::random, o);
   in.seek(offset);  // refills start small, as after any seek: lookups read little
   return in;
 }
 
 TABLIO_IMPL reader open_input(std::string_view name, const open_options& options) {
   std::string n(name);
+  open_options o = governed(options);
   switch (classify_rxfilename(name)) {
     case input_kind::standard_input:
-      return reader(stdin_source(), "<stdin>", options.parse_limits);
+      detail::check_standard_stream_allowed(n, o);
+      return reader(stdin_source(), "<stdin>", o.parse_limits);
     case input_kind::file:
-      return reader(file_source(n), n, options.parse_limits);
+      return detail::open_local_input(n, 0, o);
     case input_kind::offset_file: {
-      offset_filename o = split_offset_filename(name);
-      return reader(file_source(o.file, o.offset), o.file, options.parse_limits);
+      offset_filename f = split_offset_filename(name);
+      return detail::open_local_input(f.file, f.offset, o);
     }
     case input_kind::pipe: {
-      if (!options.allow_pipes) throw_usage_error({"pipes are disabled; refusing input '", n, "'"});
+      detail::check_command_allowed(n, o);
       std::string command = n.substr(0, n.find_last_not_of(" \t", n.size() - 2) + 1);
-      return reader(pipe_source(command), n, options.parse_limits);
+      return reader(pipe_source(command), n, o.parse_limits);
     }
     case input_kind::remote: {
       if (detail::offset_colon(name) == std::string_view::npos)
-        return detail::open_remote(name, 0, access_pattern::sequential, options);
-      offset_filename o = split_offset_filename(name);
-      return detail::open_remote(o.file, o.offset, access_pattern::sequential, options);
+        return detail::open_remote(name, 0, access_pattern::sequential, o);
+      offset_filename f = split_offset_filename(name);
+      return detail::open_remote(f.file, f.offset, access_pattern::sequential, o);
     }
     case input_kind::none:
       break;
@@ -186,19 +198,25 @@ TABLIO_IMPL reader open_input(std::string_view name, const open_options& options
 
 TABLIO_IMPL writer open_output(std::string_view name, const open_options& options) {
   std::string n(name);
+  open_options o = governed(options, true);
   switch (classify_wxfilename(name)) {
     case output_kind::standard_output:
+      if (is_closed_output(o)) detail::check_standard_stream_allowed(n, o);
       return writer(stdout_sink(), "<stdout>");
     case output_kind::file:
-      return writer(file_sink(n), n);
+      if (!is_closed_output(o)) return writer(file_sink(n), n);
+      return writer(file_sink(detail::file_descriptor(detail::open_local_file(n, O_WRONLY | O_CREAT | O_TRUNC,
+                                                                              o, "cannot open for writing"),
+                                                      n, true)),
+                    n);
     case output_kind::pipe: {
-      if (!options.allow_pipes) throw_usage_error({"pipes are disabled; refusing output '", n, "'"});
+      detail::check_command_allowed(n, o);
       return writer(pipe_sink(n.substr(1)), n);
     }
     case output_kind::remote:
-      if (!options.allow_network) detail::no_network(name);
+      if (!o.allow_network) detail::no_network(name);
 #if defined(TABLIO_WITH_CURL)
-      return open_remote_output(name, options);
+      return open_remote_output(name, o);
 #else
       detail::needs_curl(name);
 #endif

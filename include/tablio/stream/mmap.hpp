@@ -4,6 +4,7 @@
 #include <tablio/core/error.hpp>
 #include <tablio/core/minmax.hpp>
 #include <tablio/stream/concepts.hpp>
+#include <tablio/stream/file.hpp>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -20,36 +21,23 @@ TABLIO_BEGIN_NAMESPACE
 
 class mmap_source {
  public:
-  explicit mmap_source(const std::string& path, access_pattern hint = access_pattern::normal) : path_(path) {
-    int fd;
-    do {
-      fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0) throw_io_error(path, errno, {"cannot open for reading"});
+  explicit mmap_source(const std::string& path, access_pattern hint = access_pattern::normal)
+      : mmap_source(detail::file_descriptor::open(path, O_RDONLY, "cannot open for reading"), hint) {}
+  // Maps a file opened for it (the descriptor is closed once the map is made).
+  mmap_source(detail::file_descriptor file, access_pattern hint) : path_(file.path()) {
     struct stat st;
-    if (::fstat(fd, &st) != 0) {
-      int e = errno;
-      ::close(fd);
-      throw_io_error(path, e, {"cannot stat"});
-    }
-    if (!S_ISREG(st.st_mode)) {
-      ::close(fd);
-      throw_io_error(path, 0, {"cannot memory-map a file that is not a regular file:"});
-    }
+    if (::fstat(file.get(), &st) != 0) throw_io_error(path_, errno, {"cannot stat"});
+    if (!S_ISREG(st.st_mode))
+      throw_io_error(path_, 0, {"cannot memory-map a file that is not a regular file:"});
     size_ = static_cast<std::size_t>(st.st_size);
-    if (size_ != 0) {
-      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      int e = errno;
-      ::close(fd);
-      if (p == MAP_FAILED) throw_io_error(path, e, {"cannot memory-map"});
-      data_ = static_cast<const char*>(p);
-      int advice = hint == access_pattern::sequential ? MADV_SEQUENTIAL
-                   : hint == access_pattern::random   ? MADV_RANDOM
-                                                      : MADV_NORMAL;
-      ::madvise(const_cast<char*>(data_), size_, advice);  // a hint: failure is harmless
-    } else {
-      ::close(fd);
-    }
+    if (size_ == 0) return;
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, file.get(), 0);
+    if (p == MAP_FAILED) throw_io_error(path_, errno, {"cannot memory-map"});
+    data_ = static_cast<const char*>(p);
+    int advice = hint == access_pattern::sequential ? MADV_SEQUENTIAL
+                 : hint == access_pattern::random   ? MADV_RANDOM
+                                                    : MADV_NORMAL;
+    ::madvise(const_cast<char*>(data_), size_, advice);  // a hint: failure is harmless
   }
   mmap_source(mmap_source&& o) noexcept
       : path_(std::move(o.path_)),

@@ -230,6 +230,7 @@ class reader {
           retire_window();
           std::size_t got = source_->read_direct(dst + done, n - done);
           if (got == 0) break;
+          count_delivered(got);
           window_offset_ += got;
           done += got;
           continue;
@@ -272,8 +273,12 @@ class reader {
       return v;
     }
     check_available(n, 1, what);
-    scratch.resize(n);
-    read_exact(scratch.data(), n, what);
+    if (size_known() || n <= limits_.max_reserve_bytes) {
+      scratch.resize(n);
+      read_exact(scratch.data(), n, what);
+      return scratch;
+    }
+    read_growing(n, scratch, what);
     return scratch;
   }
 
@@ -300,11 +305,14 @@ class reader {
     return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
   }
 
-  // Appends the bytes up to (not including) the next whitespace or end of input to out.
+  // Appends the bytes up to (not including) the next whitespace or end of input to out; a
+  // token longer than limits::max_token_bytes is a format_error.
   void read_until_space(std::string& out) {
+    const std::uint64_t start = tell();
     for (;;) {
       const char* p = cur_;
       while (p != end_ && !is_space(*p)) ++p;
+      if (out.size() + static_cast<std::size_t>(p - cur_) > limits_.max_token_bytes) long_token(start);
       out.append(cur_, p);
       cur_ = p;
       if (p != end_ || !refill()) return;
@@ -421,6 +429,40 @@ class reader {
            {"only ", decimal(*rem), " bytes left"});
   }
 
+  [[noreturn]] TABLIO_COLD void long_token(std::uint64_t start) const {
+    fail_at(start,
+            {"a token of at most ", decimal(limits_.max_token_bytes), " bytes (limits::max_token_bytes)"},
+            {"a longer run of bytes with no whitespace"});
+  }
+  [[noreturn]] TABLIO_COLD void too_much() const {
+    fail({"at most ", decimal(limits_.max_total_bytes), " bytes from one input (limits::max_total_bytes)"},
+         {"more"});
+  }
+  // Counts what the source delivered against limits::max_total_bytes.
+  void count_delivered(std::size_t n) {
+    delivered_ += n;
+    if (limits_.max_total_bytes != 0 && delivered_ > limits_.max_total_bytes) [[unlikely]]
+      too_much();
+  }
+
+  // read_view()'s path for input of unknown size (a pipe, a decompressor): the scratch grows as
+  // the bytes arrive, so that a length that lies costs what was sent, not what it claims.
+  void read_growing(std::size_t n, std::string& scratch, const char* what) {
+    const std::uint64_t start = tell();
+    scratch.clear();
+    while (scratch.size() < n) {
+      std::size_t have = scratch.size();
+      std::size_t step = detail::min_of(n - have, detail::max_of(have, limits_.max_reserve_bytes));
+      if (have + step > scratch.capacity())
+        scratch.reserve(detail::min_of(n, detail::max_of(2 * scratch.capacity(), have + step)));
+      scratch.resize(have + step);
+      std::size_t got = read_some(scratch.data() + have, step);
+      scratch.resize(have + got);
+      if (got < step)
+        fail_at(start, {decimal(n), " ", what}, {"end of input after ", decimal(scratch.size())});
+    }
+  }
+
   // ensure()'s slow path: copies what is left of the window and the start of the next
   // windows into stitch_, and makes that the window.
   bool stitch(std::size_t n) {
@@ -461,13 +503,17 @@ class reader {
   // The rest of a source window that ensure() left after stitching, else the next one.
   std::span<const char> take_next_window() {
     if (!pending_.empty()) return std::exchange(pending_, {});
-    return source_ ? source_->next_window() : std::span<const char>{};
+    if (!source_) return {};
+    std::span<const char> w = source_->next_window();
+    count_delivered(w.size());
+    return w;
   }
 
   std::vector<char> stitch_;  // heap storage, so window pointers survive a move
   std::span<const char> pending_;
   bool window_is_source_ = false;  // the window is the source's (not stitch_)
   std::uint64_t windows_ = 0;      // refills and stitches so far
+  std::uint64_t delivered_ = 0;    // bytes the source gave, for limits::max_total_bytes
   const char* window_begin_ = nullptr;
   const char* cur_ = nullptr;
   const char* end_ = nullptr;

@@ -71,25 +71,6 @@ inline std::size_t shard_pattern_stem_end(std::string_view pattern) {
   return dot == std::string_view::npos ? pattern.size() : dot;
 }
 
-// The length of the UTF-8 sequence at s[i], or 0 when it is not one (a lone byte of another
-// encoding, an overlong form, a surrogate).
-inline std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
-  auto byte = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
-  unsigned lead = byte(0);
-  std::size_t n = lead < 0x80                    ? 1
-                  : lead >= 0xC2 && lead <= 0xDF ? 2
-                  : lead >= 0xE0 && lead <= 0xEF ? 3
-                  : lead >= 0xF0 && lead <= 0xF4 ? 4
-                                                 : 0;
-  unsigned low = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
-  unsigned high = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
-  for (std::size_t k = 1; k < n; ++k) {
-    unsigned c = byte(k);
-    if (c < (k == 1 ? low : 0x80) || c > (k == 1 ? high : 0xBF)) return 0;
-  }
-  return n;
-}
-
 // A JSON string. JSON is UTF-8: a key's bytes that are not are written as the lone
 // surrogates U+DC80..U+DCFF, which Python's json reads back as the str that names that key
 // (its surrogateescape form).
@@ -173,7 +154,8 @@ inline std::string to_json(const shard_index& index) {
 }
 
 // The size of a shard: a file, or a remote object (one HEAD request).
-inline std::uint64_t stored_size(const std::string& name, [[maybe_unused]] const open_options& open = {}) {
+inline std::uint64_t stored_size(const std::string& name, const open_options& options = {}) {
+  open_options open = governed(options);  // the name may come from an index
   if (is_remote_name(name)) {
 #if defined(TABLIO_WITH_CURL)
     return remote_size(name, open);  // which refuses it where the network is not allowed
@@ -182,7 +164,8 @@ inline std::uint64_t stored_size(const std::string& name, [[maybe_unused]] const
 #endif
   }
   struct stat st;
-  if (::stat(name.c_str(), &st) != 0) throw_io_error(name, errno, {"cannot find the size of"});
+  std::string path = detail::checked_local_path(name, open);
+  if (::stat(path.c_str(), &st) != 0) throw_io_error(name, errno, {"cannot find the size of"});
   return static_cast<std::uint64_t>(st.st_size);
 }
 

@@ -249,7 +249,36 @@ inline bool has_braces(std::string_view p) {
 
 }  // namespace detail
 
-inline std::vector<std::string> expand_shards(std::string_view pattern, const open_options& open = {}) {
+namespace detail {
+
+// Under closed options (stream/policy.hpp), each local name a pattern stands for lies inside its
+// confining folders, as a regular file where it exists: checked before any is looked for.
+inline void check_local_names(const std::vector<std::string>& names, const open_options& governed_options) {
+  if (!is_closed(governed_options)) return;
+  for (const std::string& name : names)
+    if (!is_remote_name(name)) checked_local_path(name, governed_options, local_use::probe);
+}
+
+// The folder a glob pattern lists, up to its first wildcard, checked as its names are.
+inline void check_glob_folder(const std::string& pattern, const open_options& governed_options) {
+  std::size_t slash = pattern.rfind('/', pattern.find_first_of("*?["));
+  check_local_names({slash == std::string::npos ? std::string("./x") : pattern.substr(0, slash + 1) + "x"},
+                    governed_options);
+}
+
+// A list that names a file twice would read its entries twice.
+inline void check_no_repeats(std::vector<std::string> names, std::string_view pattern) {
+  std::sort(names.begin(), names.end());
+  auto twice = std::adjacent_find(names.begin(), names.end());
+  if (twice != names.end())
+    throw_usage_error({"'", pattern, "' names '", is_remote_name(*twice) ? remote::redacted(*twice) : *twice,
+                       "' twice: its entries would be read twice"});
+}
+
+}  // namespace detail
+
+inline std::vector<std::string> expand_shards(std::string_view pattern, const open_options& options = {}) {
+  open_options open = governed(options);
   std::string p(pattern);
   if (p.empty() || p.back() == '|' || p.front() == '|' || p == "-") return {p};
   bool remote = is_remote_name(p);
@@ -264,6 +293,8 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
     std::vector<std::string> names;
     detail::expand_braces(p, p, {}, names);
     if (names.size() != 1 || names[0] != p) {
+      detail::check_no_repeats(names, shown);
+      detail::check_local_names(names, open);
       // Each is kept once its file is found, as for name@N; an http(s) server is asked when read.
       detail::shard_place place(p.substr(0, p.find('{')), open);
       if (!remote || p.starts_with("s3://"))
@@ -276,6 +307,7 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
     }
   }
   if (auto numbered = parse_numbered_name(p)) {
+    detail::check_local_names({(*numbered)(0)}, open);
     detail::shard_place place(p, open);
     std::vector<std::string> names;
     while (place.exists((*numbered)(names.size()))) names.push_back((*numbered)(names.size()));
@@ -301,6 +333,7 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
     // Each name is kept once its file is found: the list costs what exists, and a missing
     // shard is reported now rather than after reading all those before it. An http(s) server
     // is not asked a thousand times: its shards are found when they are read.
+    detail::check_local_names({shard_name(p.substr(0, at), 0, n)}, open);
     detail::shard_place place(p, open);
     bool check = !remote || p.starts_with("s3://");
     std::vector<std::string> names;
@@ -321,15 +354,17 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
     if (names->empty()) throw_io_error(shown, ENOENT, {"no object matches"});
     return std::move(*names);
   }
+  detail::check_glob_folder(p, open);
   int rc = 0;
   std::vector<std::string> names = detail::glob_files(p, rc);
   if (rc == GLOB_NOMATCH || (rc == 0 && names.empty())) throw_io_error(p, ENOENT, {"no file matches"});
   if (rc != 0) throw_io_error(p, errno, {"cannot list the files matching"});
+  detail::check_local_names(names, open);
   return names;  // glob sorts them
 }
 
 // The files of a comma-separated list of names (commas inside braces are the braces'), each
-// expanded as above.
+// expanded as above; a file named twice is a usage_error.
 inline std::vector<std::string> expand_shard_list(std::string_view names, const open_options& open = {}) {
   std::vector<std::string> files;
   int depth = 0;
@@ -338,7 +373,11 @@ inline std::vector<std::string> expand_shard_list(std::string_view names, const 
     if (i < names.size() && names[i] == '}' && depth > 0) --depth;
     if (i < names.size() && (names[i] != ',' || depth > 0)) continue;
     for (auto& f : expand_shards(names.substr(start, i - start), open)) files.push_back(std::move(f));
-    if (i >= names.size()) return files;
+    if (i >= names.size()) {
+      if (files.size() > 1)
+        detail::check_no_repeats(files, is_remote_name(names) ? remote::redacted(names) : std::string(names));
+      return files;
+    }
     start = i + 1;
   }
 }

@@ -78,15 +78,32 @@ class zlib_source {
                            {"inflate() failed with error ", decimal(rc),
                             (z.msg ? std::string(": ") + z.msg : std::string())});
     }
-    return static_cast<std::size_t>(detail::min_of<std::size_t>(n, 1u << 30) - z.avail_out);
+    std::size_t produced = static_cast<std::size_t>(detail::min_of<std::size_t>(n, 1u << 30) - z.avail_out);
+    check_expansion(produced);
+    return produced;
   }
   void close() { in_->close(); }
 
  private:
+  // limits::max_expansion: past its first MiB, the output may be at most that many times the
+  // compressed bytes read so far, so that a bomb fails before it fills memory or a disk.
+  void check_expansion(std::size_t produced) {
+    inflated_ += produced;
+    const std::uint64_t ratio = in_->limits().max_expansion;
+    if (ratio == 0 || inflated_ <= (std::uint64_t{1} << 20)) return;
+    const std::uint64_t compressed = in_->tell() - in_start_ + consumed_ - stream_->avail_in;
+    if (inflated_ - (std::uint64_t{1} << 20) > ratio * compressed)
+      throw_format_error(in_->name(), in_->tell(), {},
+                         {"data that inflates at most ", decimal(ratio), " times (limits::max_expansion)"},
+                         {decimal(inflated_), " bytes from ", decimal(compressed), " compressed"});
+  }
+
   owned<reader> in_;
   owned<z_stream> stream_;
-  std::size_t consumed_ = 0;  // bytes of the input window handed to inflate
-  bool ended_ = false;        // the last member finished
+  std::size_t consumed_ = 0;    // bytes of the input window handed to inflate
+  bool ended_ = false;          // the last member finished
+  std::uint64_t inflated_ = 0;  // bytes produced in all
+  std::uint64_t in_start_ = in_->tell();
 };
 
 class zlib_sink {

@@ -184,11 +184,12 @@ void read_record(H& h, entry& e) {
     if (!e.key_name.empty()) {
       if constexpr (keyed_record_holder<H>) {
         std::string key = h.take_record_key(e.key_name, source);
+        if (!kaldi_io::is_token(key)) bad_key_read(source, e.data_offset, key);
         if (e.provisional_key)
           e.key = std::move(key);
         else if (key != e.key)
-          throw_format_error(source, std::nullopt, e.key, {"the record of key '", e.key, "'"},
-                             {"the record of key '", key, "'"});
+          throw_format_error(source, std::nullopt, e.key, {"the record of key ", quoted_excerpt(e.key)},
+                             {"the record of key ", quoted_excerpt(key)});
       }
     }
   });

@@ -17,7 +17,10 @@ TABLIO_BEGIN_NAMESPACE
 // class and thread. Its name is new, and neither one of Kaldi's options nor one of tablio's.
 TABLIO_IMPL void register_format(const table_format& format);
 
-// The framing a parsed specifier names, opened.
+// The framing a parsed specifier names, opened. Under the untrusted policy (or options) with no
+// confining folder, a table read is confined to its own folder (that of its file, its files'
+// pattern or its script), and so are the files a script written to lists; a specifier may not
+// name a cache there.
 TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const open_options& options = {});
 TABLIO_IMPL owned<any_input_base> open_table_input(const rspecifier& r, const open_options& options = {});
 
@@ -27,12 +30,14 @@ TABLIO_END_NAMESPACE
 #include <tablio/core/mutex.hpp>
 #include <tablio/framing/ark.hpp>
 #include <tablio/framing/idx.hpp>
+#include <tablio/framing/lmdb_reader.hpp>
 #include <tablio/framing/scp.hpp>
 #include <tablio/framing/tar.hpp>
 #include <tablio/framing/tfrecord.hpp>
 #if defined(TABLIO_WITH_LMDB)
 #include <tablio/framing/lmdb.hpp>
 #endif
+#include <tablio/stream/shard_index.hpp>
 
 TABLIO_BEGIN_NAMESPACE
 
@@ -84,34 +89,35 @@ inline owned<any_output_base> open_lmdb_output(const wspecifier& w, const open_o
         {"'", w.archive, "': an LMDB database is a local folder; write it there, then copy it"});
   return erased_output_of<lmdb_output>(w.archive);
 }
+#else
+inline owned<any_output_base> open_lmdb_output(const wspecifier& w, const open_options&) {
+  throw_usage_error(
+      {"'", w.archive, "': writing an LMDB database needs liblmdb: link the tablio::lmdb CMake target"});
+}
+#endif
+// Reading needs no liblmdb: tablio reads the file itself. With liblmdb, a database that may be
+// written meanwhile is read in a snapshot held in its lock table.
 inline owned<any_input_base> open_lmdb_input(const rspecifier& r, const open_options& o) {
   lmdb_read_options read{.shard_index = r.shard_index, .shard_count = r.shard_count};
-  if (!is_remote_name(r.filename)) return erased_input_of<lmdb_input>(r.filename, read);
-    // LMDB maps a local file: a remote database (FOLDER/data.mdb) is read from its copy in the
-    // cache, as one file, with no lock file (nobody writes a cached copy).
+#if defined(TABLIO_WITH_LMDB)
+  if (!is_remote_name(r.filename))
+    return erased_input_of<lmdb_input>(open_lmdb_reader(r.filename, {}, read, o));
+#else
+  if (!is_remote_name(r.filename)) return erased_input_of<lmdb_input>(r.filename, read, lmdb_options{}, o);
+#endif
 #if defined(TABLIO_WITH_CURL)
+  // A remote database (FOLDER/data.mdb) is read from its copy in the cache, as one file.
   if (!o.allow_network) no_network(r.filename);
   std::string url = r.filename;
   while (!url.empty() && url.back() == '/') url.pop_back();
+  open_options cached = o;  // the copy lies in the cache, the service's own folder
+  cached.confine.clear();
   return erased_input_of<lmdb_input>(cached_remote_copy(url + "/data.mdb", o), read,
-                                     lmdb_options{.no_subdir = true, .no_lock = true});
+                                     lmdb_options{.no_subdir = true}, cached);
 #else
-  (void)o;
   needs_curl(r.filename);
 #endif
 }
-#else
-[[noreturn]] inline void needs_lmdb(const std::string& name) {
-  throw_usage_error(
-      {"'", name, "' is an LMDB database: link the tablio::lmdb CMake target (liblmdb) to use it"});
-}
-inline owned<any_output_base> open_lmdb_output(const wspecifier& w, const open_options&) {
-  needs_lmdb(w.archive);
-}
-inline owned<any_input_base> open_lmdb_input(const rspecifier& r, const open_options&) {
-  needs_lmdb(r.filename);
-}
-#endif
 
 inline owned<any_output_base> open_idx_output(const wspecifier& w, const open_options& o) {
   return erased_output_of<idx_output>(w.archive, o);
@@ -186,10 +192,25 @@ TABLIO_IMPL void register_format(const table_format& format) {
   registry.first = r;
 }
 
+namespace detail {
+// The options a table opens with: governed, and under untrusted ones confined to the folder of
+// `name` unless they name a folder.
+inline open_options table_options(const open_options& options, std::string_view name) {
+  open_options o = governed(options);  // as for reading: the process's folder applies
+  if (o.untrusted && o.confine.empty() && !is_remote_name(name)) {
+    o.confine = shard_index_folder(name);
+    if (o.confine.empty()) o.confine = ".";
+  }
+  return o;
+}
+}  // namespace detail
+
 TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const open_options& options) {
   std::optional<table_format> format = find_format(w.format);
   if (!format || !format->open_output) throw_usage_error({"no writable format '", w.format, "'"});
-  owned<any_output_base> framing = format->open_output(w, options);
+  // The files a script lists come from it: confined like a table read.
+  const open_options& open = w.format == "scp" ? detail::table_options(options, w.script) : options;
+  owned<any_output_base> framing = format->open_output(w, open);
   if (w.archive.empty() || w.script.empty()) return framing;  // no script beside it
   if (std::string_view why = framing->script_refusal(); !why.empty())
     throw_usage_error({"'", w.archive, "': ", why});
@@ -199,8 +220,11 @@ TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const 
 TABLIO_IMPL owned<any_input_base> open_table_input(const rspecifier& r, const open_options& options) {
   std::optional<table_format> format = find_format(r.format);
   if (!format || !format->open_input) throw_usage_error({"no readable format '", r.format, "'"});
-  if (r.remote.cache.empty() && r.remote.cache_limit == 0) return format->open_input(r, options);
-  open_options with_cache = options;  // cache=DIR, cache_limit=BYTES: for every format's files
+  open_options open = detail::table_options(options, r.filename);
+  if (r.remote.cache.empty() && r.remote.cache_limit == 0) return format->open_input(r, open);
+  if (open.untrusted)
+    throw access_error("a specifier cannot name a cache (cache=, cache_limit=) for untrusted input");
+  open_options with_cache = open;  // cache=DIR, cache_limit=BYTES: for every format's files
   if (!r.remote.cache.empty()) with_cache.remote.cache = r.remote.cache;
   if (r.remote.cache_limit != 0) with_cache.remote.cache_limit = r.remote.cache_limit;
   return format->open_input(r, with_cache);

@@ -211,7 +211,7 @@ class random_access_table_reader {
     if (options_.called_sorted) {
       if (!last_requested_.empty() && key < last_requested_)
         throw_format_error(name_, std::nullopt, key, {"keys asked for in sorted order (the cs option)"},
-                           {"'", key, "' after '", last_requested_, "'"});
+                           {quoted_excerpt(key), " after ", quoted_excerpt(last_requested_)});
       last_requested_ = key;
       drop_keys_before(key);
     }
@@ -308,13 +308,13 @@ class random_access_table_reader {
   // A key read ahead must keep the order 's' promises, and must not repeat.
   void check_new_key(const std::string& k) {
     if (options_.sorted && !last_scanned_.empty() && k <= last_scanned_)
-      throw_format_error(
-          name_, entry_.where.offset, k, {"keys in sorted order (the s option)"},
-          {"keys in archive are not in sorted order: '", last_scanned_, "' is followed by '", k, "'"});
+      throw_format_error(name_, entry_.where.offset, k, {"keys in sorted order (the s option)"},
+                         {"keys in archive are not in sorted order: ", quoted_excerpt(last_scanned_),
+                          " is followed by ", quoted_excerpt(k)});
     detail::key_index::item* seen = index_.find(k);
     if ((seen && !seen->freed) || (current_ && current_->first == k && !options_.called_sorted))
       throw_format_error(name_, entry_.where.offset, k, {"distinct keys in the table"},
-                         {"duplicate key '", k, "'"});
+                         {"duplicate key ", quoted_excerpt(k)});
   }
 
   const value_type* materialize(std::string_view key, detail::key_index::item& it) {

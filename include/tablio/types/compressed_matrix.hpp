@@ -296,7 +296,7 @@ class compressed_matrix {
     else if (token == "CM3")
       format_ = format::one_byte;
     else
-      r.fail_at(at, {"token CM, CM2 or CM3"}, {"'", token, "'"});
+      r.fail_at(at, {"token CM, CM2 or CM3"}, {quoted_excerpt(token)});
     char header[16];
     r.read_exact(header, 16, "bytes of compressed matrix header");
     min_value_ = load<std::endian::little, float>(header);

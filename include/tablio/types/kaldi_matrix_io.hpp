@@ -92,7 +92,8 @@ void read_matrix_text(reader& r, std::int32_t& rows, std::int32_t& cols, std::ve
   rows = cols = 0;
   if (open == "[]") return;
   if (open != "[")
-    r.fail_at(at, {"\"[\" opening a matrix"}, {open.empty() ? "end of input" : "'" + open + "'"});
+    r.fail_at(at, {"\"[\" opening a matrix"},
+              {open.empty() ? std::string("end of input") : quoted_excerpt(open)});
   std::size_t row_length = 0;  // elements in the current row
   std::int64_t first_cols = -1;
   auto end_row = [&] {

@@ -5,6 +5,10 @@
 // wait for that one fetch instead of fetching it again. Opened again, the copy is read from
 // disk with no request at all. With a size limit, the least recently opened copies that no
 // process holds open (each holds a shared lock on the copies it reads) are removed.
+//
+// The cache touches only what it made: a folder is a cache once it holds the tag file tablio
+// writes there (CACHEDIR.TAG, which backup tools also know), and only then; a folder that
+// holds anything else is refused, and eviction removes only copies by the names it gives them.
 #pragma once
 
 #include <tablio/core/error.hpp>
@@ -53,6 +57,16 @@ class object_cache {
   object_cache(std::string folder, std::uint64_t limit) : folder_(std::move(folder)), limit_(limit) {
     if (::mkdir(folder_.c_str(), 0775) != 0 && errno != EEXIST)
       throw_io_error(folder_, errno, {"cannot create the cache folder"});
+    claim_folder();
+  }
+
+  // Whether a name in the folder is one the cache gives: its copies ("HASH-name"), their
+  // lock files and the parts of fetches under way.
+  static bool is_cache_name(std::string_view n) {
+    if (n.size() < 34 || n[32] != '-') return false;
+    for (char c : n.substr(0, 32))
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    return true;
   }
 
   // Where the copy of the object named `name` is kept: a name of the URL's hash, with its
@@ -146,11 +160,10 @@ class object_cache {
     if (DIR* dir = ::opendir(folder_.c_str())) {
       while (dirent* d = ::readdir(dir)) {
         std::string_view n = d->d_name;
-        if (n == "." || n == ".." || n.ends_with(".lock") || n.find(".part.") != std::string_view::npos)
-          continue;
+        if (!is_cache_name(n) || n.ends_with(".lock") || n.find(".part.") != std::string_view::npos) continue;
         std::string path = folder_ + "/" + std::string(n);
         struct stat st;
-        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
         copies.push_back(
             {path, static_cast<std::uint64_t>(st.st_size), static_cast<std::int64_t>(st.st_mtime)});
         total += static_cast<std::uint64_t>(st.st_size);
@@ -160,7 +173,7 @@ class object_cache {
     std::sort(copies.begin(), copies.end(), [](const copy& a, const copy& b) { return a.used < b.used; });
     for (const copy& c : copies) {
       if (total <= limit_) break;
-      int fd = ::open(c.path.c_str(), O_RDONLY | O_CLOEXEC);
+      int fd = ::open(c.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
       if (fd < 0) continue;
       if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::unlink(c.path.c_str()) == 0) total -= c.size;
       ::close(fd);  // a copy someone reads (shared lock) is kept
@@ -168,6 +181,45 @@ class object_cache {
   }
 
  private:
+  static constexpr std::string_view tag_name = "CACHEDIR.TAG";
+  static constexpr std::string_view tag =
+      "Signature: 8a477f597d28d172789f06886806bc55\n"
+      "# A cache of remote objects that tablio made: it removes only the files it put here.\n";
+
+  // Makes sure the folder is a cache: it has the tag, or it is tagged now when it holds nothing
+  // but what a cache holds (a new folder, or a cache made before tags). Any other folder is
+  // refused: its files are not the cache's to evict.
+  void claim_folder() const {
+    std::string tag_path = folder_ + "/" + std::string(tag_name);
+    if (holds_tag(tag_path)) return;
+    std::string foreign;
+    if (DIR* dir = ::opendir(folder_.c_str())) {
+      while (dirent* d = ::readdir(dir)) {
+        std::string_view n = d->d_name;
+        if (n != "." && n != ".." && !is_cache_name(n) && foreign.empty()) foreign = n;
+      }
+      ::closedir(dir);
+    } else {
+      throw_io_error(folder_, errno, {"cannot list the cache folder"});
+    }
+    if (!foreign.empty())
+      throw_usage_error({"'", folder_, "' is not a tablio cache: it holds ", quoted_excerpt(foreign),
+                         ", which tablio did not put there (a cache may remove its files); name a new or "
+                         "empty folder"});
+    tablio::detail::file_descriptor out = tablio::detail::file_descriptor::open(
+        tag_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, "cannot tag the cache folder");
+    out.write_all(tag.data(), tag.size());
+    out.close();
+  }
+  static bool holds_tag(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return false;
+    char text[256];
+    ssize_t n = ::read(fd, text, sizeof text);
+    ::close(fd);
+    return n > 0 && std::string_view(text, static_cast<std::size_t>(n)) == tag;
+  }
+
   static void lock(int fd, int how, const std::string& path) {
     while (::flock(fd, how) != 0)
       if (errno != EINTR) throw_io_error(path, errno, {"cannot lock"});

@@ -1,0 +1,265 @@
+// What names may open when they come from untrusted input: the process's policy, and the
+// checks every open of a name makes under it.
+//
+// A service that opens uploads sets the policy once, for the whole process: TABLIO_UNTRUSTED=1
+// in the environment (=network to keep remote objects), TABLIO_CONFINE=DIR, or
+// set_process_policy(). The policy only ever tightens what each open's own options allow:
+//   untrusted   no commands ("cmd |", "| cmd"), no standard input, regular files only (no
+//               devices, FIFOs or folders), no cache named by a specifier, no remote objects
+//               unless the policy keeps them, untrusted_limits, and a table opened from a
+//               specifier confined to its own folder when no folder is given
+//   confine     every local name resolves (symbolic links followed) inside the folder, to a
+//               regular file; no commands and no standard input either
+// open_options::untrusted and open_options::confine ask the same of one open.
+#pragma once
+
+#include <tablio/core/config.hpp>
+#include <tablio/core/error.hpp>
+#include <tablio/stream/open_options.hpp>
+#include <tablio/stream/remote/url.hpp>
+
+#include <string>
+#include <string_view>
+
+TABLIO_BEGIN_NAMESPACE
+
+struct process_policy {
+  bool untrusted = false;
+  bool allow_pipes = true;    // false under untrusted
+  bool allow_network = true;  // false under untrusted unless set
+  std::string confine;        // a folder; empty: anywhere
+  // Bounds every open keeps to besides its own (the tighter of each); by default none.
+  limits parse_limits = unbounded_limits;
+};
+
+// The process's policy: what set_process_policy() set, else the environment's when first asked.
+TABLIO_IMPL process_policy current_process_policy();
+// Tightens the process's policy for every open from now on, in every thread: untrusted, closed
+// pipes and a closed network stay so, limits only tighten, and a new confining folder must lie
+// inside the one set before.
+TABLIO_IMPL void set_process_policy(const process_policy& policy);
+
+// The options one open obeys: its own, tightened by the process's policy (untrusted joins
+// untrusted; untrusted closes commands and, unless the policy keeps it, the network; limits
+// become the tighter of the caller's, the policy's and, untrusted, untrusted_limits). For
+// reading, the process's confining folder applies when the options name none, and is checked
+// besides theirs when they do. An output's names are the caller's own: only a folder its
+// options name confines them (a table's, for the files a script lists: open_table_output).
+TABLIO_IMPL open_options governed(const open_options& options, bool for_output = false);
+
+// Whether an input opened under these (governed) options takes regular files only, inside
+// its folders, with no command and no standard input.
+inline bool is_closed(const open_options& governed_options) {
+  return governed_options.untrusted || !governed_options.confine.empty();
+}
+// The same for an output: it is closed when confined.
+inline bool is_closed_output(const open_options& governed_options) {
+  return !governed_options.confine.empty();
+}
+
+// What a local name is opened for: reading (it must exist), a probe (a shard looked for,
+// which may not exist), or writing (it may not exist, and must not be a link).
+enum class local_use { read, probe, write };
+
+namespace detail {
+
+// Refusals of names the governed options close; each says which option closes it. Remote
+// names appear without their user or query (a presigned URL's signature).
+TABLIO_IMPL void check_command_allowed(std::string_view name, const open_options& governed_options);
+TABLIO_IMPL void check_standard_stream_allowed(std::string_view name, const open_options& governed_options);
+[[noreturn]] inline void no_network(std::string_view name) {
+  throw access_error(join({"network access is disabled; refusing '", remote::redacted(name), "'"}));
+}
+
+// The path to open for a local name: under closed options, the name resolved (no symbolic
+// link left) after checking it lies inside each confining folder (the options', and for
+// input the process's) and is a regular file where it exists; else the name itself.
+TABLIO_IMPL std::string checked_local_path(const std::string& name, const open_options& governed_options,
+                                           local_use use = local_use::read);
+// Opens a local file under the governed options (checked_local_path), as open(2) with
+// `flags`; under closed options, never a device, FIFO or folder, and never through a link
+// swapped in between the check and the open.
+TABLIO_IMPL int open_local_file(const std::string& name, int flags, const open_options& governed_options,
+                                const char* action);
+
+}  // namespace detail
+
+TABLIO_END_NAMESPACE
+
+#if TABLIO_HEADER_IMPLEMENTATION
+#include <tablio/core/mutex.hpp>
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace detail {
+
+struct policy_holder {
+  mutex guard;
+  process_policy policy;
+  bool read = false;  // the environment read
+};
+inline policy_holder& the_policy() {
+  static policy_holder holder;
+  return holder;
+}
+
+inline process_policy policy_from_environment() {
+  process_policy p;
+  if (const char* v = std::getenv("TABLIO_UNTRUSTED"); v && *v && std::string_view(v) != "0") {
+    p.untrusted = true;
+    p.allow_pipes = false;
+    p.allow_network = std::string_view(v) == "network";
+  }
+  if (const char* v = std::getenv("TABLIO_CONFINE"); v && *v) p.confine = v;
+  return p;
+}
+
+// The resolved form of a path (no '.', '..' or link left), or empty with errno set.
+inline std::string resolved_path(const std::string& path) {
+  char out[PATH_MAX];
+  return ::realpath(path.c_str(), out) ? std::string(out) : std::string();
+}
+
+inline bool lies_inside(std::string_view path, std::string_view folder) {
+  if (folder == "/") return true;
+  return path.starts_with(folder) && (path.size() == folder.size() || path[folder.size()] == '/');
+}
+
+// A confining folder, resolved; it must exist.
+inline std::string resolved_folder(const std::string& folder) {
+  std::string f = resolved_path(folder);
+  if (f.empty()) throw_io_error(folder, errno, {"cannot resolve the confining folder"});
+  return f;
+}
+
+[[noreturn]] TABLIO_COLD inline void outside(const std::string& name, const std::string& folder) {
+  throw access_error(printable(join({"'", name, "' lies outside the confining folder '", folder, "'"})));
+}
+[[noreturn]] TABLIO_COLD inline void not_regular(const std::string& name) {
+  throw access_error(printable(join(
+      {"'", name, "' is not a regular file: untrusted or confined input opens ", "regular files only"})));
+}
+
+}  // namespace detail
+
+TABLIO_IMPL process_policy current_process_policy() {
+  detail::policy_holder& h = detail::the_policy();
+  detail::lock lock(h.guard);
+  if (!h.read) {
+    h.policy = detail::policy_from_environment();
+    h.read = true;
+  }
+  return h.policy;
+}
+
+TABLIO_IMPL void set_process_policy(const process_policy& policy) {
+  process_policy now = current_process_policy();
+  if (!policy.confine.empty() && !now.confine.empty() &&
+      !detail::lies_inside(detail::resolved_folder(policy.confine), detail::resolved_folder(now.confine)))
+    throw_usage_error(
+        {"the process is confined to '", now.confine, "'; '", policy.confine, "' is not inside it"});
+  detail::policy_holder& h = detail::the_policy();
+  detail::lock lock(h.guard);
+  h.policy.untrusted = h.policy.untrusted || policy.untrusted;
+  h.policy.allow_pipes = h.policy.allow_pipes && policy.allow_pipes && !policy.untrusted;
+  h.policy.allow_network = h.policy.allow_network && policy.allow_network;
+  h.policy.parse_limits = tightest(h.policy.parse_limits, policy.parse_limits);
+  if (!policy.confine.empty()) h.policy.confine = policy.confine;
+}
+
+TABLIO_IMPL open_options governed(const open_options& options, bool for_output) {
+  open_options o = options;
+  process_policy p = current_process_policy();
+  o.untrusted = o.untrusted || p.untrusted;
+  o.parse_limits = tightest(o.parse_limits, p.parse_limits);
+  if (o.untrusted) {
+    o.allow_pipes = false;
+    o.parse_limits = tightest(o.parse_limits, untrusted_limits);
+  }
+  if (!p.allow_pipes) o.allow_pipes = false;
+  if (!p.allow_network) o.allow_network = false;
+  if (o.confine.empty() && !for_output) o.confine = p.confine;
+  if (!o.confine.empty()) o.allow_pipes = false;
+  return o;
+}
+
+namespace detail {
+
+TABLIO_IMPL void check_command_allowed(std::string_view name, const open_options& o) {
+  if (o.allow_pipes) return;
+  std::string_view why = o.untrusted          ? "the input is untrusted"
+                         : !o.confine.empty() ? "the input is confined to a folder"
+                                              : "pipes are disabled";
+  throw access_error(printable(join({"commands are refused (", why, "): '", name, "'"})));
+}
+
+TABLIO_IMPL void check_standard_stream_allowed(std::string_view name, const open_options& o) {
+  if (!is_closed(o)) return;
+  throw access_error(
+      join({"standard input and output are refused for untrusted or confined input: '", name, "'"}));
+}
+
+TABLIO_IMPL std::string checked_local_path(const std::string& name, const open_options& o, local_use use) {
+  const bool writing = use == local_use::write;
+  if (writing ? !is_closed_output(o) : !is_closed(o)) return name;
+  const std::string process_confine = writing ? std::string() : current_process_policy().confine;
+  std::string path;
+  if (use != local_use::read) {
+    // The folder must exist and lie inside; the file itself may not exist yet.
+    std::size_t slash = name.find_last_of('/');
+    std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : name.substr(0, slash);
+    std::string base = slash == std::string::npos ? name : name.substr(slash + 1);
+    if (base.empty() || base == "." || base == "..") not_regular(name);
+    std::string resolved = resolved_path(folder);
+    if (resolved.empty()) throw_io_error(name, errno, {"cannot resolve the folder of"});
+    path = (resolved == "/" ? "" : resolved) + "/" + base;
+  } else {
+    path = resolved_path(name);
+    if (path.empty()) throw_io_error(name, errno, {"cannot open for reading"});
+  }
+  if (!o.confine.empty() && !lies_inside(path, resolved_folder(o.confine))) outside(name, o.confine);
+  if (!process_confine.empty() && process_confine != o.confine &&
+      !lies_inside(path, resolved_folder(process_confine)))
+    outside(name, process_confine);
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 ? !S_ISREG(st.st_mode) : use == local_use::read || errno != ENOENT)
+    not_regular(name);
+  return path;
+}
+
+TABLIO_IMPL int open_local_file(const std::string& name, int flags, const open_options& o,
+                                const char* action) {
+  const bool writing = (flags & O_ACCMODE) != O_RDONLY;
+  std::string path = checked_local_path(name, o, writing ? local_use::write : local_use::read);
+  bool closed = writing ? is_closed_output(o) : is_closed(o);
+  // Closed: the checked path has no link left, and a FIFO swapped in must not block the open.
+  int extra = closed ? O_NOFOLLOW | O_NONBLOCK | O_NOCTTY : 0;
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags | extra | O_CLOEXEC, 0666);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) throw_io_error(name, errno, {action});
+  if (closed) {
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      not_regular(name);
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  }
+  return fd;
+}
+
+}  // namespace detail
+
+TABLIO_END_NAMESPACE
+
+#endif  // TABLIO_HEADER_IMPLEMENTATION

@@ -1,0 +1,219 @@
+"""Input from others, as a dataset-ingestion service opens it: shard indexes that name commands
+or files outside their folder, scripts that point at secrets and devices, specifiers that name
+caches, files that claim far more than they hold, keys that would drive a terminal. The
+process-wide policy (tablio.set_untrusted, TABLIO_UNTRUSTED=1) is set in processes of their own:
+it cannot be undone."""
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tablio
+import tablio.torch as tt
+from tablio import shard_index
+
+SECRET = "wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY"
+
+
+def shards(folder, n=2, name="train-%06d.tar"):
+    with tablio.writer(f"tar,maxcount=2:{folder}/{name}", type="int32") as w:
+        for i in range(2 * n):
+            w[f"k{i:03d}"] = i
+
+
+def command_index(folder, field):
+    """An index whose `field` runs a command that leaves PWNED behind."""
+    pwned = folder / "PWNED"
+    command = f"/usr/bin/id > {pwned}; echo '{{\"shardlist\": []}}' |"
+    if field == "source_url":
+        desc = {"datasets": [{"source_url": command}]}
+    elif field == "url":
+        desc = {"shardlist": [{"url": command, "nsamples": 1}]}
+    else:
+        desc = {"base_path": command, "shardlist": [{"url": "x.tar", "nsamples": 1}]}
+    (folder / "up.shardindex.json").write_text(json.dumps(desc))
+    return folder / "up.shardindex.json", pwned
+
+
+@pytest.mark.parametrize("field", ["source_url", "url", "base_path"])
+def test_nothing_in_a_shard_index_runs_a_command(tmp_path, field):
+    index, pwned = command_index(tmp_path, field)
+    for opening in (lambda: shard_index.load(str(index)),
+                    lambda: tablio.random_access(f"index:{index}", type="int32", allow_pipes=False,
+                                                 allow_network=False),
+                    lambda: tablio.random_access(f"index:{index}", type="int32"),
+                    lambda: tt.TableDataset(f"index:{index}", type="int32"),
+                    lambda: tt.TableIterableDataset(f"index:{index}", type="int32")):
+        with pytest.raises(tablio.FormatError, match="never a command|no command"):
+            opening()
+        assert not pwned.exists()
+
+
+def test_an_index_planted_beside_shards_runs_nothing(tmp_path):
+    shards(tmp_path)
+    pwned = tmp_path / "PWNED"
+    (tmp_path / "train.shardindex.json").write_text(json.dumps(
+        {"datasets": [{"source_url": f"/usr/bin/id > {pwned}; echo '{{\"shardlist\": []}}' |"}]}))
+    with pytest.raises(tablio.FormatError):
+        tt.TableIterableDataset(f"tar:{tmp_path}/train-%06d.tar", type="int32")
+    assert not pwned.exists()
+    # The index itself is never a command either, named as "index:CMD |".
+    with pytest.raises(tablio.AccessError):
+        tablio.random_access(f"index:echo {{}} > {pwned} |", type="int32")
+    assert not pwned.exists()
+
+
+def test_an_index_that_nests_or_counts_past_any_dataset_is_a_format_error(tmp_path):
+    path = tmp_path / "deep.shardindex.json"
+    path.write_text("[" * 100000 + "]" * 100000)
+    with pytest.raises(tablio.FormatError, match="RecursionError"):
+        shard_index.load(str(path))
+    nested = {"shardlist": []}
+    for _ in range(50):
+        nested = {"datasets": [nested]}
+    path.write_text(json.dumps(nested))
+    with pytest.raises(tablio.FormatError, match="nested more than"):
+        shard_index.load(str(path))
+    for field, value in (("nsamples", 10**30), ("filesize", 2**64)):
+        entry = {"url": "a.tar", "nsamples": 1, field: value}
+        path.write_text(json.dumps({"shardlist": [entry]}))
+        with pytest.raises(tablio.FormatError):
+            shard_index.load(str(path))
+    path.write_text(json.dumps({"name": ["x"], "shardlist": []}))
+    with pytest.raises(tablio.FormatError, match="'name' is not a string"):
+        shard_index.load(str(path))
+
+
+def test_confine_keeps_every_entry_point_inside_a_folder(tmp_path):
+    up = tmp_path / "up"
+    up.mkdir()
+    (tmp_path / "secret.txt").write_text(f"AWS_SECRET_ACCESS_KEY={SECRET}\n")
+    with tablio.writer(f"ark,scp:{up}/a.ark,{up}/a.scp", type="vector") as w:
+        w["utt1"] = np.ones(3, np.float32)
+    assert len(tablio.load(f"scp:{up}/a.scp", type="vector", confine=up)[0]) == 1
+    for target in (tmp_path / "secret.txt", "/proc/self/environ", "/dev/zero", "-", f"{up}/../secret.txt"):
+        (up / "bad.scp").write_text(f"utt0 {target}\n")
+        with pytest.raises(tablio.AccessError):
+            tablio.load(f"scp:{up}/bad.scp", type="vector", confine=up)
+    # An index's shards: absolute, "~", base_path and globs out of the folder.
+    for desc in ({"shardlist": [{"url": str(tmp_path / "secret.txt"), "nsamples": 1}]},
+                 {"shardlist": [{"url": "~/.aws/credentials", "nsamples": 1}]},
+                 {"base_path": "/etc", "shardlist": [{"url": "passwd", "nsamples": 1}]},
+                 {"shardlist": [{"url": "/etc/*", "nsamples": 1}]}):
+        (up / "i.shardindex.json").write_text(json.dumps(desc))
+        index = f"index:{up}/i.shardindex.json"
+        with pytest.raises((tablio.AccessError, FileNotFoundError)):
+            tablio.random_access(index, type="bytes", confine=up).at(0)
+        with pytest.raises((tablio.AccessError, FileNotFoundError)):
+            list(tt.TableIterableDataset(index, type="bytes", confine=up))
+    with pytest.raises(tablio.AccessError):
+        shard_index.load(str(tmp_path / "secret.txt"), confine=up)
+    with pytest.raises(tablio.AccessError):
+        tt.expand_shards(f"tar:{tmp_path}/*.txt", confine=up)
+    with pytest.raises(tablio.AccessError):
+        tablio.idx.read("/etc/passwd", confine=up)
+
+
+def test_messages_quote_16_bytes_of_the_input(tmp_path):
+    (tmp_path / "secret.txt").write_text(f"AWS_SECRET_ACCESS_KEY={SECRET}\n")
+    (tmp_path / "s.scp").write_text(f"utt0 {tmp_path}/secret.txt\n")
+    with pytest.raises(tablio.FormatError) as caught:
+        tablio.load(f"scp:{tmp_path}/s.scp", type="matrix")
+    assert "AWS_SECRET_ACCES" in str(caught.value) and SECRET[:4] not in str(caught.value)
+    (tmp_path / "s.scp").write_text(f"utt0 {tmp_path}/secret.txt:22\n")  # at the secret itself
+    with pytest.raises(tablio.FormatError) as caught:
+        tablio.load(f"scp:{tmp_path}/s.scp", type="matrix")
+    assert SECRET[:17] not in str(caught.value)
+
+
+def test_keys_with_control_bytes_are_refused_on_reading(tmp_path):
+    path = tmp_path / "esc.ark"
+    path.write_bytes(b"utt\x1b]0;pwned\x07 \x00B" + b"FV \x04\x00\x00\x00\x00")
+    with pytest.raises(tablio.FormatError, match="expected a key") as caught:
+        tablio.load(f"ark:{path}", type="vector")
+    assert "\x1b" not in str(caught.value) and caught.value.offset == 0
+    with pytest.raises(tablio.UsageError) as caught:
+        with tablio.writer(f"ark:{tmp_path}/w.ark", type="vector") as w:
+            w["bad\x07key"] = np.ones(1, np.float32)
+    assert "\x07" not in str(caught.value)
+
+
+def test_limits_bound_what_a_file_may_make_us_allocate(tmp_path):
+    # 768 MiB claimed, 64 MiB of zeros given: compressed a thousand times.
+    path = tmp_path / "bomb-idx3-ubyte.gz"
+    with gzip.open(path, "wb", compresslevel=9) as out:
+        out.write(bytes([0, 0, 8, 3, 0, 0, 0x30, 0, 0, 0, 1, 0, 0, 0, 1, 0]))
+        out.write(bytes(64 << 20))
+    with pytest.raises(tablio.FormatError, match="max_expansion"):
+        tablio.idx.read(str(path), limits={"expansion": 100})
+    with pytest.raises(tablio.FormatError, match="max_total_bytes"):
+        tablio.idx.read(str(path), limits={"total_bytes": 1 << 20})
+    with pytest.raises(tablio.UsageError, match="limits= takes"):
+        tablio.idx.read(str(path), limits={"bytes": 1})
+    # One record that claims 1 GiB, in a GZIP TFRecord file of a few MiB.
+    record = tmp_path / "big.tfrecord.gz"
+    with gzip.open(record, "wb") as out:
+        out.write((1 << 30).to_bytes(8, "little"))
+        out.write(tablio_masked_crc((1 << 30).to_bytes(8, "little")).to_bytes(4, "little"))
+        out.write(bytes(32 << 20))
+    with pytest.raises(tablio.FormatError, match="max_record_bytes"):
+        tablio.load(f"tfrecord:{record}", type="bytes", limits={"record_bytes": 1 << 24})
+
+
+def tablio_masked_crc(data):
+    """TFRecord's masked CRC32C of data."""
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
+    crc ^= 0xFFFFFFFF
+    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def run_python(code, env=None, timeout=120):
+    """Runs code in a Python of its own (the policy lasts as long as its process)."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def test_the_untrusted_policy_holds_for_the_whole_process(tmp_path):
+    up = tmp_path / "up"
+    up.mkdir()
+    with tablio.writer(f"ark,scp:{up}/a.ark,{up}/a.scp", type="vector") as w:
+        w["utt1"] = np.ones(3, np.float32)
+    pwned = tmp_path / "PWNED"
+    (up / "cmd.scp").write_text(f"utt0 touch {pwned} |\n")
+    (up / "out.scp").write_text("utt0 /etc/passwd\n")
+    code = f"""
+        import tablio
+        {{setup}}
+        print(tablio.process_policy())
+        assert len(tablio.load("scp:{up}/a.scp", type="vector")[0]) == 1
+        for spec in ("scp:{up}/cmd.scp", "scp:{up}/out.scp", "ark,cache={tmp_path}/c:{up}/a.ark"):
+            try:
+                tablio.load(spec, type="vector", allow_pipes=True)
+                raise SystemExit("opened " + spec)
+            except tablio.AccessError:
+                pass
+        tablio.set_untrusted(allow_network=True)  # a later call only tightens
+        policy = tablio.process_policy()
+        assert policy["untrusted"] and not policy["allow_network"], policy
+        tablio.set_untrusted(confine="{up}")
+        try:
+            tablio.set_untrusted(confine="{tmp_path}")
+            raise SystemExit("loosened the confining folder")
+        except tablio.UsageError:
+            pass
+        print("ok")
+    """
+    for setup, env in (("tablio.set_untrusted()", None), ("", {"TABLIO_UNTRUSTED": "1"})):
+        done = run_python(code.replace("{setup}", setup), env)
+        assert done.returncode == 0 and "ok" in done.stdout, done.stderr
+        assert not pwned.exists() and not (tmp_path / "c").exists()

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The tablio tool on input from others: uploads that name commands, secrets and devices, keys
+# that would drive a terminal, and the exit statuses that tell a bad upload from a bad command.
+#   tests/cli/untrusted.sh TABLIO DATA_DIR WORK_DIR
+set -uo pipefail
+tablio=$1
+data=$2
+work=$3
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
+rm -rf "$work" && mkdir -p "$work/up" && cd "$work" || exit 1
+kaldi="$data/kaldi"
+export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY
+cp "$kaldi/scp/feats.ark" up/feats.ark
+
+# A script line that runs a command and prints a secret: refused by --no-pipes, --untrusted and
+# TABLIO_UNTRUSTED=1, an input error (1), with no file made and no secret printed.
+printf 'utt0 id > PWNED; printenv AWS_SECRET_ACCESS_KEY |\n' >up/upload.scp
+for how in "--no-pipes" "--untrusted" "--confine=up"; do
+  expect 1 "$tablio" info "$how" scp:up/upload.scp
+  contains err.txt "commands are refused"
+  [ ! -e PWNED ] || fail "$how ran the command"
+  if grep -q "$AWS_SECRET_ACCESS_KEY" out.txt err.txt; then fail "$how printed the secret"; fi
+done
+TABLIO_UNTRUSTED=1 expect 1 "$tablio" info scp:up/upload.scp
+[ ! -e PWNED ] || fail "TABLIO_UNTRUSTED=1 ran the command"
+grep -q Usage: err.txt && fail "an input error is not a usage error: $(cat err.txt)"
+# Trusted, the command runs (it is the user's own script), and its output is quoted 16 bytes at most.
+expect 1 "$tablio" info scp:up/upload.scp
+rm -f PWNED
+if grep -q "$AWS_SECRET_ACCESS_KEY" err.txt; then fail "an error quoted more than 16 bytes: $(cat err.txt)"; fi
+
+# Scripts that point out of their folder, at devices and at standard input.
+for target in /etc/passwd /proc/self/environ "$work/up/../secret.txt" /dev/zero - "feats.ark"; do
+  printf 'utt0 %s\n' "$target" >up/out.scp
+  expect 1 "$tablio" info --untrusted scp:up/out.scp
+done
+(cd up && printf 'utt0 feats.ark:5\n' >in.scp && TABLIO_UNTRUSTED=1 "$tablio" info scp:in.scp >/dev/null) ||
+  fail "a script naming a file in its own folder"
+expect 1 "$tablio" info --untrusted "ark:-" </dev/null
+contains err.txt "standard input"
+expect 1 "$tablio" info --no-network "ark:http://127.0.0.1:9/x.ark"
+contains err.txt "network access is disabled"
+expect 1 "$tablio" info --untrusted "ark,cache=$work/c:up/feats.ark"
+[ ! -e "$work/c" ] || fail "a specifier made a cache under --untrusted"
+
+# Keys that would drive a terminal are refused on reading; what the tool prints is escaped.
+printf 'utt\033]0;pwned\007 \000BFM \004\001\000\000\000\004\001\000\000\000\000\000\000\000' >esc.ark
+expect 1 "$tablio" info --keys ark:esc.ark
+contains err.txt "expected a key"
+if grep -q $'\033' out.txt err.txt; then fail "an escape byte reached the terminal"; fi
+printf 'a\033[2J b\n' >tok.txt
+expect 1 "$tablio" cat --type=token ark,t:tok.txt
+if grep -q $'\033' out.txt err.txt; then fail "an escape byte reached the terminal"; fi
+printf 'a b\033[2J\n' >tok.txt
+expect 1 "$tablio" cat --type=token ark,t:tok.txt
+contains err.txt "expected a token of printable bytes, found 'b\x1b[2J'"
+printf 'a b\302\233c\n' >tok.txt  # U+009B, a C1 control that some terminals obey
+expect 0 "$tablio" cat --type=token ark,t:tok.txt
+contains out.txt 'a b\xc2\x9bc'
+
+# Limits from the command line, and shards named twice.
+expect 1 "$tablio" info --max-record-bytes=50 "ark:$kaldi/scp/feats.ark"
+contains err.txt "limits::max_record_bytes"
+expect 1 "$tablio" info --max-total-bytes=100 "ark:$kaldi/scp/feats.ark"
+contains err.txt "limits::max_total_bytes"
+cp up/feats.ark a.ark
+expect 2 "$tablio" info "tfrecord:a{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}.tfrecord"
+contains err.txt "twice"
+
+# A wrong command line is 2 with its usage; bad input never is.
+expect 2 "$tablio" info --max-record-bytes=lots "ark:$kaldi/scp/feats.ark"
+contains err.txt "Usage:"
+expect 2 "$tablio" info --confine
+expect 1 "$tablio" verify --untrusted scp:up/upload.scp
+finish untrusted-input

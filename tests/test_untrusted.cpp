@@ -1,0 +1,255 @@
+// Untrusted input: what a table opened from uploads may reach (commands, standard input,
+// devices, files outside its folder), what its messages may quote, how much it may take, and
+// which keys it may hand on. The process-wide policy (TABLIO_UNTRUSTED) is tested through the
+// tool and Python, in processes of their own: here each open asks for it in its options.
+#include "test_support.hpp"
+
+#include <tablio/stream/policy.hpp>
+#include <tablio/stream/shards.hpp>
+#include <tablio/types/matrix.hpp>
+#if defined(TABLIO_WITH_ZLIB)
+#include <tablio/stream/zlib.hpp>
+#endif
+#if defined(TABLIO_WITH_CURL)
+#include <tablio/stream/remote/cache.hpp>
+#endif
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace tablio;
+using test::says;
+namespace fs = std::filesystem;
+
+namespace {
+
+using matrix_reader = sequential_table_reader<holder<matrix<float>>>;
+
+// Options with one thing changed (designated initializers would leave the others unnamed).
+template <class T>
+open_options with(T open_options::*field, T value) {
+  open_options o;
+  o.*field = std::move(value);
+  return o;
+}
+
+void write_text(const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+}
+
+// A folder of uploads: a good archive and its script, and a secret beside (not inside) it.
+struct uploads {
+  test::temp_dir root;
+  std::string dir = root / "up", secret = root / "secret.txt";
+  uploads() {
+    fs::create_directory(dir);
+    write_text(secret, "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n");
+    table_writer<holder<matrix<float>>> out("ark,scp:" + dir + "/a.ark," + dir + "/a.scp");
+    out.write("utt1", matrix<float>(2, 3));
+    out.close();
+  }
+  // A script of one line "utt0 TARGET".
+  std::string script(std::string_view target) const {
+    std::string path = dir + "/upload.scp";
+    write_text(path, "utt0 " + std::string(target) + "\n");
+    return "scp:" + path;
+  }
+  open_options confined() const { return with(&open_options::confine, dir); }
+};
+
+void read_all(const std::string& rspec, const open_options& options) {
+  for (matrix_reader r(rspec, options); !r.done(); r.next()) (void)r.value();
+}
+
+}  // namespace
+
+TEST_CASE("a confined table reads regular files inside its folder, and nothing else", "[untrusted]") {
+  uploads up;
+  CHECK_NOTHROW(read_all("scp:" + up.dir + "/a.scp", up.confined()));
+  CHECK_NOTHROW(read_all("ark:" + up.dir + "/a.ark", up.confined()));
+
+  // Names a script may hold that reach out of the folder, or are not regular files.
+  fs::create_symlink(up.secret, up.dir + "/link.ark");
+  fs::create_directory(up.dir + "/sub");
+  for (const std::string& target :
+       {up.secret, up.secret + ":10", std::string("/proc/self/environ"), std::string("/etc/passwd"),
+        up.dir + "/../secret.txt", up.dir + "/link.ark", std::string("/dev/zero"), std::string("-"),
+        up.dir + "/sub", std::string("id > PWNED; echo |")}) {
+    INFO(target);
+    CHECK_THROWS_AS(read_all(up.script(target), up.confined()), access_error);
+  }
+  // Whatever allow_pipes says: a command cannot be confined.
+  open_options pipes = up.confined();
+  pipes.allow_pipes = true;
+  CHECK_THROWS_MATCHES(read_all(up.script("echo |"), pipes), access_error, says("confined to a folder"));
+  // The specifier's own names are confined too, and the shards of a pattern before any is read.
+  CHECK_THROWS_AS(read_all("ark:" + up.secret, up.confined()), access_error);
+  CHECK_THROWS_AS(read_all("ark:-", up.confined()), access_error);
+  CHECK_THROWS_AS(expand_shards(up.root / "*.txt", up.confined()), access_error);
+  CHECK_THROWS_AS(expand_shards(up.dir + "/../{secret,x}.txt", up.confined()), access_error);
+  CHECK_THROWS_AS(expand_shards(up.dir + "/../secret-%06d.txt", up.confined()), access_error);
+  CHECK(expand_shards(up.dir + "/a.{ark,scp}", up.confined()).size() == 2);
+}
+
+TEST_CASE("untrusted input is confined to its table's folder, with no commands, devices or caches",
+          "[untrusted]") {
+  uploads up;
+  const open_options untrusted = with(&open_options::untrusted, true);
+  CHECK_NOTHROW(read_all("scp:" + up.dir + "/a.scp", untrusted));
+  CHECK_THROWS_AS(read_all(up.script(up.secret), untrusted), access_error);
+  CHECK_THROWS_AS(read_all(up.script("/dev/zero"), untrusted), access_error);
+  std::string pwned = up.root / "PWNED";
+  CHECK_THROWS_AS(read_all(up.script("touch " + pwned + " |"), untrusted), access_error);
+  CHECK_FALSE(fs::exists(pwned));
+  CHECK_THROWS_MATCHES(read_all("ark,cache=" + (up.root / "c") + ":" + up.dir + "/a.ark", untrusted),
+                       access_error, says("cannot name a cache"));
+  CHECK_FALSE(fs::exists(up.root / "c"));
+  // The files a script being written to lists are confined to its folder.
+  write_text(up.dir + "/targets.scp", "utt1 " + (up.root / "escaped.ark") + "\n");
+  {
+    table_writer<holder<matrix<float>>> out("scp:" + up.dir + "/targets.scp", untrusted);
+    CHECK_THROWS_AS(out.write("utt1", matrix<float>(1, 1)), access_error);
+  }
+  CHECK_FALSE(fs::exists(up.root / "escaped.ark"));
+  // Pipes off is pipes off, wherever the command is.
+  CHECK_THROWS_MATCHES(read_all(up.script("echo |"), with(&open_options::allow_pipes, false)), access_error,
+                       says("pipes are disabled"));
+}
+
+TEST_CASE("messages quote at most 16 bytes of the input, escaped", "[untrusted]") {
+  uploads up;
+  // Trusted, the script reads the secret as a matrix: the message may quote what it found, not
+  // the secret.
+  try {
+    read_all(up.script(up.secret), {});
+    FAIL("read a secret as a matrix");
+  } catch (const format_error& e) {
+    std::string what = e.what();
+    CHECK(what.find("AWS_SECRET_ACCES") != std::string::npos);  // 16 bytes of it, no more
+    CHECK(what.find("AWS_SECRET_ACCESS") == std::string::npos);
+    CHECK(what.find("wJalr") == std::string::npos);
+  }
+  // A key read at an offset into the secret: the message shows 16 bytes; the error keeps it whole.
+  write_text(up.dir + "/keys.ark", "0123456789abcdefSECRET\x1b[2J \x01");
+  try {
+    read_all("ark:" + up.dir + "/keys.ark", {});
+    FAIL("read a bad archive");
+  } catch (const format_error& e) {
+    std::string what = e.what();
+    CHECK(what.find("SECRET") == std::string::npos);
+    CHECK(what.find('\x1b') == std::string::npos);
+    CHECK(e.key().empty());  // refused before it was ever a key
+  }
+  // A writer's refusal of a key escapes it too.
+  table_writer<holder<matrix<float>>> out("ark:" + up.dir + "/out.ark");
+  CHECK_THROWS_MATCHES(out.write("bad\x07key", matrix<float>(1, 1)), usage_error, says("bad\\x07key"));
+  CHECK(excerpt(std::string(40, 'x')) == std::string(16, 'x') + "...");
+  CHECK(detail::printable("a\x1b[2Jb\xc2\x9b\xff") == "a\\x1b[2Jb\\xc2\\x9b\\xff");
+}
+
+TEST_CASE("keys read are keys as writers take them, in every framing", "[untrusted]") {
+  test::temp_dir dir;
+  // A key with ESC in an archive: an error at the key, never an entry.
+  write_text(dir / "esc.ark", std::string("utt\x1b]0;pwned\x07 \0B", 7 + 9) + "FM ");
+  CHECK_THROWS_MATCHES(read_all("ark:" + (dir / "esc.ark"), {}), format_error, says("at byte 0"));
+  // A TFRecord record that keeps its key in a feature: the key is checked where it is taken out.
+  {
+    example e;
+    e.features["key"] = std::vector<std::string>{"a\x07"};
+    table_writer<example_holder> out("tfrecord:" + (dir / "k.tfrecord"));
+    out.write("00000000", e);
+    out.close();
+  }
+  auto read_keyed = [&] {
+    for (sequential_table_reader<example_holder> r("tfrecord,key=key:" + (dir / "k.tfrecord")); !r.done();
+         r.next())
+      (void)r.value();
+  };
+  CHECK_THROWS_MATCHES(read_keyed(), format_error,
+                       says("a key (non-empty, no whitespace or unprintable bytes)"));
+}
+
+TEST_CASE("reading takes what arrives, within limits, whatever a header claims", "[untrusted]") {
+  test::temp_dir dir;
+  // A device read as an object: read as it comes, not to an end it does not have.
+  write_text(dir / "zero.scp", "utt0 /dev/zero\n");
+  CHECK_THROWS_MATCHES(read_all("scp:" + (dir / "zero.scp"), {}), format_error,
+                       says("'/dev/zero' at byte 0"));
+  // A run of bytes with no whitespace ends at the token limit.
+  write_text(dir / "long.ark", std::string(2 << 20, 'k'));
+  CHECK_THROWS_MATCHES(read_all("ark:" + (dir / "long.ark"), {}), format_error,
+                       says("limits::max_token_bytes"));
+  // All one input gives.
+  open_options small{};
+  small.parse_limits.max_total_bytes = 1000;
+  write_text(dir / "big.ark", "");
+  {
+    table_writer<holder<matrix<float>>> out("ark:" + (dir / "big.ark"));
+    for (int i = 0; i < 10; ++i) out.write("utt" + std::to_string(i), matrix<float>(10, 10));
+    out.close();
+  }
+  CHECK_THROWS_MATCHES(read_all("ark:" + (dir / "big.ark"), small), format_error,
+                       says("limits::max_total_bytes"));
+  CHECK_NOTHROW(read_all("ark:" + (dir / "big.ark"), {}));
+#if defined(TABLIO_WITH_ZLIB)
+  // A gzip IDX file that claims 3 GiB: compressed zeros, which inflate a thousand times.
+  {
+    writer out(zlib_sink(open_output(dir / "bomb-idx3-ubyte.gz"), compression::gzip));
+    const unsigned char head[] = {0, 0, 8, 3, 0, 0, 0x30, 0,
+                                  0, 0, 1, 0, 0, 0, 1,    0};  // 12288 x 256 x 256 bytes
+    out.write(reinterpret_cast<const char*>(head), sizeof head);
+    std::string zeros(1 << 20, '\0');
+    for (int i = 0; i < 64; ++i) out.write(zeros.data(), zeros.size());  // 64 MiB of the 768 MiB claimed
+    out.close();
+  }
+  open_options bounded{};
+  bounded.parse_limits.max_expansion = 100;
+  CHECK_THROWS_MATCHES(idx_file(dir / "bomb-idx3-ubyte.gz", {}, bounded), format_error,
+                       says("limits::max_expansion"));
+  CHECK_THROWS_MATCHES(idx_file(dir / "bomb-idx3-ubyte.gz", {}, with(&open_options::untrusted, true)),
+                       format_error, says("limits::max_expansion"));
+  CHECK_THROWS_MATCHES(idx_file(dir / "bomb-idx3-ubyte.gz"), format_error, says("truncated"));
+#endif
+}
+
+TEST_CASE("a list of shards that names one twice is refused", "[untrusted]") {
+  test::temp_dir dir;
+  write_text(dir / "a.tar", "");
+  write_text(dir / "b.tar", "");
+  std::string braces = dir / "a{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}.tar";
+  CHECK_THROWS_MATCHES(expand_shards(braces), usage_error, says("twice"));
+  CHECK_THROWS_MATCHES(expand_shard_list((dir / "a.tar") + "," + (dir / "b.tar") + "," + (dir / "a.tar")),
+                       usage_error, says("twice"));
+  CHECK(expand_shard_list(dir / "{a,b}.tar").size() == 2);
+}
+
+#if defined(TABLIO_WITH_CURL)
+TEST_CASE("a cache removes only what it put in its folder", "[untrusted]") {
+  test::temp_dir dir;
+  std::string folder = dir / "cache";
+  fs::create_directory(folder);
+  for (const char* name : {"a.txt", "b.py", ".hidden"}) write_text(folder + "/" + name, "keep me");
+  fs::create_symlink(dir / "elsewhere", folder + "/link");
+  CHECK_THROWS_MATCHES(remote::object_cache(folder, 1), usage_error, says("is not a tablio cache"));
+  for (const char* name : {"a.txt", "b.py", ".hidden"}) CHECK(fs::exists(folder + "/" + name));
+  CHECK(fs::is_symlink(folder + "/link"));
+
+  // A new folder is tagged, and eviction leaves whatever is put there by others.
+  std::string mine = dir / "mine";
+  remote::object_cache cache(mine, 1);
+  CHECK(test::read_file(mine + "/CACHEDIR.TAG").starts_with("Signature: 8a477f597d28d172789f06886806bc55"));
+  std::string copy = cache.path_of("s3://bucket/object.tar");
+  write_text(copy, "cached bytes");
+  write_text(mine + "/notes.txt", "mine, not the cache's");
+  cache.evict();
+  CHECK_FALSE(fs::exists(copy));
+  CHECK(fs::exists(mine + "/notes.txt"));
+  // Opened again, the tag says it is a cache, whatever else was put in it since.
+  CHECK_NOTHROW(remote::object_cache(mine, 1));
+}
+#endif
