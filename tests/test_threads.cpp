@@ -83,12 +83,13 @@ TEST_CASE("tables of the same files, one per thread", "[threads][table]") {
   for (int g : good) CHECK(g == static_cast<int>(10 * expected.size()));
 }
 
-TEST_CASE("one LMDB environment: readers in many threads while a writer commits", "[threads][lmdb]") {
+TEST_CASE("LMDB readers in many threads, each holding its snapshot while a writer commits",
+          "[threads][lmdb]") {
   test::temp_dir dir;
   const std::string db = dir / "live";
   auto value_of = [](int i) { return std::string(200 + i % 50, static_cast<char>('a' + i % 26)); };
-  // Opened first for writing, with room for everything: the readers then share its environment,
-  // and the map never has to move under them.
+  // Opened first for writing, with room for everything: the readers hold their snapshots in its
+  // environment's lock table, and the map never has to move under them.
   lmdb_writer writer(db, {.initial_map_size = 64 << 20, .batch_size = 100});
   writer.put(ordinal_key(0), value_of(0));
   writer.commit();
@@ -101,7 +102,9 @@ TEST_CASE("one LMDB environment: readers in many threads while a writer commits"
   std::vector<int> bad(thread_count, 0), snapshots(thread_count, 0);
   in_threads([&](int t) {
     do {
-      lmdb_reader r(db, {}, {.shard_index = static_cast<std::uint64_t>(t % 2), .shard_count = 2});
+      owned<lmdb_reader> held =
+          open_lmdb_reader(db, {}, {.shard_index = static_cast<std::uint64_t>(t % 2), .shard_count = 2});
+      lmdb_reader& r = *held;
       std::string_view key, value;
       int i = t % 2;
       while (r.next(key, value)) {
@@ -127,12 +130,12 @@ TEST_CASE("a writer does not grow the map under the open readers of its process"
   lmdb_writer writer(db, {.initial_map_size = 64 * 1024, .batch_size = 10});
   writer.put("a", "first");
   writer.commit();
-  lmdb_reader reader(db);
+  owned<lmdb_reader> reader = open_lmdb_reader(db);  // its snapshot held beside the writer
   auto fill = [&] {
     for (int i = 0; i < 2000; ++i)
       writer.put(ordinal_key(static_cast<std::uint64_t>(i)), std::string(1000, 'v'));
   };
   CHECK_THROWS_WITH(fill(), Catch::Contains("while 1 other transactions of this process are open") &&
                                 Catch::Contains("initial_map_size"));
-  CHECK(reader.get("a") == std::optional<std::string_view>("first"));  // its pages did not move
+  CHECK(reader->get("a") == std::optional<std::string_view>("first"));  // its pages did not move
 }

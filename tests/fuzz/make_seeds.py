@@ -77,3 +77,46 @@ for n, value in enumerate(values[:50]):
 for n, floats in enumerate(([0.0, 1.5, -2.0, 3.25], [float("nan"), 1.0, float("inf"), -1.0] * 4)):
     for method in range(7):
         put("fuzz_compressed_matrix", f"{n}.{method}", bytes([method, 1]) + struct.pack(f"<{len(floats)}f", *floats))
+
+
+def lmdb_seeds():
+    """Small databases python3-lmdb writes (liblmdb underneath): each a tree of another shape."""
+    import lmdb
+
+    def write(name, fill, **options):
+        with tempfile.TemporaryDirectory() as folder:
+            with lmdb.open(folder, map_size=1 << 24, **options) as env:
+                fill(env)
+            put("fuzz_lmdb", name, (pathlib.Path(folder) / "data.mdb").read_bytes())
+
+    def puts(records):
+        def fill(env):
+            with env.begin(write=True) as txn:
+                for key, value in records:
+                    txn.put(key, value)
+        return fill
+
+    def deleted(env):
+        puts([(b"%08d" % i, b"v" * (i % 50)) for i in range(400)])(env)
+        with env.begin(write=True) as txn:
+            for i in range(0, 400, 2):
+                txn.delete(b"%08d" % i)
+
+    def named(env):
+        sub = env.open_db(b"sub", dupsort=True)
+        with env.begin(write=True) as txn:
+            txn.put(b"a", b"main")
+            txn.put(b"x", b"1", db=sub)
+            txn.put(b"x", b"2", db=sub)
+
+    write("empty", lambda env: None)
+    write("one-leaf", puts([(b"%08d" % i, b"value %d" % i) for i in range(30)]))
+    write("overflow", puts([(b"%08d" % i, bytes([i]) * n) for i, n in enumerate((0, 4079, 4081, 9000, 20000))]))
+    write("depth-3", puts([(b"%04d" % i + b"k" * 446, b"") for i in range(120)]))
+    write("deleted", deleted)
+    write("named", named, max_dbs=2)
+
+
+lmdb_seeds()
+put("fuzz_lmdb", "float_encoded", (data / "caffe/float_encoded_lmdb/data.mdb").read_bytes())
+

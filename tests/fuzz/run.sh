@@ -23,7 +23,9 @@ run_one() {
     return 1
   fi
   mkdir -p "$build/corpus/$target"
-  "$binary" "$build/corpus/$target" "$build/seeds/$target" -max_total_time="$seconds" -max_len=65536 \
+  local max_len=65536
+  [[ $target == fuzz_lmdb ]] && max_len=262144  # an LMDB tree of depth 3 takes some 4 KiB pages
+  "$binary" "$build/corpus/$target" "$build/seeds/$target" -max_total_time="$seconds" -max_len="$max_len" \
     -rss_limit_mb=2048 -timeout=30 -artifact_prefix="$build/findings/$target-" -print_final_stats=1 \
     >"$log" 2>&1 || { echo "FINDING in $target: see $log"; return 1; }
   echo "$target: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*') runs in ${seconds} s"
@@ -31,7 +33,7 @@ run_one() {
 
 status=0
 targets=(fuzz_kaldi_object fuzz_kaldi_archive fuzz_compressed_matrix fuzz_wave fuzz_script fuzz_specifier
-  fuzz_tfrecord fuzz_example fuzz_datum fuzz_idx fuzz_tar)
+  fuzz_tfrecord fuzz_example fuzz_datum fuzz_idx fuzz_tar fuzz_lmdb)
 for ((i = 0; i < ${#targets[@]}; i += 2)); do
   run_one "${targets[i]}" & first=$!
   second=""

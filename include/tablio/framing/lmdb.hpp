@@ -1,29 +1,25 @@
-// LMDB databases (component tablio::lmdb, linked with liblmdb), as Caffe stores datasets in
-// them: a folder holding data.mdb and lock.mdb (or one file, with no_subdir), keys in bytewise
-// order, one value per key.
+// Writing LMDB databases (component tablio::lmdb, linked with liblmdb), as Caffe stores datasets
+// in them: a folder holding data.mdb and lock.mdb (or one file, with no_subdir), keys in
+// bytewise order, one value per key. Reading is framing/lmdb_reader.hpp's, which needs neither
+// liblmdb nor a lock file: liblmdb trusts the file it maps, and a damaged or hostile data.mdb
+// would crash it, so tablio reads the format itself and checks it (framing/lmdb_file.hpp).
 //
 // lmdb_writer batches puts into transactions (1000 by default). When the map is full, it
 // aborts the batch, doubles the map and replays the batch, so nobody sizes maps by hand; any
-// other LMDB error is an lmdb_error with LMDB's message. lmdb_reader reads in one read-only
-// transaction (MDB_RDONLY | MDB_NOTLS, as Caffe's DataLayer): in key order with a cursor,
-// optionally wrapping around and keeping every n-th record, and by key with get(); values
-// are views into the map, valid while the reader lives.
+// other LMDB error is an lmdb_error with LMDB's message.
 //
 // LMDB's own rules, which these classes enforce or document:
 // - One environment per database per process: closing a second one would drop the first
-//   one's locks. Readers and writers of one database in one process share its environment
-//   (lmdb_environment::open); a writer for a database opened read-only is a usage_error.
+//   one's locks. The writers of one database in one process share its environment
+//   (lmdb_environment::open).
 // - No use after fork(): an environment is tied to the process that opened it, and using it
 //   in a child is a usage_error that says so (open a new one in the child).
-// - A read-only open needs a writable lock file. When the folder is not writable (a dataset
-//   owned by someone else), the reader opens without locks (MDB_NOLOCK) instead, which is
-//   safe as long as no process writes the database meanwhile; no_lock asks for it directly.
-// - Transactions and cursors belong to the reader or writer that made them; share a reader
-//   between threads only with your own locking. Readers in many threads share the
-//   environment safely.
+// - A writer keeps a lock file (lock.mdb) beside the data, which liblmdb's readers in other
+//   processes use; no_lock writes without one, for a database nobody else opens meanwhile.
+// - Transactions belong to the writer that made them; share a writer between threads only
+//   with your own locking.
 // - Growing the map remaps the file: a writer does it only while no other transaction of this
-//   process is open (else a usage_error), so that no reader's pages move under it. A writer
-//   running beside readers in one process needs an initial_map_size large enough.
+//   process is open in the environment (else a usage_error), so that no pages move under it.
 #pragma once
 
 #if !defined(TABLIO_WITH_LMDB)
@@ -35,6 +31,7 @@
 #include <tablio/core/mutex.hpp>
 #include <tablio/core/owned.hpp>
 #include <tablio/framing/concepts.hpp>
+#include <tablio/framing/lmdb_reader.hpp>
 
 #include <lmdb.h>
 #include <pthread.h>
@@ -45,7 +42,6 @@
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,15 +59,6 @@ class lmdb_error : public io_error {
 
  private:
   int code_;
-};
-
-struct lmdb_options {
-  bool no_subdir = false;                  // the database is one file, not a folder (MDB_NOSUBDIR)
-  bool no_lock = false;                    // read without a lock file (MDB_NOLOCK): no concurrent writer
-  std::size_t initial_map_size = 1 << 20;  // liblmdb's default, as Caffe; writers grow it as needed
-  unsigned max_readers = 126;
-  std::size_t batch_size = 1000;  // puts per write transaction
-  bool append = false;            // a writer keeps the records there are (goes on where another stopped)
 };
 
 class lmdb_environment;
@@ -123,8 +110,9 @@ class lmdb_environment {
     lmdb_environment* env_;
   };
 
-  // The process's environment for the database at path: the one already open, or a new one.
-  static handle open(const std::string& path, bool read_only, const lmdb_options& options) {
+  // The process's environment for the database at path: the one already open, or a new one,
+  // for writing or (read_only) for holding readers' snapshots.
+  static handle open(const std::string& path, const lmdb_options& options, bool read_only = false) {
     if (!read_only && !options.no_subdir && ::mkdir(path.c_str(), 0775) != 0 && errno != EEXIST)
       throw_io_error(path, errno, {"cannot create the LMDB folder"});
     std::string key = detail::canonical_path(path);
@@ -135,12 +123,12 @@ class lmdb_environment {
       if (env->key_ != key || env->generation_ != detail::fork_generation()) continue;
       if (!read_only && env->read_only_)
         throw_usage_error({"the LMDB database '", path,
-                           "' is open for reading in this process; close its readers before writing it "
-                           "(LMDB allows one environment per database per process)"});
+                           "' is read in this process, by readers holding their snapshots: close them before "
+                           "writing it (LMDB allows one environment per database per process)"});
       ++env->users_;
       return handle(env);
     }
-    auto* env = new lmdb_environment(path, read_only, options);
+    auto* env = new lmdb_environment(path, options, read_only);
     env->key_ = std::move(key);
     registry.open.push_back(env);
     return handle(env);
@@ -161,8 +149,10 @@ class lmdb_environment {
   }
   MDB_dbi dbi() const noexcept { return dbi_; }
   const std::string& path() const noexcept { return path_; }
+  // Opened without a lock file (lmdb_options::no_lock).
   bool without_lock() const noexcept { return without_lock_; }
-  bool read_only() const noexcept { return read_only_; }
+  // Whether this process is the one that opened it (not a child after fork()).
+  bool in_opening_process() const noexcept { return generation_ == detail::fork_generation(); }
 
   std::size_t map_size() const {
     MDB_envinfo info;
@@ -210,28 +200,24 @@ class lmdb_environment {
  private:
   void check_no_open_transactions(const char* action) const {
     if (int n = __atomic_load_n(&open_transactions_, __ATOMIC_ACQUIRE); n != 0)
-      throw_usage_error({"cannot ", action, " of the LMDB database '", path_, "' while ", decimal(n),
-                         " other transactions of this process are open (a remap would move their pages): "
-                         "close its readers first, or give the writer an initial_map_size large enough"});
+      throw_usage_error(
+          {"cannot ", action, " of the LMDB database '", path_, "' while ", decimal(n),
+           " other transactions of this process are open (a remap would move their pages): "
+           "close its other writers first, or give the writer an initial_map_size large enough"});
   }
 
   void open_database(const lmdb_options& options) {
-    unsigned flags = MDB_NOTLS | (options.no_subdir ? MDB_NOSUBDIR : 0);
-    if (read_only_) flags |= MDB_RDONLY | (options.no_lock ? MDB_NOLOCK : 0);
-    int rc = try_open(flags, options);
-    // Read-only but the lock file cannot be written (someone else's dataset): read unlocked.
-    if (read_only_ && !(flags & MDB_NOLOCK) && (rc == EACCES || rc == EROFS)) {
-      rc = try_open(flags | MDB_NOLOCK, options);
-      without_lock_ = rc == MDB_SUCCESS;
+    unsigned flags = MDB_NOTLS | (options.no_subdir ? MDB_NOSUBDIR : 0) | (without_lock_ ? MDB_NOLOCK : 0);
+    if (read_only_) {  // for read transactions in the lock table only: tablio reads the pages itself
+      check(try_open(flags | MDB_RDONLY, options), "cannot open the LMDB database's lock file for reading");
+      return;
     }
-    without_lock_ = without_lock_ || (read_only_ && options.no_lock);
-    check(rc, read_only_ ? "cannot open the LMDB database for reading"
-                         : "cannot open the LMDB database for writing");
+    check(try_open(flags, options), "cannot open the LMDB database for writing");
     MDB_txn* txn = nullptr;
-    check(mdb_txn_begin(env_, nullptr, read_only_ ? MDB_RDONLY : 0, &txn), "starting a transaction");
-    rc = mdb_dbi_open(txn, nullptr, 0, &dbi_);
-    if (rc != MDB_SUCCESS || read_only_)
-      mdb_txn_abort(txn);  // a read-only handle stays valid after its transaction
+    check(mdb_txn_begin(env_, nullptr, 0, &txn), "starting a transaction");
+    int rc = mdb_dbi_open(txn, nullptr, 0, &dbi_);
+    if (rc != MDB_SUCCESS)
+      mdb_txn_abort(txn);
     else
       rc = mdb_txn_commit(txn);
     check(rc, "opening the database");
@@ -252,8 +238,11 @@ class lmdb_environment {
     return rc;
   }
 
-  lmdb_environment(const std::string& path, bool read_only, const lmdb_options& options)
-      : path_(path), read_only_(read_only), generation_(detail::fork_generation()) {
+  lmdb_environment(const std::string& path, const lmdb_options& options, bool read_only)
+      : path_(path),
+        read_only_(read_only),
+        without_lock_(options.no_lock && !read_only),
+        generation_(detail::fork_generation()) {
     open_database(options);
   }
 
@@ -277,7 +266,7 @@ class lmdb_environment {
 
   std::string path_, key_;
   bool read_only_;
-  bool without_lock_ = false;
+  bool without_lock_;
   unsigned generation_;  // detail::fork_generation() when opened
   MDB_env* env_ = nullptr;
   MDB_dbi dbi_ = 0;
@@ -294,7 +283,7 @@ class lmdb_environment {
 class lmdb_writer {
  public:
   explicit lmdb_writer(const std::string& path, const lmdb_options& options = {})
-      : env_(lmdb_environment::open(path, false, options)),
+      : env_(lmdb_environment::open(path, options)),
         batch_size_(options.batch_size ? options.batch_size : 1) {
     if (!options.append) empty_database();
   }
@@ -414,7 +403,7 @@ class lmdb_writer {
     }
   }
 
-  lmdb_environment::handle env_;  // shared with the other readers and writers of the database
+  lmdb_environment::handle env_;  // shared with the other writers of the database in this process
   std::size_t batch_size_;
   MDB_txn* txn_ = nullptr;
   std::vector<std::pair<std::string, std::string>> batch_;
@@ -422,147 +411,9 @@ class lmdb_writer {
   bool closed_ = false;
 };
 
-struct lmdb_read_options {
-  bool wrap_around = false;  // after the last record, start again from the first (training loops)
-  std::uint64_t shard_index = 0, shard_count = 1;  // keep records i with i % count == index
-};
-
-class lmdb_reader {
- public:
-  explicit lmdb_reader(const std::string& path, const lmdb_options& options = {},
-                       const lmdb_read_options& read = {})
-      : env_(lmdb_environment::open(path, true, options)), read_(read) {
-    if (read_.shard_count == 0 || read_.shard_index >= read_.shard_count)
-      throw_usage_error(
-          {"invalid LMDB shard ", decimal(read_.shard_index), " of ", decimal(read_.shard_count)});
-    env_->begin_transaction(MDB_RDONLY, txn_);
-    int rc = mdb_cursor_open(txn_, env_->dbi(), &cursor_);
-    if (rc != MDB_SUCCESS) {
-      env_->end_transaction(txn_, false);
-      env_->check(rc, "cannot open a cursor");
-    }
-  }
-  lmdb_reader(const lmdb_reader&) = delete;
-  ~lmdb_reader() {
-    if (cursor_) mdb_cursor_close(cursor_);
-    env_->end_transaction(txn_, false);
-  }
-
-  // The next record of this shard, in key order; views valid while the reader lives.
-  //
-  // The cursor runs a few records ahead, and their first and last bytes are prefetched: their
-  // cache misses then overlap with the caller's work on this one instead of stalling later
-  // calls (a scan that decodes each value runs about 1.3x faster). An LMDB error met while
-  // looking ahead is thrown by the call that would have returned that record.
-  bool next(std::string_view& key, std::string_view& value) {
-    checked_cursor();
-    if (ahead_count_ == 0) {
-      fill_ahead();
-      if (ahead_count_ == 0) {
-        if (ahead_rc_ == MDB_NOTFOUND) return false;
-        int rc = ahead_rc_;
-        ahead_rc_ = MDB_SUCCESS;  // a later call tries again
-        env_->check(rc, "cannot read the next record");
-      }
-    }
-    const auto& [k, v] = ahead_[ahead_first_];
-    key = {static_cast<const char*>(k.mv_data), k.mv_size};
-    value = {static_cast<const char*>(v.mv_data), v.mv_size};
-    ahead_first_ = (ahead_first_ + 1) % lookahead;
-    --ahead_count_;
-    fill_ahead();
-    return true;
-  }
-
-  // The value stored under key, or nothing.
-  std::optional<std::string_view> get(std::string_view key) {
-    checked_cursor();
-    MDB_val k{key.size(), const_cast<char*>(key.data())}, v;
-    int rc = mdb_get(txn_, env_->dbi(), &k, &v);
-    if (rc == MDB_NOTFOUND) return std::nullopt;
-    env_->check(rc, "cannot look up key '" + std::string(key) + "'");
-    return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size);
-  }
-
-  std::uint64_t size() const {
-    MDB_stat stat;
-    env_->check(mdb_stat(txn_, env_->dbi(), &stat), "cannot read the statistics");
-    return stat.ms_entries;
-  }
-  const std::string& path() const noexcept { return env_->path(); }
-  // Whether the database was opened without its lock file (see above).
-  bool without_lock() const noexcept { return env_->without_lock(); }
-
- private:
-  MDB_cursor* checked_cursor() {
-    env_->get();  // refuses use after fork()
-    return cursor_;
-  }
-
-  // Moves the cursor on to the next records of this shard until `lookahead` are waiting, and
-  // prefetches them; stops at the end (MDB_NOTFOUND) or at an error, kept in ahead_rc_.
-  void fill_ahead() noexcept {
-    while (ahead_count_ < lookahead && ahead_rc_ == MDB_SUCCESS) {
-      auto& [k, v] = ahead_[(ahead_first_ + ahead_count_) % lookahead];
-      ahead_rc_ = mdb_cursor_get(cursor_, &k, &v, started_ ? MDB_NEXT : MDB_FIRST);
-      started_ = true;
-      if (ahead_rc_ == MDB_NOTFOUND) {
-        // Each pass over the data gives this shard the same records; an empty shard ends.
-        if (!read_.wrap_around || !kept_in_pass_) return;
-        started_ = kept_in_pass_ = false;
-        phase_ = 0;
-        ahead_rc_ = MDB_SUCCESS;
-        continue;
-      }
-      if (ahead_rc_ != MDB_SUCCESS) return;
-      // The record's ordinal modulo shard_count, kept without a division per record.
-      std::uint64_t phase = phase_;
-      phase_ = phase + 1 == read_.shard_count ? 0 : phase + 1;
-      if (phase != read_.shard_index) continue;
-      kept_in_pass_ = true;
-      prefetch_ends(static_cast<const char*>(v.mv_data), v.mv_size);
-      // Records put in key order lie at a near-regular stride in the map: the next one is
-      // likely a stride further on, and prefetching its node (8 bytes of header, then the key
-      // and the value) spares the cursor a miss there too. A wrong guess costs nothing.
-      const std::uintptr_t value_at = reinterpret_cast<std::uintptr_t>(v.mv_data);
-      prefetch_ends(reinterpret_cast<const char*>(2 * value_at - last_value_at_ - k.mv_size - 8),
-                    k.mv_size + 8 + v.mv_size);
-      last_value_at_ = value_at;
-      ++ahead_count_;
-    }
-  }
-
-  // Where a decoder looks first: a message's header (which may cross into a second cache
-  // line) and its end. A prefetch never faults, so the addresses need no bounds (an empty
-  // value's "end" is the byte before it); they are computed as integers, and without a branch,
-  // which GCC 12 takes as leave to drop the prefetches.
-  static void prefetch_ends(const char* p, std::size_t size) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p);
-    __builtin_prefetch(p);
-    __builtin_prefetch(reinterpret_cast<const char*>(first + 15));
-    __builtin_prefetch(reinterpret_cast<const char*>(first + size - 1));
-#else
-    (void)p;
-    (void)size;
-#endif
-  }
-
-  lmdb_environment::handle env_;  // shared with the other readers and writers of the database
-  lmdb_read_options read_;
-  MDB_txn* txn_ = nullptr;
-  MDB_cursor* cursor_ = nullptr;
-  static constexpr std::size_t lookahead = 2;       // records; more gains nothing measurable
-  std::pair<MDB_val, MDB_val> ahead_[lookahead]{};  // keys and values the next calls return
-  std::size_t ahead_first_ = 0, ahead_count_ = 0;
-  int ahead_rc_ = MDB_SUCCESS;        // how looking further ahead ended
-  std::uintptr_t last_value_at_ = 0;  // where the last record fetched lies in the map
-  bool started_ = false, kept_in_pass_ = false;
-  std::uint64_t phase_ = 0;  // the next record's ordinal modulo shard_count
-};
-
-// LMDB databases as a framing: record entries keyed by the database's keys, in key order or
-// looked up by key. The handles live on the heap, so that the framing moves (LMDB's do not).
+// LMDB databases as a framing: record entries keyed by the database's keys, written by
+// lmdb_writer and read by lmdb_input. The writer lives on the heap, so that the framing moves
+// (LMDB's handles do not).
 class lmdb_output {
  public:
   explicit lmdb_output(std::string_view folder, const lmdb_options& options = {})
@@ -575,44 +426,75 @@ class lmdb_output {
   owned<lmdb_writer> writer_;
 };
 
-class lmdb_input {
- public:
-  static constexpr unsigned forms = entry_forms(entry_form::record);
-
-  explicit lmdb_input(std::string_view folder, const lmdb_read_options& read = {},
-                      const lmdb_options& options = {})
-      : reader_(make_owned<lmdb_reader>(std::string(folder), options, read)) {}
-  bool next(entry& e) {
-    std::string_view key, value;
-    if (!reader_->next(key, value)) return false;
-    e.key = key;
-    describe(e, value);
-    return true;
-  }
-  bool find(std::string_view key, entry& e) {
-    std::optional<std::string_view> value = reader_->get(key);
-    if (!value) return false;
-    e.key = key;
-    describe(e, *value);
-    return true;
-  }
-  std::uint64_t size() const { return reader_->size(); }
-  const std::string& name() const noexcept { return reader_->path(); }
-  void close() {}
-
- private:
-  void describe(entry& e, std::string_view value) const {
-    e.form = entry_form::record;
-    e.bytes = value;
-    e.source = reader_->path();
-    e.data_offset = 0;
-  }
-  owned<lmdb_reader> reader_;
-};
-
 struct lmdb_framing {
   using output = lmdb_output;
   using input = lmdb_input;
 };
+
+namespace detail {
+
+// A read transaction in liblmdb's lock table, which every writer of the database (in this
+// process or another) respects: it keeps the pages of its snapshot.
+class held_lmdb_snapshot final : public kept_storage {
+ public:
+  explicit held_lmdb_snapshot(lmdb_environment::handle env) : env_(std::move(env)) {
+    env_->begin_transaction(MDB_RDONLY, txn_);
+  }
+  ~held_lmdb_snapshot() override {
+    if (env_->in_opening_process()) env_->end_transaction(txn_, false);  // a child leaves the parent's slot
+  }
+  std::uint64_t transaction() const noexcept { return mdb_txn_id(txn_); }
+
+ private:
+  lmdb_environment::handle env_;
+  MDB_txn* txn_ = nullptr;
+};
+
+inline std::string lmdb_lock_file(const std::string& path, bool no_subdir) {
+  return no_subdir ? path + "-lock" : path + "/lock.mdb";
+}
+
+}  // namespace detail
+
+// Holds the current snapshot of the database at `path` for a reader (lmdb_reader's last
+// argument), when it may be written meanwhile: its lock file exists, so some process opens it
+// with liblmdb (a database nobody has open has none, and is read with no lock, writing
+// nothing). Never for untrusted or confined input, whose lock file is not for liblmdb to map,
+// nor for a database whose meta pages are damaged (the reader then reports them): liblmdb
+// reads only the meta pages tablio has checked, never a page of the tree.
+inline lmdb_snapshot hold_lmdb_snapshot(const std::string& path, const lmdb_options& options = {},
+                                        const open_options& open = {}) {
+  if (is_closed(governed(open))) return {};
+  struct stat st;
+  if (::stat(detail::lmdb_lock_file(path, options.no_subdir).c_str(), &st) != 0) return {};
+  try {
+    lmdb_file checked(detail::lmdb_data_file(path, options.no_subdir), open);
+  } catch (const format_error&) {
+    return {};
+  }
+  try {
+    auto* held = new detail::held_lmdb_snapshot(lmdb_environment::open(path, options, true));
+    keeper hold = keeper::adopt(held);
+    return {held->transaction(), std::move(hold)};
+  } catch (const lmdb_error&) {
+    return {};  // a lock file this process may not write (someone else's dataset): read unheld
+  }
+}
+
+// A reader of the database at `path` that reads one snapshot whatever writers do meanwhile
+// (hold_lmdb_snapshot); a snapshot overwritten before the reader found it is held anew.
+inline owned<lmdb_reader> open_lmdb_reader(const std::string& path, const lmdb_options& options = {},
+                                           const lmdb_read_options& read = {},
+                                           const open_options& open = {}) {
+  for (int attempt = 1;; ++attempt) {
+    lmdb_snapshot snapshot = hold_lmdb_snapshot(path, options, open);
+    bool held = static_cast<bool>(snapshot.hold);
+    try {
+      return make_owned<lmdb_reader>(path, options, read, open, std::move(snapshot));
+    } catch (const format_error&) {
+      if (!held || attempt == 3) throw;
+    }
+  }
+}
 
 TABLIO_END_NAMESPACE

@@ -1,0 +1,589 @@
+// LMDB's data file (data.mdb), read by tablio itself: no liblmdb, no lock file, nothing written.
+// liblmdb trusts its file, and a damaged or hostile one makes it read outside its map. Here every
+// page number, offset, size and count is checked against the file before it is used, so that a
+// bad file is a format_error naming the file, the byte offset and, where known, the key.
+//
+// The layout, as liblmdb 0.9 writes it on 64-bit little-endian machines:
+//   page      a 16-byte header: its own number (8), pad (2), flags (2), then the bounds of the
+//             free space, lower and upper (2 + 2), or on the first page of an overflow run the
+//             run's page count (4). Branch and leaf pages go on with the 2-byte offsets of their
+//             nodes, in key order; the nodes themselves fill the page from its end.
+//   meta      pages 0 and 1: magic 0xBEEFC0DE (4), version 1 (4), address (8), map size (8), the
+//             free and main databases (48 each), last page used (8), transaction id (8). Each
+//             commit rewrites one of the two; the valid one with the larger id is current.
+//   database  pad (4; in the free database, the page size), flags (2), depth (2), branch, leaf
+//             and overflow page counts (8 each), entries (8), root page (8; all ones when empty).
+//   node      the value's size, or on a branch page the child's page number, as two 16-bit
+//             halves (2 + 2), flags (2; on branch pages the page number's top bits), key size
+//             (2), the key, then the value; with F_BIGDATA, the number of the overflow run
+//             holding the value (8).
+#pragma once
+
+#include <tablio/core/config.hpp>
+#include <tablio/core/endian.hpp>
+#include <tablio/core/error.hpp>
+#include <tablio/stream/open_options.hpp>
+#include <tablio/stream/policy.hpp>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace detail {
+
+// The data file of the database at path: FOLDER/data.mdb, or path itself (no_subdir).
+inline std::string lmdb_data_file(std::string_view path, bool no_subdir) {
+  std::string file(path);
+  if (!no_subdir) file += "/data.mdb";
+  return file;
+}
+
+// Every read of an LMDB database opens its data file here and nowhere else: read-only, with no
+// lock file, without blocking on a FIFO (lmdb_file refuses anything but a regular file), and
+// as the options and the process's policy allow (a confining folder, stream/policy.hpp).
+inline int open_lmdb_data_file(const std::string& file, const open_options& options) {
+  return open_local_file(file, O_RDONLY | O_NONBLOCK, governed(options), "cannot open the LMDB database");
+}
+
+// Sizes, offsets and flags of LMDB's format (see above).
+namespace lmdb_layout {
+inline constexpr std::uint32_t magic = 0xBEEFC0DE, version = 1;
+inline constexpr std::uint32_t min_page_size = 512, max_page_size = 32768;  // liblmdb: at most 32 KiB
+inline constexpr unsigned page_header = 16, node_header = 8;
+inline constexpr std::uint16_t branch_page = 0x01, leaf_page = 0x02, overflow_page = 0x04, meta_page = 0x08,
+                               fixed_leaf_page = 0x20, sub_page = 0x40;
+inline constexpr std::uint16_t page_kinds =
+    branch_page | leaf_page | overflow_page | meta_page | fixed_leaf_page | sub_page;
+inline constexpr std::uint16_t big_data = 0x01, sub_database = 0x02, duplicate_data = 0x04;  // node flags
+inline constexpr std::uint16_t reverse_key = 0x02, duplicate_sort = 0x04,
+                               integer_key = 0x08;  // database flags
+inline constexpr unsigned meta_magic = 16, meta_version = 20, meta_free_db = 40, meta_main_db = 88,
+                          meta_last_page = 136, meta_transaction = 144, meta_end = 152;
+inline constexpr unsigned db_pad = 0, db_flags = 4, db_depth = 6, db_entries = 32, db_root = 40;
+inline constexpr std::uint64_t no_page = ~std::uint64_t{0};
+inline constexpr unsigned max_depth = 32;  // liblmdb's cursor stack: deeper trees are damaged ones
+// The smallest leaf node: its offset, a header and a 1-byte key.
+inline constexpr unsigned min_leaf_node = 2 + node_header + 1;
+}  // namespace lmdb_layout
+
+}  // namespace detail
+
+// A database's data file, mapped read-only, and the snapshot its current meta page describes.
+// find() reads from any number of threads at once, and so do cursors, one per thread; each
+// reads only the pages it needs, checked as it meets them. What they return views the map,
+// valid while the lmdb_file lives. Another process that writes the database meanwhile may reuse the
+// snapshot's pages: what is read then is checked as any file is, and may be a format_error, never a crash.
+class lmdb_file {
+ public:
+  // Opens, maps and checks the data file (a folder's data.mdb, or the file of a no_subdir
+  // database): its meta pages and its main database's description. `transaction`: the
+  // snapshot of that transaction (held for the reader, framing/lmdb.hpp), rather than the
+  // current one; a format_error when neither meta page describes it any more.
+  explicit lmdb_file(const std::string& file, const open_options& options = {}, std::uint64_t transaction = 0)
+      : path_(file) {
+    int fd = detail::open_lmdb_data_file(file, options);
+    try {
+      map(fd);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    ::close(fd);
+    try {
+      read_meta_pages(transaction);
+    } catch (...) {
+      unmap();
+      throw;
+    }
+  }
+  lmdb_file(const lmdb_file&) = delete;  // cursors point to it
+  lmdb_file& operator=(const lmdb_file&) = delete;
+  ~lmdb_file() { unmap(); }
+
+  // The value stored under key, or nothing.
+  std::optional<std::string_view> find(std::string_view key) const {
+    if (root_ == detail::lmdb_layout::no_page) return std::nullopt;
+    std::uint64_t number = root_, named_at = meta_offset_;
+    for (unsigned level = 0;; ++level) {
+      page_view p = tree_page(number, level, named_at);
+      if (p.leaf) {
+        unsigned low = 0, high = p.count;  // the key is in [low, high) if anywhere
+        while (low < high) {
+          unsigned middle = low + (high - low) / 2;
+          node_view n = node_at(p, middle);
+          int order = compare_keys(n.key, key);
+          if (order == 0) return value_of(p, n);
+          if (order < 0)
+            low = middle + 1;
+          else
+            high = middle;
+        }
+        return std::nullopt;
+      }
+      // The child whose range holds key: the last whose separator is at most key (the first
+      // child's separator is no key, below every other).
+      unsigned low = 1, high = p.count;
+      while (low < high) {
+        unsigned middle = low + (high - low) / 2;
+        if (compare_keys(node_at(p, middle).key, key) <= 0)
+          low = middle + 1;
+        else
+          high = middle;
+      }
+      node_view n = node_at(p, low - 1);
+      number = child_of(n);
+      named_at = n.offset;
+    }
+  }
+
+  // Records in the snapshot, as its meta page says (a full pass of a cursor checks it).
+  std::uint64_t entries() const noexcept { return entries_; }
+  // The transaction that wrote the snapshot.
+  std::uint64_t transaction() const noexcept { return transaction_; }
+  std::uint32_t page_size() const noexcept { return page_size_; }
+  const std::string& path() const noexcept { return path_; }
+
+  // LMDB's default key order: bytewise, a key before the longer keys it begins. Eight bytes
+  // at a time, with no library call for the short keys datasets have.
+  static int compare_keys(std::string_view a, std::string_view b) noexcept {
+    const std::size_t common = a.size() < b.size() ? a.size() : b.size();
+    std::size_t i = 0;
+    for (; i + 8 <= common; i += 8) {
+      auto x = load<std::endian::big, std::uint64_t>(a.data() + i);
+      auto y = load<std::endian::big, std::uint64_t>(b.data() + i);
+      if (x != y) return x < y ? -1 : 1;
+    }
+    for (; i < common; ++i)
+      if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]) ? -1 : 1;
+    return a.size() == b.size() ? 0 : a.size() < b.size() ? -1 : 1;
+  }
+
+  class cursor;
+
+ private:
+  struct page_view {
+    const unsigned char* at;
+    std::uint64_t offset;  // in the file
+    unsigned count;        // nodes
+    unsigned upper;        // where the nodes begin
+    bool leaf;
+  };
+  struct node_view {
+    std::string_view key;
+    const unsigned char* data;  // after the key
+    std::uint32_t size;         // of the value; on branch pages, the low 32 bits of the child's number
+    std::uint16_t flags;        // on branch pages, the child's number's top 16 bits
+    std::uint64_t offset;       // in the file
+  };
+
+  static std::uint16_t u16(const unsigned char* p) noexcept {
+    return load<std::endian::little, std::uint16_t>(p);
+  }
+  static std::uint32_t u32(const unsigned char* p) noexcept {
+    return load<std::endian::little, std::uint32_t>(p);
+  }
+  static std::uint64_t u64(const unsigned char* p) noexcept {
+    return load<std::endian::little, std::uint64_t>(p);
+  }
+
+  [[noreturn]] TABLIO_COLD void fail(std::uint64_t offset, message expected, message found,
+                                     std::string_view key = {}) const {
+    throw_format_error(path_, offset, key, expected, found);
+  }
+
+  void map(int fd) {
+    struct stat st;
+    if (::fstat(fd, &st) != 0) throw_io_error(path_, errno, {"cannot read the size of the LMDB database"});
+    if (!S_ISREG(st.st_mode))
+      throw_io_error(path_, 0, {"an LMDB database's data file must be a regular file, unlike"});
+    auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size < detail::lmdb_layout::meta_end || size > std::uint64_t{SIZE_MAX})
+      fail(0, {"an LMDB data file (two meta pages at least)"}, {decimal(size), " bytes"});
+    void* p = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) throw_io_error(path_, errno, {"cannot map the LMDB database"});
+    map_ = static_cast<const unsigned char*>(p);
+    size_ = static_cast<std::size_t>(size);
+  }
+  void unmap() noexcept {
+    if (map_) ::munmap(const_cast<unsigned char*>(map_), size_);
+    map_ = nullptr;
+  }
+
+  // The page size comes from meta page 0, as liblmdb takes it; then of the two meta pages, the
+  // one with the larger transaction id describes the snapshot, unless it is no meta page (a
+  // commit cut short) and the other is.
+  void read_meta_pages(std::uint64_t transaction) {
+    namespace l = detail::lmdb_layout;
+    std::uint32_t magic = u32(map_ + l::meta_magic);
+    if (magic != l::magic)
+      fail(l::meta_magic, {"LMDB's magic number 0xBEEFC0DE"},
+           {magic == byteswap(l::magic) ? "it in the other byte order (a big-endian machine's database)"
+                                        : "other bytes (not an LMDB data file)"});
+    std::uint32_t size = u32(map_ + l::meta_free_db + l::db_pad);
+    if (size < l::min_page_size || size > l::max_page_size || (size & (size - 1)) != 0)
+      fail(l::meta_free_db, {"a page size that is a power of two from 512 to 32768"}, {decimal(size)});
+    page_size_ = size;
+    if (size_ / size < 2)
+      fail(size_, {"two meta pages of ", decimal(size), " bytes"}, {"the end of the file"});
+    if (transaction != 0) {
+      for (std::uint64_t number : {0, 1})
+        if (u64(map_ + number * size + l::meta_transaction) == transaction && is_meta_page(number))
+          return use_meta_page(number);
+      fail(0, {"the meta page of transaction ", decimal(transaction), ", the snapshot held"},
+           {"none: the writer has committed twice since"});
+    }
+    std::uint64_t current = u64(map_ + size + l::meta_transaction) > u64(map_ + l::meta_transaction) ? 1 : 0;
+    try {
+      check_meta_page(current);
+    } catch (const format_error&) {
+      if (!is_meta_page(1 - current)) throw;  // the newer one's error
+      current = 1 - current;
+    }
+    use_meta_page(current);
+  }
+
+  bool is_meta_page(std::uint64_t number) const {
+    try {
+      check_meta_page(number);
+      return true;
+    } catch (const format_error&) {
+      return false;
+    }
+  }
+  // What liblmdb checks of a meta page, and that it is this one.
+  void check_meta_page(std::uint64_t number) const {
+    namespace l = detail::lmdb_layout;
+    const std::uint64_t offset = number * page_size_;
+    const unsigned char* meta = map_ + offset;
+    if (u64(meta) != number || (u16(meta + 10) & l::page_kinds) != l::meta_page)
+      fail(offset, {"meta page ", decimal(number)}, {kind_of(meta), " numbered ", decimal(u64(meta))});
+    if (u32(meta + l::meta_magic) != l::magic || u32(meta + l::meta_version) != l::version)
+      fail(offset + l::meta_magic, {"LMDB's magic number and data version 1"},
+           {"version ", decimal(u32(meta + l::meta_version))});
+    if (u32(meta + l::meta_free_db + l::db_pad) != page_size_)
+      fail(offset + l::meta_free_db, {"the page size of meta page 0, ", decimal(page_size_)},
+           {decimal(u32(meta + l::meta_free_db + l::db_pad))});
+  }
+
+  // Takes the snapshot meta page `number` describes, once its description is checked.
+  void use_meta_page(std::uint64_t number) {
+    namespace l = detail::lmdb_layout;
+    const std::uint64_t offset = number * page_size_;
+    const unsigned char* meta = map_ + offset;
+    const unsigned char* db = meta + l::meta_main_db;
+    const std::uint64_t db_offset = offset + l::meta_main_db;
+    if (std::uint16_t flags = u16(db + l::db_flags); flags != 0)
+      fail(db_offset + l::db_flags,
+           {"a database of one value per key in bytewise key order, as Caffe writes"},
+           {flags & l::duplicate_sort                   ? "one of duplicate keys (MDB_DUPSORT)"
+            : flags & (l::reverse_key | l::integer_key) ? "one of keys in another order (MDB_REVERSEKEY or "
+                                                          "MDB_INTEGERKEY)"
+                                                        : "database flags LMDB does not define"});
+    // Pages after the last one the snapshot uses belong to no snapshot; the file may end
+    // before it (when its last pages are free).
+    std::uint64_t last = u64(meta + l::meta_last_page);
+    if (last < 1) fail(offset + l::meta_last_page, {"a last page of 1 at least"}, {decimal(last)});
+    std::uint64_t pages = size_ / page_size_;
+    if (last < pages) pages = last + 1;
+    std::uint64_t root = u64(db + l::db_root), entries = u64(db + l::db_entries);
+    unsigned depth = u16(db + l::db_depth);
+    if (root == l::no_page ? depth != 0 || entries != 0 : root < 2 || root >= pages)
+      fail(db_offset + l::db_root,
+           {"a root page from 2 to ", decimal(pages - 1), " (or none, with no entries)"},
+           {"root ", decimal(root), " with ", decimal(entries), " entries"});
+    if (root != l::no_page && (depth == 0 || depth > l::max_depth))
+      fail(db_offset + l::db_depth, {"a tree depth from 1 to ", decimal(l::max_depth)}, {decimal(depth)});
+    if (entries > (pages - 2) * ((page_size_ - l::page_header) / l::min_leaf_node))
+      fail(db_offset + l::db_entries, {"at most as many entries as ", decimal(pages), " pages can hold"},
+           {decimal(entries)});
+    meta_offset_ = offset;
+    transaction_ = u64(meta + l::meta_transaction);
+    root_ = root;
+    entries_ = entries;
+    depth_ = depth;
+    pages_ = pages;
+  }
+
+  TABLIO_COLD static std::string kind_of(const unsigned char* p) {
+    namespace l = detail::lmdb_layout;
+    switch (u16(p + 10) & l::page_kinds) {
+      case l::branch_page:
+        return "a branch page";
+      case l::leaf_page:
+        return "a leaf page";
+      case l::overflow_page:
+        return "an overflow page";
+      case l::meta_page:
+        return "a meta page";
+      case l::leaf_page | l::fixed_leaf_page:
+        return "a leaf page of fixed-size values (MDB_DUPFIXED)";
+      default:
+        return "page flags " + std::string(decimal(unsigned{u16(p + 10)}));
+    }
+  }
+
+  // Page `number` of the tree, at `level` from the root (0): a branch page, or on the last
+  // level a leaf page, with its free space's bounds in order. named_at: where its number was
+  // found.
+  page_view tree_page(std::uint64_t number, unsigned level, std::uint64_t named_at) const {
+    namespace l = detail::lmdb_layout;
+    if (number < 2 || number >= pages_)
+      fail(named_at, {"a page number from 2 to ", decimal(pages_ - 1)}, {"page ", decimal(number)});
+    page_view p{map_ + number * page_size_, number * page_size_, 0, u16(map_ + number * page_size_ + 14),
+                level + 1 == depth_};
+    unsigned lower = u16(p.at + 12);
+    p.count = (lower - l::page_header) / 2;
+    if (u64(p.at) != number || (u16(p.at + 10) & l::page_kinds) != (p.leaf ? l::leaf_page : l::branch_page) ||
+        lower < l::page_header || (lower & 1) != 0 || lower > p.upper || p.upper > page_size_ ||
+        (p.count == 0 && !(p.leaf && level == 0)))  // only a root leaf may be empty
+      bad_tree_page(p, number, level);
+    return p;
+  }
+  [[noreturn]] TABLIO_COLD void bad_tree_page(const page_view& p, std::uint64_t number,
+                                              unsigned level) const {
+    namespace l = detail::lmdb_layout;
+    if (u64(p.at) != number)
+      fail(p.offset, {"page ", decimal(number), " to say so"}, {"page number ", decimal(u64(p.at))});
+    if ((u16(p.at + 10) & l::page_kinds) != (p.leaf ? l::leaf_page : l::branch_page))
+      fail(p.offset + 10,
+           {p.leaf ? "a leaf page" : "a branch page", " at depth ", decimal(level + 1), " of ",
+            decimal(depth_)},
+           {kind_of(p.at)});
+    unsigned lower = u16(p.at + 12);
+    if (lower < l::page_header || (lower & 1) != 0 || lower > p.upper || p.upper > page_size_)
+      fail(p.offset + 12, {"the free space's bounds in order within the page"},
+           {decimal(lower), " to ", decimal(p.upper)});
+    fail(p.offset + 12, {"a page with nodes"}, {"none"});
+  }
+
+  // Node i of page p (i < p.count), with its key inside the page.
+  node_view node_at(const page_view& p, unsigned i) const {
+    namespace l = detail::lmdb_layout;
+    unsigned at = u16(p.at + l::page_header + 2 * i);
+    if (at < p.upper || at > page_size_ - l::node_header) bad_node(p, i);
+    const unsigned char* header = p.at + at;
+    unsigned key_size = u16(header + 6);
+    if (key_size > page_size_ - at - l::node_header) bad_node(p, i);
+    return {{reinterpret_cast<const char*>(header + l::node_header), key_size},
+            header + l::node_header + key_size,
+            u32(header),
+            u16(header + 4),
+            p.offset + at};
+  }
+  [[noreturn]] TABLIO_COLD void bad_node(const page_view& p, unsigned i) const {
+    namespace l = detail::lmdb_layout;
+    unsigned at = u16(p.at + l::page_header + 2 * i);
+    if (at < p.upper || at > page_size_ - l::node_header)
+      fail(p.offset + l::page_header + 2 * i,
+           {"a node offset from ", decimal(p.upper), " to ", decimal(page_size_ - l::node_header)},
+           {decimal(at)});
+    fail(p.offset + at,
+         {"a key of at most ", decimal(page_size_ - at - l::node_header), " bytes (the rest of its page)"},
+         {decimal(unsigned{u16(p.at + at + 6)}), " bytes"});
+  }
+
+  static std::uint64_t child_of(const node_view& n) noexcept { return n.size | std::uint64_t{n.flags} << 32; }
+
+  // The value of leaf node n of page p: a plain record's, inside the page or in an overflow
+  // run inside the file.
+  std::string_view value_of(const page_view& p, const node_view& n) const {
+    if (n.flags == 0 && n.size <= static_cast<std::size_t>(p.at + page_size_ - n.data))
+      return {reinterpret_cast<const char*>(n.data), n.size};
+    return big_value_of(p, n);
+  }
+  std::string_view big_value_of(const page_view& p, const node_view& n) const {
+    namespace l = detail::lmdb_layout;
+    const std::size_t room = static_cast<std::size_t>(p.at + page_size_ - n.data);
+    if (n.flags != l::big_data)
+      fail(n.offset + 4, {"a record (one value per key, as Caffe writes)"},
+           {n.flags & l::sub_database     ? "a named database (mdb_dbi_open with a name)"
+            : n.flags & l::duplicate_data ? "duplicate values (MDB_DUPSORT)"
+            : n.flags == 0                ? "a value past the end of its page"
+                                          : "node flags LMDB does not define"},
+           n.key);
+    if (room < 8) fail(n.offset, {"an overflow page number inside the page"}, {"the end of the page"}, n.key);
+    std::uint64_t first = u64(n.data);
+    if (first < 2 || first >= pages_)
+      fail(n.offset, {"an overflow page from 2 to ", decimal(pages_ - 1)}, {"page ", decimal(first)}, n.key);
+    const unsigned char* run = map_ + first * page_size_;
+    std::uint64_t count = u32(run + 12);
+    if (u64(run) != first || (u16(run + 10) & l::page_kinds) != l::overflow_page || count == 0 ||
+        count > pages_ - first || n.size > count * page_size_ - l::page_header)
+      fail(first * page_size_,
+           {"an overflow run of ", decimal(n.size), " bytes inside the file's first ", decimal(pages_),
+            " pages"},
+           {kind_of(run), " of ", decimal(count), " pages"}, n.key);
+    return {reinterpret_cast<const char*>(run + l::page_header), n.size};
+  }
+
+  std::string path_;
+  const unsigned char* map_ = nullptr;
+  std::size_t size_ = 0;
+  std::uint32_t page_size_ = 0;
+  std::uint64_t pages_ = 0;  // the snapshot's pages that are in the file: 0 to pages_ - 1
+  std::uint64_t meta_offset_ = 0, transaction_ = 0, root_ = 0, entries_ = 0;
+  unsigned depth_ = 0;
+};
+
+// Every record of an lmdb_file in key order. It checks what a lookup relies on: keys increase
+// from record to record, and those of each page lie within the range its parent gives it; and a
+// full pass meets as many records as the meta page counts. So a damaged tree cannot hand out a
+// record twice or out of order, and every record it hands out find() finds. Views are valid
+// while the lmdb_file lives.
+class lmdb_file::cursor {
+ public:
+  explicit cursor(const lmdb_file& file) noexcept : file_(&file) {}
+
+  // The next record; false after the last one, and then the next call starts from the first.
+  bool next(std::string_view& key, std::string_view& value) {
+    if (height_ == 0) {
+      if (file_->root_ == detail::lmdb_layout::no_page) return false;
+      enter(file_->root_, file_->meta_offset_, std::nullopt, std::nullopt);
+      descend();
+      if (stack_[height_ - 1].page.count == 0) return finish();
+    } else if (++stack_[height_ - 1].index == stack_[height_ - 1].page.count && !climb()) {
+      return finish();
+    }
+    const level& leaf = stack_[height_ - 1];
+    node_view n = file_->node_at(leaf.page, leaf.index);
+    // In order, and within the page's range (checked at its ends: the keys between increase).
+    if (leaf.index == 0 ? leaf.low && compare_keys(n.key, *leaf.low) < 0
+                        : compare_keys(previous_, n.key) >= 0)
+      out_of_order(leaf.page, leaf.index);
+    if (leaf.index + 1 == leaf.page.count && leaf.high && compare_keys(n.key, *leaf.high) >= 0)
+      out_of_order(leaf.page, leaf.index);
+    key = previous_ = n.key;
+    value = file_->value_of(leaf.page, n);
+    ++seen_;
+    prefetch_ahead(leaf);
+    return true;
+  }
+
+ private:
+  using bound = std::optional<std::string_view>;
+  struct level {
+    page_view page;
+    unsigned index;   // of the node the cursor is at
+    bound low, high;  // the keys of the page lie in [low, high)
+  };
+
+  // Enters the next page of the path; a branch page after checking its keys, which must
+  // increase and lie in [low, high) (its first node has none). next() checks a leaf's.
+  void enter(std::uint64_t number, std::uint64_t named_at, bound low, bound high) {
+    page_view p = file_->tree_page(number, height_, named_at);
+    bound previous = low;
+    for (unsigned i = 1; !p.leaf && i < p.count; ++i) {
+      std::string_view key = file_->node_at(p, i).key;
+      int order = previous ? compare_keys(key, *previous) : 1;
+      if (order < 0 || (order == 0 && i > 1) || (high && compare_keys(key, *high) >= 0)) out_of_order(p, i);
+      previous = key;
+    }
+    stack_[height_++] = {p, 0, low, high};
+  }
+  // Down to the leaf, through the child the cursor is at on each branch page.
+  void descend() {
+    while (!stack_[height_ - 1].page.leaf) {
+      const level& top = stack_[height_ - 1];
+      node_view n = file_->node_at(top.page, top.index);
+      bound low = top.index == 0 ? top.low : bound(n.key);
+      bound high =
+          top.index + 1 < top.page.count ? bound(file_->node_at(top.page, top.index + 1).key) : top.high;
+      enter(child_of(n), n.offset, low, high);
+    }
+  }
+  // Up to the nearest branch page with a child to the right, and down that child's first
+  // records; false when there is none.
+  bool climb() {
+    for (unsigned h = height_ - 1; h > 0; --h) {
+      level& parent = stack_[h - 1];
+      if (parent.index + 1 < parent.page.count) {
+        ++parent.index;
+        height_ = h;
+        descend();
+        return true;
+      }
+    }
+    return false;
+  }
+  // The end of a pass, which must have met every record the meta page counts.
+  bool finish() {
+    std::uint64_t seen = std::exchange(seen_, 0);
+    height_ = 0;
+    if (seen != file_->entries_)
+      file_->fail(file_->meta_offset_ + detail::lmdb_layout::meta_main_db + detail::lmdb_layout::db_entries,
+                  {"as many records in the tree as its meta page counts, ", decimal(file_->entries_)},
+                  {decimal(seen)});
+    return false;
+  }
+  [[noreturn]] TABLIO_COLD void out_of_order(const page_view& p, unsigned i) const {
+    node_view n = file_->node_at(p, i);
+    file_->fail(n.offset, {"keys in increasing order, within the range their parent page gives"},
+                {"a key out of order"}, n.key);
+  }
+
+  // Starts loading the record after next while the caller works on this one, so that its
+  // cache misses overlap with the caller's work: its node, and its value's end, which lies
+  // just below the node before it when records were put in key order (a new page's first
+  // node ends the page). When that record is on the next leaf, the leaf's header is loaded
+  // from its first record on. A prefetch never faults, so its addresses are integers that
+  // need no bounds; what is read to find them lies inside the file.
+  TABLIO_ALWAYS_INLINE void prefetch_ahead(const level& leaf) const noexcept {
+    namespace l = detail::lmdb_layout;
+    const unsigned char* page = leaf.page.at;
+    unsigned ahead = leaf.index + 2;
+    const unsigned char* next_leaf = leaf.index == 0 || ahead >= leaf.page.count ? next_sibling() : nullptr;
+    if (leaf.index == 0 && next_leaf) prefetch(next_leaf);
+    if (ahead >= leaf.page.count) {
+      if (!next_leaf) return;
+      page = next_leaf;
+      ahead -= leaf.page.count;
+      if (ahead >= (u16(page + 12) - l::page_header) / 2u) return;
+    }
+    const auto base = reinterpret_cast<std::uintptr_t>(page);
+    const std::uintptr_t node = base + u16(page + l::page_header + 2 * ahead);
+    prefetch(node);
+    prefetch(node + 64);
+    prefetch(ahead == 0 ? base + file_->page_size_ - 1
+                        : base + u16(page + l::page_header + 2 * (ahead - 1)) - 1);
+  }
+  // The leaf after this one when they share a parent, unchecked but inside the file; or null.
+  const unsigned char* next_sibling() const noexcept {
+    if (height_ < 2) return nullptr;
+    const level& parent = stack_[height_ - 2];
+    if (parent.index + 1 >= parent.page.count) return nullptr;
+    unsigned at = u16(parent.page.at + detail::lmdb_layout::page_header + 2 * (parent.index + 1));
+    if (at > file_->page_size_ - detail::lmdb_layout::node_header) return nullptr;
+    std::uint64_t number = u32(parent.page.at + at) | std::uint64_t{u16(parent.page.at + at + 4)} << 32;
+    return number < file_->pages_ ? file_->map_ + number * file_->page_size_ : nullptr;
+  }
+  // The prefetching functions are inlined by force: GCC takes a function that only prefetches
+  // for one without effects, and drops its calls.
+  TABLIO_ALWAYS_INLINE static void prefetch(std::uintptr_t address) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(reinterpret_cast<const void*>(address));
+#else
+    (void)address;
+#endif
+  }
+  TABLIO_ALWAYS_INLINE static void prefetch(const unsigned char* p) noexcept {
+    prefetch(reinterpret_cast<std::uintptr_t>(p));
+  }
+
+  const lmdb_file* file_;
+  level stack_[detail::lmdb_layout::max_depth];
+  unsigned height_ = 0;        // levels on the stack; 0 before a pass
+  std::uint64_t seen_ = 0;     // records of this pass
+  std::string_view previous_;  // the last record's key
+};
+
+TABLIO_END_NAMESPACE
