@@ -309,7 +309,7 @@ TEST_CASE("a server that drips bytes fails a stream at its deadline, and leaves 
   CHECK(offset > 100000);
   CHECK(offset < 100000 + 60);
   CHECK((got == bytes.substr(0, offset)));
-  CHECK(f.seconds >= 1.5);
+  CHECK(f.seconds >= 1.4);  // timed from outside: a clock tick may fall either way
   CHECK(f.seconds < 3);
   CHECK(threads_running() == threads);
 }
@@ -337,7 +337,7 @@ TEST_CASE("a server that asks to wait for good fails a request within its deadli
                Catch::StartsWith("HTTP 503 Service Unavailable after 3 attempts, and the 1 s wait the "
                                  "server asks for (Retry-After) would pass the request deadline of "
                                  "2.5 s, at byte 10 of"));
-    CHECK(f.seconds >= 2);
+    CHECK(f.seconds >= 1.9);
     CHECK(f.seconds < 2.5);
   }
   {  // A reader given up while it waits ends at once, its thread with it.
@@ -367,7 +367,7 @@ TEST_CASE("by default, a server that drips bytes runs the attempts out", "[remot
                                "at byte "));
   CHECK(offset_in(f.message) == got.size());
   CHECK(got.size() < 200);
-  CHECK(f.seconds >= 3);
+  CHECK(f.seconds >= 2.9);
   CHECK(f.seconds < 5);
   CHECK(threads_running() == threads);
 }
@@ -420,7 +420,7 @@ TEST_CASE("a writer's upload ends at its deadlines, and leaves no object", "[rem
           "HTTP 503 Service Unavailable after 2 attempts, and the 1 s wait the server asks for "
           "(Retry-After) would pass the request deadline of 1.5 s, at byte 0 of '" +
               waited + "': " + std::strerror(ETIMEDOUT));
-    CHECK(f.seconds >= 1);
+    CHECK(f.seconds >= 0.9);
     CHECK(f.seconds < 1.5);
   }
   {  // In parts, the last request (CompleteMultipartUpload) held by the server.
@@ -435,7 +435,7 @@ TEST_CASE("a writer's upload ends at its deadlines, and leaves no object", "[rem
     CHECK(f.message ==
           "the stream deadline of 3 s passed at byte 0 of '" + held + "': " + std::strerror(ETIMEDOUT));
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    CHECK(seconds >= 3);
+    CHECK(seconds >= 2.9);
     CHECK(seconds < 4);
   }
   CHECK_FALSE(remote_exists(waited, {}));

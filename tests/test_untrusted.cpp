@@ -13,6 +13,9 @@
 #if defined(TABLIO_WITH_CURL)
 #include <tablio/stream/remote/cache.hpp>
 #endif
+#if defined(TABLIO_WITH_LMDB)
+#include <tablio/framing/lmdb.hpp>
+#endif
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -217,6 +220,39 @@ TEST_CASE("reading takes what arrives, within limits, whatever a header claims",
 #endif
 }
 
+TEST_CASE("what a pattern matches is a file, whatever its name says", "[untrusted]") {
+  test::temp_dir dir;
+  {
+    table_writer<bytes_holder> out("tfrecord:" + (dir / "part-0.tfrecord"));
+    out.write("00000000", "record");
+    out.close();
+  }
+  test::in_folder here(dir.path);  // where the command would leave PWNED
+  const std::string pwned = dir / "PWNED";
+  write_text(dir / "part-1;touch PWNED;: |", "");
+  auto read = [&](const std::string& rspec) {
+    for (sequential_table_reader<bytes_holder> r(rspec); !r.done(); r.next()) (void)r.value();
+  };
+  CHECK_THROWS_MATCHES(read("tfrecord:" + (dir / "part-*")), access_error, says("reads as a command"));
+  CHECK_FALSE(fs::exists(pwned));
+  write_text(dir / "part-2.tfrecord:12", "");  // not an offset into part-2.tfrecord
+  CHECK_THROWS_AS(expand_shards(dir / "part-2*"), access_error);
+}
+
+TEST_CASE("URLs in messages keep no credentials, and names from scripts are quoted short", "[untrusted]") {
+  CHECK_THROWS_MATCHES(require_rspecifier("tfrecord,bogus:https://user:SECRETPW@host/x?X-Amz-Signature=SIG"),
+                       usage_error, !says("SECRETPW") && !says("SIG") && says("https://host/x"));
+  CHECK(detail::without_credentials("a s3://k@b/o?x#y, b") == "a s3://b/o, b");
+  CHECK(detail::printable("key\xe2\x80\xae"
+                          "evil") ==
+        "key\\xe2\\x80\\xae"
+        "evil");  // U+202E
+  test::temp_dir dir;
+  write_text(dir / "creds.scp", "aws_secret_access_key = wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY\n");
+  CHECK_THROWS_MATCHES(read_all("scp:" + (dir / "creds.scp"), {}), io_error,
+                       says("'= wJalrXUtnFEMIK...'") && !says("EXAMPLEKEY") && says("creds.scp"));
+}
+
 TEST_CASE("a list of shards that names one twice is refused", "[untrusted]") {
   test::temp_dir dir;
   write_text(dir / "a.tar", "");
@@ -251,5 +287,29 @@ TEST_CASE("a cache removes only what it put in its folder", "[untrusted]") {
   CHECK(fs::exists(mine + "/notes.txt"));
   // Opened again, the tag says it is a cache, whatever else was put in it since.
   CHECK_NOTHROW(remote::object_cache(mine, 1));
+}
+#endif
+
+#if defined(TABLIO_WITH_LMDB)
+TEST_CASE("reading an LMDB database never writes through a link in its folder", "[untrusted]") {
+  test::temp_dir dir;
+  const std::string db = dir / "db";
+  {
+    lmdb_writer out(db);
+    out.put("00000000", "value");
+    out.close();
+  }
+  fs::remove(db + "/lock.mdb");
+  write_text(dir / "victim", "keep me");
+  fs::create_symlink(dir / "victim", db + "/lock.mdb");
+  for (sequential_table_reader<bytes_holder> r("lmdb:" + db); !r.done(); r.next())
+    CHECK(r.value() == "value");
+  CHECK(test::read_file(dir / "victim") == "keep me");
+  // Untrusted, the lock file is not looked at at all; trusted beside a real one, the reader
+  // holds its snapshot there, as liblmdb's readers do.
+  for (sequential_table_reader<bytes_holder> r("lmdb:" + db, with(&open_options::untrusted, true)); !r.done();
+       r.next())
+    CHECK(r.value() == "value");
+  CHECK(test::read_file(dir / "victim") == "keep me");
 }
 #endif

@@ -239,14 +239,20 @@ void verify_tfrecord(const rspecifier& r, verifier& v) {
       std::string_view record;
       try {
         if (!records.next(record)) break;
-        ++v.checked;
+      } catch (const data_loss_error& e) {
+        v.report(e.what());
+        if (e.cause() != data_loss_error::cause::corrupted_data) break;
+        continue;  // the next record follows this one's bad data
+      } catch (const format_error& e) {
+        v.report(e.what());  // the stream itself (a cut gzip member): nothing after it can be read
+        break;
+      }
+      ++v.checked;
+      try {
         std::string where = file + " record at " + std::to_string(records.offset());
         decode_record(h, record, where);
         if constexpr (keyed_record_holder<R>)
           if (!r.records.key_feature.empty()) (void)h.take_record_key(r.records.key_feature, where);
-      } catch (const data_loss_error& e) {
-        v.report(e.what());
-        if (e.cause() != data_loss_error::cause::corrupted_data) break;
       } catch (const format_error& e) {
         v.report(e.what());
       }

@@ -578,7 +578,10 @@ py::object message_to_python(const char* what) {
   return py::reinterpret_steal<py::object>(s);
 }
 
-py::object path_to_python(const std::string& path) {
+// A path or URL as errors give it to Python (OSError shows its filename): a URL without its
+// credentials or query, as the messages show it.
+py::object path_to_python(const std::string& given) {
+  const std::string path = tablio::detail::without_credentials(given);
   PyObject* s = PyUnicode_DecodeFSDefaultAndSize(path.data(), static_cast<Py_ssize_t>(path.size()));
   if (!s) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(s);

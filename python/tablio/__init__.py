@@ -58,14 +58,14 @@ def _batches(self, n):
 SequentialReader.batches = _batches
 
 
-def _decoded(table, type, decode, rspec):
+def _decoded(table, type, decode, rspec, limits=None):
     """The table, or its samples decoded as decode= asks (tablio.sample)."""
     if decode is None or decode is False:
         return table
     if type != "sample":
         table.close()
         raise UsageError(f"decode= applies to type 'sample', not '{type}'")
-    return sample.DecodedTable(table, sample.decoder(decode), rspec.partition(":")[2])
+    return sample.DecodedTable(table, sample.decoder(decode, limits), rspec.partition(":")[2])
 
 
 def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False, features=None,
@@ -115,9 +115,9 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
     if shard_index.named_by(rspec) is not None:
         raise UsageError(f"'{rspec}' names a shard index, which random_access() looks keys up through and "
                          "tablio.torch's datasets plan epochs with; to read its shards in order, open "
-                         "each of tablio.shard_index.load(PATH_OR_URL).rspecs()")
+                         "each of index.rspecs() with **index.options(), for index = tablio.shard_index.load(PATH_OR_URL)")
     return _decoded(SequentialReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
-                                     allow_pipes, confine, limits), type, decode, rspec)
+                                     allow_pipes, confine, limits), type, decode, rspec, limits)
 
 
 def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False,
@@ -138,7 +138,7 @@ def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None,
         return _lookup.IndexedTable(index, lambda spec: random_access(  # a shard is never a command
             spec, type, dtype, scale, decode_raw, view, features, decode=decode, **index.options()))
     return _decoded(RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
-                                       allow_pipes, confine, limits), type, decode, rspec)
+                                       allow_pipes, confine, limits), type, decode, rspec, limits)
 
 
 def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_network=True, allow_pipes=True,

@@ -7,6 +7,17 @@ _WHERE = re.compile(r"format error in '(?P<path>.*?)'(?: at byte (?P<offset>\d+)
                     r"expected")
 
 
+# How much of the input a message quotes, as the C++ library's messages do (max_quoted_bytes):
+# an error must not carry a file's contents into a log.
+MAX_QUOTED = 16
+
+
+def excerpt(text):
+    """The first MAX_QUOTED characters of text, and "..." when there are more."""
+    text = str(text)
+    return text[:MAX_QUOTED] + ("..." if len(text) > MAX_QUOTED else "")
+
+
 class FormatError(ValueError):
     """Bytes that do not follow the format: truncated, corrupted, or beyond the limits.
 

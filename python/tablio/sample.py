@@ -15,10 +15,13 @@ encode_member makes of a value.
 
 import io
 import json
+import zipfile
 
 import numpy as np
 
 import tablio
+from . import _tablio
+from .errors import excerpt
 
 __all__ = ["decode", "decoder", "encode_member"]
 
@@ -27,17 +30,39 @@ _TEXT = ("txt", "text", "transcript")
 _JSON = ("json", "jsn")
 
 
-def _npz(data):
+def _bounds(limits):
+    """(bytes, expansion) an npz member may inflate to, from limits= and the process's policy
+    (its untrusted limits: 256 MiB, 100 times), as the C++ library bounds what it inflates."""
+    limits = limits or {}
+    untrusted = _tablio.process_policy()[0]
+    most = min(limits.get("record_bytes") or 1 << 32, 1 << 28 if untrusted else 1 << 32)
+    expansion = [x for x in (limits.get("expansion"), 100 if untrusted else None) if x]
+    return most, min(expansion) if expansion else None
+
+
+class _PastLimits(ValueError):
+    """A member that would inflate past the limits."""
+
+
+def _npz(data, bounds=(1 << 32, None)):
+    # An npz is a zip: what its members claim to inflate to is checked before anything inflates
+    # (a member cannot give more than it claims).
+    most, expansion = bounds
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        claimed = sum(member.file_size for member in archive.infolist())
+    if claimed > most or (expansion and claimed > expansion * len(data) + (1 << 20)):
+        raise _PastLimits(f"members that claim {claimed} bytes from {len(data)}, past the limits (record_bytes, "
+                          "expansion)")
     with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
         return {name: arrays[name] for name in arrays.files}
 
 
-def _conventional():
+def _conventional(bounds=(1 << 32, None)):
     table = {ext: (lambda data: int(data)) for ext in _INT}
     table.update({ext: (lambda data: data.decode("utf-8")) for ext in _TEXT})
     table.update({ext: json.loads for ext in _JSON})
     table["npy"] = lambda data: np.load(io.BytesIO(data), allow_pickle=False)
-    table["npz"] = _npz
+    table["npz"] = lambda data: _npz(data, bounds)
     return table
 
 
@@ -48,13 +73,13 @@ def _kind(extension):
     return extension.rsplit(".", 1)[-1].lower()
 
 
-def decoder(decode):
+def decoder(decode, limits=None):
     """A function that decodes a sample's members as decode= asks: None or False, nothing;
     True, the conventional extensions; a dict {extension: function(bytes)}, those and the
-    conventional ones."""
+    conventional ones. limits (as open() takes them) bound what an npz may inflate to."""
     if decode is None or decode is False:
         return None
-    table = dict(CONVENTIONAL)
+    table = _conventional(_bounds(limits))
     if isinstance(decode, dict):
         for ext, function in decode.items():
             if not callable(function):
@@ -75,9 +100,14 @@ def decoder(decode):
             except Exception as e:
                 # The place in the message too: an error re-made from its message (in a
                 # DataLoader worker) keeps it.
-                where = f"format error in '{path}' (key '{key}')" if path else f"sample '{key}'"
+                # At most 16 characters of the key and of what the decoder said (which may quote
+                # the member's bytes), as every message quotes input.
+                # A limit the member passed says so whole: it quotes no input.
+                shown = excerpt(key)
+                where = f"format error in '{path}' (key '{shown}')" if path else f"sample '{shown}'"
+                said = str(e) if isinstance(e, _PastLimits) else f"{type(e).__name__}: {excerpt(e)}"
                 raise tablio.FormatError(f"{where}: expected a member .{ext} that decodes as .{_kind(ext)}, found "
-                                         f"{type(e).__name__}: {e}", path, None, key) from e
+                                         f"{said}", path, None, key) from e
         return out
 
     return decode_sample

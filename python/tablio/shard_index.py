@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import tablio
 from tablio import _tablio
+from .errors import excerpt
 
 __all__ = ["Shard", "ShardIndex", "load", "find", "write", "name_for", "named_by", "check_size", "shown"]
 
@@ -179,7 +180,7 @@ def _shards(source, desc, base, given, named=False, depth=0):
             _fail(source, f"shard {i} has no 'url'")
         url = entry["url"].strip()
         # A shard is one file or object: never a command ("cmd |"), nor a list ("a,b").
-        if not url or _names_command(url) or "," in url:
+        if not url or _names_command(url) or "," in url or "\0" in url:
             _fail(source, f"shard {i} ({_quoted(entry['url'])}) names no file or object: no command, no ',' in a "
                           "shard's url")
         samples, size = entry.get("nsamples"), entry.get("filesize")
@@ -212,10 +213,8 @@ def _shards(source, desc, base, given, named=False, depth=0):
 
 
 def _quoted(text):
-    """At most 16 characters of what an index holds (a URL without its credentials or query),
-    as messages quote input."""
-    text = shown(text)
-    return repr(text[:16] + ("..." if len(text) > 16 else ""))
+    """What an index holds (a URL without its credentials or query), as messages quote input."""
+    return repr(excerpt(shown(text)))
 
 
 def load(source, allow_network=True, allow_pipes=True, confine=None, limits=None):
@@ -235,7 +234,46 @@ def load(source, allow_network=True, allow_pipes=True, confine=None, limits=None
     for field, value in (("name", name), ("format", fmt), ("value_type", value_type)):
         if value is not None and not isinstance(value, str):
             _fail(source, f"its '{field}' is not a string")
+    # The format and the extension become parts of specifiers (rspecs()): they name one, no more.
+    if fmt is not None and fmt not in _MIN_RECORD_BYTES:
+        _fail(source, f"its 'format' {_quoted(fmt)} is none of {', '.join(_MIN_RECORD_BYTES)}")
+    if value_type is not None and not re.fullmatch(r"\*|[A-Za-z0-9_][A-Za-z0-9_.-]*", value_type):
+        _fail(source, f"its 'value_type' {_quoted(value_type)} is no member extension")
+    total = sum(shard.samples for shard in shards)
+    if total > _MAX_COUNT:
+        _fail(source, "its shards hold more than 2**63-1 samples in all")
+    if given[2] is not None or _tablio.process_policy()[0]:  # confined or untrusted: an index is input
+        if total > _UNTRUSTED_MOST_SAMPLES:
+            _fail(source, f"its shards claim {total} samples, more than untrusted input may ({_UNTRUSTED_MOST_SAMPLES})")
+        _check_sizes(source, shards, fmt or "tar", given)
     return ShardIndex(source, name, fmt, value_type, shards, given)
+
+
+# The fewest bytes a record takes in an uncompressed shard of each format: a tar member's
+# header block, a TFRecord's length, CRCs and no data.
+_MIN_RECORD_BYTES = {"tar": 512, "tfrecord": 16}
+# An index read as untrusted input plans at most this many samples (the untrusted
+# limits' element count): an epoch's plan takes some bytes per sample.
+_UNTRUSTED_MOST_SAMPLES = 1 << 26
+
+
+def _check_sizes(source, shards, fmt, given):
+    """For an index read as untrusted or confined input: its local shards are what it says
+    before anything is planned from its counts, each one's size, and no more records than that
+    size holds (an epoch planned from a lying index would allocate what it claims). Remote
+    shards are checked when opened, one request each, as every shard is for a trusted index."""
+    smallest = _MIN_RECORD_BYTES[fmt]
+    for shard in shards:
+        if "://" in shard.url:
+            continue
+        size = _tablio.stored_size(shard.url, given)
+        if shard.size is not None and size != shard.size:
+            raise tablio.FormatError(f"{shown(shard.url)} has {size} bytes, and its shard index {shown(source)} "
+                                     f"says {shard.size}: the shards changed since they were indexed", shown(shard.url))
+        compressed = shard.url.endswith((".gz", ".zz", ".zlib", ".z"))
+        if not compressed and shard.samples > size // smallest:
+            _fail(source, f"{_quoted(shard.url)} holds {size} bytes, too few for {shard.samples} records of "
+                          f"{smallest} bytes or more")
 
 
 def check_size(shard, source, given=None):

@@ -90,6 +90,62 @@ def test_an_index_that_nests_or_counts_past_any_dataset_is_a_format_error(tmp_pa
         shard_index.load(str(path))
 
 
+def test_an_index_names_one_format_one_extension_and_counts_that_add_up(tmp_path):
+    shards(tmp_path)
+    pwned = tmp_path / "PWNED"
+    for field, value in (("format", f"tar:touch {pwned} |,"), ("format", "scp"), ("value_type", "x,scp:/etc/x")):
+        desc = {"shardlist": [{"url": "train-000000.tar", "nsamples": 2}], field: value}
+        (tmp_path / "x.json").write_text(json.dumps(desc))
+        with pytest.raises(tablio.FormatError, match=f"its '{field}'"):
+            shard_index.load(str(tmp_path / "x.json"))
+    assert not pwned.exists()
+    for desc in ({"shardlist": [{"url": "a.tar", "nsamples": 2**62 + 1}, {"url": "b.tar", "nsamples": 2**62 + 1}]},
+                 {"shardlist": [{"url": "train-000000.tar\u0000.x", "nsamples": 1}]}):
+        (tmp_path / "x.json").write_text(json.dumps(desc))
+        with pytest.raises(tablio.FormatError):
+            shard_index.load(str(tmp_path / "x.json"))
+
+
+def test_an_untrusted_index_that_lies_about_its_shards_costs_nothing(tmp_path):
+    shards(tmp_path, n=3)
+    size = os.path.getsize(tmp_path / "train-000000.tar")
+    code = f"""
+        import tablio, tablio.torch as tt
+        tablio.set_untrusted()
+        import json
+        for samples, size in ((40_000_000, 2**62), (100, {size})):
+            path = "{tmp_path}/train.shardindex.json"
+            json.dump({{"shardlist": [{{"url": f"train-{{k:06d}}.tar", "nsamples": samples, "filesize": size}}
+                                     for k in range(3)]}}, open(path, "w"))
+            try:
+                tt.TableIterableDataset("tar:{tmp_path}/train-%06d.tar", type="int32")
+            except tablio.FormatError as e:
+                print("FormatError", str(e)[-80:])
+        hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM"))
+        print("peak", int(hwm.split()[1]) // 1024, "MiB")
+    """
+    done = run_python(code)
+    assert done.returncode == 0 and done.stdout.count("FormatError") == 2, done.stderr
+    assert "more than untrusted input may" in done.stdout and "too few for 100 records" in done.stdout
+    assert int(done.stdout.split("peak ")[1].split()[0]) < 600, done.stdout
+
+
+def test_decoded_npz_members_inflate_within_limits(tmp_path):
+    import io
+    import zipfile
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        out = io.BytesIO()
+        np.save(out, np.zeros(64 << 20, np.uint8))
+        z.writestr("zeros.npy", out.getvalue())
+    with tablio.writer(f"tar:{tmp_path}/s-%06d.tar", type="sample") as w:
+        w["k0"] = {"npz": buffer.getvalue(), "cls": b"1"}
+    with pytest.raises(tablio.FormatError, match="past the limits"):
+        tablio.load(f"tar:{tmp_path}/s-%06d.tar", type="sample", decode=True, limits={"expansion": 100})
+    keys, values = tablio.load(f"tar:{tmp_path}/s-%06d.tar", type="sample", decode=True)  # trusted: no ratio
+    assert values[0]["npz"]["zeros"].size == 64 << 20
+
+
 def test_confine_keeps_every_entry_point_inside_a_folder(tmp_path):
     up = tmp_path / "up"
     up.mkdir()
@@ -164,6 +220,29 @@ def test_limits_bound_what_a_file_may_make_us_allocate(tmp_path):
         out.write(bytes(32 << 20))
     with pytest.raises(tablio.FormatError, match="max_record_bytes"):
         tablio.load(f"tfrecord:{record}", type="bytes", limits={"record_bytes": 1 << 24})
+    with pytest.raises(tablio.FormatError, match="max_expansion"):  # not a record "truncated"
+        tablio.load(f"tfrecord:{record}", type="bytes", limits={"expansion": 100})
+
+
+def test_memory_follows_what_arrives_not_what_a_header_claims(tmp_path):
+    path = tmp_path / "bomb-idx3-ubyte.gz"  # 768 MiB claimed, 64 MiB given (65 KB compressed)
+    with gzip.open(path, "wb", compresslevel=9) as out:
+        out.write(bytes([0, 0, 8, 3, 0, 0, 0x30, 0, 0, 0, 1, 0, 0, 0, 1, 0]))
+        out.write(bytes(64 << 20))
+    code = f"""
+        import tablio
+        try:
+            tablio.idx.read({str(path)!r})
+        except tablio.FormatError as e:
+            print(type(e).__name__, str(e))
+        # VmHWM: this process's own peak (ru_maxrss would keep the parent's, across exec).
+        hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM"))
+        print("peak", int(hwm.split()[1]) // 1024, "MiB")
+    """
+    for env, bound, says in (({}, 300, "truncated"), ({"TABLIO_UNTRUSTED": "1"}, 120, "max_expansion")):
+        done = run_python(code, env)
+        peak = int(done.stdout.split("peak ")[1].split()[0])
+        assert says in done.stdout and peak < bound, (done.stdout, done.stderr)
 
 
 def tablio_masked_crc(data):

@@ -67,6 +67,26 @@ cp up/feats.ark a.ark
 expect 2 "$tablio" info "tfrecord:a{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}{,}.tfrecord"
 contains err.txt "twice"
 
+# A cut gzip TFRecord file is one problem, once: verify ends.
+gzip -c "$data/tfrecord/generated/tutorial10.tfrecord" | head -c 60 >cut.tfrecord.gz
+timeout 20 "$tablio" verify --type=example tfrecord:cut.tfrecord.gz >out.txt 2>err.txt
+[[ $? == 1 ]] || fail "verify of a cut gzip TFRecord file: exit $?"
+contains out.txt "1 problem"
+# A link planted where the index beside the shards goes is not written through.
+mkdir -p shards && cp "$data/tar/gnu-ustar.tar" shards/s-000000.tar && echo keep >victim.txt
+ln -sf "$work/victim.txt" shards/s.shardindex.json
+expect 1 "$tablio" index-shards --untrusted 'tar,ext=*:shards/s-%06d.tar'
+contains err.txt "symbolic link"
+[ "$(cat victim.txt)" = keep ] || fail "index-shards wrote through a planted link"
+# A value that cannot be compressed is bad input, named where it is.
+printf 'a [ 1 2 ]\nb [ nan 1 ]\n' >nan.txt
+expect 1 "$tablio" verify --type=compressed-matrix ark,t:nan.txt
+contains out.txt "NaN"
+expect 1 "$tablio" info --type=compressed-matrix ark,t:nan.txt
+# A URL's credentials never reach a message, even in a specifier that is wrong.
+expect 2 "$tablio" info 'tfrecord,bogus:https://user:SECRETPW@host/x?X-Amz-Signature=SIGSECRET'
+if grep -q "SECRETPW\|SIGSECRET" err.txt; then fail "a message showed credentials: $(cat err.txt)"; fi
+
 # A wrong command line is 2 with its usage; bad input never is.
 expect 2 "$tablio" info --max-record-bytes=lots "ark:$kaldi/scp/feats.ark"
 contains err.txt "Usage:"

@@ -58,20 +58,54 @@ inline std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexc
   return n;
 }
 
-// Control characters (C0, DEL and C1) and bytes that are not UTF-8 as \xNN: messages quote
+// The text with every URL in it ("scheme://user:password@host/path?query#fragment") shown
+// without its user, password, query and fragment: a presigned URL's signature or a password
+// never reaches a message, wherever the URL sits in it (a specifier, a script line, a command).
+TABLIO_COLD inline std::string without_credentials(std::string_view text) {
+  auto ends_url = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\'' || c == '"' || c == ',';
+  };
+  std::string out;
+  std::size_t done = 0;
+  for (std::size_t at = text.find("://"); at != std::string_view::npos; at = text.find("://", done)) {
+    const std::size_t authority = at + 3;
+    std::size_t end = authority, host_end = authority;
+    while (end < text.size() && !ends_url(text[end])) ++end;
+    while (host_end < end && text[host_end] != '/' && text[host_end] != '?' && text[host_end] != '#')
+      ++host_end;
+    const std::size_t user = text.substr(authority, host_end - authority).rfind('@');
+    const std::size_t from = user == std::string_view::npos ? authority : authority + user + 1;
+    const std::size_t query = text.substr(host_end, end - host_end).find_first_of("?#");
+    const std::size_t to = query == std::string_view::npos ? end : host_end + query;
+    out.append(text, done, authority - done);
+    out.append(text, from, to - from);
+    done = end;
+  }
+  out.append(text, done, std::string_view::npos);
+  return out;
+}
+
+// Control characters (C0, DEL, C1, and the bidirectional marks that reorder what a terminal
+// shows) and bytes that are not UTF-8 as \xNN, and URLs without_credentials(): messages quote
 // bytes of the input (a member's name, a token, a key), which must not move a terminal's
-// cursor or break a log line. Other characters are kept. `keep` names control bytes to keep
-// ("\n" for text of several lines).
-TABLIO_COLD inline std::string printable(std::string_view text, std::string_view keep = {}) {
+// cursor, break a log line or leak a secret. Other characters are kept. `keep` names control
+// bytes to keep ("\n" for text of several lines).
+TABLIO_COLD inline std::string printable(std::string_view given, std::string_view keep = {}) {
   static constexpr char hex[] = "0123456789abcdef";
+  const std::string cleaned = without_credentials(given);
+  const std::string_view text = cleaned;
   std::string out;
   out.reserve(text.size());
   auto escape = [&](unsigned char c) { out += {'\\', 'x', hex[c >> 4], hex[c & 15]}; };
   for (std::size_t i = 0; i < text.size();) {
     auto c = static_cast<unsigned char>(text[i]);
     std::size_t n = utf8_sequence_length(text, i);
-    bool control =
-        c < 0x20 || c == 0x7f || (c == 0xC2 && n == 2 && static_cast<unsigned char>(text[i + 1]) < 0xA0);
+    auto next = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+    bool direction_mark =  // U+200E, U+200F, U+202A..U+202E, U+2066..U+2069
+        c == 0xE2 && n == 3 &&
+        ((next(1) == 0x80 && (next(2) == 0x8E || next(2) == 0x8F || (next(2) >= 0xAA && next(2) <= 0xAE))) ||
+         (next(1) == 0x81 && next(2) >= 0xA6 && next(2) <= 0xA9));
+    bool control = c < 0x20 || c == 0x7f || (c == 0xC2 && n == 2 && next(1) < 0xA0) || direction_mark;
     if (n == 0 || (control && keep.find(text[i]) == std::string_view::npos)) {
       for (std::size_t k = 0; k < (n ? n : 1); ++k) escape(static_cast<unsigned char>(text[i + k]));
       i += n ? n : 1;
@@ -143,6 +177,9 @@ class io_error : public error {
  public:
   io_error(std::string path, int errnum, std::string_view what)
       : error(compose(path, errnum, what)), path_(std::move(path)), errno_(errnum) {}
+  // The same failure told in another message, naming `path` (a name shown otherwise).
+  io_error(const io_error& e, std::string path, const std::string& message)
+      : error(message), path_(std::move(path)), errno_(e.errno_) {}
 
   const std::string& path() const noexcept { return path_; }
   // 0 when the failure has no errno (e.g. a pipe command's non-zero exit status).

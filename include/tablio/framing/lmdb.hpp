@@ -457,16 +457,19 @@ inline std::string lmdb_lock_file(const std::string& path, bool no_subdir) {
 }  // namespace detail
 
 // Holds the current snapshot of the database at `path` for a reader (lmdb_reader's last
-// argument), when it may be written meanwhile: its lock file exists, so some process opens it
-// with liblmdb (a database nobody has open has none, and is read with no lock, writing
-// nothing). Never for untrusted or confined input, whose lock file is not for liblmdb to map,
-// nor for a database whose meta pages are damaged (the reader then reports them): liblmdb
-// reads only the meta pages tablio has checked, never a page of the tree.
+// argument), when it may be written meanwhile: its lock file exists (a regular file, never a
+// link), so some process opens it with liblmdb, and the reader takes a slot in it as liblmdb's
+// readers do (a database nobody has open has none, and is read with no lock, writing nothing). Never for
+// untrusted or confined input, whose lock file is not for liblmdb to map, nor for a database whose meta pages
+// are damaged (the reader then reports them): liblmdb reads only the meta pages tablio has checked, never a
+// page of the tree.
 inline lmdb_snapshot hold_lmdb_snapshot(const std::string& path, const lmdb_options& options = {},
                                         const open_options& open = {}) {
   if (is_closed(governed(open))) return {};
+  // liblmdb opens the lock file for writing, following links: only a regular file of its own.
   struct stat st;
-  if (::stat(detail::lmdb_lock_file(path, options.no_subdir).c_str(), &st) != 0) return {};
+  if (::lstat(detail::lmdb_lock_file(path, options.no_subdir).c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return {};
   try {
     lmdb_file checked(detail::lmdb_data_file(path, options.no_subdir), open);
   } catch (const format_error&) {

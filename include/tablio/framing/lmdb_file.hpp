@@ -92,19 +92,27 @@ class lmdb_file {
   explicit lmdb_file(const std::string& file, const open_options& options = {}, std::uint64_t transaction = 0)
       : path_(file) {
     int fd = detail::open_lmdb_data_file(file, options);
-    try {
-      map(fd);
-    } catch (...) {
-      ::close(fd);
-      throw;
+    // A writer may grow the file between its size and its meta page being read: a meta page
+    // that describes pages past the map is read again over the file's new size.
+    for (int attempt = 1;; ++attempt) {
+      try {
+        map(fd);
+        read_meta_pages(transaction);
+        break;
+      } catch (const format_error&) {
+        struct stat st;
+        bool grew = map_ && ::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) > size_;
+        unmap();
+        if (grew && attempt < 4) continue;
+        ::close(fd);
+        throw;
+      } catch (...) {
+        unmap();
+        ::close(fd);
+        throw;
+      }
     }
     ::close(fd);
-    try {
-      read_meta_pages(transaction);
-    } catch (...) {
-      unmap();
-      throw;
-    }
   }
   lmdb_file(const lmdb_file&) = delete;  // cursors point to it
   lmdb_file& operator=(const lmdb_file&) = delete;

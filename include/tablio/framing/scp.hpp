@@ -164,6 +164,23 @@ inline void sort_script(std::vector<script_entry>& entries) {
   entries = std::move(sorted);
 }
 
+// Opens a name a script line gives, with open(); a failure names it as input is quoted, at most
+// max_quoted_bytes of it (a script that is not one, such as a credentials file, would otherwise
+// show its lines' second fields whole), and says which script gave it.
+template <class Open>
+auto open_script_target(const std::string& name, std::string_view script, Open open) {
+  try {
+    return open();
+  } catch (const io_error& e) {
+    std::string message = e.what();
+    for (const std::string& shown : {name, without_credentials(name)})
+      for (std::size_t at = message.find(shown); shown.size() > max_quoted_bytes && at != std::string::npos;
+           at = message.find(shown, at + 1))
+        message.replace(at, shown.size(), excerpt(shown));
+    throw io_error(e, excerpt(name), message + " (named by a line of '" + std::string(script) + "')");
+  }
+}
+
 // A sorted script must not repeat a key.
 inline void check_distinct_keys(const std::vector<script_entry>& entries, const std::string& script) {
   for (std::size_t i = 1; i < entries.size(); ++i)
@@ -288,7 +305,8 @@ class script_input {
     const script_entry& s = *current_;
     e.pending = false;
     if (detail::offset_colon(s.rxfilename) != std::string_view::npos) return load_at_offset(s, e);
-    reader in = open_input(s.rxfilename, open_);
+    reader in =
+        detail::open_script_target(s.rxfilename, name_, [&] { return open_input(s.rxfilename, open_); });
     if (classify_rxfilename(s.rxfilename) != input_kind::pipe) {
       // A file (or a device): its object is read from it as it comes, as Kaldi reads it, so
       // that a file with no end costs what the object takes, not the record limit.
@@ -350,7 +368,8 @@ class script_input {
     auto it = std::find_if(files_.begin(), files_.end(), [&](const open_file& f) { return f.name == name; });
     if (it == files_.end()) {
       if (files_.size() == max_open_files) files_.erase(files_.begin());
-      files_.push_back({name, open_input_at(name, offset, open_)});
+      files_.push_back({name, detail::open_script_target(
+                                  name, name_, [&] { return open_input_at(name, offset, open_); })});
       it = files_.end() - 1;
     }
     std::rotate(it, it + 1, files_.end());  // the most recently used last
@@ -437,7 +456,8 @@ class script_targets_output {
       if (!options_.permissive) throw_usage_error({"key '", key, "' is not in the script '", name_, "'"});
       out_.emplace(detail::discard_sink{}, "<skipped>", 64);
     } else {
-      out_.emplace(open_output(target->rxfilename, open_));
+      out_.emplace(detail::open_script_target(target->rxfilename, name_,
+                                              [&] { return open_output(target->rxfilename, open_); }));
     }
     return *out_;
   }

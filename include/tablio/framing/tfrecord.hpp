@@ -128,12 +128,10 @@ inline bool read_tfrecord(reader& in, std::string& scratch, std::string_view& re
         {"one of ", decimal(info.length)});
   // Data and CRC in one view: reading the CRC separately could refill the window and
   // invalidate a view of data that ended exactly at the window's end.
-  std::string_view data_and_crc;
-  try {
-    data_and_crc = in.read_view(static_cast<std::size_t>(info.length) + 4, scratch, "record bytes");
-  } catch (const format_error&) {
-    tfrecord_truncated(in, info);
-  }
+  std::optional<std::string_view> read =
+      in.try_read_view(static_cast<std::size_t>(info.length) + 4, scratch, "record bytes");
+  if (!read) tfrecord_truncated(in, info);
+  std::string_view data_and_crc = *read;
   record = data_and_crc.substr(0, data_and_crc.size() - 4);
   info.masked_crc = load<std::endian::little, std::uint32_t>(data_and_crc.data() + record.size());
   return true;

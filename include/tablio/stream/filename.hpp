@@ -64,6 +64,7 @@ inline std::size_t offset_colon(std::string_view name) {
 
 inline input_kind classify_rxfilename(std::string_view name) {
   if (name.empty() || name == "-") return input_kind::standard_input;
+  if (name.find('\0') != std::string_view::npos) return input_kind::none;  // the system would cut it there
   if (name.front() == '|') return input_kind::none;
   if (name.back() == '|') return input_kind::pipe;
   if (is_remote_name(name)) return input_kind::remote;
@@ -76,6 +77,7 @@ inline input_kind classify_rxfilename(std::string_view name) {
 
 inline output_kind classify_wxfilename(std::string_view name) {
   if (name.empty() || name == "-") return output_kind::standard_output;
+  if (name.find('\0') != std::string_view::npos) return output_kind::none;
   if (name.front() == '|') return output_kind::pipe;
   if (detail::is_space_char(name.front()) || detail::is_space_char(name.back()) || name.back() == '|')
     return output_kind::none;
@@ -204,7 +206,7 @@ TABLIO_IMPL writer open_output(std::string_view name, const open_options& option
       if (is_closed_output(o)) detail::check_standard_stream_allowed(n, o);
       return writer(stdout_sink(), "<stdout>");
     case output_kind::file:
-      if (!is_closed_output(o)) return writer(file_sink(n), n);
+      if (!is_closed_output(o) && !o.untrusted) return writer(file_sink(n), n);
       return writer(file_sink(detail::file_descriptor(detail::open_local_file(n, O_WRONLY | O_CREAT | O_TRUNC,
                                                                               o, "cannot open for writing"),
                                                       n, true)),

@@ -141,11 +141,13 @@ inline std::string resolved_folder(const std::string& folder) {
 }
 
 [[noreturn]] TABLIO_COLD inline void outside(const std::string& name, const std::string& folder) {
-  throw access_error(printable(join({"'", name, "' lies outside the confining folder '", folder, "'"})));
+  throw access_error(
+      printable(join({quoted_excerpt(name), " lies outside the confining folder '", folder, "'"})));
 }
 [[noreturn]] TABLIO_COLD inline void not_regular(const std::string& name) {
-  throw access_error(printable(join(
-      {"'", name, "' is not a regular file: untrusted or confined input opens ", "regular files only"})));
+  throw access_error(
+      printable(join({quoted_excerpt(name),
+                      " is not a regular file: untrusted or confined input opens regular files only"})));
 }
 
 }  // namespace detail
@@ -198,13 +200,13 @@ TABLIO_IMPL void check_command_allowed(std::string_view name, const open_options
   std::string_view why = o.untrusted          ? "the input is untrusted"
                          : !o.confine.empty() ? "the input is confined to a folder"
                                               : "pipes are disabled";
-  throw access_error(printable(join({"commands are refused (", why, "): '", name, "'"})));
+  throw access_error(printable(join({"commands are refused (", why, "): ", quoted_excerpt(name)})));
 }
 
 TABLIO_IMPL void check_standard_stream_allowed(std::string_view name, const open_options& o) {
   if (!is_closed(o)) return;
-  throw access_error(
-      join({"standard input and output are refused for untrusted or confined input: '", name, "'"}));
+  throw access_error(join(
+      {"standard input and output are refused for untrusted or confined input: ", quoted_excerpt(name)}));
 }
 
 TABLIO_IMPL std::string checked_local_path(const std::string& name, const open_options& o, local_use use) {
@@ -241,19 +243,25 @@ TABLIO_IMPL int open_local_file(const std::string& name, int flags, const open_o
   std::string path = checked_local_path(name, o, writing ? local_use::write : local_use::read);
   bool closed = writing ? is_closed_output(o) : is_closed(o);
   // Closed: the checked path has no link left, and a FIFO swapped in must not block the open.
-  int extra = closed ? O_NOFOLLOW | O_NONBLOCK | O_NOCTTY : 0;
+  // An untrusted output's name is the caller's, but its last part may have been planted in an
+  // upload's folder (a link to a file elsewhere, where the index beside shards goes): never
+  // followed either.
+  int extra = closed || o.untrusted ? O_NOFOLLOW | O_NONBLOCK | O_NOCTTY : 0;
   int fd;
   do {
     fd = ::open(path.c_str(), flags | extra | O_CLOEXEC, 0666);
   } while (fd < 0 && errno == EINTR);
+  if (fd < 0 && errno == ELOOP && (extra & O_NOFOLLOW))
+    throw access_error(printable(join(
+        {quoted_excerpt(name), " is a symbolic link, which untrusted or confined input never follows"})));
   if (fd < 0) throw_io_error(name, errno, {action});
+  if (extra & O_NONBLOCK) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   if (closed) {
     struct stat st;
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       ::close(fd);
       not_regular(name);
     }
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   }
   return fd;
 }

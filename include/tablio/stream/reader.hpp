@@ -267,6 +267,14 @@ class reader {
   // Returns a view of the next n bytes and consumes them: a view into the window when they
   // are there (always, for contiguous input), otherwise a copy in `scratch`.
   std::string_view read_view(std::size_t n, std::string& scratch, const char* what = "bytes") {
+    const std::uint64_t start = tell();
+    if (std::optional<std::string_view> v = try_read_view(n, scratch, what)) return *v;
+    fail_at(start, {decimal(n), " ", what}, {"end of input after ", decimal(scratch.size())});
+  }
+  // The same, but nothing when the input ends first (`scratch` then holds what there was);
+  // other failures (of the source, of the limits) throw.
+  std::optional<std::string_view> try_read_view(std::size_t n, std::string& scratch,
+                                                const char* what = "bytes") {
     if (static_cast<std::size_t>(end_ - cur_) >= n) {
       std::string_view v(cur_, n);
       cur_ += n;
@@ -275,11 +283,12 @@ class reader {
     check_available(n, 1, what);
     if (size_known() || n <= limits_.max_reserve_bytes) {
       scratch.resize(n);
-      read_exact(scratch.data(), n, what);
-      return scratch;
+      scratch.resize(read_some(scratch.data(), n));
+    } else {
+      read_growing(n, scratch);
     }
-    read_growing(n, scratch, what);
-    return scratch;
+    if (scratch.size() < n) return std::nullopt;
+    return std::string_view(scratch);
   }
 
   // Skips n bytes or throws.
@@ -445,10 +454,9 @@ class reader {
       too_much();
   }
 
-  // read_view()'s path for input of unknown size (a pipe, a decompressor): the scratch grows as
-  // the bytes arrive, so that a length that lies costs what was sent, not what it claims.
-  void read_growing(std::size_t n, std::string& scratch, const char* what) {
-    const std::uint64_t start = tell();
+  // try_read_view()'s path for input of unknown size (a pipe, a decompressor): the scratch grows
+  // as the bytes arrive, so that a length that lies costs what was sent, not what it claims.
+  void read_growing(std::size_t n, std::string& scratch) {
     scratch.clear();
     while (scratch.size() < n) {
       std::size_t have = scratch.size();
@@ -458,8 +466,7 @@ class reader {
       scratch.resize(have + step);
       std::size_t got = read_some(scratch.data() + have, step);
       scratch.resize(have + got);
-      if (got < step)
-        fail_at(start, {decimal(n), " ", what}, {"end of input after ", decimal(scratch.size())});
+      if (got < step) return;
     }
   }
 

@@ -266,6 +266,22 @@ inline void check_glob_folder(const std::string& pattern, const open_options& go
                     governed_options);
 }
 
+// What a pattern matched (a glob's files, a bucket's objects, a brace's names) is opened as a file
+// or an object, never as what its name would otherwise say: a file named "x; id |" beside the
+// shards is no command, "-" no standard input, "x:12" no offset into x.
+inline void check_matched_names(const std::vector<std::string>& names, std::string_view pattern) {
+  for (const std::string& name : names) {
+    input_kind kind = classify_rxfilename(name);
+    bool plain =
+        kind == input_kind::file || (kind == input_kind::remote && offset_colon(name) == std::string::npos);
+    if (!plain)
+      throw access_error(
+          printable(join({"'", pattern, "' matches ", quoted_excerpt(name),
+                          ", whose name reads as a command, standard input or an offset, not a file: "
+                          "rename it"})));
+  }
+}
+
 // A list that names a file twice would read its entries twice.
 inline void check_no_repeats(std::vector<std::string> names, std::string_view pattern) {
   std::sort(names.begin(), names.end());
@@ -294,6 +310,7 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
     detail::expand_braces(p, p, {}, names);
     if (names.size() != 1 || names[0] != p) {
       detail::check_no_repeats(names, shown);
+      detail::check_matched_names(names, shown);
       detail::check_local_names(names, open);
       // Each is kept once its file is found, as for name@N; an http(s) server is asked when read.
       detail::shard_place place(p.substr(0, p.find('{')), open);
@@ -352,6 +369,7 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
                          "': an http(s) server cannot be listed for a glob; name the shards (a list, "
                          "name@N or a numbered name)"});
     if (names->empty()) throw_io_error(shown, ENOENT, {"no object matches"});
+    detail::check_matched_names(*names, shown);
     return std::move(*names);
   }
   detail::check_glob_folder(p, open);
@@ -359,6 +377,7 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
   std::vector<std::string> names = detail::glob_files(p, rc);
   if (rc == GLOB_NOMATCH || (rc == 0 && names.empty())) throw_io_error(p, ENOENT, {"no file matches"});
   if (rc != 0) throw_io_error(p, errno, {"cannot list the files matching"});
+  detail::check_matched_names(names, p);
   detail::check_local_names(names, open);
   return names;  // glob sorts them
 }

@@ -93,7 +93,7 @@ class zlib_source {
     if (ratio == 0 || inflated_ <= (std::uint64_t{1} << 20)) return;
     const std::uint64_t compressed = in_->tell() - in_start_ + consumed_ - stream_->avail_in;
     if (inflated_ - (std::uint64_t{1} << 20) > ratio * compressed)
-      throw_format_error(in_->name(), in_->tell(), {},
+      throw_format_error(in_->name(), in_start_ + compressed, {},
                          {"data that inflates at most ", decimal(ratio), " times (limits::max_expansion)"},
                          {decimal(inflated_), " bytes from ", decimal(compressed), " compressed"});
   }

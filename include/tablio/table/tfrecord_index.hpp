@@ -27,9 +27,9 @@ inline std::vector<script_entry> index_tfrecord(std::string_view rspec, const op
       throw_usage_error(
           {"cannot index '", file, "': offsets need a file or a remote object, not a pipe or stdin"});
     reader head = open_input_at(file, 0, options);
-    if (compression c = tfrecord_compression(head); c != compression::none)
-      throw_usage_error({"cannot index '", file, "': it is ", compression_name(c),
-                         "-compressed, and offsets into compressed data cannot be seeked to"});
+    if (compression c = tfrecord_compression(head); c != compression::none)  // what the file holds
+      throw_format_error(file, 0, {}, {"an uncompressed TFRecord file (a script points at offsets into it)"},
+                         {compression_name(c), "-compressed data, which offsets cannot be seeked into"});
   }
   const std::string& key_feature = spec.records.key_feature;
   std::vector<script_entry> entries;

@@ -207,9 +207,16 @@ struct codec_traits<kaldi_binary, compressed_matrix> {
       return;
     }
     // A plain matrix where a compressed one is expected is compressed, as Kaldi's holder does.
+    m = compressed_from_read(r, true);
+  }
+  // A matrix read and compressed: one that cannot be (NaN) is bad input at its offset.
+  static compressed_matrix compressed_from_read(reader& r, bool binary) {
+    std::uint64_t at = r.tell();
     matrix<float> plain;
-    plain.read_kaldi(r, true);
-    m = compressed_matrix(plain.data(), plain.num_rows(), plain.num_cols());
+    plain.read_kaldi(r, binary);
+    for (float v : std::span<const float>(plain.data(), plain.size()))
+      if (v != v) r.fail_at(at, {"a matrix that can be compressed"}, {"one with NaN values"});
+    return compressed_matrix(plain.data(), plain.num_rows(), plain.num_cols());
   }
 };
 template <>
@@ -221,9 +228,7 @@ struct codec_traits<kaldi_text, compressed_matrix> {
     kaldi_io::write_matrix_text(w, m.num_rows(), m.num_cols(), values.data());
   }
   static void read(reader& r, compressed_matrix& m) {
-    matrix<float> plain;
-    plain.read_kaldi(r, false);
-    m = compressed_matrix(plain.data(), plain.num_rows(), plain.num_cols());
+    m = codec_traits<kaldi_binary, compressed_matrix>::compressed_from_read(r, false);
   }
 };
 

@@ -61,23 +61,22 @@ inline std::pair<index_range, index_range> parse_matrix_range(std::string_view r
   if (!shape_ok)
     throw format_error(
         {}, "a range 'r1:r2', 'r1:r2,c1:c2' or ':,c1:c2'",
-        "'" + std::string(range) + "' (Invalid range specifier for matrix: " + std::string(range) + ")");
+        quoted_excerpt(range) + " (Invalid range specifier for matrix: " + excerpt(range) + ")");
   index_range r, c;
   if (!detail::parse_range_part(row_part, rows, 3, r) || !detail::parse_range_part(col_part, cols, 0, c))
-    throw format_error({}, "a range within the matrix",
-                       "'" + std::string(range) + "' for a matrix of size " + std::to_string(rows) + "x" +
-                           std::to_string(cols));
+    throw format_error(
+        {}, "a range within the matrix",
+        quoted_excerpt(range) + " for a matrix of size " + std::to_string(rows) + "x" + std::to_string(cols));
   return {r, c};
 }
 
 inline index_range parse_vector_range(std::string_view range, std::int32_t dim) {
   index_range r;
   if (range.empty() || range.find(',') != std::string_view::npos)
-    throw format_error({}, "a range 'a:b'",
-                       "'" + std::string(range) + "' (Invalid range specifier for vector)");
+    throw format_error({}, "a range 'a:b'", quoted_excerpt(range) + " (Invalid range specifier for vector)");
   if (!detail::parse_range_part(range, dim, 3, r))
     throw format_error({}, "a range within the vector",
-                       "'" + std::string(range) + "' for a vector of size " + std::to_string(dim));
+                       quoted_excerpt(range) + " for a vector of size " + std::to_string(dim));
   return r;
 }
 
