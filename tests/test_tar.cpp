@@ -339,7 +339,7 @@ TEST_CASE("a member whose key has whitespace or control bytes is an error that q
           "[tar][bad]") {
   test::temp_dir dir;
   const std::string path = dir / "names.tar";
-  for (const std::string name : {std::string("my img.bin"), std::string("a\x1b[2J\rb.bin")}) {
+  for (const std::string& name : {std::string("my img.bin"), std::string("a\x1b[2J\rb.bin")}) {
     INFO(name);
     {
       writer w = open_output(path);
