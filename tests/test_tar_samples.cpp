@@ -355,7 +355,9 @@ TEST_CASE("samples of very many members are checked for repeated extensions with
   test::temp_dir dir;
   test::in_folder here(dir.path);
   webdataset_sample many;
-  for (int i = 0; i < 20000; ++i) many.set("e" + std::to_string(i), "x");
+  for (int i = 0; i < 20000; ++i)
+    many.set(std::string("e").append(std::to_string(i)),
+             "x");  // not "e" + ...: g++ 12 warns falsely (-Wrestrict)
   std::string record;
   encode_sample(many, record);
   webdataset_sample_holder h;

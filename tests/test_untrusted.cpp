@@ -174,7 +174,7 @@ TEST_CASE("keys read are keys as writers take them, in every framing", "[untrust
       (void)r.value();
   };
   CHECK_THROWS_MATCHES(read_keyed(), format_error,
-                       says("a key (non-empty, no whitespace or unprintable bytes)"));
+                       says("a key (non-empty, no whitespace or unprintable bytes"));
 }
 
 TEST_CASE("reading takes what arrives, within limits, whatever a header claims", "[untrusted]") {
@@ -313,3 +313,110 @@ TEST_CASE("reading an LMDB database never writes through a link in its folder", 
   CHECK(test::read_file(dir / "victim") == "keep me");
 }
 #endif
+
+TEST_CASE("a remote table's untrusted entries reach no local file", "[untrusted]") {
+  uploads up;
+  // What a remote script or index is read with under untrusted options: no local name at all.
+  open_options from_remote = table_open_options(with(&open_options::untrusted, true), "https://host/a.scp");
+  CHECK_FALSE(from_remote.allow_local);
+  CHECK(from_remote.confine.empty());
+  for (const std::string& name : {up.dir + "/a.ark", up.secret, std::string("/etc/passwd")})
+    CHECK_THROWS_MATCHES(read_all("ark:" + name, from_remote), access_error, says("name no local file"));
+  // A local table stays confined to its folder; a list, to its first name's.
+  CHECK(table_open_options(with(&open_options::untrusted, true), up.dir + "/a.scp").allow_local);
+  CHECK(table_open_options(with(&open_options::untrusted, true), up.dir + "/a.tar," + up.dir + "/b.tar")
+            .confine == up.dir + "/");
+}
+
+TEST_CASE("untrusted output never writes through a link planted beside it", "[untrusted]") {
+  uploads up;
+  const open_options untrusted = with(&open_options::untrusted, true);
+  // A hard link to a file elsewhere, where the output goes: refused before it is truncated.
+  fs::create_hard_link(up.secret, up.dir + "/out.ark");
+  CHECK_THROWS_MATCHES(table_writer<holder<matrix<float>>>("ark:" + up.dir + "/out.ark", untrusted),
+                       access_error, says("a link to a file with another name"));
+  CHECK(test::read_file(up.secret).starts_with("AWS_SECRET"));
+  // A device the caller names is an output still; a fresh name is written.
+  CHECK_NOTHROW(table_writer<holder<matrix<float>>>("ark:/dev/null", untrusted).close());
+  CHECK_NOTHROW(table_writer<holder<matrix<float>>>("ark:" + up.dir + "/fresh.ark", untrusted).close());
+#if defined(TABLIO_WITH_LMDB)
+  // An LMDB folder liblmdb would write through: a linked lock.mdb or data.mdb, a linked folder.
+  auto write_db = [&](const std::string& db) {
+    table_writer<bytes_holder> out("lmdb:" + db, untrusted);
+    out.write("00000000", "value");
+    out.close();
+  };
+  CHECK_NOTHROW(write_db(up.dir + "/good"));
+  for (const char* file : {"lock.mdb", "data.mdb"})
+    for (bool hard : {false, true}) {
+      INFO(file << (hard ? " hard" : " symbolic"));
+      std::string db = up.dir + "/db-" + file + (hard ? "-hard" : "-soft");
+      fs::create_directory(db);
+      if (hard)
+        fs::create_hard_link(up.secret, db + "/" + file);
+      else
+        fs::create_symlink(up.secret, db + "/" + file);
+      CHECK_THROWS_AS(write_db(db), access_error);
+      CHECK(test::read_file(up.secret).starts_with("AWS_SECRET"));
+    }
+  fs::create_directory(up.root / "elsewhere");
+  fs::create_directory_symlink(up.root / "elsewhere", up.dir + "/linked-db");
+  CHECK_THROWS_MATCHES(write_db(up.dir + "/linked-db"), access_error, says("is not a folder"));
+  CHECK(fs::is_empty(up.root / "elsewhere"));
+#endif
+}
+
+TEST_CASE("what a script line names that no input has is the script's format error", "[untrusted]") {
+  uploads up;
+  for (const std::string& target : {std::string("a.ark:99999999999999999999"), std::string("a.ark\0x", 7)}) {
+    INFO(detail::printable(target));
+    CHECK_THROWS_MATCHES(read_all(up.script(target), {}), format_error, says("upload.scp") && says("utt0"));
+  }
+  // A key an output cannot hold, from an input being copied, is a key_error.
+  table_writer<bytes_holder> out("tar:" + up.dir + "/out.tar");
+  CHECK_THROWS_AS(out.write("../escape", "x"), key_error);
+}
+
+TEST_CASE("keys longer than the token limit are refused in every framing", "[untrusted]") {
+  test::temp_dir dir;
+  const std::string key(70000, 'k');
+  {
+    example e;
+    e.features["key"] = std::vector<std::string>{key};
+    table_writer<example_holder> out("tfrecord:" + (dir / "k.tfrecord"));
+    out.write("00000000", e);
+    out.close();
+  }
+  for (sequential_table_reader<example_holder> r("tfrecord,key=key:" + (dir / "k.tfrecord")); !r.done();
+       r.next())
+    CHECK(r.key() == key);  // trusted: within the default 1 MiB
+  {
+    table_writer<bytes_holder> out("tar:" + (dir / "k.tar"));
+    out.write(key, "value");
+    out.close();
+  }
+  auto read_tar = [&](const open_options& o) {
+    for (sequential_table_reader<bytes_holder> r("tar:" + (dir / "k.tar"), o); !r.done(); r.next())
+      (void)r.value();
+  };
+  CHECK_NOTHROW(read_tar({}));
+  CHECK_THROWS_MATCHES(read_tar(with(&open_options::untrusted, true)), format_error,
+                       says("70000 bytes from") && says("max_token_bytes"));
+}
+
+TEST_CASE("an IDX file of items of no values is refused, not billions of entries", "[untrusted]") {
+  test::temp_dir dir;
+  const unsigned char head[] = {0, 0, 8, 2, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0};  // 2^32-1 items of 0 bytes
+  write_text(dir / "empty-idx2-ubyte", std::string_view(reinterpret_cast<const char*>(head), sizeof head));
+  CHECK_THROWS_MATCHES(idx_file(dir / "empty-idx2-ubyte"), format_error, says("items of 0 values"));
+  CHECK_THROWS_MATCHES(read_all("idx:" + (dir / "empty-idx2-ubyte"), {}), format_error,
+                       says("items of 0 values"));
+  idx_writer out(open_output(dir / "w-idx2-ubyte"), idx_type::u8, {0});
+  CHECK_THROWS_MATCHES(out.write_item(std::span<const float>()), usage_error, says("holds no values"));
+}
+
+TEST_CASE("a URL cut short in a message keeps no credentials", "[untrusted]") {
+  CHECK(excerpt("https://user:SECRETPW@host/x?sig=SIG") == "https://host/x");
+  CHECK(quoted_excerpt("ark:https://user:SECRETPW@host/a/long/path/x.ark |").find("SEC") ==
+        std::string::npos);
+}

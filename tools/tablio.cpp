@@ -50,7 +50,8 @@ std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) 
           converted = true;
           out.write(key, v);
         } catch (const usage_error& e) {
-          if (converted && count == 0) throw;
+          // A key the output cannot hold came from the input, the first one too.
+          if (converted && count == 0 && !dynamic_cast<const key_error*>(&e)) throw;
           throw error("the entry of key " + quoted_excerpt(key) + " of '" + rspec + "': " + e.what());
         }
         shown.add();
@@ -252,7 +253,11 @@ void verify_tfrecord(const rspecifier& r, verifier& v) {
         std::string where = file + " record at " + std::to_string(records.offset());
         decode_record(h, record, where);
         if constexpr (keyed_record_holder<R>)
-          if (!r.records.key_feature.empty()) (void)h.take_record_key(r.records.key_feature, where);
+          if (!r.records.key_feature.empty()) {
+            std::string key = h.take_record_key(r.records.key_feature, where);
+            if (!kaldi_io::is_token(key) || key.size() > default_limits.max_token_bytes)
+              detail::bad_key_read(file, records.offset(), key, default_limits.max_token_bytes);
+          }
       } catch (const format_error& e) {
         v.report(e.what());
       }

@@ -12,7 +12,9 @@ An index names files and objects only: nothing in it (a url, a source_url, a bas
 ever run as a command, whatever allow_pipes says. Every function that opens one takes the
 access options tablio.open() takes (allow_network, allow_pipes, confine, limits); under the
 process's untrusted policy (tablio.set_untrusted()) an index and its shards are confined to
-the index's folder unless confine= names another.
+the index's folder unless confine= names another, and a remote index names remote objects only,
+none outside its own folder. A shard's url names one file or object: no command, standard
+input, list, pattern (glob, braces, %d, @N) or offset.
 """
 
 import fnmatch
@@ -154,11 +156,35 @@ def _names_command(name):
     return isinstance(name, str) and (name.strip().startswith("|") or name.strip().endswith("|"))
 
 
+# What would make a shard's url more than one file or object when opened as a specifier's name:
+# standard input, a list, a glob, braces, a printf number, name@N, an offset (with a range).
+_NOT_ONE_OBJECT = re.compile(r"^-$|[,*\[{\0]|%\d*d|@\d+$|:\d+(\[[^\]]*\])?$")
+
+
+def _names_one_object(url):
+    """Whether a shard's url opens as one file or object. A URL's query (a presigned URL's) is
+    no pattern."""
+    if _names_command(url):
+        return False
+    if "://" in url and not url.startswith("s3://"):
+        url = re.split(r"[?#]", url, maxsplit=1)[0]
+    elif "?" in url:
+        return False
+    if "://" in url:  # the host ("[::1]:8080") is no pattern
+        url = url.split("://", 1)[1].partition("/")[2]
+    return not _NOT_ONE_OBJECT.search(url)
+
+
+def _escapes(url):
+    """Whether a relative url leaves its index's folder."""
+    return "://" not in url and not url.startswith(("/", "~")) and ".." in url.split("/")
+
+
 def _count(value):
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_COUNT
 
 
-def _shards(source, desc, base, given, named=False, depth=0):
+def _shards(source, desc, base, given, named=False, depth=0, remote_only=False):
     if depth > MAX_DEPTH:
         _fail(source, f"'datasets' nested more than {MAX_DEPTH} deep")
     if not isinstance(desc, dict):
@@ -179,10 +205,11 @@ def _shards(source, desc, base, given, named=False, depth=0):
         if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
             _fail(source, f"shard {i} has no 'url'")
         url = entry["url"].strip()
-        # A shard is one file or object: never a command ("cmd |"), nor a list ("a,b").
-        if not url or _names_command(url) or "," in url or "\0" in url:
-            _fail(source, f"shard {i} ({_quoted(entry['url'])}) names no file or object: no command, no ',' in a "
-                          "shard's url")
+        if not url or not _names_one_object(url):
+            _fail(source, f"shard {i} ({_quoted(entry['url'])}) names no file or object: a shard's url names one, "
+                          "never a command, standard input, list, pattern or offset")
+        if remote_only:
+            _check_remote(source, f"shard {i}", url, base)
         samples, size = entry.get("nsamples"), entry.get("filesize")
         if not _count(samples):
             _fail(source, f"shard {i} ({_quoted(url)}) has no count of samples ('nsamples' from 0 to 2**63-1)")
@@ -205,11 +232,21 @@ def _shards(source, desc, base, given, named=False, depth=0):
                 _fail(source, "a 'source_url' names no index (a file or a URL, never a command)")
             if named:
                 _fail(source, "an index named by another names a third")
-            other = _resolved(component["source_url"].strip(), base)
-            out += _shards(other, _read(other, given), _folder(other), given, True, depth + 1)
+            if remote_only:
+                _check_remote(source, "a 'source_url'", other.strip(), base)
+            other = _resolved(other.strip(), base)
+            out += _shards(other, _read(other, given), _folder(other), given, True, depth + 1, remote_only)
         else:
-            out += _shards(source, component, base, given, named, depth + 1)
+            out += _shards(source, component, base, given, named, depth + 1, remote_only)
     return out
+
+
+def _check_remote(source, what, url, base):
+    """Under the untrusted policy, a remote index reaches no local file and nothing outside its
+    folder: its urls resolve to objects, relative ones without '..'."""
+    if "://" not in _resolved(url, base) or _escapes(url) or (base and _escapes(base)):
+        _fail(source, f"{what} ({_quoted(url)}) names a local file or leaves the index's folder: an untrusted "
+                      "remote index names objects beside it")
 
 
 def _quoted(text):
@@ -224,7 +261,8 @@ def load(source, allow_network=True, allow_pipes=True, confine=None, limits=None
     desc = _read(source, given)
     if not isinstance(desc, dict):
         _fail(source, "expected a JSON object")
-    shards = _shards(source, desc, _folder(source), given)
+    remote_only = "://" in source and bool(_tablio.process_policy()[0])
+    shards = _shards(source, desc, _folder(source), given, remote_only=remote_only)
     seen = set()
     for shard in shards:  # a shard listed twice would give its records twice
         if shard.url in seen:
@@ -258,14 +296,12 @@ _UNTRUSTED_MOST_SAMPLES = 1 << 26
 
 
 def _check_sizes(source, shards, fmt, given):
-    """For an index read as untrusted or confined input: its local shards are what it says
-    before anything is planned from its counts, each one's size, and no more records than that
-    size holds (an epoch planned from a lying index would allocate what it claims). Remote
-    shards are checked when opened, one request each, as every shard is for a trusted index."""
+    """For an index read as untrusted or confined input: its shards are what it says before
+    anything is planned from its counts, each one's size, and no more records than that size
+    holds (an epoch planned from a lying index would allocate what it claims). A remote shard
+    costs one request (HEAD) here; a trusted index's shards are checked when opened."""
     smallest = _MIN_RECORD_BYTES[fmt]
     for shard in shards:
-        if "://" in shard.url:
-            continue
         size = _tablio.stored_size(shard.url, given)
         if shard.size is not None and size != shard.size:
             raise tablio.FormatError(f"{shown(shard.url)} has {size} bytes, and its shard index {shown(source)} "

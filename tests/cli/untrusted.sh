@@ -86,6 +86,19 @@ expect 1 "$tablio" info --type=compressed-matrix ark,t:nan.txt
 # A URL's credentials never reach a message, even in a specifier that is wrong.
 expect 2 "$tablio" info 'tfrecord,bogus:https://user:SECRETPW@host/x?X-Amz-Signature=SIGSECRET'
 if grep -q "SECRETPW\|SIGSECRET" err.txt; then fail "a message showed credentials: $(cat err.txt)"; fi
+expect 1 "$tablio" info --no-pipes 'ark:https://user:SECRETPW@host/some/long/path/x.ark |'
+if grep -q "SEC\|SIGSECRET" err.txt; then fail "a message showed credentials: $(cat err.txt)"; fi
+# A script line that names no input (a NUL, an offset past 2^63) is the script's error, as is a key
+# of the input that the output cannot hold: 1, no usage.
+printf 'utt0 feats.ark:99999999999999999999\n' >up/offset.scp
+expect 1 "$tablio" info scp:up/offset.scp
+contains err.txt "utt0"
+printf 'utt0 feats\000.ark\n' >up/nul.scp
+expect 1 "$tablio" info scp:up/nul.scp
+printf '../escape 1\n' >key.txt
+expect 1 "$tablio" copy --type=token ark,t:key.txt tar:out.tar
+contains err.txt "cannot name a tar member"
+if grep -q Usage: err.txt; then fail "a key from the input is no usage error: $(cat err.txt)"; fi
 
 # A wrong command line is 2 with its usage; bad input never is.
 expect 2 "$tablio" info --max-record-bytes=lots "ark:$kaldi/scp/feats.ark"

@@ -45,6 +45,7 @@ inline void apply_access_options(arguments& args) {
   p.allow_pipes = !args.flag("no-pipes");
   p.allow_network = !args.flag("no-network");
   p.confine = args.get("confine", "");
+  if (p.confine == "true") throw tablio::usage_error("--confine takes a folder: --confine=DIR");
   tablio::limits& l = p.parse_limits;
   l.max_record_bytes = limit_option(args, "max-record-bytes", l.max_record_bytes);
   l.max_element_count = limit_option(args, "max-element-count", l.max_element_count);

@@ -73,9 +73,11 @@ inline bool script_points_at_tfrecord(const tablio::rspecifier& r) {
   auto entry = tablio::parse_script_line(line);
   if (!entry || tablio::classify_rxfilename(entry->rxfilename) != tablio::input_kind::offset_file)
     return false;
-  auto [file, offset] = tablio::split_offset_filename(entry->rxfilename);
-  tablio::reader target = tablio::open_input(file);
-  target.seek(offset);
+  auto target_name = tablio::parse_offset_filename(entry->rxfilename);
+  if (!target_name) return false;  // reading the table says what is wrong with the line
+  // Opened as the table will open it: confined to the script's folder under the untrusted policy.
+  tablio::reader target = tablio::open_input(target_name->file, tablio::table_open_options({}, r.filename));
+  target.seek(target_name->offset);
   return target.ensure(12) && tablio::is_tfrecord_header(target.window());
 }
 

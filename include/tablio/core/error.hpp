@@ -124,8 +124,11 @@ TABLIO_COLD inline std::string printable(std::string_view given, std::string_vie
 // at) into a log; the exception's fields keep what it needs whole (format_error::key()).
 inline constexpr std::size_t max_quoted_bytes = 16;
 
-// The first max_quoted_bytes of `input`, and "..." when there is more: a message piece.
-TABLIO_COLD inline std::string excerpt(std::string_view input) {
+// The first max_quoted_bytes of `input`, and "..." when there is more: a message piece. A URL's
+// credentials go before the cut, which would leave too little of the URL to find them after.
+TABLIO_COLD inline std::string excerpt(std::string_view given) {
+  const std::string cleaned = detail::without_credentials(given);
+  const std::string_view input = cleaned;
   if (input.size() <= max_quoted_bytes) return std::string(input);
   std::size_t cut = max_quoted_bytes;  // not inside a UTF-8 sequence
   while (cut > max_quoted_bytes - 3 && (static_cast<unsigned char>(input[cut]) & 0xC0) == 0x80) --cut;
@@ -163,6 +166,14 @@ class error : public std::runtime_error {
 class usage_error : public error {
  public:
   using error::error;
+};
+
+// A key an output cannot hold (whitespace in an archive's key, a '.' in a tar member's, a key
+// written twice to an LMDB database): the caller's error, or, where keys come from an input
+// being copied, that input's.
+class key_error : public usage_error {
+ public:
+  using usage_error::usage_error;
 };
 
 // A name the options or the process's policy refuse to open (stream/policy.hpp): a command,
@@ -242,6 +253,9 @@ class format_error : public error {
 
 [[noreturn]] TABLIO_COLD inline void throw_usage_error(message what) {
   throw usage_error(detail::printable(detail::join(what)));
+}
+[[noreturn]] TABLIO_COLD inline void throw_key_error(message what) {
+  throw key_error(detail::printable(detail::join(what)));
 }
 [[noreturn]] TABLIO_COLD inline void throw_io_error(std::string_view path, int errnum, message what) {
   throw io_error(std::string(path), errnum, detail::join(what));

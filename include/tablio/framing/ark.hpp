@@ -61,8 +61,8 @@ class archive_writer {
 
  private:
   [[noreturn]] void bad_key(std::string_view key) const {
-    throw_usage_error({"invalid key ", quoted_excerpt(key), " for archive '", out_.name(),
-                       "': keys are non-empty and have no whitespace or unprintable bytes"});
+    throw_key_error({"invalid key ", quoted_excerpt(key), " for archive '", out_.name(),
+                     "': keys are non-empty and have no whitespace or unprintable bytes"});
   }
 
   writer out_;
@@ -93,7 +93,8 @@ class archive_reader {
     if (c < 0) return false;
     // Keys are read as they are written: a value read with the wrong type leaves the reader
     // inside its bytes, and what it takes for the next key is no key.
-    if (!kaldi_io::is_token(key)) detail::bad_key_read(in_.name(), key_offset_, key);
+    if (!kaldi_io::is_token(key))
+      detail::bad_key_read(in_.name(), key_offset_, key, in_.limits().max_token_bytes);
     if (c == ' ' || c == '\t')
       in_.advance(1);  // a newline is left for the object
     else if (c != '\n')

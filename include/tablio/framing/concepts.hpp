@@ -462,17 +462,31 @@ void ask_for_parts(F& f) {
 // A key read that a writer would refuse (empty, whitespace or unprintable bytes): damaged or
 // misread input, never a key to hand on, print or compare.
 [[noreturn]] TABLIO_COLD inline void bad_key_read(std::string_view source,
-                                                  std::optional<std::uint64_t> offset, std::string_view key) {
-  throw_format_error(source, offset, {}, {"a key (non-empty, no whitespace or unprintable bytes)"},
-                     {key.empty() ? std::string("an empty key") : quoted_excerpt(key)});
+                                                  std::optional<std::uint64_t> offset, std::string_view key,
+                                                  std::size_t most) {
+  throw_format_error(
+      source, offset, {},
+      {"a key (non-empty, no whitespace or unprintable bytes, at most ", decimal(most),
+       " bytes: limits::max_token_bytes)"},
+      {key.empty()          ? std::string("an empty key")
+       : key.size() <= most ? quoted_excerpt(key)
+                            : join({decimal(key.size()), " bytes from ", quoted_excerpt(key)})});
 }
 template <class F>
 std::string table_name(const F& f);
+// The longest key a framing reads (its limits::max_token_bytes, as an archive's tokens).
+template <class F>
+std::size_t max_key_bytes(const F& f) {
+  if constexpr (requires { f.max_key_bytes(); })
+    return f.max_key_bytes();
+  else
+    return default_limits.max_token_bytes;
+}
 template <class F>
 void check_key_read(const entry& e, const F& f) {
-  if (!kaldi_io::is_token(e.key)) [[unlikely]]
+  if (!kaldi_io::is_token(e.key) || e.key.size() > max_key_bytes(f)) [[unlikely]]
     bad_key_read(e.source.empty() ? table_name(f) : std::string(e.source),
-                 e.form == entry_form::object ? e.where.offset : e.data_offset, e.key);
+                 e.form == entry_form::object ? e.where.offset : e.data_offset, e.key, max_key_bytes(f));
 }
 
 template <input_framing F>

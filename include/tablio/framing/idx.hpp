@@ -186,6 +186,10 @@ inline idx_header parse_idx_header(std::span<const char> bytes, const std::strin
   }
   if (__builtin_mul_overflow(values, std::uint64_t{idx_type_size(h.type)}, &data))
     fail(4, {"a data size that fits in 64 bits"}, {"2^64 bytes or more"});
+  // Items of no values would be billions of entries read from a 12-byte file.
+  if (h.items() != 0 && h.item_values() == 0)
+    fail(8, {"items that hold values (no dimension after the first is 0)"},
+         {decimal(h.items()), " items of 0 values"});
   if (file_bytes) {
     std::uint64_t have = *file_bytes - h.size_bytes();
     if (options.recover_unfinished) {
@@ -460,6 +464,8 @@ class idx_writer {
       throw_usage_error({"an IDX item of '", out_.name(), "' has ", decimal(values_per_item_),
                          " values, not ", decimal(values)});
     if (written_ == UINT32_MAX) throw_usage_error({"IDX files hold at most 2^32-1 items"});
+    if (values == 0)
+      throw_usage_error({"an IDX item of '", out_.name(), "' holds no values: readers refuse items of none"});
   }
 
   writer out_;

@@ -310,8 +310,8 @@ class lmdb_writer {
     int rc = put_one(batch_.back());
     if (rc == MDB_KEYEXIST) {  // the transaction goes on without it
       batch_.pop_back();
-      throw_usage_error({"key '", key.substr(0, 64), "' written twice to the LMDB database '", env_->path(),
-                         "', which holds one value per key"});
+      throw_key_error({"key '", key.substr(0, 64), "' written twice to the LMDB database '", env_->path(),
+                       "', which holds one value per key"});
     }
     if (rc == MDB_MAP_FULL) {
       grow_and_replay();
@@ -456,6 +456,28 @@ inline std::string lmdb_lock_file(const std::string& path, bool no_subdir) {
 
 }  // namespace detail
 
+// Refuses, for an untrusted or confined output, a database liblmdb would write outside its
+// folder: a folder that is a link, or a data.mdb or lock.mdb that is a link (symbolic or hard)
+// planted for a file elsewhere. liblmdb opens them by name: a link swapped in after this
+// check is a race this cannot close.
+inline void check_lmdb_output(const std::string& path, const open_options& governed_options) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) throw_io_error(path, errno, {"cannot open the LMDB folder"});
+    detail::checked_local_path(path, governed_options, local_use::write);  // its parent: inside
+    return;
+  }
+  if (!S_ISDIR(st.st_mode))
+    throw access_error(detail::printable(detail::join({quoted_excerpt(path),
+                                                       " is not a folder (a link to one is not followed "
+                                                       "for untrusted or confined output)"})));
+  for (const char* file : {"data.mdb", "lock.mdb"}) {
+    std::string name = path + "/" + file;
+    detail::checked_local_path(name, governed_options, local_use::write);
+    detail::check_plain_output(name);
+  }
+}
+
 // Holds the current snapshot of the database at `path` for a reader (lmdb_reader's last
 // argument), when it may be written meanwhile: its lock file exists (a regular file, never a
 // link), so some process opens it with liblmdb, and the reader takes a slot in it as liblmdb's
@@ -468,7 +490,8 @@ inline lmdb_snapshot hold_lmdb_snapshot(const std::string& path, const lmdb_opti
   if (is_closed(governed(open))) return {};
   // liblmdb opens the lock file for writing, following links: only a regular file of its own.
   struct stat st;
-  if (::lstat(detail::lmdb_lock_file(path, options.no_subdir).c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+  if (::lstat(detail::lmdb_lock_file(path, options.no_subdir).c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_nlink != 1)
     return {};
   try {
     lmdb_file checked(detail::lmdb_data_file(path, options.no_subdir), open);

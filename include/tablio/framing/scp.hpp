@@ -197,9 +197,9 @@ inline std::vector<std::uint64_t> entry_ends(const std::vector<script_entry>& en
   for (const script_entry& s : entries) {
     std::size_t colon = offset_colon(s.rxfilename);
     std::string_view name = s.rxfilename;
-    at.push_back(colon == std::string_view::npos
-                     ? std::pair{name, std::uint64_t{0}}
-                     : std::pair{name.substr(0, colon), split_offset_filename(name).offset});
+    std::optional<offset_filename> f =
+        colon == std::string_view::npos ? std::nullopt : parse_offset_filename(name);
+    at.push_back(f ? std::pair{name.substr(0, colon), f->offset} : std::pair{name, std::uint64_t{0}});
   }
   std::vector<std::size_t> order(entries.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -281,7 +281,7 @@ class script_input {
     for (const std::string& key : keys)
       if (const script_entry* s = detail::find_script_entry(entries_, key);
           s && detail::offset_colon(s->rxfilename) != std::string_view::npos &&
-          is_remote_name(s->rxfilename)) {
+          is_remote_name(s->rxfilename) && names_an_input(s->rxfilename)) {
         offset_filename o = split_offset_filename(s->rxfilename);
         std::uint64_t end = ends_[static_cast<std::size_t>(s - entries_.data())];
         wanted.push_back({o.file, {o.offset, end > o.offset ? end - o.offset : std::uint64_t{1} << 20}});
@@ -304,6 +304,10 @@ class script_input {
   void load(entry& e) {
     const script_entry& s = *current_;
     e.pending = false;
+    // A name no input has (a NUL, "|cmd", an offset past 2^63) is the script's fault, not the caller's.
+    if (!names_an_input(s.rxfilename))
+      throw_format_error(name_, std::nullopt, s.key, {"the name of a file, an object or a command"},
+                         {quoted_excerpt(s.rxfilename)});
     if (detail::offset_colon(s.rxfilename) != std::string_view::npos) return load_at_offset(s, e);
     reader in =
         detail::open_script_target(s.rxfilename, name_, [&] { return open_input(s.rxfilename, open_); });

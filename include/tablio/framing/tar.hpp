@@ -512,8 +512,8 @@ class tar_output {
   static void check_key(std::string_view key) {
     std::string_view last = key.substr(key.rfind('/') == std::string_view::npos ? 0 : key.rfind('/') + 1);
     if (last.empty() || last.find('.') != std::string_view::npos || !detail::tar_key_stays_inside(key))
-      throw_usage_error({"key ", quoted_excerpt(key),
-                         " cannot name a tar member: no '.' in its last component, no leading '/' or '..'"});
+      throw_key_error({"key ", quoted_excerpt(key),
+                       " cannot name a tar member: no '.' in its last component, no leading '/' or '..'"});
   }
   std::string_view extension() const {
     return options_.extension.empty() ? std::string_view("bin") : std::string_view(options_.extension);
@@ -574,6 +574,7 @@ class tar_input {
     detail::check_shard(options_.shard_index, options_.shard_count);
   }
 
+  std::size_t max_key_bytes() const noexcept { return open_.parse_limits.max_token_bytes; }
   void set_default_extension(std::string_view extension) {
     if (options_.extension.empty()) options_.extension = extension;
   }

@@ -313,6 +313,7 @@ class tfrecord_input {
     detail::check_shard(options_.shard_index, options_.shard_count);
   }
 
+  std::size_t max_key_bytes() const noexcept { return open_.parse_limits.max_token_bytes; }
   // The next record of this shard; its key is its ordinal over all files until the table
   // takes the record's own key out (key=NAME).
   bool next(entry& e) {

@@ -22,6 +22,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -94,16 +95,30 @@ struct offset_filename {
   std::uint64_t offset = 0;
 };
 
-inline offset_filename split_offset_filename(std::string_view name) {
+// "file:offset" split, or nullopt when the offset is no number below 2^63.
+inline std::optional<offset_filename> parse_offset_filename(std::string_view name) {
   std::size_t colon = detail::offset_colon(name);
-  if (colon == std::string_view::npos) throw_usage_error({"not a file:offset name: '", name, "'"});
+  if (colon == std::string_view::npos) return std::nullopt;
   std::string digits(name.substr(colon + 1));
   errno = 0;
   char* end = nullptr;
   unsigned long long v = std::strtoull(digits.c_str(), &end, 10);
-  if (errno == ERANGE || *end != '\0' || v > std::numeric_limits<std::int64_t>::max())
-    throw_usage_error({"invalid offset in '", name, "'"});
-  return {std::string(name.substr(0, colon)), v};
+  if (errno == ERANGE || *end != '\0' || v > std::numeric_limits<std::int64_t>::max()) return std::nullopt;
+  return offset_filename{std::string(name.substr(0, colon)), v};
+}
+
+inline offset_filename split_offset_filename(std::string_view name) {
+  if (detail::offset_colon(name) == std::string_view::npos)
+    throw_usage_error({"not a file:offset name: '", name, "'"});
+  std::optional<offset_filename> f = parse_offset_filename(name);
+  if (!f) throw_usage_error({"invalid offset in '", name, "'"});
+  return std::move(*f);
+}
+
+// Whether a name opens as an input: no NUL, no "|cmd", and an offset that is a number.
+inline bool names_an_input(std::string_view name) {
+  return classify_rxfilename(name) != input_kind::none &&
+         (detail::offset_colon(name) == std::string_view::npos || parse_offset_filename(name));
 }
 
 // Whether an input can be opened at any offset: a file or a remote object (without an offset

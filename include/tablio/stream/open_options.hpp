@@ -42,6 +42,9 @@ struct open_options {
   // A folder every local name must resolve to a regular file inside of (symbolic links
   // followed), with no command and no standard input; empty: anywhere.
   std::string confine;
+  // Open local files at all. Off for what a remote table or index lists under untrusted options:
+  // an upload served from a server reaches no file of the machine that reads it.
+  bool allow_local = true;
   // Bounds for what parsers reading this input may allocate.
   limits parse_limits = default_limits;
   remote_options remote;

@@ -50,7 +50,7 @@ TABLIO_IMPL open_options governed(const open_options& options, bool for_output =
 // Whether an input opened under these (governed) options takes regular files only, inside
 // its folders, with no command and no standard input.
 inline bool is_closed(const open_options& governed_options) {
-  return governed_options.untrusted || !governed_options.confine.empty();
+  return governed_options.untrusted || !governed_options.confine.empty() || !governed_options.allow_local;
 }
 // The same for an output: it is closed when confined.
 inline bool is_closed_output(const open_options& governed_options) {
@@ -81,6 +81,10 @@ TABLIO_IMPL std::string checked_local_path(const std::string& name, const open_o
 // swapped in between the check and the open.
 TABLIO_IMPL int open_local_file(const std::string& name, int flags, const open_options& governed_options,
                                 const char* action);
+// Refuses a file an output would write through to another: a symbolic link or a second name of
+// a file (a link planted beside an upload for a file elsewhere), a device, a FIFO, a folder.
+// A missing file passes.
+TABLIO_IMPL void check_plain_output(const std::string& name);
 
 }  // namespace detail
 
@@ -111,17 +115,6 @@ inline policy_holder& the_policy() {
   return holder;
 }
 
-inline process_policy policy_from_environment() {
-  process_policy p;
-  if (const char* v = std::getenv("TABLIO_UNTRUSTED"); v && *v && std::string_view(v) != "0") {
-    p.untrusted = true;
-    p.allow_pipes = false;
-    p.allow_network = std::string_view(v) == "network";
-  }
-  if (const char* v = std::getenv("TABLIO_CONFINE"); v && *v) p.confine = v;
-  return p;
-}
-
 // The resolved form of a path (no '.', '..' or link left), or empty with errno set.
 inline std::string resolved_path(const std::string& path) {
   char out[PATH_MAX];
@@ -140,6 +133,21 @@ inline std::string resolved_folder(const std::string& folder) {
   return f;
 }
 
+inline process_policy policy_from_environment() {
+  process_policy p;
+  if (const char* v = std::getenv("TABLIO_UNTRUSTED"); v && *v && std::string_view(v) != "0") {
+    p.untrusted = true;
+    p.allow_pipes = false;
+    p.allow_network = std::string_view(v) == "network";
+  }
+  if (const char* v = std::getenv("TABLIO_CONFINE"); v && *v) {
+    // Resolved once: a relative folder stays the one it named when the process changes folder.
+    std::string resolved = resolved_path(v);
+    p.confine = resolved.empty() ? std::string(v) : resolved;
+  }
+  return p;
+}
+
 [[noreturn]] TABLIO_COLD inline void outside(const std::string& name, const std::string& folder) {
   throw access_error(
       printable(join({quoted_excerpt(name), " lies outside the confining folder '", folder, "'"})));
@@ -148,6 +156,11 @@ inline std::string resolved_folder(const std::string& folder) {
   throw access_error(
       printable(join({quoted_excerpt(name),
                       " is not a regular file: untrusted or confined input opens regular files only"})));
+}
+[[noreturn]] TABLIO_COLD inline void linked_output(const std::string& name) {
+  throw access_error(printable(join({quoted_excerpt(name),
+                                     " is a link to a file with another name (or no regular file): untrusted "
+                                     "or confined output never writes through one"})));
 }
 
 }  // namespace detail
@@ -174,7 +187,7 @@ TABLIO_IMPL void set_process_policy(const process_policy& policy) {
   h.policy.allow_pipes = h.policy.allow_pipes && policy.allow_pipes && !policy.untrusted;
   h.policy.allow_network = h.policy.allow_network && policy.allow_network;
   h.policy.parse_limits = tightest(h.policy.parse_limits, policy.parse_limits);
-  if (!policy.confine.empty()) h.policy.confine = policy.confine;
+  if (!policy.confine.empty()) h.policy.confine = detail::resolved_folder(policy.confine);
 }
 
 TABLIO_IMPL open_options governed(const open_options& options, bool for_output) {
@@ -211,6 +224,9 @@ TABLIO_IMPL void check_standard_stream_allowed(std::string_view name, const open
 
 TABLIO_IMPL std::string checked_local_path(const std::string& name, const open_options& o, local_use use) {
   const bool writing = use == local_use::write;
+  if (!o.allow_local && !writing)
+    throw access_error(printable(
+        join({"a remote table's untrusted entries name no local file: refusing ", quoted_excerpt(name)})));
   if (writing ? !is_closed_output(o) : !is_closed(o)) return name;
   const std::string process_confine = writing ? std::string() : current_process_policy().confine;
   std::string path;
@@ -231,10 +247,20 @@ TABLIO_IMPL std::string checked_local_path(const std::string& name, const open_o
   if (!process_confine.empty() && process_confine != o.confine &&
       !lies_inside(path, resolved_folder(process_confine)))
     outside(name, process_confine);
+  if (writing) {
+    check_plain_output(path);
+    return path;
+  }
   struct stat st;
   if (::lstat(path.c_str(), &st) == 0 ? !S_ISREG(st.st_mode) : use == local_use::read || errno != ENOENT)
     not_regular(name);
   return path;
+}
+
+TABLIO_IMPL void check_plain_output(const std::string& name) {
+  struct stat st;
+  if (::lstat(name.c_str(), &st) == 0 ? !S_ISREG(st.st_mode) || st.st_nlink > 1 : errno != ENOENT)
+    linked_output(name);
 }
 
 TABLIO_IMPL int open_local_file(const std::string& name, int flags, const open_options& o,
@@ -247,20 +273,31 @@ TABLIO_IMPL int open_local_file(const std::string& name, int flags, const open_o
   // upload's folder (a link to a file elsewhere, where the index beside shards goes): never
   // followed either.
   int extra = closed || o.untrusted ? O_NOFOLLOW | O_NONBLOCK | O_NOCTTY : 0;
+  // Nor through a hard link: checked on the open file before it is truncated.
+  const bool plain_output = writing && extra != 0;
+  const int truncate = plain_output ? flags & O_TRUNC : 0;
   int fd;
   do {
-    fd = ::open(path.c_str(), flags | extra | O_CLOEXEC, 0666);
+    fd = ::open(path.c_str(), (flags & ~truncate) | extra | O_CLOEXEC, 0666);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0 && errno == ELOOP && (extra & O_NOFOLLOW))
     throw access_error(printable(join(
         {quoted_excerpt(name), " is a symbolic link, which untrusted or confined input never follows"})));
   if (fd < 0) throw_io_error(name, errno, {action});
   if (extra & O_NONBLOCK) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  if (closed) {
+  if (closed || plain_output) {
     struct stat st;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    bool linked = regular && plain_output && st.st_nlink > 1;  // a device is an output the caller named
+    if ((closed && !regular) || linked) {
       ::close(fd);
+      if (linked) linked_output(name);
       not_regular(name);
+    }
+    if (truncate && regular && ::ftruncate(fd, 0) != 0) {  // a device has nothing to truncate
+      int e = errno;
+      ::close(fd);
+      throw_io_error(name, e, {action});
     }
   }
   return fd;

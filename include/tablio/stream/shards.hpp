@@ -382,22 +382,32 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
   return names;  // glob sorts them
 }
 
-// The files of a comma-separated list of names (commas inside braces are the braces'), each
-// expanded as above; a file named twice is a usage_error.
+namespace detail {
+// Where the first name of a comma-separated list ends (commas inside braces are the braces').
+inline std::size_t list_item_end(std::string_view names, std::size_t start = 0) {
+  int depth = 0;
+  std::size_t i = start;
+  for (; i < names.size() && (names[i] != ',' || depth > 0); ++i) {
+    if (names[i] == '{') ++depth;
+    if (names[i] == '}' && depth > 0) --depth;
+  }
+  return i;
+}
+}  // namespace detail
+
+// The files of a comma-separated list of names, each expanded as above; a file named twice is
+// a usage_error.
 inline std::vector<std::string> expand_shard_list(std::string_view names, const open_options& open = {}) {
   std::vector<std::string> files;
-  int depth = 0;
-  for (std::size_t start = 0, i = 0;; ++i) {
-    if (i < names.size() && names[i] == '{') ++depth;
-    if (i < names.size() && names[i] == '}' && depth > 0) --depth;
-    if (i < names.size() && (names[i] != ',' || depth > 0)) continue;
-    for (auto& f : expand_shards(names.substr(start, i - start), open)) files.push_back(std::move(f));
-    if (i >= names.size()) {
+  for (std::size_t start = 0;;) {
+    std::size_t end = detail::list_item_end(names, start);
+    for (auto& f : expand_shards(names.substr(start, end - start), open)) files.push_back(std::move(f));
+    if (end >= names.size()) {
       if (files.size() > 1)
         detail::check_no_repeats(files, is_remote_name(names) ? remote::redacted(names) : std::string(names));
       return files;
     }
-    start = i + 1;
+    start = end + 1;
   }
 }
 

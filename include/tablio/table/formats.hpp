@@ -24,6 +24,11 @@ TABLIO_IMPL void register_format(const table_format& format);
 TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const open_options& options = {});
 TABLIO_IMPL owned<any_input_base> open_table_input(const rspecifier& r, const open_options& options = {});
 
+// The options what a table named `name` lists is opened with: governed (stream/policy.hpp), and
+// under untrusted ones confined to the folder of `name` (of a list's first name) unless they
+// name a folder; a remote table's entries, an index's shards, reach no local file at all.
+TABLIO_IMPL open_options table_open_options(const open_options& options, std::string_view name);
+
 TABLIO_END_NAMESPACE
 
 #if TABLIO_HEADER_IMPLEMENTATION
@@ -38,6 +43,7 @@ TABLIO_END_NAMESPACE
 #include <tablio/framing/lmdb.hpp>
 #endif
 #include <tablio/stream/shard_index.hpp>
+#include <tablio/stream/shards.hpp>
 
 TABLIO_BEGIN_NAMESPACE
 
@@ -83,10 +89,12 @@ inline owned<any_input_base> open_tfrecord_table_input(const rspecifier& r, cons
 }
 
 #if defined(TABLIO_WITH_LMDB)
-inline owned<any_output_base> open_lmdb_output(const wspecifier& w, const open_options&) {
+inline owned<any_output_base> open_lmdb_output(const wspecifier& w, const open_options& options) {
   if (is_remote_name(w.archive))
     throw_usage_error(
         {"'", w.archive, "': an LMDB database is a local folder; write it there, then copy it"});
+  if (open_options o = governed(options, true); o.untrusted || is_closed_output(o))
+    check_lmdb_output(w.archive, o);
   return erased_output_of<lmdb_output>(w.archive);
 }
 #else
@@ -192,24 +200,24 @@ TABLIO_IMPL void register_format(const table_format& format) {
   registry.first = r;
 }
 
-namespace detail {
-// The options a table opens with: governed, and under untrusted ones confined to the folder of
-// `name` unless they name a folder.
-inline open_options table_options(const open_options& options, std::string_view name) {
+TABLIO_IMPL open_options table_open_options(const open_options& options, std::string_view name) {
   open_options o = governed(options);  // as for reading: the process's folder applies
-  if (o.untrusted && o.confine.empty() && !is_remote_name(name)) {
-    o.confine = shard_index_folder(name);
+  if (!o.untrusted) return o;
+  std::string_view first = name.substr(0, detail::list_item_end(name));
+  if (is_remote_name(first)) {
+    o.allow_local = false;
+  } else if (o.confine.empty()) {
+    o.confine = shard_index_folder(first);
     if (o.confine.empty()) o.confine = ".";
   }
   return o;
 }
-}  // namespace detail
 
 TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const open_options& options) {
   std::optional<table_format> format = find_format(w.format);
   if (!format || !format->open_output) throw_usage_error({"no writable format '", w.format, "'"});
   // The files a script lists come from it: confined like a table read.
-  const open_options& open = w.format == "scp" ? detail::table_options(options, w.script) : options;
+  const open_options& open = w.format == "scp" ? table_open_options(options, w.script) : options;
   owned<any_output_base> framing = format->open_output(w, open);
   if (w.archive.empty() || w.script.empty()) return framing;  // no script beside it
   if (std::string_view why = framing->script_refusal(); !why.empty())
@@ -220,7 +228,7 @@ TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const 
 TABLIO_IMPL owned<any_input_base> open_table_input(const rspecifier& r, const open_options& options) {
   std::optional<table_format> format = find_format(r.format);
   if (!format || !format->open_input) throw_usage_error({"no readable format '", r.format, "'"});
-  open_options open = detail::table_options(options, r.filename);
+  open_options open = table_open_options(options, r.filename);
   if (r.remote.cache.empty() && r.remote.cache_limit == 0) return format->open_input(r, open);
   if (open.untrusted)
     throw access_error("a specifier cannot name a cache (cache=, cache_limit=) for untrusted input");

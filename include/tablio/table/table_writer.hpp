@@ -76,8 +76,8 @@ class table_writer {
   void write(std::string_view key, const value_type& value) {
     if (!framing_) throw_usage_error({"table_writer::write on a writer that is not open"});
     if (!kaldi_io::is_token(key))
-      throw_usage_error({"invalid key ", quoted_excerpt(key),
-                         ": keys are non-empty and have no whitespace or unprintable bytes"});
+      throw_key_error({"invalid key ", quoted_excerpt(key),
+                       ": keys are non-empty and have no whitespace or unprintable bytes"});
     detail::write_entry<H>(*framing_, key, value, record_);
   }
 
