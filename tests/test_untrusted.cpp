@@ -420,3 +420,60 @@ TEST_CASE("a URL cut short in a message keeps no credentials", "[untrusted]") {
   CHECK(quoted_excerpt("ark:https://user:SECRETPW@host/a/long/path/x.ark |").find("SEC") ==
         std::string::npos);
 }
+
+TEST_CASE("a table that is a folder is confined to itself, and what lies outside is outside, found or not",
+          "[untrusted]") {
+  uploads up;
+  const open_options untrusted = with(&open_options::untrusted, true);
+#if defined(TABLIO_WITH_LMDB)
+  // One upload's database links another's data: refused, whether or not the name ends in '/'.
+  for (const char* tenant : {"tenantA", "tenantB"}) fs::create_directory(up.dir + "/" + tenant);
+  {
+    table_writer<bytes_holder> out("lmdb:" + up.dir + "/tenantA");
+    out.write("00000000", "A's record");
+    out.close();
+  }
+  fs::create_symlink("../tenantA/data.mdb", up.dir + "/tenantB/data.mdb");
+  auto read_db = [&](const std::string& name) {
+    for (sequential_table_reader<bytes_holder> r("lmdb:" + name, untrusted); !r.done(); r.next())
+      (void)r.value();
+  };
+  CHECK_NOTHROW(read_db(up.dir + "/tenantA"));
+  CHECK_THROWS_MATCHES(read_db(up.dir + "/tenantB"), access_error, says("outside the confining folder"));
+  CHECK_THROWS_MATCHES(read_db(up.dir + "/tenantB/"), access_error, says("outside the confining folder"));
+#endif
+  // A name outside that does not exist is refused as one that does.
+  for (const std::string& target : {std::string("/etc/passwd"), std::string("/etc/no-such-file-here"),
+                                    up.dir + "/../no-such-file", std::string("/no-such-folder/x")}) {
+    INFO(target);
+    CHECK_THROWS_MATCHES(read_all(up.script(target), untrusted), access_error,
+                         says("outside the confining folder"));
+  }
+  CHECK_THROWS_AS(read_all(up.script(up.dir + "/missing.ark"), up.confined()), io_error);  // inside: missing
+}
+
+TEST_CASE("a script written to that names no output is the script's format error", "[untrusted]") {
+  uploads up;
+  write_text(up.dir + "/w.scp", "utt0 o.ark:5\n");
+  table_writer<holder<matrix<float>>> out("scp,p:" + up.dir + "/w.scp");
+  CHECK_THROWS_MATCHES(out.write("utt0", matrix<float>(1, 1)), format_error, says("w.scp") && says("utt0"));
+}
+
+TEST_CASE("a TFRecord key= key obeys the open's token limit", "[untrusted]") {
+  test::temp_dir dir;
+  {
+    example e;
+    e.features["key"] = std::vector<std::string>{std::string(70000, 'k')};
+    table_writer<example_holder> out("tfrecord:" + (dir / "k.tfrecord"));
+    out.write("00000000", e);
+    out.close();
+  }
+  auto read_keyed = [&](const open_options& o) {
+    for (sequential_table_reader<example_holder> r("tfrecord,key=key:" + (dir / "k.tfrecord"), o); !r.done();
+         r.next())
+      (void)r.value();
+  };
+  CHECK_NOTHROW(read_keyed({}));
+  CHECK_THROWS_MATCHES(read_keyed(with(&open_options::untrusted, true)), format_error,
+                       says("at most 65536 bytes") && says("70000 bytes from"));
+}

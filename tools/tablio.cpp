@@ -255,8 +255,9 @@ void verify_tfrecord(const rspecifier& r, verifier& v) {
         if constexpr (keyed_record_holder<R>)
           if (!r.records.key_feature.empty()) {
             std::string key = h.take_record_key(r.records.key_feature, where);
-            if (!kaldi_io::is_token(key) || key.size() > default_limits.max_token_bytes)
-              detail::bad_key_read(file, records.offset(), key, default_limits.max_token_bytes);
+            std::size_t most = governed({}).parse_limits.max_token_bytes;  // the policy's, --max-token-bytes
+            if (!kaldi_io::is_token(key) || key.size() > most)
+              detail::bad_key_read(file, records.offset(), key, most);
           }
       } catch (const format_error& e) {
         v.report(e.what());

@@ -506,6 +506,15 @@ py::array idx_read(const std::string& path, py::handle access) {
     file = std::make_unique<tablio::idx_file>(path, tablio::idx_read_options{}, open);
   }
   const tablio::idx_header& h = file->header();
+  // What numpy cannot shape is the file's error, as any other: at most 32 dimensions, and a
+  // product of the non-zero ones (numpy multiplies them even when another is 0) that it can count.
+  std::uint64_t bytes = tablio::idx_type_size(h.type);
+  for (std::uint32_t d : h.dims)
+    if (d != 0 && __builtin_mul_overflow(bytes, std::uint64_t{d}, &bytes)) bytes = UINT64_MAX;
+  if (h.dims.size() > 32 || bytes > static_cast<std::uint64_t>(PTRDIFF_MAX))
+    tablio::throw_format_error(path, 3, {},
+                               {"an array numpy can hold: at most 32 dimensions, under 2^63 bytes"},
+                               {tablio::decimal(h.dims.size()), " dimensions"});
   std::vector<py::ssize_t> shape(h.dims.begin(), h.dims.end());
   const char* data = h.items() == 0 ? nullptr : file->item_bytes(0).data();
   py::dtype dtype = idx_dtype(h.type);

@@ -22,6 +22,7 @@ import json
 import os
 import re
 from typing import NamedTuple
+from urllib.parse import unquote
 
 import tablio
 from tablio import _tablio
@@ -109,8 +110,13 @@ def _folder(source):
     return source[:at + 1] if at >= 0 else ""
 
 
+def _is_remote(name):
+    """Whether a name is a remote object's, as tablio opens it (any other "x://" is a local path)."""
+    return name.startswith(("http://", "https://", "s3://"))
+
+
 def _resolved(url, base):
-    if "://" in url or url.startswith(("/", "~")) or not base:
+    if _is_remote(url) or url.startswith(("/", "~")) or not base:
         return os.path.expanduser(url)
     return base.rstrip("/") + "/" + url
 
@@ -134,7 +140,7 @@ def _confined(source, given):
     """The access an index at `source` is read with: never a command; under the untrusted
     policy with no confining folder given, confined to the index's own folder."""
     allow_network, _, confine, limits = given
-    if confine is None and _tablio.process_policy()[0] and "://" not in source:
+    if confine is None and _tablio.process_policy()[0] and not _is_remote(source):
         confine = _folder(source) or "."
     return (allow_network, False, confine, limits)
 
@@ -166,18 +172,18 @@ def _names_one_object(url):
     no pattern."""
     if _names_command(url):
         return False
-    if "://" in url and not url.startswith("s3://"):
+    if _is_remote(url) and not url.startswith("s3://"):
         url = re.split(r"[?#]", url, maxsplit=1)[0]
     elif "?" in url:
         return False
-    if "://" in url:  # the host ("[::1]:8080") is no pattern
+    if _is_remote(url):  # the host ("[::1]:8080") is no pattern
         url = url.split("://", 1)[1].partition("/")[2]
     return not _NOT_ONE_OBJECT.search(url)
 
 
 def _escapes(url):
-    """Whether a relative url leaves its index's folder."""
-    return "://" not in url and not url.startswith(("/", "~")) and ".." in url.split("/")
+    """Whether a relative url leaves its index's folder ("..", "%2e%2e" to a server)."""
+    return not _is_remote(url) and ".." in (unquote(part) for part in url.split("/"))
 
 
 def _count(value):
@@ -244,7 +250,7 @@ def _shards(source, desc, base, given, named=False, depth=0, remote_only=False):
 def _check_remote(source, what, url, base):
     """Under the untrusted policy, a remote index reaches no local file and nothing outside its
     folder: its urls resolve to objects, relative ones without '..'."""
-    if "://" not in _resolved(url, base) or _escapes(url) or (base and _escapes(base)):
+    if not _is_remote(_resolved(url, base)) or _escapes(url) or (base and _escapes(base)):
         _fail(source, f"{what} ({_quoted(url)}) names a local file or leaves the index's folder: an untrusted "
                       "remote index names objects beside it")
 
@@ -261,7 +267,7 @@ def load(source, allow_network=True, allow_pipes=True, confine=None, limits=None
     desc = _read(source, given)
     if not isinstance(desc, dict):
         _fail(source, "expected a JSON object")
-    remote_only = "://" in source and bool(_tablio.process_policy()[0])
+    remote_only = _is_remote(source) and bool(_tablio.process_policy()[0])
     shards = _shards(source, desc, _folder(source), given, remote_only=remote_only)
     seen = set()
     for shard in shards:  # a shard listed twice would give its records twice

@@ -347,3 +347,39 @@ def test_an_untrusted_remote_index_or_script_reaches_no_local_file(nginx, tmp_pa
     assert "its shard index" in lines["lying"] and "says 1099511627776" in lines["lying"]
     assert lines["good"] == "loaded 1"
     assert lines["scp"].startswith("refused:") and "name no local file" in lines["scp"] and SECRET not in untrusted.stdout
+
+
+def test_a_remote_index_reaches_no_local_file_by_any_scheme(nginx, tmp_path):
+    shards(nginx.root)
+    workdir = tmp_path / "work"
+    (workdir / "file:").mkdir(parents=True)  # where "file://..." would resolve, read as a local path
+    one = {"url": "train-000000.tar", "nsamples": 2}
+    for name, desc in {"file": {"shardlist": [{**one, "url": "file://../../www/train-000000.tar"}]},
+                       "scheme": {"shardlist": [{**one, "url": "x://a/../../../www/train-000000.tar"}]},
+                       "base": {"base_path": "file://x", "shardlist": [one]},
+                       "encoded": {"shardlist": [{**one, "url": "%2e%2e/www/train-000000.tar"}]}}.items():
+        (nginx.root / f"{name}.json").write_text(json.dumps(desc))
+    code = f"""
+        import tablio
+        from tablio import shard_index
+        for name in ("file", "scheme", "base", "encoded"):
+            try:
+                shard_index.load("{nginx.url}/" + name + ".json")
+                print(name, "loaded")
+            except tablio.FormatError as e:
+                print(name, "refused")
+    """
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120,
+                          cwd=workdir, env={**os.environ, "TABLIO_UNTRUSTED": "network"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["file", "refused", "scheme", "refused", "base", "refused", "encoded", "refused"]
+
+
+def test_an_idx_file_numpy_cannot_shape_is_a_format_error(tmp_path):
+    many = tmp_path / "many-idx"
+    many.write_bytes(bytes([0, 0, 8, 255]) + (1).to_bytes(4, "big") * 255 + b"\x07")
+    huge = tmp_path / "huge-idx"
+    huge.write_bytes(bytes([0, 0, 8, 3]) + bytes(4) + b"\xff" * 8)
+    for path in (many, huge):
+        with pytest.raises(tablio.FormatError, match="numpy can hold"):
+            tablio.idx.read(str(path))

@@ -256,10 +256,11 @@ struct entry {
                                       // one origin hold the same object (ranges of it)
   std::string_view key_name;          // record: the record keeps its key in this bytes feature...
   bool provisional_key = false;       // ...and `key` (an ordinal) stands in for it until taken out
-  bool pending = false;               // the value is still to be loaded (framings with load())
-  location where;                     // for read_at() and for scripts
-  std::string_view source;            // record, array: what errors name (the file)
-  std::uint64_t data_offset = 0;      // record, array: offset of the bytes in source
+  std::size_t max_key_bytes = default_limits.max_token_bytes;  // ...which is at most this long
+  bool pending = false;           // the value is still to be loaded (framings with load())
+  location where;                 // for read_at() and for scripts
+  std::string_view source;        // record, array: what errors name (the file)
+  std::uint64_t data_offset = 0;  // record, array: offset of the bytes in source
 };
 
 // How a table reads: Kaldi's rspecifier options.

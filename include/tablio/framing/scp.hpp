@@ -362,6 +362,7 @@ class script_input {
     e.range = current_->range;
     e.origin = current_->rxfilename;
     e.key_name = options_.key_name;
+    e.max_key_bytes = open_.parse_limits.max_token_bytes;
     e.provisional_key = false;
     return true;
   }
@@ -460,6 +461,10 @@ class script_targets_output {
       if (!options_.permissive) throw_usage_error({"key '", key, "' is not in the script '", name_, "'"});
       out_.emplace(detail::discard_sink{}, "<skipped>", 64);
     } else {
+      // A line that names no output (an offset, a NUL, "cmd |") is the script's fault.
+      if (classify_wxfilename(target->rxfilename) == output_kind::none)
+        throw_format_error(name_, std::nullopt, target->key, {"the name of a file or a command to write"},
+                           {quoted_excerpt(target->rxfilename)});
       out_.emplace(detail::open_script_target(target->rxfilename, name_,
                                               [&] { return open_output(target->rxfilename, open_); }));
     }

@@ -362,6 +362,7 @@ class tfrecord_input {
     e.bytes = record;
     e.key_name = options_.key_name;
     e.provisional_key = !options_.key_name.empty();
+    e.max_key_bytes = max_key_bytes();
     e.where = {file, offset};
     e.source = files_.files()[file];
     e.data_offset = offset + 12;

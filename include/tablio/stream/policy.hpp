@@ -152,6 +152,38 @@ inline process_policy policy_from_environment() {
   throw access_error(
       printable(join({quoted_excerpt(name), " lies outside the confining folder '", folder, "'"})));
 }
+// The absolute form of a path with '.' and '..' taken as written (no link followed).
+inline std::string lexical_absolute(const std::string& path) {
+  std::string whole = path;
+  char cwd[PATH_MAX];
+  if (path.empty() || path[0] != '/') whole = std::string(::getcwd(cwd, sizeof cwd) ? cwd : "") + "/" + path;
+  std::string out;
+  for (std::size_t i = 0; i <= whole.size();) {
+    std::size_t end = whole.find('/', i);
+    if (end == std::string::npos) end = whole.size();
+    std::string_view part(whole.data() + i, end - i);
+    if (part == "..")
+      out.resize(out.rfind('/') == std::string::npos ? 0 : out.rfind('/'));
+    else if (!part.empty() && part != ".")
+      out.append("/").append(part);
+    i = end + 1;
+  }
+  return out.empty() ? "/" : out;
+}
+
+// A name that cannot be resolved: outside a confining folder as written, it is refused as
+// outside, as one that exists would be (whether a file out there exists is not the input's to
+// learn); inside, it is missing.
+[[noreturn]] TABLIO_COLD inline void missing(const std::string& name, int errnum,
+                                             std::initializer_list<std::string> folders, const char* what) {
+  std::string written = lexical_absolute(name);
+  for (const std::string& folder : folders)
+    if (!folder.empty() && !lies_inside(written, lexical_absolute(folder)) &&
+        !lies_inside(written, resolved_folder(folder)))
+      outside(name, folder);
+  throw_io_error(name, errnum, {what});
+}
+
 [[noreturn]] TABLIO_COLD inline void not_regular(const std::string& name) {
   throw access_error(
       printable(join({quoted_excerpt(name),
@@ -237,11 +269,11 @@ TABLIO_IMPL std::string checked_local_path(const std::string& name, const open_o
     std::string base = slash == std::string::npos ? name : name.substr(slash + 1);
     if (base.empty() || base == "." || base == "..") not_regular(name);
     std::string resolved = resolved_path(folder);
-    if (resolved.empty()) throw_io_error(name, errno, {"cannot resolve the folder of"});
+    if (resolved.empty()) missing(name, errno, {o.confine, process_confine}, "cannot resolve the folder of");
     path = (resolved == "/" ? "" : resolved) + "/" + base;
   } else {
     path = resolved_path(name);
-    if (path.empty()) throw_io_error(name, errno, {"cannot open for reading"});
+    if (path.empty()) missing(name, errno, {o.confine, process_confine}, "cannot open for reading");
   }
   if (!o.confine.empty() && !lies_inside(path, resolved_folder(o.confine))) outside(name, o.confine);
   if (!process_confine.empty() && process_confine != o.confine &&

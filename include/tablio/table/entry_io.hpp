@@ -184,8 +184,8 @@ void read_record(H& h, entry& e) {
     if (!e.key_name.empty()) {
       if constexpr (keyed_record_holder<H>) {
         std::string key = h.take_record_key(e.key_name, source);
-        if (!kaldi_io::is_token(key) || key.size() > default_limits.max_token_bytes)
-          bad_key_read(source, e.data_offset, key, default_limits.max_token_bytes);
+        if (!kaldi_io::is_token(key) || key.size() > e.max_key_bytes)
+          bad_key_read(source, e.data_offset, key, e.max_key_bytes);
         if (e.provisional_key)
           e.key = std::move(key);
         else if (key != e.key)

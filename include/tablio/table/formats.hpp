@@ -25,8 +25,9 @@ TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const 
 TABLIO_IMPL owned<any_input_base> open_table_input(const rspecifier& r, const open_options& options = {});
 
 // The options what a table named `name` lists is opened with: governed (stream/policy.hpp), and
-// under untrusted ones confined to the folder of `name` (of a list's first name) unless they
-// name a folder; a remote table's entries, an index's shards, reach no local file at all.
+// under untrusted ones confined to the folder of `name` (of a list's first name; to `name`
+// itself when it is a folder, as an LMDB database is) unless they name a folder; a remote table's entries, an
+// index's shards, reach no local file at all.
 TABLIO_IMPL open_options table_open_options(const open_options& options, std::string_view name);
 
 TABLIO_END_NAMESPACE
@@ -44,6 +45,8 @@ TABLIO_END_NAMESPACE
 #endif
 #include <tablio/stream/shard_index.hpp>
 #include <tablio/stream/shards.hpp>
+
+#include <sys/stat.h>
 
 TABLIO_BEGIN_NAMESPACE
 
@@ -207,7 +210,10 @@ TABLIO_IMPL open_options table_open_options(const open_options& options, std::st
   if (is_remote_name(first)) {
     o.allow_local = false;
   } else if (o.confine.empty()) {
-    o.confine = shard_index_folder(first);
+    // A table that is a folder (an LMDB database) is confined to itself, not to its neighbours.
+    struct stat st;
+    std::string path(first);
+    o.confine = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? path : shard_index_folder(first);
     if (o.confine.empty()) o.confine = ".";
   }
   return o;
