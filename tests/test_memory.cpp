@@ -91,3 +91,27 @@ TEST_CASE("random access to a 200 MB archive keeps memory bounded", "[table][mem
                                                    << sorted - baseline << " MiB");
   fs::remove_all(dir);
 }
+
+#if defined(TABLIO_WITH_ZLIB)
+TEST_CASE("a record read from a stream of unknown size takes what it holds, not twice", "[table][memory]") {
+  test::temp_dir dir;
+  const std::string file = dir / "one.tfrecord.gz";
+  // One record of 64 MiB, inflated as it is read: with its CRC, 4 bytes past a power of two,
+  // where a buffer that doubles would take 128 MiB for the last 4 bytes.
+  constexpr std::size_t size = std::size_t{64} << 20;
+  {
+    table_writer<bytes_holder> out("tfrecord,gzip:" + file);
+    out.write("00000000", std::string(size, 'x'));
+    out.close();
+  }
+  double baseline = child_peak_mib([] { return true; });
+  double peak = child_peak_mib([&] {
+    tfrecord_reader records(open_tfrecord_input(file));
+    std::string_view record;
+    return records.next(record) && record.size() == size;
+  });
+  REQUIRE(peak > 0);
+  if (measuring) CHECK(peak - baseline < 96);
+  WARN("peak RSS over the test process for a 64 MiB record: " << peak - baseline << " MiB");
+}
+#endif

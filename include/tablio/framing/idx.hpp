@@ -333,13 +333,10 @@ class idx_file {
           detail::min_of<std::uint64_t>(detail::max_of<std::uint64_t>(have, 1 << 16), 1 << 20);
       std::size_t chunk = static_cast<std::size_t>(detail::min_of<std::uint64_t>(need - have, step));
       std::size_t at = owned_.size();
-      // Room doubles with what arrived, and takes the claim once a quarter of it is there: each
-      // move copies at most half the claim, so that memory peaks at the claim, not twice it.
-      if (at + chunk > owned_.capacity()) {
-        const std::uint64_t claim = need == UINT64_MAX ? need : got + need;
-        std::uint64_t room = detail::max_of<std::uint64_t>(2 * owned_.capacity(), at + chunk);
-        owned_.reserve(static_cast<std::size_t>(room >= claim / 2 ? claim : room));
-      }
+      // Room doubles with what arrived, up to the claim: memory follows the data, not the header.
+      if (at + chunk > owned_.capacity())
+        owned_.reserve(static_cast<std::size_t>(
+            detail::grown_capacity(need == UINT64_MAX ? need : got + need, at + chunk)));
       owned_.resize(at + chunk);
       std::size_t n = in.read_some(owned_.data() + at, chunk);
       owned_.resize(at + n);

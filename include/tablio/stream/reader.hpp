@@ -25,6 +25,18 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+namespace detail {
+// The capacity a buffer that may grow to `claim` bytes takes when it must hold `need`: the
+// least of claim >> j that is, so that successive ones at least double (a string grown by less
+// than twice its capacity takes twice anyway: the last bytes of a 1 GiB record would take 2 GiB)
+// and the last is the claim, and memory peaks at 1.5 times what arrived, never at the claim.
+inline std::uint64_t grown_capacity(std::uint64_t claim, std::uint64_t need) {
+  std::uint64_t target = claim;
+  while (target / 2 >= need) target /= 2;
+  return target;
+}
+}  // namespace detail
+
 // Bytes [offset, offset + size) of an input.
 struct byte_range {
   std::uint64_t offset = 0, size = 0;
@@ -462,7 +474,7 @@ class reader {
       std::size_t have = scratch.size();
       std::size_t step = detail::min_of(n - have, detail::max_of(have, limits_.max_reserve_bytes));
       if (have + step > scratch.capacity())
-        scratch.reserve(detail::min_of(n, detail::max_of(2 * scratch.capacity(), have + step)));
+        scratch.reserve(static_cast<std::size_t>(detail::grown_capacity(n, have + step)));
       scratch.resize(have + step);
       std::size_t got = read_some(scratch.data() + have, step);
       scratch.resize(have + got);
