@@ -325,7 +325,7 @@ TEST_CASE("a remote table's untrusted entries reach no local file", "[untrusted]
   // A local table stays confined to its folder; a list, to its first name's.
   CHECK(table_open_options(with(&open_options::untrusted, true), up.dir + "/a.scp").allow_local);
   CHECK(table_open_options(with(&open_options::untrusted, true), up.dir + "/a.tar," + up.dir + "/b.tar")
-            .confine == up.dir + "/");
+            .confine == up.dir);
 }
 
 TEST_CASE("untrusted output never writes through a link planted beside it", "[untrusted]") {
@@ -476,4 +476,50 @@ TEST_CASE("a TFRecord key= key obeys the open's token limit", "[untrusted]") {
   CHECK_NOTHROW(read_keyed({}));
   CHECK_THROWS_MATCHES(read_keyed(with(&open_options::untrusted, true)), format_error,
                        says("at most 65536 bytes") && says("70000 bytes from"));
+}
+
+TEST_CASE("a link planted in an upload's folder does not carry its confinement elsewhere", "[untrusted]") {
+  uploads up;
+  const open_options untrusted = with(&open_options::untrusted, true);
+  // Another tenant's folder, and links to it planted in this upload's.
+  const std::string other = up.root / "other";
+  fs::create_directory(other);
+  fs::copy_file(up.dir + "/a.ark", other + "/a.ark");
+  fs::create_directory_symlink(other, up.dir + "/linked");
+  CHECK_THROWS_MATCHES(read_all("ark:" + up.dir + "/linked/a.ark", untrusted), access_error, says("outside"));
+  {
+    test::in_folder here(up.root.path);
+    CHECK_THROWS_MATCHES(read_all("ark:up/linked/a.ark", untrusted), access_error, says("outside"));
+  }
+#if defined(TABLIO_WITH_LMDB)
+  {
+    table_writer<bytes_holder> out("lmdb:" + other + "/db");
+    out.write("00000000", "the other's record");
+    out.close();
+  }
+  fs::create_directory_symlink(other + "/db", up.dir + "/db");
+  for (const std::string& name : {up.dir + "/db", up.dir + "/db/"}) {
+    INFO(name);
+    CHECK_THROWS_MATCHES(
+        [&] {
+          for (sequential_table_reader<bytes_holder> r("lmdb:" + name, untrusted); !r.done(); r.next())
+            (void)r.value();
+        }(),
+        access_error, says("outside"));
+  }
+#endif
+  // A link to a missing file elsewhere is refused as a link to an existing one is.
+  fs::create_symlink(up.root / "no-such-file.ark", up.dir + "/dangling.ark");
+  CHECK_THROWS_MATCHES(read_all(up.script(up.dir + "/dangling.ark"), up.confined()), access_error,
+                       says("outside"));
+  CHECK_THROWS_MATCHES(read_all(up.script(up.dir + "/linked/no-such-file.ark"), up.confined()), access_error,
+                       says("outside"));
+}
+
+TEST_CASE("script lines read or written that name no file are the script's errors", "[untrusted]") {
+  uploads up;
+  CHECK_THROWS_MATCHES(read_all(up.script(":5"), {}), format_error, says("utt0"));
+  write_text(up.dir + "/w.scp", "other " + up.dir + "/o.ark\n");
+  table_writer<holder<matrix<float>>> out("scp:" + up.dir + "/w.scp");
+  CHECK_THROWS_AS(out.write("utt0", matrix<float>(1, 1)), key_error);
 }

@@ -39,7 +39,7 @@ std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) 
   cli::with_form<In>(read_form, [&]<class R>() {
     cli::with_form<Out>(write_form, [&]<class W>() {
       sequential_table_reader<R> in(rspec);
-      table_writer<W> out(wspec);
+      table_writer<W> out(wspec, cli::output_access());
       cli::progress shown("copy");
       for (auto& [key, value] : in) {
         // A value that cannot be converted, or that the output refuses after taking others, is
@@ -363,7 +363,7 @@ int shard(arguments& args) {
     shard_plan made;
     cli::with_form<H>(read_form, [&]<class R>() {
       cli::with_form<H>(write_form, [&]<class W>() {
-        made = shard_table<R, W>(rspec, wspec, std::stoull(count), balance);
+        made = shard_table<R, W>(rspec, wspec, std::stoull(count), balance, cli::output_access());
       });
     });
     return made;
@@ -380,7 +380,8 @@ int index_shards(arguments& args) {
   std::string type = cli::value_type_of(args, "bytes");
   args.finish(1, 1);
   const std::string& rspec = args.positional()[0];
-  shard_index index = cli::with_type(type, [&]<class H>() { return tablio::index_shards<H>(rspec); });
+  shard_index index =
+      cli::with_type(type, [&]<class H>() { return tablio::index_shards<H>(rspec, cli::output_access()); });
   std::uint64_t samples = 0;
   for (const shard_index_entry& s : index.shards) samples += s.samples;
   std::printf("%s\t%zu shards\t%llu entries\n", shard_index_name(require_rspecifier(rspec).filename).c_str(),

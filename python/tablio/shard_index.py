@@ -182,8 +182,8 @@ def _names_one_object(url):
 
 
 def _escapes(url):
-    """Whether a relative url leaves its index's folder ("..", "%2e%2e" to a server)."""
-    return not _is_remote(url) and ".." in (unquote(part) for part in url.split("/"))
+    """Whether a relative url leaves its index's folder ("..", "%2e%2e%2f" to a server)."""
+    return not _is_remote(url) and ".." in unquote(url).split("/")
 
 
 def _count(value):

@@ -383,3 +383,9 @@ def test_an_idx_file_numpy_cannot_shape_is_a_format_error(tmp_path):
     for path in (many, huge):
         with pytest.raises(tablio.FormatError, match="numpy can hold"):
             tablio.idx.read(str(path))
+
+
+def test_a_remote_index_url_that_climbs_out_encoded_is_refused():
+    from tablio.shard_index import _escapes
+    assert _escapes("../a.tar") and _escapes("%2e%2e/a.tar") and _escapes("%2E%2E%2Fsecret/a.tar")
+    assert not _escapes("a/b.tar") and not _escapes("a..b.tar")

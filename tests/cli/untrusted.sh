@@ -99,6 +99,15 @@ printf '../escape 1\n' >key.txt
 expect 1 "$tablio" copy --type=token ark,t:key.txt tar:out.tar
 contains err.txt "cannot name a tar member"
 if grep -q Usage: err.txt; then fail "a key from the input is no usage error: $(cat err.txt)"; fi
+# --confine confines what the tool writes too: a folder link planted in the upload leads nowhere.
+mkdir -p elsewhere && ln -sfn "$work/elsewhere" up/planted
+printf 'k 1\n' >up/ok.txt
+expect 1 "$tablio" copy --confine="$work/up" --type=token "ark,t:$work/up/ok.txt" "ark:$work/up/planted/x.ark"
+contains err.txt "outside the confining folder"
+[ ! -e elsewhere/x.ark ] || fail "copy wrote through a planted folder link"
+expect 0 "$tablio" copy --confine="$work/up" --type=token "ark,t:$work/up/ok.txt" "ark:$work/up/own.ark"
+printf 'utt0 :5\n' >up/empty-file.scp
+expect 1 "$tablio" info scp:up/empty-file.scp
 
 # A wrong command line is 2 with its usage; bad input never is.
 expect 2 "$tablio" info --max-record-bytes=lots "ark:$kaldi/scp/feats.ark"

@@ -38,6 +38,13 @@ inline std::uint64_t limit_option(arguments& args, const std::string& name, std:
   return std::stoull(v);
 }
 
+// The options the tool's outputs open with: --confine confines what it writes too (the process's
+// policy confines only what is read, an output's name being the caller's).
+inline tablio::open_options& output_access() {
+  static tablio::open_options options;
+  return options;
+}
+
 // Reads the access options and sets the process's policy from them.
 inline void apply_access_options(arguments& args) {
   tablio::process_policy p;
@@ -46,6 +53,7 @@ inline void apply_access_options(arguments& args) {
   p.allow_network = !args.flag("no-network");
   p.confine = args.get("confine", "");
   if (p.confine == "true") throw tablio::usage_error("--confine takes a folder: --confine=DIR");
+  output_access().confine = p.confine;
   tablio::limits& l = p.parse_limits;
   l.max_record_bytes = limit_option(args, "max-record-bytes", l.max_record_bytes);
   l.max_element_count = limit_option(args, "max-element-count", l.max_element_count);

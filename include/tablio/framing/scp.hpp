@@ -458,7 +458,8 @@ class script_targets_output {
   writer& begin(std::string_view key) {
     const script_entry* target = detail::find_script_entry(targets_, key);
     if (!target) {
-      if (!options_.permissive) throw_usage_error({"key '", key, "' is not in the script '", name_, "'"});
+      if (!options_.permissive)
+        throw_key_error({"key ", quoted_excerpt(key), " is not in the script '", name_, "'"});
       out_.emplace(detail::discard_sink{}, "<skipped>", 64);
     } else {
       // A line that names no output (an offset, a NUL, "cmd |") is the script's fault.

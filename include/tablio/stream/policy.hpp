@@ -171,16 +171,23 @@ inline std::string lexical_absolute(const std::string& path) {
   return out.empty() ? "/" : out;
 }
 
-// A name that cannot be resolved: outside a confining folder as written, it is refused as
-// outside, as one that exists would be (whether a file out there exists is not the input's to
-// learn); inside, it is missing.
+// A name that cannot be resolved is refused as outside, as one that exists would be, when it
+// would lie outside a confining folder: as written, through the links of its folder, or as a link
+// to nothing (whether a file out there exists is not the input's to learn); else it is missing.
 [[noreturn]] TABLIO_COLD inline void missing(const std::string& name, int errnum,
                                              std::initializer_list<std::string> folders, const char* what) {
-  std::string written = lexical_absolute(name);
-  for (const std::string& folder : folders)
-    if (!folder.empty() && !lies_inside(written, lexical_absolute(folder)) &&
-        !lies_inside(written, resolved_folder(folder)))
-      outside(name, folder);
+  const std::string written = lexical_absolute(name);
+  const std::string folder_of_name = resolved_path(written.substr(0, written.rfind('/') + 1));
+  struct stat st;
+  const bool dangling = ::lstat(name.c_str(), &st) == 0;  // a name there, that resolves to nothing
+  for (const std::string& folder : folders) {
+    if (folder.empty()) continue;
+    const std::string confining = resolved_folder(folder);
+    bool inside = folder_of_name.empty()
+                      ? lies_inside(written, lexical_absolute(folder)) || lies_inside(written, confining)
+                      : lies_inside(folder_of_name, confining);
+    if (!inside || dangling) outside(name, folder);
+  }
   throw_io_error(name, errnum, {what});
 }
 

@@ -52,6 +52,41 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace detail {
 
+// Whether a path names a symbolic link.
+inline bool is_link(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+// The folder a table named `name` is confined to under the untrusted policy: its name's folder
+// (the name itself when it is a folder, as an LMDB database is), short of any component that is a
+// symbolic link (for an absolute name, of the last ones that are: the system's own links sit
+// above), so that a link planted in an upload does not carry the folder elsewhere.
+inline std::string implied_folder(std::string_view name) {
+  std::string path(name);
+  struct stat st;
+  std::string folder =
+      ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? path : shard_index_folder(name);
+  while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
+  auto parent = [](const std::string& f) {
+    std::size_t slash = f.rfind('/');
+    return slash == std::string::npos ? std::string() : slash == 0 ? std::string("/") : f.substr(0, slash);
+  };
+  if (!folder.empty() && folder[0] != '/') {
+    for (std::size_t end = folder.find('/');; end = folder.find('/', end + 1)) {
+      std::string prefix = folder.substr(0, end);
+      if (is_link(prefix)) {
+        folder = parent(prefix);
+        break;
+      }
+      if (end == std::string::npos) break;
+    }
+  } else {
+    while (folder.size() > 1 && is_link(folder)) folder = parent(folder);
+  }
+  return folder.empty() ? "." : folder;
+}
+
 template <class F, class... Args>
 owned<any_output_base> erased_output_of(Args&&... args) {
   return make_owned<erased_output<F>>(std::forward<Args>(args)...);
@@ -210,11 +245,7 @@ TABLIO_IMPL open_options table_open_options(const open_options& options, std::st
   if (is_remote_name(first)) {
     o.allow_local = false;
   } else if (o.confine.empty()) {
-    // A table that is a folder (an LMDB database) is confined to itself, not to its neighbours.
-    struct stat st;
-    std::string path(first);
-    o.confine = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? path : shard_index_folder(first);
-    if (o.confine.empty()) o.confine = ".";
+    o.confine = detail::implied_folder(first);
   }
   return o;
 }
