@@ -189,8 +189,8 @@ class io_error : public error {
   io_error(std::string path, int errnum, std::string_view what)
       : error(compose(path, errnum, what)), path_(std::move(path)), errno_(errnum) {}
   // The same failure told in another message, naming `path` (a name shown otherwise).
-  io_error(const io_error& e, std::string path, const std::string& message)
-      : error(message), path_(std::move(path)), errno_(e.errno_) {}
+  io_error(const io_error& e, std::string path, const std::string& told)
+      : error(told), path_(std::move(path)), errno_(e.errno_) {}
 
   const std::string& path() const noexcept { return path_; }
   // 0 when the failure has no errno (e.g. a pipe command's non-zero exit status).
@@ -286,8 +286,8 @@ inline error_reporter current_reporter = &print_error;
 inline error_reporter set_error_reporter(error_reporter r) noexcept {
   return __atomic_exchange_n(&detail::current_reporter, r ? r : &detail::print_error, __ATOMIC_ACQ_REL);
 }
-inline void report_error(const char* message) noexcept {
-  __atomic_load_n(&detail::current_reporter, __ATOMIC_ACQUIRE)(message);
+inline void report_error(const char* text) noexcept {
+  __atomic_load_n(&detail::current_reporter, __ATOMIC_ACQUIRE)(text);
 }
 
 TABLIO_END_NAMESPACE

@@ -259,12 +259,12 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
       check_tar_data_fits(in, at, *size, "a tar extended header", {});
       std::string_view data =
           in.read_view(static_cast<std::size_t>(*size), scratch, "bytes of a tar extended header");
-      tar_member extended;
+      tar_member meta;
       if (type == 'x' || type == 'X') {
-        if (apply_pax(in, at, data, extended)) pax_size = extended.size;
-        if (!extended.name.empty()) long_name = extended.name;
+        if (apply_pax(in, at, data, meta)) pax_size = meta.size;
+        if (!meta.name.empty()) long_name = meta.name;
       } else if (type == 'g') {
-        apply_pax(in, at, data, extended);  // checked; global names and sizes mean nothing here
+        apply_pax(in, at, data, meta);  // checked; global names and sizes mean nothing here
       } else if (type == 'L') {
         long_name = std::string(data.substr(0, strnlen(data.data(), data.size())));
       }

@@ -376,11 +376,11 @@ class compressed_matrix {
   static float char_to_float(float p0, float p25, float p75, float p100, int v) noexcept {
     double f;
     if (v <= 64)
-      f = p0 + detail::unfused(detail::unfused((p25 - p0) * v) * (1 / 64.0));
+      f = p0 + detail::unfused(detail::unfused((p25 - p0) * static_cast<float>(v)) * (1 / 64.0));
     else if (v <= 192)
-      f = p25 + detail::unfused(detail::unfused((p75 - p25) * (v - 64)) * (1 / 128.0));
+      f = p25 + detail::unfused(detail::unfused((p75 - p25) * static_cast<float>(v - 64)) * (1 / 128.0));
     else
-      f = p75 + detail::unfused(detail::unfused((p100 - p75) * (v - 192)) * (1 / 63.0));
+      f = p75 + detail::unfused(detail::unfused((p100 - p75) * static_cast<float>(v - 192)) * (1 / 63.0));
     return static_cast<float>(f);
   }
 
@@ -454,7 +454,7 @@ class compressed_matrix {
     }
 #endif
     for (; v <= to; ++v)
-      table[v] = static_cast<float>(base + detail::unfused(detail::unfused(slope * (v - offset)) * scale));
+      table[v] = static_cast<float>(base + detail::unfused(detail::unfused(slope * static_cast<float>(v - offset)) * scale));
   }
 
   // Kaldi's int cast then clamp to [0, hi], with the clamp first: the same result wherever the

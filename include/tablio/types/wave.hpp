@@ -81,12 +81,12 @@ class wave_data {
     if (auto left = r.remaining()) want = detail::min_of(want, *left);
     std::string bytes;
     while (bytes.size() < want) {
-      std::size_t at = bytes.size();
+      std::size_t have = bytes.size();
       std::size_t step = static_cast<std::size_t>(
-          detail::min_of<std::uint64_t>(want - at, detail::max_of<std::size_t>(at, 1 << 16)));
-      bytes.resize(at + step);
-      std::size_t got = r.read_some(bytes.data() + at, step);
-      bytes.resize(at + got);
+          detail::min_of<std::uint64_t>(want - have, detail::max_of<std::size_t>(have, 1 << 16)));
+      bytes.resize(have + step);
+      std::size_t got = r.read_some(bytes.data() + have, step);
+      bytes.resize(have + got);
       if (got == 0) break;
     }
     if (bytes.size() > limit) r.fail({"a wave of at most limits::max_record_bytes"}, {"more"});
