@@ -736,6 +736,9 @@ PYBIND11_MODULE(_tablio, m) {
   m.def("shard_index_folder", &tablio::shard_index_folder, py::arg("pattern"),
         "The folder a shard index's relative URLs start from.");
   m.def(
+      "is_remote_name", [](std::string_view name) { return tablio::is_remote_name(name); }, py::arg("name"),
+      "Whether tablio opens the name as a remote object (http://, https://, s3://).");
+  m.def(
       "stored_size",
       [](const std::string& name, py::handle access) {
         tablio::open_options open = access_of(access);

@@ -112,7 +112,7 @@ def _folder(source):
 
 def _is_remote(name):
     """Whether a name is a remote object's, as tablio opens it (any other "x://" is a local path)."""
-    return name.startswith(("http://", "https://", "s3://"))
+    return _tablio.is_remote_name(name)
 
 
 def _resolved(url, base):

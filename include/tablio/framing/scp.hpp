@@ -280,9 +280,11 @@ class script_input {
     std::vector<std::pair<std::string, byte_range>> wanted;
     for (const std::string& key : keys)
       if (const script_entry* s = detail::find_script_entry(entries_, key);
-          s && detail::offset_colon(s->rxfilename) != std::string_view::npos &&
-          is_remote_name(s->rxfilename) && names_an_input(s->rxfilename)) {
-        offset_filename o = split_offset_filename(s->rxfilename);
+          s && is_remote_name(s->rxfilename) &&
+          detail::offset_colon(s->rxfilename) != std::string_view::npos) {
+        std::optional<offset_filename> at = parse_offset_filename(s->rxfilename);
+        if (!at) continue;  // reading it says what is wrong
+        const offset_filename& o = *at;
         std::uint64_t end = ends_[static_cast<std::size_t>(s - entries_.data())];
         wanted.push_back({o.file, {o.offset, end > o.offset ? end - o.offset : std::uint64_t{1} << 20}});
       }
@@ -304,11 +306,14 @@ class script_input {
   void load(entry& e) {
     const script_entry& s = *current_;
     e.pending = false;
-    // A name no input has (a NUL, "|cmd", an offset past 2^63) is the script's fault, not the caller's.
-    if (!names_an_input(s.rxfilename))
+    // A name no input has (a NUL, "|cmd", an offset past 2^63) is the script's fault, not the
+    // caller's. "file:offset" is parsed once.
+    const bool offset = detail::offset_colon(s.rxfilename) != std::string_view::npos;
+    std::optional<offset_filename> at = offset ? parse_offset_filename(s.rxfilename) : std::nullopt;
+    if (offset ? !at || !can_open_at(at->file) : classify_rxfilename(s.rxfilename) == input_kind::none)
       throw_format_error(name_, std::nullopt, s.key, {"the name of a file, an object or a command"},
                          {quoted_excerpt(s.rxfilename)});
-    if (detail::offset_colon(s.rxfilename) != std::string_view::npos) return load_at_offset(s, e);
+    if (at) return load_at_offset(s, *at, e);
     reader in =
         detail::open_script_target(s.rxfilename, name_, [&] { return open_input(s.rxfilename, open_); });
     if (classify_rxfilename(s.rxfilename) != input_kind::pipe) {
@@ -381,8 +386,7 @@ class script_input {
     return files_.back().in;
   }
 
-  void load_at_offset(const script_entry& s, entry& e) {
-    offset_filename o = split_offset_filename(s.rxfilename);
+  void load_at_offset(const script_entry& s, const offset_filename& o, entry& e) {
     reader& in = file(o.file, o.offset);
     if (indexed_ && is_remote_name(o.file)) {  // a lookup: fetch the entry's bytes, no more
       if (ends_.empty()) ends_ = detail::entry_ends(entries_);

@@ -115,17 +115,6 @@ inline offset_filename split_offset_filename(std::string_view name) {
   return std::move(*f);
 }
 
-// Whether a name opens as an input: no NUL, no "|cmd", and an offset that is a number, into a
-// file or an object.
-inline bool names_an_input(std::string_view name) {
-  if (classify_rxfilename(name) == input_kind::none) return false;
-  if (detail::offset_colon(name) == std::string_view::npos) return true;
-  std::optional<offset_filename> f = parse_offset_filename(name);
-  if (!f) return false;
-  input_kind of = classify_rxfilename(f->file);
-  return of == input_kind::file || of == input_kind::remote;
-}
-
 // Whether an input can be opened at any offset: a file or a remote object (without an offset
 // of its own).
 inline bool can_open_at(std::string_view name) {
