@@ -287,6 +287,12 @@ TEST_CASE("a cache removes only what it put in its folder", "[untrusted]") {
   CHECK(fs::exists(mine + "/notes.txt"));
   // Opened again, the tag says it is a cache, whatever else was put in it since.
   CHECK_NOTHROW(remote::object_cache(mine, 1));
+  // A tag another process has created but not yet written is no foreign file.
+  std::string racing = dir / "racing";
+  fs::create_directory(racing);
+  write_text(racing + "/CACHEDIR.TAG", "");
+  CHECK_NOTHROW(remote::object_cache(racing, 1));
+  CHECK(test::read_file(racing + "/CACHEDIR.TAG").starts_with("Signature: 8a477f597d28d172789f06886806bc55"));
 }
 #endif
 

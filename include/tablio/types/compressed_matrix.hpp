@@ -454,7 +454,8 @@ class compressed_matrix {
     }
 #endif
     for (; v <= to; ++v)
-      table[v] = static_cast<float>(base + detail::unfused(detail::unfused(slope * static_cast<float>(v - offset)) * scale));
+      table[v] = static_cast<float>(
+          base + detail::unfused(detail::unfused(slope * static_cast<float>(v - offset)) * scale));
   }
 
   // Kaldi's int cast then clamp to [0, hi], with the clamp first: the same result wherever the

@@ -196,7 +196,8 @@ class object_cache {
     if (DIR* dir = ::opendir(folder_.c_str())) {
       while (dirent* d = ::readdir(dir)) {
         std::string_view n = d->d_name;
-        if (n != "." && n != ".." && !is_cache_name(n) && foreign.empty()) foreign = n;
+        // The tag itself may be one another process is writing at this moment: not foreign.
+        if (n != "." && n != ".." && n != tag_name && !is_cache_name(n) && foreign.empty()) foreign = n;
       }
       ::closedir(dir);
     } else {
