@@ -1,6 +1,7 @@
 # Compile-error tests. Each snippet here compiles as it is, and fails to compile when
 # TABLIO_EXPECT_ERROR is defined, with the message of its "// expected error: " line as the
 # first error the compiler gives: the library's own message, not the noise that would follow.
+# A "// flags with TABLIO_EXPECT_ERROR: " line adds compiler flags to that second compilation.
 #   cmake -DCXX=g++ -DINCLUDE_DIRS="dir1|dir2" -DSNIPPETS=tests/compile_errors -P run.cmake
 string(REPLACE "|" ";" include_dirs "${INCLUDE_DIRS}")
 set(flags -std=c++20 -fsyntax-only)
@@ -26,7 +27,10 @@ foreach(snippet ${snippets})
     message(SEND_ERROR "${name} does not compile without TABLIO_EXPECT_ERROR:\n${out}")
     continue()
   endif()
-  execute_process(COMMAND ${CXX} ${flags} -DTABLIO_EXPECT_ERROR ${snippet} RESULT_VARIABLE rc
+  file(STRINGS ${snippet} extra REGEX "^// flags with TABLIO_EXPECT_ERROR: ")
+  string(REPLACE "// flags with TABLIO_EXPECT_ERROR: " "" extra "${extra}")
+  separate_arguments(extra UNIX_COMMAND "${extra}")
+  execute_process(COMMAND ${CXX} ${flags} ${extra} -DTABLIO_EXPECT_ERROR ${snippet} RESULT_VARIABLE rc
                   ERROR_VARIABLE out OUTPUT_VARIABLE out)
   string(REGEX MATCH "[^\n]*error: [^\n]*" first "${out}")
   string(FIND "${first}" "${expected}" at)

@@ -26,6 +26,7 @@
 
 #include <array>
 #include <concepts>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,12 +46,6 @@ concept has_example_field_names = requires {
   example_field_names<T>::names;
 };
 
-#if defined(BOOST_PFR_CORE_NAME_ENABLED) && BOOST_PFR_CORE_NAME_ENABLED
-inline constexpr bool pfr_has_names = true;
-#else
-inline constexpr bool pfr_has_names = false;
-#endif
-
 template <class T, std::size_t I>
 std::string_view example_field_name() {
   if constexpr (has_example_field_names<T>) {
@@ -61,7 +56,7 @@ std::string_view example_field_name() {
 #if defined(BOOST_PFR_CORE_NAME_ENABLED) && BOOST_PFR_CORE_NAME_ENABLED
     return boost::pfr::get_name<I, T>();
 #else
-    static_assert(pfr_has_names || has_example_field_names<T>,
+    static_assert(has_example_field_names<T>,
                   "name T's fields for tf.Example: specialize tablio::example_field_names<T> "
                   "(Boost.PFR before 1.84 cannot tell field names)");
     return {};
@@ -130,6 +125,30 @@ void put_example_field(example& ex, std::string_view name, const T& v) {
   throw_format_error(where, std::nullopt, {}, {"feature '", name, "' as ", expected}, {found});
 }
 
+// A feature's value as field type T: an int64 must fit T (a bool is 0 or 1; a uint64 takes
+// any, as the two's complement it was written as), or it is a format_error naming the
+// feature and the value, never a silently narrowed one.
+template <class T, class V>
+T example_value(V v, const std::string& where, std::string_view name, std::size_t item) {
+  if constexpr (example_integer<T>) {
+    using U =
+        typename std::conditional_t<std::is_enum_v<T>, std::underlying_type<T>, std::type_identity<T>>::type;
+    constexpr bool any = std::is_unsigned_v<U> && sizeof(U) == sizeof(std::int64_t);
+    constexpr auto least = static_cast<std::int64_t>(std::numeric_limits<U>::min());
+    constexpr auto most = any ? std::numeric_limits<std::int64_t>::max()
+                              : static_cast<std::int64_t>(std::numeric_limits<U>::max());
+    if (!any && (v < least || v > most)) [[unlikely]] {
+      std::string range = std::same_as<U, bool>
+                              ? std::string("0 or 1")
+                              : "values in [" + std::to_string(least) + ", " + std::to_string(most) + "]";
+      bad_example_field(where, name, range, std::to_string(v) + " (value " + std::to_string(item) + ")");
+    }
+    return static_cast<T>(v);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
 template <class T>
 const example_list_of<T>& example_field_list(const example& ex, std::string_view name,
                                              const std::string& where) {
@@ -160,18 +179,25 @@ void get_example_field(const example& ex, std::string_view name, T& out, const s
     const auto& list = example_field_list<T>(ex, name, where);
     if (list.size() != 1)
       bad_example_field(where, name, "one value", std::to_string(list.size()) + " values");
-    out = static_cast<T>(list[0]);
+    out = example_value<T>(list[0], where, name, 0);
   } else if constexpr (is_std_vector<T>) {
     using element = typename T::value_type;
     const auto& list = example_field_list<element>(ex, name, where);
-    out.assign(list.begin(), list.end());
+    if constexpr (std::same_as<element, typename std::remove_cvref_t<decltype(list)>::value_type>) {
+      out.assign(list.begin(), list.end());
+    } else {
+      out.clear();
+      out.reserve(list.size());
+      for (std::size_t i = 0; i < list.size(); ++i)
+        out.push_back(example_value<element>(list[i], where, name, i));
+    }
   } else if constexpr (is_std_array<T>) {
     using element = typename T::value_type;
     const auto& list = example_field_list<element>(ex, name, where);
     if (list.size() != out.size())
       bad_example_field(where, name, std::to_string(out.size()) + " values",
                         std::to_string(list.size()) + " values");
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<element>(list[i]);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = example_value<element>(list[i], where, name, i);
   }
 }
 
