@@ -381,7 +381,9 @@ class WaveData {
   WaveData(BaseFloat samp_freq, const Matrix<BaseFloat>& data) : samp_freq_(samp_freq), data_(data) {}
   const Matrix<BaseFloat>& Data() const noexcept { return data_; }
   BaseFloat SampFreq() const noexcept { return samp_freq_; }
-  BaseFloat Duration() const noexcept { return samp_freq_ > 0 ? data_.NumCols() / samp_freq_ : 0; }
+  BaseFloat Duration() const noexcept {
+    return samp_freq_ > 0 ? static_cast<BaseFloat>(data_.NumCols()) / samp_freq_ : 0;
+  }
   void Write(std::ostream& os) const {
     detail::on_writer(os, [&](writer& w) { wave_data(samp_freq_, data_).write(w); });
   }

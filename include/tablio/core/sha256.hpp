@@ -39,7 +39,7 @@ class sha256 {
     std::uint64_t bits = length_ * 8;
     unsigned char pad[72] = {0x80};
     std::size_t pad_size = (used_ < 56 ? 56 : 120) - used_;
-    for (int i = 0; i < 8; ++i) pad[pad_size + i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
+    for (std::size_t i = 0; i < 8; ++i) pad[pad_size + i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
     update(std::string_view(reinterpret_cast<const char*>(pad), pad_size + 8));
     static constexpr char digits[] = "0123456789abcdef";
     std::string out;
@@ -85,7 +85,7 @@ class sha256 {
       std::uint32_t maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
       v = {t1 + s0 + maj, v[0], v[1], v[2], v[3] + t1, v[4], v[5], v[6]};
     }
-    for (int i = 0; i < 8; ++i) state_[i] += v[i];
+    for (std::size_t i = 0; i < 8; ++i) state_[i] += v[i];
   }
 
   std::array<std::uint32_t, 8> state_ = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,

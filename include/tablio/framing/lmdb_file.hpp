@@ -244,7 +244,7 @@ class lmdb_file {
     if (size_ / size < 2)
       fail(size_, {"two meta pages of ", decimal(size), " bytes"}, {"the end of the file"});
     if (transaction != 0) {
-      for (std::uint64_t number : {0, 1})
+      for (std::uint64_t number : {0u, 1u})
         if (u64(map_ + number * size + l::meta_transaction) == transaction && is_meta_page(number))
           return use_meta_page(number);
       fail(0, {"the meta page of transaction ", decimal(transaction), ", the snapshot held"},

@@ -196,7 +196,9 @@ class reader {
   void set_limits(const tablio::limits& lim) noexcept { limits_ = lim; }
 
   // Byte offset of the next byte to be read.
-  std::uint64_t tell() const noexcept { return window_offset_ + (cur_ - window_begin_); }
+  std::uint64_t tell() const noexcept {
+    return window_offset_ + static_cast<std::uint64_t>(cur_ - window_begin_);
+  }
   // Bytes left before the end of input, when the source knows its size.
   std::optional<std::uint64_t> remaining() const noexcept {
     if (!total_size_) return std::nullopt;

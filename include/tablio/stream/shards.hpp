@@ -46,7 +46,8 @@ struct numbered_name {
   std::string operator()(std::uint64_t i) const {
     std::string digits = std::to_string(i);
     std::string name = before;
-    if (digits.size() < static_cast<std::size_t>(width)) name.append(width - digits.size(), '0');
+    if (digits.size() < static_cast<std::size_t>(width))
+      name.append(static_cast<std::size_t>(width) - digits.size(), '0');
     return name + digits + after;
   }
 };

@@ -82,7 +82,7 @@ class key_index {
 
   static std::size_t hash(std::string_view key) noexcept {
     std::uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+    for (char c : key) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     return static_cast<std::size_t>(h ^ (h >> 29));
   }
   // The slot of key, or the empty slot where it would go.

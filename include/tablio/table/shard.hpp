@@ -171,10 +171,10 @@ void check_samples_stay_samples(std::string_view rspec, std::string_view wspec) 
     return;
   auto extension = [](std::string_view given) { return given.empty() ? record_extension<H>() : given; };
   std::string_view in = extension(r->extension), out = extension(w->extension);
-  auto entries = [](std::string_view extension) {
-    if (extension == webdataset_sample::tar_extension) return std::string("samples (ext=*)");
+  auto entries = [](std::string_view ext) {
+    if (ext == webdataset_sample::tar_extension) return std::string("samples (ext=*)");
     std::string members = "members KEY.";
-    members += extension;
+    members += ext;
     return members;
   };
   if ((in == webdataset_sample::tar_extension) != (out == webdataset_sample::tar_extension))

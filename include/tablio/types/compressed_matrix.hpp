@@ -149,18 +149,18 @@ class compressed_matrix {
     data_.resize(data_size() - header_size);
     unsigned char* out = data_.data();
     if (format_ == format::one_byte_with_column_headers) {
-      std::vector<T> column(static_cast<std::size_t>(rows));
-      unsigned char* bytes = out + 8 * static_cast<std::size_t>(cols);
-      for (std::int32_t c = 0; c < cols; ++c) {
-        for (std::int32_t r = 0; r < rows; ++r) column[r] = data[static_cast<std::size_t>(r) * cols + c];
+      const auto nrows = static_cast<std::size_t>(rows), ncols = static_cast<std::size_t>(cols);
+      std::vector<T> column(nrows);
+      unsigned char* bytes = out + 8 * ncols;
+      for (std::size_t c = 0; c < ncols; ++c) {
+        for (std::size_t r = 0; r < nrows; ++r) column[r] = data[r * ncols + c];
         std::uint16_t p[4];
         column_percentiles(column, p);
-        for (int k = 0; k < 4; ++k) store<std::endian::little>(out + 8 * c + 2 * k, p[k]);
+        for (std::size_t k = 0; k < 4; ++k) store<std::endian::little>(out + 8 * c + 2 * k, p[k]);
         float f0 = uint16_to_float(p[0]), f25 = uint16_to_float(p[1]), f75 = uint16_to_float(p[2]),
               f100 = uint16_to_float(p[3]);
-        for (std::int32_t r = 0; r < rows; ++r)
-          bytes[static_cast<std::size_t>(c) * rows + r] = float_to_char(
-              f0, f25, f75, f100, static_cast<float>(data[static_cast<std::size_t>(r) * cols + c]));
+        for (std::size_t r = 0; r < nrows; ++r)
+          bytes[c * nrows + r] = float_to_char(f0, f25, f75, f100, static_cast<float>(data[r * ncols + c]));
       }
     } else if (format_ == format::two_byte) {
       for (std::size_t i = 0; i < n; ++i)

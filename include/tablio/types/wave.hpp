@@ -170,7 +170,8 @@ class wave_data {
     if (h.channels == 0) r.fail_at(fmt_at, {"at least one channel"}, {"none"});
     if (bits != 16) r.fail_at(fmt_at, {"16 bits per sample"}, {decimal(bits)});
     if (byte_rate != h.sample_rate * 2 * static_cast<std::uint32_t>(h.channels))
-      r.fail_at(fmt_at, {"byte rate ", decimal(h.sample_rate * 2 * h.channels)}, {decimal(byte_rate)});
+      r.fail_at(fmt_at, {"byte rate ", decimal(h.sample_rate * 2 * static_cast<std::uint32_t>(h.channels))},
+                {decimal(byte_rate)});
     if (h.block_align != 2u * static_cast<std::uint32_t>(h.channels))
       r.fail_at(fmt_at, {"block align ", decimal(2 * h.channels)}, {decimal(h.block_align)});
     read_tag();

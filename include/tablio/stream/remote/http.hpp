@@ -97,10 +97,9 @@ struct deadline {
     return d;
   }
   bool passed() const { return at != clock::time_point::max() && clock::now() >= at; }
-  // Whether waiting `seconds` would end past it.
-  bool passes_during(double seconds) const {
-    return at != clock::time_point::max() &&
-           std::chrono::duration<double>(at - clock::now()).count() <= seconds;
+  // Whether waiting `wait` seconds would end past it.
+  bool passes_during(double wait) const {
+    return at != clock::time_point::max() && std::chrono::duration<double>(at - clock::now()).count() <= wait;
   }
   deadline sooner(const deadline& other) const { return other.at < at ? other : *this; }
   // For libcurl's CURLOPT_TIMEOUT_MS: 0 for none, else at least 1 (0 would be none).

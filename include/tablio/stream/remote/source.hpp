@@ -385,7 +385,7 @@ class remote_source {
     std::size_t next = 0, running = 0;
     auto start = [&](connection* c) {
       job& j = jobs[next++];
-      j.b = &blocks[&j - jobs.data()];
+      j.b = &blocks[static_cast<std::size_t>(&j - jobs.data())];
       j.c = c;
       j.sink = [&j](const char* data, std::size_t k) {
         std::memcpy(j.b->data.data() + j.filled, data, k);  // limit: no more than the block's size

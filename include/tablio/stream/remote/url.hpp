@@ -49,7 +49,8 @@ inline std::string percent_encoded(std::string_view s, bool keep_slash) {
   static constexpr char hex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(s.size());
-  for (unsigned char c : s) {
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
     bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
                       c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/');
     if (unreserved) {
