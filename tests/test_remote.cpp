@@ -64,7 +64,7 @@ void write_tables() {
     for (int i = 0; i < 120; ++i) {
       std::string key = "utt" + std::to_string(1000 + i);
       if (i < 40) ark.write(key, numbered_matrix(i));
-      records.write(key,
+      records.write(ordinal_key(static_cast<std::uint64_t>(i)),  // a TFRecord file keeps no keys
                     std::string(static_cast<std::size_t>(100 + i * 37), static_cast<char>('a' + i % 26)));
       shards.write(key, std::string(static_cast<std::size_t>(500 + i), static_cast<char>('A' + i % 26)));
     }

@@ -20,10 +20,14 @@ example make_example(int i) {
 
 std::string key_of(int i) { return "utt" + std::to_string(100 + i); }
 
-// Writes n Examples under keys utt100... to a wspecifier.
+// Writes n Examples under keys utt100... to a wspecifier that keeps keys (key=, a script beside
+// it), or under record numbers, the keys reading gives, to one that keeps none.
 void write_examples(const std::string& wspec, int n) {
   table_writer<example_holder> out(wspec);
-  for (int i = 0; i < n; ++i) out.write(key_of(i), make_example(i));
+  const bool keeps_keys = !wspec.starts_with("tfrecord") || wspec.find("key=") != std::string::npos ||
+                          wspec.find("scp") != std::string::npos;
+  for (int i = 0; i < n; ++i)
+    out.write(keeps_keys ? key_of(i) : ordinal_key(static_cast<std::uint64_t>(i)), make_example(i));
   out.close();
 }
 

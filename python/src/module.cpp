@@ -450,6 +450,13 @@ class table_writer : public python_table<writer_base> {
   }
   void write(py::handle key, py::handle value) {
     use([&](writer_base& t) { t.write(key_from_python(key), value); });
+    ++written_;
+  }
+  // The next entry under its record number (00000000, 00000001...): the keys a TFRecord or IDX
+  // file, which keep none, give back when read.
+  void append(py::handle value) {
+    use([&](writer_base& t) { t.write(tablio::ordinal_key(written_), value); });
+    ++written_;
   }
   void flush() {
     use([](writer_base& t) { t.flush(); });
@@ -468,6 +475,9 @@ class table_writer : public python_table<writer_base> {
     else
       abandon();
   }
+
+ private:
+  std::uint64_t written_ = 0;  // entries written, which append() numbers on from
 };
 
 py::list strings_to_python(const std::vector<std::string>& strings) {
@@ -620,6 +630,8 @@ void translate(std::exception_ptr p) {
                               ? py::handle(PyExc_OSError)(py::int_(e.error_number()), message, path)
                               : errors().stream_error(py::none(), message, path);
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(instance.ptr())), instance.ptr());
+  } catch (const tablio::missing_key_error& e) {
+    PyErr_SetObject(PyExc_KeyError, key_to_python(e.key()).ptr());
   } catch (const tablio::access_error& e) {
     PyErr_SetObject(errors().access_error.ptr(), message_to_python(e.what()).ptr());
   } catch (const tablio::usage_error& e) {
@@ -692,6 +704,9 @@ PYBIND11_MODULE(_tablio, m) {
            py::arg("allow_pipes") = true, py::arg("confine") = py::none())
       .def("write", &table_writer::write, py::arg("key"), py::arg("value"))
       .def("__setitem__", &table_writer::write)
+      .def("append", &table_writer::append, py::arg("value"),
+           "Writes value under the next record number (00000000, 00000001...), the keys a TFRecord "
+           "or IDX file gives back: for formats that keep no keys.")
       .def("flush", &table_writer::flush)
       .def("close", &table_writer::close)
       .def("abandon", &table_writer::abandon,

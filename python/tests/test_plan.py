@@ -164,7 +164,7 @@ def test_a_long_shuffle_keeps_a_bounded_pool(tmp_path):
     # Records that linger in the buffer do not keep every chunk they came in alive.
     with tablio.writer(f"tfrecord:{tmp_path}/t", type="example") as w:
         for i in range(20000):
-            w[str(i)] = {"x": np.array([i])}
+            w.append({"x": np.array([i])})
     plan = _plan.worker_plan([20000], _plan.Options(shuffle=True, shuffle_buffer=256, unit=8), 0, 0, 1, 0, 1)
     pool_sizes = []
     original = _execute._Pool.take

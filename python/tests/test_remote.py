@@ -470,7 +470,7 @@ def test_listing_pages_through_more_than_a_thousand_objects(s3server, bucket):
 def test_the_cache_serves_the_second_read_with_no_request(s3server, bucket, fault_proxy, monkeypatch, tmp_path):
     with tablio.writer(f"tfrecord:s3://{bucket}/c.tfrecord", type="int32") as w:
         for i in range(1000):
-            w[str(i)] = i
+            w.append(i)
     proxy = fault_proxy(s3server.endpoint)
     monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
     cache = tmp_path / "cache"
@@ -627,7 +627,7 @@ def test_a_streaming_dataset_reads_shards_in_a_bucket(s3server, bucket, tmp_path
     import tablio.torch as tt
     with tablio.writer(f"tfrecord:s3://{bucket}/train.tfrecord", type="int32") as w:
         for i in range(120):
-            w[str(i)] = i
+            w.append(i)
     tablio.shard(f"tfrecord:s3://{bucket}/train.tfrecord", f"tfrecord:s3://{bucket}/train.tfrecord", 4, type="bytes")
     ds = tt.TableIterableDataset(f"tfrecord:s3://{bucket}/train-*-of-00004.tfrecord", type="int32", shuffle=True,
                                  batch_size=16)

@@ -80,7 +80,7 @@ def test_a_batch_reserves_no_more_than_its_values_need(tmp_path):
     # make that room (4096 x 8 MB here) an allocation far beyond what the table holds.
     big = np.arange(8 << 20, dtype=np.uint8)
     with tablio.writer(f"tfrecord:{tmp_path}/big.tfrecord", type="example") as w:
-        w["0"] = {"image": [big.tobytes()], "n": np.arange(1 << 20)}
+        w.append({"image": [big.tobytes()], "n": np.arange(1 << 20)})
     keys, values = tablio.load(f"tfrecord:{tmp_path}/big.tfrecord", type="example")
     assert len(keys) == 1 and values["image"].shape == (1, 1, 8 << 20) and values["n"].shape == (1, 1 << 20)
     with tablio.writer(f"lmdb:{tmp_path}/big", type="datum") as w:

@@ -35,7 +35,7 @@ def test_numbered_tar_shards_are_indexed_beside_them(tmp_path):
 def test_shard_and_index_shards_write_the_same_index(tmp_path):
     with tablio.writer(f"tfrecord:{tmp_path}/all.tfrecord", type="int32") as w:
         for i in range(10):
-            w[str(i)] = i
+            w.append(i)
     tablio.shard(f"tfrecord:{tmp_path}/all.tfrecord", f"tfrecord:{tmp_path}/part.tfrecord", 3)
     written = (tmp_path / "part.shardindex.json").read_text()
     assert [s["nsamples"] for s in json.loads(written)["shardlist"]] == [4, 3, 3]
@@ -338,7 +338,7 @@ def test_a_lookup_in_a_bucket_requests_only_the_index_and_the_shard_that_holds_t
 def test_record_numbers_name_records_across_the_shards_as_the_whole_table_numbers_them(tmp_path):
     with tablio.writer(f"tfrecord:{tmp_path}/all.tfrecord", type="int32") as w:
         for i in range(10):
-            w[str(i)] = i * 10
+            w.append(i * 10)
     tablio.shard(f"tfrecord:{tmp_path}/all.tfrecord", f"tfrecord:{tmp_path}/part.tfrecord", 3)  # 4, 3, 3
     os.remove(tmp_path / "part-00000-of-00003.tfrecord")
     r = tablio.random_access(f"index:{tmp_path}/part.shardindex.json", type="int32")

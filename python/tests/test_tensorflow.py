@@ -126,11 +126,27 @@ def test_batches_stack_fixed_length_features(data):
     assert len(keys) == 1000 and all(v.shape[0] == 1000 for v in everything.values())
 
 
+def test_a_tfrecord_writer_refuses_keys_it_would_lose(tmp_path):
+    # A TFRecord file keeps no keys: reading numbers its records, so another key would be lost.
+    spec = f"tfrecord:{tmp_path}/k.tfrecord"
+    with tablio.writer(spec, type="example") as w:
+        with pytest.raises(tablio.UsageError, match=r"keeps no keys.*not 'utt-A'.*tfrecord,scp:"):
+            w["utt-A"] = {"x": np.array([1])}
+        w.append({"x": np.array([1])})  # the next record number
+        w["00000001"] = {"x": np.array([2])}  # or that number, given
+        w.append({"x": np.array([3])})
+    assert [k for k, _ in tablio.open(spec, type="example")] == ["00000000", "00000001", "00000002"]
+    # Keys kept in a feature or in a script beside the file are any keys.
+    with tablio.writer(f"tfrecord,key=utt:{tmp_path}/f.tfrecord", type="example") as w:
+        w["utt-A"] = {"x": np.array([1])}
+    assert [k for k, _ in tablio.open(f"tfrecord,key=utt:{tmp_path}/f.tfrecord", type="example")] == ["utt-A"]
+
+
 def test_ragged_features_come_as_lists(tmp_path):
     out = tmp_path / "ragged.tfrecord"
     with tablio.writer(f"tfrecord:{out}", type="example") as w:
-        w["a"] = {"x": np.array([1, 2], np.int64), "y": [b"p"]}
-        w["b"] = {"x": np.array([3], np.int64)}
+        w.append({"x": np.array([1, 2], np.int64), "y": [b"p"]})
+        w.append({"x": np.array([3], np.int64)})
     [(keys, features)] = list(tablio.open(f"tfrecord:{out}", type="example").batches(10))
     assert keys == ["00000000", "00000001"]  # records keep no key: their ordinals stand in
     assert [v.tolist() for v in features["x"]] == [[1, 2], [3]]
@@ -199,7 +215,7 @@ def test_random_access_values_are_copies_of_what_the_table_keeps(data, name, typ
 
 def test_views_of_a_record_share_its_buffer(tmp_path):
     with tablio.writer(f"tfrecord:{tmp_path}/r.tfrecord", type="example") as w:
-        w["a"] = {"f": np.array([1.5, 2.5], np.float32), "i": np.array([7, 8, 9]), "b": [b"xy", b"z"]}
+        w.append({"f": np.array([1.5, 2.5], np.float32), "i": np.array([7, 8, 9]), "b": [b"xy", b"z"]})
     [(key, e)] = list(tablio.open(f"tfrecord:{tmp_path}/r.tfrecord", type="example", view=True))
     assert e["f"].base is e["i"].base and e["b"][0].obj is e["f"].base
     assert e["f"].tolist() == [1.5, 2.5] and e["i"].tolist() == [7, 8, 9] and [bytes(b) for b in e["b"]] == [b"xy", b"z"]
@@ -212,7 +228,7 @@ def test_views_of_a_record_share_its_buffer(tmp_path):
 def write_images(path, images, labels):
     with tablio.writer(f"tfrecord:{path}", type="example") as w:
         for i, (image, label) in enumerate(zip(images, labels)):
-            w[f"{i}"] = {"label": np.array([label]), "image_raw": [image.tobytes()]}
+            w.append({"label": np.array([label]), "image_raw": [image.tobytes()]})
 
 
 def test_equal_bytes_values_stack_as_uint8(tmp_path):
@@ -260,15 +276,15 @@ def test_decode_raw_reads_bytes_as_numbers_as_tensorflow_does(tmp_path):
 def test_decode_raw_of_ragged_values_and_bad_lengths(tmp_path):
     out = tmp_path / "ragged.tfrecord"
     with tablio.writer(f"tfrecord:{out}", type="example") as w:
-        w["a"] = {"x": [b"\x01\x00\x02\x00", b"\x03\x00\x04\x00"]}
-        w["b"] = {"x": [b"\x05\x00"]}
-        w["c"] = {"y": np.array([1])}
+        w.append({"x": [b"\x01\x00\x02\x00", b"\x03\x00\x04\x00"]})
+        w.append({"x": [b"\x05\x00"]})
+        w.append({"y": np.array([1])})
     rspec = f"tfrecord:{out}"
     [(keys, batch)] = list(tablio.open(rspec, type="example", decode_raw={"x": "<u2"}).batches(10))
     assert [v.tolist() if v is not None else None for v in batch["x"]] == [[[1, 2], [3, 4]], [[5]], None]
     with tablio.writer(f"tfrecord:{tmp_path}/bad.tfrecord", type="example") as w:
-        w["a"] = {"x": [b"\x01\x00", b"\x02"]}
-        w["b"] = {"x": [b"\x01\x00\x02"]}
+        w.append({"x": [b"\x01\x00", b"\x02"]})
+        w.append({"x": [b"\x01\x00\x02"]})
     bad_spec = f"tfrecord:{tmp_path}/bad.tfrecord"
     bad = tablio.open(bad_spec, type="example", decode_raw={"x": np.uint16})
     with pytest.raises(tablio.FormatError, match="expected values of feature 'x' of one length, found 2 and 1 "
@@ -294,9 +310,9 @@ def test_decode_raw_of_ragged_values_and_bad_lengths(tmp_path):
 def test_features_reads_only_the_named_features(tmp_path):
     out = tmp_path / "mixed.tfrecord"
     with tablio.writer(f"tfrecord:{out}", type="example") as w:
-        w["a"] = {"image_raw": [b"\x01\x02"], "label": np.array([1]), "width": np.array([2]), "id": [b"a"]}
-        w["b"] = {"label": np.array([2]), "image_raw": [b"\x03\x04"], "weight": np.array([0.5], np.float32)}
-        w["c"] = {"width": np.array([2])}
+        w.append({"image_raw": [b"\x01\x02"], "label": np.array([1]), "width": np.array([2]), "id": [b"a"]})
+        w.append({"label": np.array([2]), "image_raw": [b"\x03\x04"], "weight": np.array([0.5], np.float32)})
+        w.append({"width": np.array([2])})
     rspec = f"tfrecord:{out}"
     wanted = ["label", "image_raw", "absent"]
 
@@ -406,9 +422,9 @@ def test_protobuf_and_tablio_read_each_others_examples(example_pb2, tmp_path):
         for i, features in enumerate(values):
             message = example_pb2.Example()
             fill_features(message.features, features)
-            raw[str(i)] = message.SerializeToString(deterministic=True)
+            raw.append(message.SerializeToString(deterministic=True))
             # An empty bytes list needs a dtype to say so: [] alone is an empty float list.
-            typed[str(i)] = {k: np.array([], "S") if isinstance(v, list) and not v else v for k, v in features.items()}
+            typed.append({k: np.array([], "S") if isinstance(v, list) and not v else v for k, v in features.items()})
     # tablio reads what protobuf wrote ...
     for (key, features), expected in zip(tablio.open(f"tfrecord:{ours}", type="example"), values):
         assert_same_features(features, expected)
@@ -430,7 +446,7 @@ def test_protobuf_and_tablio_read_each_others_sequence_examples(example_pb2, tmp
         for i in range(1000):
             context = random_features(rng)
             lists = {f"l{j}": [v for v in random_features(rng).values()] for j in range(rng.integers(0, 3))}
-            w[str(i)] = (typed_empty(context), {k: [typed_empty({"x": v})["x"] for v in vs] for k, vs in lists.items()})
+            w.append((typed_empty(context), {k: [typed_empty({"x": v})["x"] for v in vs] for k, vs in lists.items()}))
             written.append((context, lists))
     for (key, payload), (context, lists) in zip(tablio.open(f"tfrecord:{ours}", type="bytes"), written):
         message = example_pb2.SequenceExample()
@@ -492,7 +508,7 @@ def test_shard_splits_and_concatenates_back(data, tmp_path):
 
 def test_another_message_types_records_are_refused_not_read_empty(tmp_path):
     with tablio.writer(f"tfrecord:{tmp_path}/e.tfrecord", type="example") as w:
-        w["0"] = {"label": np.array([3])}
+        w.append({"label": np.array([3])})
     with pytest.raises(tablio.FormatError, match="a Caffe Datum") as caught:
         tablio.load(f"tfrecord:{tmp_path}/e.tfrecord", type="datum")
     assert caught.value.path == f"{tmp_path}/e.tfrecord" and caught.value.key == "00000000"
@@ -508,7 +524,7 @@ def test_another_message_types_records_are_refused_not_read_empty(tmp_path):
         list(tablio.open(f"lmdb:{tmp_path}/db", type="example", view=True))
     # An empty record is an empty message, as protobuf has it.
     with tablio.writer(f"tfrecord:{tmp_path}/empty.tfrecord", type="bytes") as w:
-        w["0"] = b""
+        w.append(b"")
     assert list(tablio.open(f"tfrecord:{tmp_path}/empty.tfrecord", type="example")) == [("00000000", {})]
 
 

@@ -173,7 +173,7 @@ def test_batches_fill_across_shards_and_every_rank_yields_as_many(monkeypatch, t
     for s in range(16):
         with tablio.writer(f"tfrecord:{tmp_path}/b-{s:05d}-of-00016", type="int32") as w:
             for i in range(100):
-                w[f"{i}"] = s * 100 + i
+                w.append(s * 100 + i)
     for shuffle in (False, True):
         per_rank = []
         for rank in range(3):
@@ -246,7 +246,7 @@ def test_example_collate(tables):
 def test_tensors_of_types_torch_lacks_are_widened(tmp_path):
     with tablio.writer(f"tfrecord:{tmp_path}/raw", type="example") as w:
         for i in range(3):
-            w[str(i)] = {"u16": np.array([i, 65535], "<u2").tobytes(), "u32": np.array([i, 2**32 - 1], "<u4").tobytes()}
+            w.append({"u16": np.array([i, 65535], "<u2").tobytes(), "u32": np.array([i, 2**32 - 1], "<u4").tobytes()})
     raw = {"u16": np.uint16, "u32": np.uint32}
     sample = tt.TableDataset(f"tfrecord:{tmp_path}/raw", type="example", decode_raw=raw)[0]
     assert sample["u16"].dtype == torch.int32 and sample["u16"].tolist() == [[0, 65535]]
@@ -298,7 +298,7 @@ def test_collate_batches_as_the_cxx_reader_does(tmp_path):
     # An Example's bytes features of one count and length: uint8 (N, count, length) both ways.
     with tablio.writer(f"tfrecord:{tmp_path}/b.tfrecord", type="example") as w:
         for i in range(4):
-            w[str(i)] = {"raw": [bytes([i] * 5)], "label": np.array([i])}
+            w.append({"raw": [bytes([i] * 5)], "label": np.array([i])})
     per_sample = next(iter(torch.utils.data.DataLoader(tt.TableIterableDataset(f"tfrecord:{tmp_path}/b.tfrecord",
                                                                                 type="example"),
                                                        batch_size=4, collate_fn=tt.collate)))
@@ -321,7 +321,7 @@ def test_streaming_takes_repeated_keys_and_numbers_records_across_shards(tmp_pat
     for s in range(3):
         with tablio.writer(f"tfrecord:{tmp_path}/n-{s:05d}-of-00003", type="int32") as w:
             for i in range(4):
-                w[str(i)] = 10 * s + i
+                w.append(10 * s + i)
     spec = f"tfrecord:{tmp_path}/n-*-of-00003"
     whole = [k for k, _ in tablio.open(spec, type="int32")]
     streamed = [k for k, _ in tt.TableIterableDataset(spec, type="int32", with_keys=True)]
@@ -334,7 +334,7 @@ def test_an_error_in_a_worker_keeps_its_place(tmp_path):
     # DataLoader makes a worker's exception again from its message: path and key stay.
     with tablio.writer(f"tfrecord:{tmp_path}/raw.tfrecord", type="example") as w:
         for i in range(20):
-            w[str(i)] = {"raw": [bytes(4 if i != 13 else 5)]}  # one value is no whole uint32
+            w.append({"raw": [bytes(4 if i != 13 else 5)]})  # one value is no whole uint32
     ds = tt.TableIterableDataset(f"tfrecord:{tmp_path}/raw.tfrecord", type="example",
                                  decode_raw={"raw": np.uint32})
     with pytest.raises(tablio.FormatError) as caught:
@@ -372,7 +372,7 @@ def test_images_as_float_tensors_converted_in_cxx(tmp_path, tables):
     assert images.dtype == torch.float32 and images.shape == (8, 1, 4, 4)
     with tablio.writer(f"tfrecord:{tmp_path}/images.tfrecord", type="example") as w:
         for i in range(4):
-            w[f"{i}"] = {"image_raw": [bytes(range(i, i + 6))], "label": np.array([i]), "id": [b"x"]}
+            w.append({"image_raw": [bytes(range(i, i + 6))], "label": np.array([i]), "id": [b"x"]})
     as_image = {"features": ["image_raw", "label"], "decode_raw": {"image_raw": np.uint8}, "scale": 0.5}
     streamed = tt.TableIterableDataset(f"tfrecord:{tmp_path}/images.tfrecord", type="example", **as_image)
     values = list(streamed)
@@ -414,8 +414,9 @@ def test_tensors_share_the_readers_arrays_which_are_their_own(tmp_path):
         spec = (f"lmdb:{tmp_path}/{type_}" if type_ == "datum" else
                 f"tfrecord:{tmp_path}/{type_}" if "example" in type_ else f"ark:{tmp_path}/{type_}.ark")
         with tablio.writer(spec, type=type_) as w:
-            w["a"], w["b"] = value, value
-        entries = list(tablio.open(spec, type=type_))  # TFRecord keys: record numbers
+            w.append(value)  # record numbers, which TFRecord keys are
+            w.append(value)
+        entries = list(tablio.open(spec, type=type_))
         read = [v for _, v in entries] + [tablio.random_access(spec, type=type_)[entries[1][0]]]
         read += [next(tablio.open(spec, type=type_).batches(2))[1]]
         arrays = [a for v in read for a in arrays_in(v)]
@@ -438,7 +439,7 @@ def test_a_table_that_shrank_since_it_was_counted_is_an_error(tmp_path):
     def write(n):
         with tablio.writer(f"tfrecord:{tmp_path}/t.tfrecord", type="example") as w:
             for i in range(n):
-                w[f"{i}"] = {"x": np.array([i])}
+                w.append({"x": np.array([i])})
     write(10)
     per_sample = tt.TableIterableDataset(f"tfrecord:{tmp_path}/t.tfrecord", type="example")
     batched = tt.TableIterableDataset(f"tfrecord:{tmp_path}/t.tfrecord", type="example", batch_size=4)

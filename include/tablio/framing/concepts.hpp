@@ -330,6 +330,46 @@ inline std::string ordinal_key(std::uint64_t ordinal) {
   return std::string(p, end);
 }
 
+// The keys a framing that stores none (TFRecord without key=, IDX) can take: reading gives its
+// entries their numbers, so any other key would be lost, and is refused at the first write
+// (`remedy` says where keys can be kept instead). With `run_on`, the first number may be
+// where an earlier file's ended, as numbers run on across a table's files (shards).
+class numbered_keys {
+ public:
+  explicit numbered_keys(bool run_on) noexcept : run_on_(run_on) {}
+
+  void check(std::string_view key, std::string_view file, std::string_view remedy) {
+    std::optional<std::uint64_t> n = number_of(key);
+    const bool first = written_ == 0;
+    if (n && (first ? run_on_ || *n == 0 : *n == next_)) [[likely]] {
+      next_ = *n + 1;
+      ++written_;
+      return;
+    }
+    std::string expected =
+        first && run_on_ ? "a record number (" + ordinal_key(0) + ", say)" : ordinal_key(next_);
+    throw_key_error({"'", file, "' keeps no keys: reading it numbers its entries, so entry ",
+                     decimal(written_), " must have key ", expected, ", not ", quoted_excerpt(key),
+                     ", which would be lost; ", remedy});
+  }
+
+ private:
+  static std::optional<std::uint64_t> number_of(std::string_view key) {
+    if (key.size() < 8 || key.size() > 20) return std::nullopt;
+    std::uint64_t n = 0;
+    for (char c : key) {
+      if (c < '0' || c > '9') return std::nullopt;
+      if (n > (std::numeric_limits<std::uint64_t>::max() - 9) / 10) return std::nullopt;
+      n = n * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (ordinal_key(n) != key) return std::nullopt;  // "000000001" is not how 1 reads back
+    return n;
+  }
+
+  bool run_on_;
+  std::uint64_t written_ = 0, next_ = 0;
+};
+
 template <class F>
 concept object_output = requires(F& f, std::string_view key) {
   { f.begin(key) } -> std::same_as<writer&>;
@@ -452,6 +492,12 @@ std::string_view output_key_name(const F& f) {
 template <class F>
 void suggest_extension(F& f, std::string_view extension) {
   if constexpr (requires { f.set_default_extension(extension); }) f.set_default_extension(extension);
+}
+// Tells a framing that the keys of what it writes are kept beside it (in a script), so it
+// need not refuse keys it cannot store itself.
+template <class F>
+void keep_keys_beside(F& f) {
+  if constexpr (requires { f.keep_keys_beside(); }) f.keep_keys_beside();
 }
 
 // Asks a framing that can give records as parts (entry::parts) to do so.

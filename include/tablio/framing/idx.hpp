@@ -591,9 +591,7 @@ class idx_output {
   explicit idx_output(std::string_view name, const open_options& open = {}) : name_(name), open_(open) {}
 
   void put(std::string_view key, const array_view& item) {
-    if (key != ordinal_key(written_))
-      throw_usage_error({"IDX items are keyed by their index: entry ", decimal(written_), " of '", name_,
-                         "' must have key '", ordinal_key(written_), "', not '", key, "'"});
+    keys_.check(key, name_, "IDX items are keyed by their index");
     if (!out_) {
       dims_.assign(item.dims.begin(), item.dims.end());
       out_.emplace(open_output(name_, open_), idx_type_of(item.type), dims_);
@@ -627,6 +625,7 @@ class idx_output {
   std::vector<std::uint32_t> dims_;
   idx_type type_ = idx_type::u8;
   std::uint64_t written_ = 0;
+  numbered_keys keys_{false};  // an IDX file is read alone: its numbers start at 0
 };
 
 struct idx_framing {

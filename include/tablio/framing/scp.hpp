@@ -406,7 +406,7 @@ class script_input {
     }
     if (in.ensure(512) && detail::is_tar_header(in.window())) {
       detail::tar_member m;
-      detail::read_tar_member(in, m, scratch_);
+      detail::read_tar_member(in, m, scratch_, true);
       e.data_offset = m.data_offset;
       e.bytes = detail::read_tar_data(in, m, scratch_);
       return;
@@ -498,7 +498,9 @@ requires positional_output<F>
 class scripted_output {
  public:
   scripted_output(F inner, writer script, bool flush_each = false)
-      : inner_(std::move(inner)), script_(std::move(script)), flush_each_(flush_each) {}
+      : inner_(std::move(inner)), script_(std::move(script)), flush_each_(flush_each) {
+    detail::keep_keys_beside(inner_);
+  }
 
   writer& begin(std::string_view key) requires object_output<F> {
     check_scriptable();

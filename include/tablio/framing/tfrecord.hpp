@@ -270,11 +270,16 @@ class tfrecord_output {
         compression_(options_.compress.value_or(compression_for_suffix(wxfilename))),
         records_(open_tfrecord_output(wxfilename, compression_, open)) {}
 
-  void put(std::string_view /*key*/, std::string_view bytes) {
+  void put(std::string_view key, std::string_view bytes) {
+    if (options_.key_name.empty() && !keys_beside_)
+      keys_.check(key, name_,
+                  "keep keys in a script beside it ('tfrecord,scp:F.tfrecord,F.scp') or, in Example records, "
+                  "in a bytes feature (key=NAME)");
     at_ = records_.write(bytes);
     if (options_.flush_each) records_.flush();
   }
   std::string_view key_name() const noexcept { return options_.key_name; }
+  void keep_keys_beside() noexcept { keys_beside_ = true; }
   // The record's offset: what a script line points at. Offsets into compressed data cannot be
   // read at, so a script beside a compressed file is refused.
   location entry_location() const noexcept { return {0, at_}; }
@@ -292,6 +297,8 @@ class tfrecord_output {
   compression compression_;
   tfrecord_writer records_;
   std::uint64_t at_ = 0;
+  numbered_keys keys_{true};  // a table's files (shards) number their records on
+  bool keys_beside_ = false;
 };
 
 struct tfrecord_input_options {

@@ -30,6 +30,7 @@ class any_output_base {
   virtual std::string_view script_refusal() const = 0;
   virtual std::string_view file_name(std::uint32_t file) const = 0;
   virtual void set_default_extension(std::string_view extension) = 0;
+  virtual void keep_keys_beside() = 0;
   virtual void flush() = 0;
   virtual void close() = 0;
 };
@@ -111,6 +112,7 @@ class erased_output final : public any_output_base {
   void set_default_extension(std::string_view extension) override {
     detail::suggest_extension(f_, extension);
   }
+  void keep_keys_beside() override { detail::keep_keys_beside(f_); }
   void flush() override {
     if constexpr (requires { f_.flush(); }) f_.flush();
   }
@@ -182,6 +184,7 @@ class any_output {
   std::string_view script_refusal() const { return impl_->script_refusal(); }
   std::string_view file_name(std::uint32_t file) const { return impl_->file_name(file); }
   void set_default_extension(std::string_view extension) { impl_->set_default_extension(extension); }
+  void keep_keys_beside() { impl_->keep_keys_beside(); }
   void flush() { impl_->flush(); }
   void close() { impl_->close(); }
 
