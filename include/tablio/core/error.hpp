@@ -251,6 +251,24 @@ class format_error : public error {
   std::string found_;
 };
 
+// A key the table has no entry for, asked of random_access_table_reader::at(): the table may
+// be perfectly sound (a damaged one is a format_error). find() and borrow() return nothing
+// instead of throwing it.
+class missing_key_error : public error {
+ public:
+  missing_key_error(std::string table, std::string key, std::string_view why = {})
+      : error(detail::printable(detail::join({"no entry for key '", excerpt(key), "' in '", table, "'",
+                                              why.empty() ? "" : " (", why, why.empty() ? "" : ")"}))),
+        table_(std::move(table)),
+        key_(std::move(key)) {}
+  const std::string& table() const noexcept { return table_; }
+  const std::string& key() const noexcept { return key_; }
+
+ private:
+  std::string table_;
+  std::string key_;
+};
+
 [[noreturn]] TABLIO_COLD inline void throw_usage_error(message what) {
   throw usage_error(detail::printable(detail::join(what)));
 }

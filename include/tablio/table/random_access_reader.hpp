@@ -99,10 +99,8 @@ class random_access_table_reader {
   const value_type* borrow(std::string_view key) { return lookup(key, true); }
   const value_type& borrow_at(std::string_view key) {
     const value_type* v = lookup(key, true);
-    if (!v)
-      throw_format_error(
-          name_, std::nullopt, key, {"the key in the table"},
-          {"no entry", (absent_reason_.empty() ? std::string() : " (" + absent_reason_ + ")")});
+    if (!v) [[unlikely]]
+      throw missing_key_error(name_, std::string(key), absent_reason_);
     return *v;
   }
 
