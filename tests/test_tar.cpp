@@ -220,7 +220,13 @@ TEST_CASE("shards are indexed beside them once all are complete, as wids reads a
                    std::to_string(std::filesystem::file_size("out/all-00000-of-00002.tar"))) !=
         std::string::npos);
   CHECK(index.find("\"first_key\": \"k3\", \"last_key\": \"k4\"") != std::string::npos);
-  shard_table<bytes_holder>("tar:train-%06d.tar", "tfrecord:out/t.tfrecord", 2);
+  // TFRecord files keep no keys: the tar shards' own are refused, record numbers taken.
+  CHECK_THROWS_AS(shard_table<bytes_holder>("tar:train-%06d.tar", "tfrecord:out/t.tfrecord", 2), key_error);
+  {
+    table_writer<bytes_holder> numbered("tfrecord:numbered.tfrecord");
+    for (int i = 0; i < 5; ++i) numbered.write(ordinal_key(static_cast<std::uint64_t>(i)), "x");
+  }
+  shard_table<bytes_holder>("tfrecord:numbered.tfrecord", "tfrecord:out/t.tfrecord", 2);
   CHECK(test::read_file("out/t.shardindex.json").find("\"format\": \"tfrecord\"") != std::string::npos);
   // A name numbered already is refused before anything is read or written.
   CHECK_THROWS_MATCHES(
@@ -311,6 +317,7 @@ TEST_CASE("members whose keys leave the archive's folder are refused unless aske
         w.write("x", 1);
         detail::put_tar_padding(w, 1);
       }
+      w.write(std::string(1024, '\0'));  // the end blocks
       w.close();
     }
     std::vector<std::string> keys;
@@ -448,13 +455,17 @@ TEST_CASE("truncated, misaligned and corrupt tar headers are errors naming file 
   std::string zeroed = good;
   std::memset(&zeroed[512], 0, 512);
   expect_error(zeroed, 512, "a lone zero block followed by more data");
-  // A lone zero block or an end on a block boundary is the end, as GNU tar and tarfile read it.
+  // A lone zero block is the end, as GNU tar and tarfile read it; an end on a block boundary
+  // without one was cut (GNU tar and tarfile read it as a shorter archive), unless `unended`
+  // says the writer leaves the end blocks out.
   CHECK(member_lines("tar:" + test::data_path("tar/gnu-ustar.tar")).size() == 4);
   std::string two_members = good.substr(0, 512 * 4);  // samples/, s1.bin header and data, s1.cls header
-  read_all(good.substr(0, 512 * 3));
-  read_all(good.substr(0, 512 * 3) + std::string(512, '\0'));  // one end block
-  read_all(good.substr(0, 512 * 3) + std::string(700, '\0'));  // and zeros short of a second
-  CHECK_THROWS_MATCHES(read_all(two_members), format_error,    // s1.cls's data is missing
+  expect_error(good.substr(0, 512 * 3), 512 * 3,
+               "expected a tar header, or the zero blocks that end an archive");
+  CHECK(member_lines("tar,unended:" + dir / "bad.tar").size() == 1);  // samples/s1.bin
+  read_all(good.substr(0, 512 * 3) + std::string(512, '\0'));         // one end block
+  read_all(good.substr(0, 512 * 3) + std::string(700, '\0'));         // and zeros short of a second
+  CHECK_THROWS_MATCHES(read_all(two_members), format_error,           // s1.cls's data is missing
                        test::says("the archive is truncated"));
 }
 

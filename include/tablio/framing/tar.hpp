@@ -211,9 +211,11 @@ inline bool all_zeros(const char* bytes, std::size_t n) {
   return true;
 }
 
-// Reads the next member's headers, leaving `in` at its data; false at the end of the archive
-// (a zero block, or the end of input on a block boundary).
-inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
+// Reads the next member's headers, leaving `in` at its data; false at the end of the archive: a
+// zero block, or the end of input at the start or, when `unended` (reading a member at an
+// offset, or files known to lack them), on a block boundary. Every writer ends an archive with
+// zero blocks, so a file that ends without one was cut, perhaps at a member boundary.
+inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch, bool unended = false) {
   m = {};
   m.header_offset = in.tell();
   std::optional<std::string> long_name;
@@ -221,7 +223,11 @@ inline bool read_tar_member(reader& in, tar_member& m, std::string& scratch) {
   for (;;) {
     std::uint64_t at = in.tell();
     if (!in.ensure(tar_block)) {
-      if (in.window().empty()) return false;
+      if (in.window().empty() && (at == 0 || unended)) return false;
+      if (in.window().empty())
+        bad_tar(in, at, {"a tar header, or the zero blocks that end an archive"},
+                {"the end of the file: the archive is truncated (the specifier option unended reads files "
+                 "whose writer left out the end blocks)"});
       if (at == 0)
         bad_tar_start(in, {"a 512-byte tar header"}, {decimal(in.window().size()), " bytes in all"});
       bad_tar(in, at, {"a 512-byte tar header"}, {decimal(in.window().size()), " bytes at the end"});
@@ -553,6 +559,7 @@ struct tar_input_options {
   std::string extension;  // only members KEY.EXT are entries (the holder's, if empty)
   std::uint64_t shard_index = 0, shard_count = 1;  // entries I, I+N, I+2N... of all files
   bool unsafe_keys = false;  // give keys with a leading '/' or a ".." component too: the caller checks them
+  bool unended = false;      // files may end without their end blocks (their writer left them out)
 };
 
 class tar_input {
@@ -594,7 +601,7 @@ class tar_input {
         pending_ = ended_ = false;
       }
       detail::tar_member& m = member_;
-      if (ended_ || (!pending_ && !detail::read_tar_member(*in_, m, scratch_))) {
+      if (ended_ || (!pending_ && !detail::read_tar_member(*in_, m, scratch_, options_.unended))) {
         if (!ended_ && in_->tell() == 0 && in_->window().empty())  // an empty archive is two zero blocks
           detail::bad_tar(
               *in_, 0, {"a tar archive (an empty one is two zero blocks)"},
@@ -629,7 +636,7 @@ class tar_input {
   bool read_at(const location& at, entry& e) {
     reader& in = lookup_.at(files_.files(), at, open_);
     detail::tar_member m;
-    if (!detail::read_tar_member(in, m, scratch_) || !is_entry(m))
+    if (!detail::read_tar_member(in, m, scratch_, true) || !is_entry(m))
       detail::bad_tar(in, at.offset, {"a member .", options_.extension}, {"none"});
     if (grouping())
       read_sample(in, m, at.file, &e, false);
@@ -660,7 +667,7 @@ class tar_input {
   // Reads the headers of the next member that is an entry into m, skipping others; false at the end.
   bool next_entry_member(reader& in, detail::tar_member& m, bool sequential) {
     for (;;) {
-      if (!detail::read_tar_member(in, m, scratch_)) return false;
+      if (!detail::read_tar_member(in, m, scratch_, options_.unended)) return false;
       bool entry = is_entry(m);
       if (sequential) note_member(m, entry);
       if (entry) return true;
@@ -735,12 +742,6 @@ class tar_input {
       }
       if (!next_member_of_samples(in, m, sequential, e != nullptr, key)) {
         if (sequential) ended_ = true;
-        // The file ended on a block boundary with no end blocks, which every writer puts: a
-        // cut there could have taken the sample's last members with it.
-        if (e && !deferred_ && in.window().empty())
-          throw_format_error(
-              in.name(), in.tell(), key, {"the archive's end blocks after its last sample"},
-              {"the end of the file: the archive is truncated, and the sample may lack members"});
         break;
       }
       auto [next_key, next_extension] = detail::tar_key_and_extension(m.name);

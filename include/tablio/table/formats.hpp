@@ -179,7 +179,7 @@ inline owned<any_output_base> open_tar_output(const wspecifier& w, const open_op
 }
 inline owned<any_input_base> open_tar_input(const rspecifier& r, const open_options& o) {
   return erased_input_of<tar_input>(
-      r.filename, tar_input_options{r.extension, r.shard_index, r.shard_count, r.unsafe_keys}, o);
+      r.filename, tar_input_options{r.extension, r.shard_index, r.shard_count, r.unsafe_keys, r.unended}, o);
 }
 
 namespace fo = format_option;
@@ -190,8 +190,8 @@ inline constexpr table_format builtin_formats[] = {
      open_tfrecord_table_output, open_tfrecord_table_input},
     {"lmdb", 0, fo::shard, open_lmdb_output, open_lmdb_input},
     {"idx", 0, fo::shard | fo::numbered_keys, open_idx_output, open_idx_input},
-    {"tar", fo::extension | fo::split | fo::script, fo::extension | fo::shard | fo::files | fo::unsafe_keys,
-     open_tar_output, open_tar_input},
+    {"tar", fo::extension | fo::split | fo::script,
+     fo::extension | fo::shard | fo::files | fo::unsafe_keys | fo::unended, open_tar_output, open_tar_input},
 };
 
 // Formats a program registered: a list that only grows, so that names stay where they are.

@@ -8,6 +8,7 @@
 //   gzip, zlib, nz      (writing) compress, or not (by default, as the name's suffix says)
 //   ext=EXT             member files KEY.EXT (tar)
 //   unsafekeys          (reading) keys with a leading '/' or ".." too: the caller checks them (tar)
+//   unended             (reading) files may lack the end blocks, which their writer left out (tar)
 //   cache=DIR           (reading, any format) remote objects are fetched whole into DIR, once
 //   cache_limit=BYTES   (reading, any format) the cache's size, past which old copies go
 //   maxcount=N, maxsize=BYTES   (writing) a new shard file after N entries or BYTES bytes
@@ -79,6 +80,7 @@ struct rspecifier {
   std::uint64_t shard_index = 0, shard_count = 1;  // shard=I/N
   std::string extension;                           // ext=EXT
   bool unsafe_keys = false;                        // unsafekeys
+  bool unended = false;                            // unended
   remote_options remote;                           // cache=DIR, cache_limit=BYTES
 };
 
@@ -89,7 +91,7 @@ struct rspecifier {
 // that holds them.
 namespace format_option {
 inline constexpr unsigned key = 1, shard = 2, compression = 4, extension = 8, split = 16, script = 32,
-                          files = 64, unsafe_keys = 128, numbered_keys = 256;
+                          files = 64, unsafe_keys = 128, numbered_keys = 256, unended = 512;
 }
 
 // A format specifiers can name: what it takes, and how it opens. A format that cannot be
@@ -245,6 +247,8 @@ TABLIO_IMPL std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
       used |= format_option::extension;
     else if (o == "unsafekeys")
       used |= format_option::unsafe_keys;
+    else if (o == "unended")
+      used |= format_option::unended;
     else if (detail::parse_named_option(o, "cache", r.remote.cache) ||
              detail::parse_number_option(o, "cache_limit", r.remote.cache_limit))
       continue;  // for the files of any format
@@ -257,6 +261,7 @@ TABLIO_IMPL std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
   }
   if (!format || (used & ~format->read_options) != 0) return std::nullopt;
   r.unsafe_keys = (used & format_option::unsafe_keys) != 0;
+  r.unended = (used & format_option::unended) != 0;
   r.format = format->name;
   r.kind = detail::reader_kind(r.format);
   r.filename = split->second;
