@@ -12,4 +12,5 @@
 #include <tablio/codec/std/optional.hpp>
 #include <tablio/codec/std/string.hpp>
 #include <tablio/codec/std/tuple.hpp>
+#include <tablio/codec/std/variant.hpp>
 #include <tablio/codec/std/vector.hpp>

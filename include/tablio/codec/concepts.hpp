@@ -7,7 +7,7 @@
 //   3. Kaldi-style members Write(std::ostream&, bool binary) const / Read(std::istream&, bool),
 //      run on the writer/reader through zero-copy streambufs;
 //   4. built-ins: arithmetic types and enums (by the codec itself), std::string, vector,
-//      array, pair, tuple, optional, map, unordered_map (codec/std/*.hpp);
+//      array, pair, tuple, optional, variant, map, unordered_map (codec/std/*.hpp);
 //   5. aggregates, field by field, through Boost.PFR: no user code at all.
 #pragma once
 
