@@ -105,6 +105,40 @@ TEST_CASE("a value read with another release of its struct is an error, never mi
     }
   }
 
+  SECTION("a text object ends its line, so a misread one is an error at once") {
+    // Release 2 in text: "utt1 spk1 2.5 [ 4 7 ]"; release 1 stops before the labels.
+    write_three<kaldi2>("ark,t:" + dir / "new.txt.ark", newer);
+    CHECK_THAT(read_all_error<kaldi1>("ark:" + dir / "new.txt.ark"),
+               Catch::Contains("(key 'utt1')") && Catch::Contains("the end of the text object's line"));
+    // Release 1 in text, read by release 2, which would take the next line for its labels.
+    write_three<kaldi1>("ark,t:" + dir / "old.txt.ark", older);
+    CHECK_THAT(read_all_error<kaldi2>("ark:" + dir / "old.txt.ark"), Catch::Contains("(key 'utt1')"));
+    // Numbers for keys, where the next key would pass for a number of the value.
+    struct one {
+      std::int32_t a = 0;
+    };
+    struct two {
+      std::int32_t a = 0, b = 0;
+    };
+    {
+      table_writer<holder<two>> out("ark,t:" + dir / "n.ark");
+      for (std::uint64_t i = 0; i < 4; ++i)
+        out.write(ordinal_key(i), two{10 + static_cast<std::int32_t>(i), 20});
+    }
+    CHECK_THAT(read_all_error<holder<one>>("ark:" + dir / "n.ark"), Catch::Contains("(key '00000000')"));
+    {
+      table_writer<holder<one>> out("ark,t:" + dir / "n1.ark");
+      for (std::uint64_t i = 0; i < 3; ++i) out.write(ordinal_key(i), one{10});
+    }
+    CHECK_THAT(read_all_error<holder<two>>("ark:" + dir / "n1.ark"), Catch::Contains("(key '00000000')"));
+    // Text of a Kaldi object is its own: a matrix's ends with its newline, and reads back.
+    table_writer<holder<matrix<float>>> m("ark,t:" + dir / "m.ark");
+    m.write("a", matrix<float>(2, 2));
+    m.write("b", matrix<float>(1, 3));
+    m.close();
+    CHECK(keys_of<holder<matrix<float>>>("ark:" + dir / "m.ark") == std::vector<std::string>{"a", "b"});
+  }
+
   SECTION("an archive refuses keys its writer refuses") {
     write_three<holder<std::int32_t>>("ark:" + dir / "good.ark", 7);
     const std::string good = test::read_file(dir / "good.ark");
@@ -159,6 +193,16 @@ TEST_CASE("an Example's int64 that does not fit its field is an error naming the
                        test::says("feature 'age' as values in [0, 255], found 300"));
   CHECK_THROWS_MATCHES(read_back("lang", {-1}), format_error, test::says("feature 'lang'"));
   CHECK_THROWS_MATCHES(read_back("age", {300}), format_error, test::says("(key '00000000')"));
+  // Under key=, the error names the key the record keeps.
+  example ex = to_example(labelled{1, {1, 2}, 30, language::fr, 0});
+  ex.set("age", std::vector<std::int64_t>{300});
+  table_writer<example_holder> keyed("tfrecord,key=utt:" + dir / "k.tfrecord");
+  keyed.write("first", to_example(labelled{}));
+  keyed.write("second", ex);
+  keyed.close();
+  sequential_table_reader<example_struct_holder<labelled>> in("tfrecord,key=utt:" + dir / "k.tfrecord");
+  CHECK(in.key() == "first");
+  CHECK_THROWS_MATCHES(in.next(), format_error, test::says("(key 'second')"));
 }
 
 TEST_CASE("a table that cannot store keys refuses them at the first write", "[contracts][keys][tfrecord]") {
@@ -176,11 +220,17 @@ TEST_CASE("a table that cannot store keys refuses them at the first write", "[co
     CHECK_THROWS_MATCHES(out.write("00000001", "c"), key_error, test::says("must have key 00000002"));
     CHECK_THROWS_MATCHES(out.write("000000002", "c"), key_error, test::says("not '000000002'"));
   }
-  {
+  {  // Each file numbers its records from 00000000: any other first number would be lost too.
     table_writer<bytes_holder> shard("tfrecord:" + dir / "s-00001.tfrecord");
-    shard.write("00000250", "a");  // numbers run on across a table's files
-    shard.write("00000251", "b");
-    CHECK_THROWS(shard.write("00000253", "c"));
+    CHECK_THROWS_MATCHES(shard.write("00000250", "a"), key_error, test::says("must have key 00000000"));
+  }
+  {  // Shards of a numbered table are renumbered, and read together number on.
+    table_writer<bytes_holder> whole("tfrecord:" + dir / "whole.tfrecord");
+    for (std::uint64_t i = 0; i < 5; ++i) whole.write(ordinal_key(i), std::to_string(i));
+    whole.close();
+    shard_table<bytes_holder>("tfrecord:" + dir / "whole.tfrecord", "tfrecord:" + dir / "part.tfrecord", 2);
+    CHECK(keys_of("tfrecord:" + dir / "part-*-of-00002.tfrecord") ==
+          keys_of("tfrecord:" + dir / "whole.tfrecord"));
   }
   {  // Keys kept beside the records, or inside them.
     table_writer<bytes_holder> out("tfrecord,scp:" + file + "," + dir / "f.scp");
@@ -198,9 +248,31 @@ TEST_CASE("a table that cannot store keys refuses them at the first write", "[co
   write_three<holder<std::string>>("ark:" + dir / "a.ark", std::string("x"));
   CHECK_THROWS_MATCHES(shard_table<bytes_holder>("ark:" + dir / "a.ark", "tfrecord:" + dir / "c.tfrecord", 2),
                        key_error, test::says("'utt1'"));
-  // IDX files keep no keys either, and are read alone: their numbers start at 0.
+  // Keys longer than readers take back are refused, naming the table.
+  table_writer<bytes_holder> ark("ark:" + dir / "long.ark");
+  CHECK_THROWS_MATCHES(ark.write(std::string((1 << 20) + 1, 'k'), "x"), key_error,
+                       test::says("for '" + dir / "long.ark") && test::says("at most 1048576 bytes"));
+  // IDX files keep no keys either: their numbers start at 0.
   table_writer<holder<std::vector<float>>> idx("idx:" + dir / "x.idx");
   CHECK_THROWS_MATCHES(idx.write("00000001", std::vector<float>{1}), key_error, test::says("00000000"));
+}
+
+TEST_CASE("a TFRecord file cut inside a record's header is an error, unless read as TensorFlow reads it",
+          "[contracts][tfrecord]") {
+  test::temp_dir dir;
+  const std::string file = dir / "t.tfrecord";
+  write_three<bytes_holder>("tfrecord:" + file, std::string(20, 'x'));
+  const std::string whole = test::read_file(file);  // three records of 12 + 20 + 4 bytes
+  for (std::size_t cut : {36 + 1, 36 + 11, 72 + 6}) {
+    INFO(cut);
+    write_file(dir / "cut.tfrecord", whole.substr(0, cut));
+    CHECK_THROWS_MATCHES(
+        keys_of("tfrecord:" + dir / "cut.tfrecord"), format_error,
+        test::says("at byte " + std::to_string(cut / 36 * 36) + ": expected a 12-byte record header"));
+    CHECK(keys_of("tfrecord,unended:" + dir / "cut.tfrecord").size() == cut / 36);
+    random_access_table_reader<bytes_holder> by_key("tfrecord:" + dir / "cut.tfrecord");
+    CHECK_THROWS_AS(by_key.at("00000009"), format_error);  // not a missing key: a cut file
+  }
 }
 
 TEST_CASE("a tar file cut at a member boundary is an error, unless its writer is known to omit the end",

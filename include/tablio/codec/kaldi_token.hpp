@@ -80,6 +80,25 @@ inline void write_binary_header(writer& w) { w.write("\0B", 2); }
 
 // Kaldi's InitKaldiInputStream: "\0B" means binary (consumed); anything else is text and
 // nothing is consumed.
+// The end of a text object's line: what is left of it after the object must be blanks, so that a
+// value read as another type than wrote it (another release of a struct) is an error here,
+// rather than the rest of its line taken for the next key. A decoder may have read the newline.
+inline void read_text_line_end(reader& r) {
+  if (r.previous_byte() == '\n') return;
+  std::uint64_t at = r.tell();
+  int c = r.peek();
+  while (c == ' ' || c == '\t' || c == '\r') {
+    r.advance(1);
+    c = r.peek();
+  }
+  if (c == '\n')
+    r.advance(1);
+  else if (c >= 0)
+    r.fail_at(at, {"the end of the text object's line"},
+              {"more on the line: byte ", std::to_string(c),
+               c > 32 && c < 127 ? std::string(" '") + char(c) + "'" : ""});
+}
+
 inline bool read_binary_header(reader& r) {
   if (r.peek() != 0) return false;
   std::uint64_t at = r.tell();

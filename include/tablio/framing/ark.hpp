@@ -34,7 +34,7 @@ class archive_writer {
   // Writes "key " and returns the offset where the entry's object starts. Keys must be
   // Kaldi tokens: non-empty, printable, no whitespace.
   std::uint64_t begin_entry(std::string_view key) {
-    if (!kaldi_io::is_token(key)) bad_key(key);
+    if (!kaldi_io::is_token(key) || key.size() > default_limits.max_token_bytes) bad_key(key);
     out_.write(key);
     out_.put(' ');
     return object_offset_ = out_.tell();
@@ -62,7 +62,8 @@ class archive_writer {
  private:
   [[noreturn]] void bad_key(std::string_view key) const {
     throw_key_error({"invalid key ", quoted_excerpt(key), " for archive '", out_.name(),
-                     "': keys are non-empty and have no whitespace or unprintable bytes"});
+                     "': keys are non-empty, have no whitespace or unprintable bytes, and are at most ",
+                     decimal(default_limits.max_token_bytes), " bytes (limits::max_token_bytes)"});
   }
 
   writer out_;

@@ -330,27 +330,19 @@ inline std::string ordinal_key(std::uint64_t ordinal) {
   return std::string(p, end);
 }
 
-// The keys a framing that stores none (TFRecord without key=, IDX) can take: reading gives its
-// entries their numbers, so any other key would be lost, and is refused at the first write
-// (`remedy` says where keys can be kept instead). With `run_on`, the first number may be
-// where an earlier file's ended, as numbers run on across a table's files (shards).
+// The keys a framing that stores none (TFRecord without key=, IDX) can take: reading numbers a
+// file's entries from 00000000, so any other key would be lost, and is refused at the first
+// write (`remedy` says where keys can be kept instead).
 class numbered_keys {
  public:
-  explicit numbered_keys(bool run_on) noexcept : run_on_(run_on) {}
-
   void check(std::string_view key, std::string_view file, std::string_view remedy) {
-    std::optional<std::uint64_t> n = number_of(key);
-    const bool first = written_ == 0;
-    if (n && (first ? run_on_ || *n == 0 : *n == next_)) [[likely]] {
-      next_ = *n + 1;
+    if (number_of(key) == written_) [[likely]] {
       ++written_;
       return;
     }
-    std::string expected =
-        first && run_on_ ? "a record number (" + ordinal_key(0) + ", say)" : ordinal_key(next_);
     throw_key_error({"'", file, "' keeps no keys: reading it numbers its entries, so entry ",
-                     decimal(written_), " must have key ", expected, ", not ", quoted_excerpt(key),
-                     ", which would be lost; ", remedy});
+                     decimal(written_), " must have key ", ordinal_key(written_), ", not ",
+                     quoted_excerpt(key), ", which would be lost; ", remedy});
   }
 
  private:
@@ -366,8 +358,7 @@ class numbered_keys {
     return n;
   }
 
-  bool run_on_;
-  std::uint64_t written_ = 0, next_ = 0;
+  std::uint64_t written_ = 0;
 };
 
 template <class F>

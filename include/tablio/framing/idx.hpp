@@ -625,7 +625,7 @@ class idx_output {
   std::vector<std::uint32_t> dims_;
   idx_type type_ = idx_type::u8;
   std::uint64_t written_ = 0;
-  numbered_keys keys_{false};  // an IDX file is read alone: its numbers start at 0
+  numbered_keys keys_;
 };
 
 struct idx_framing {

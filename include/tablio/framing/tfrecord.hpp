@@ -210,8 +210,8 @@ class tfrecord_reader {
 
 namespace detail {
 
-[[noreturn]] inline void needs_zlib(const std::string& name, compression c) {
-  throw_usage_error({"'", name, "' is ", compression_name(c),
+[[noreturn]] inline void needs_zlib(const std::string& name, compression c, bool writing = false) {
+  throw_usage_error({"'", name, writing ? "' would be " : "' is ", compression_name(c),
                      "-compressed: TFRecord compression needs the tablio::zlib component"});
 }
 
@@ -245,14 +245,17 @@ inline reader open_tfrecord_input(std::string_view name, const open_options& opt
 
 // Opens a wxfilename for TFRecord output, compressed as asked.
 inline writer open_tfrecord_output(std::string_view name, compression c, const open_options& options = {}) {
-  writer out = open_output(name, options);
-  if (c == compression::none) return out;
-#if defined(TABLIO_WITH_ZLIB)
-  std::string n = out.name();
-  return writer(zlib_sink(std::move(out), c), n);
-#else
-  detail::needs_zlib(std::string(name), c);
+#if !defined(TABLIO_WITH_ZLIB)
+  if (c != compression::none) detail::needs_zlib(std::string(name), c, true);  // before the file is made
 #endif
+  writer out = open_output(name, options);
+#if defined(TABLIO_WITH_ZLIB)
+  if (c != compression::none) {
+    std::string n = out.name();
+    return writer(zlib_sink(std::move(out), c), n);
+  }
+#endif
+  return out;
 }
 
 struct tfrecord_output_options {
@@ -297,13 +300,16 @@ class tfrecord_output {
   compression compression_;
   tfrecord_writer records_;
   std::uint64_t at_ = 0;
-  numbered_keys keys_{true};  // a table's files (shards) number their records on
+  numbered_keys keys_;
   bool keys_beside_ = false;
 };
 
 struct tfrecord_input_options {
   std::string key_name;  // key=NAME: the records keep their key in this bytes feature
   std::uint64_t shard_index = 0, shard_count = 1;  // shard=I/N: records I, I+N, I+2N... of all files
+  // A writer writes whole records, so a file that ends inside a record's header was cut: an
+  // error, unless `unended` ends the file there quietly, as TensorFlow's readers do.
+  bool unended = false;
 };
 
 class tfrecord_input {
@@ -331,7 +337,7 @@ class tfrecord_input {
         // Only a file or a remote object can be read at an offset; an inflating stream has no
         // known size.
         plain_ = can_open_at(files_.files()[files_.current()]) && r.size_known();
-        in_.emplace(std::move(r));
+        in_.emplace(std::move(r), tfrecord_read_options{.strict_end = !options_.unended});
       }
       std::string_view record;
       if (!in_->next(record)) {

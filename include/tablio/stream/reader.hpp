@@ -230,6 +230,10 @@ class reader {
 
   // Next byte without consuming it, or -1 at end of input.
   int peek() { return fill() ? static_cast<unsigned char>(*cur_) : -1; }
+  // The byte before the next one, when the window still holds it; -1 when it does not.
+  int previous_byte() const noexcept {
+    return cur_ > window_begin_ ? static_cast<unsigned char>(cur_[-1]) : -1;
+  }
   // Next byte, or -1 at end of input.
   int get() { return fill() ? static_cast<unsigned char>(*cur_++) : -1; }
 

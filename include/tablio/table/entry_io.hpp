@@ -180,7 +180,24 @@ template <holder_type H>
 void read_record(H& h, entry& e) {
   std::string source(e.source);
   in_entry(e, source, [&] {
-    take_or_decode_record(h, e, source);
+    try {
+      take_or_decode_record(h, e, source);
+    } catch (const format_error& error) {
+      // A value that fails once its record is read (an Example feature that does not fit a
+      // struct's field) is named by the key the record keeps, not by its number.
+      if constexpr (keyed_record_holder<H>) {
+        if (!e.key_name.empty() && e.provisional_key && error.key().empty()) {
+          std::optional<std::string> key;
+          try {
+            key = h.take_record_key(e.key_name, source);
+          } catch (const tablio::error&) {  // the record itself is damaged: its number will do
+          }
+          if (key && kaldi_io::is_token(*key) && key->size() <= e.max_key_bytes)
+            throw error.with_key(std::move(*key));
+        }
+      }
+      throw;
+    }
     if (!e.key_name.empty()) {
       if constexpr (keyed_record_holder<H>) {
         std::string key = h.take_record_key(e.key_name, source);

@@ -123,7 +123,7 @@ inline owned<any_output_base> open_tfrecord_table_output(const wspecifier& w, co
 }
 inline owned<any_input_base> open_tfrecord_table_input(const rspecifier& r, const open_options& o) {
   return erased_input_of<tfrecord_input>(
-      r.filename, tfrecord_input_options{r.records.key_feature, r.shard_index, r.shard_count}, o);
+      r.filename, tfrecord_input_options{r.records.key_feature, r.shard_index, r.shard_count, r.unended}, o);
 }
 
 #if defined(TABLIO_WITH_LMDB)
@@ -186,8 +186,9 @@ namespace fo = format_option;
 inline constexpr table_format builtin_formats[] = {
     {"ark", fo::script, 0, open_ark_output, open_ark_input},
     {"scp", 0, fo::key, open_scp_output, open_scp_input},
-    {"tfrecord", fo::key | fo::compression | fo::script, fo::key | fo::shard | fo::files | fo::numbered_keys,
-     open_tfrecord_table_output, open_tfrecord_table_input},
+    {"tfrecord", fo::key | fo::compression | fo::script,
+     fo::key | fo::shard | fo::files | fo::numbered_keys | fo::unended, open_tfrecord_table_output,
+     open_tfrecord_table_input},
     {"lmdb", 0, fo::shard, open_lmdb_output, open_lmdb_input},
     {"idx", 0, fo::shard | fo::numbered_keys, open_idx_output, open_idx_input},
     {"tar", fo::extension | fo::split | fo::script,

@@ -231,6 +231,11 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
   if (out_spec.format == "tar")
     index.value_type = out_spec.extension.empty() ? std::string(record_extension<W>()) : out_spec.extension;
   std::string folder = shard_index_folder(out_spec.archive);
+  // Shards that keep no keys (TFRecord without key= or a script) number their records from 0
+  // each, and read together number them on: a table keyed by its record numbers is written
+  // under each shard's own numbers, and keys of its own are left for the writer to refuse.
+  const bool numbered_shards = out_format && (out_format->read_options & format_option::numbered_keys) &&
+                               out_spec.records.key_feature.empty() && out_spec.script.empty();
   sequential_table_reader<H> in(rspec, open);
   for (std::uint64_t k = 0; k < n; ++k) {
     plan.wspecifiers.push_back(shard_wspecifier(wspec, k, n));
@@ -241,7 +246,8 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
         throw_format_error(in_spec->filename, std::nullopt, {},
                            {decimal(weights.size()), " entries, as counted"},
                            {decimal(j), " on the second reading"});
-      out.write(in.key(), in.value());
+      const bool renumber = numbered_shards && in.key() == ordinal_key(j);
+      out.write(renumber ? ordinal_key(j - cuts[k]) : in.key(), in.value());
       shard.add(in.key());
     }
     out.close();

@@ -8,7 +8,8 @@
 //   gzip, zlib, nz      (writing) compress, or not (by default, as the name's suffix says)
 //   ext=EXT             member files KEY.EXT (tar)
 //   unsafekeys          (reading) keys with a leading '/' or ".." too: the caller checks them (tar)
-//   unended             (reading) files may lack the end blocks, which their writer left out (tar)
+//   unended             (reading) files may end without the end blocks their writer left out (tar),
+//                       or inside a record's header, read as the end, as TensorFlow does (tfrecord)
 //   cache=DIR           (reading, any format) remote objects are fetched whole into DIR, once
 //   cache_limit=BYTES   (reading, any format) the cache's size, past which old copies go
 //   maxcount=N, maxsize=BYTES   (writing) a new shard file after N entries or BYTES bytes

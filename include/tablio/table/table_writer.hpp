@@ -75,9 +75,11 @@ class table_writer {
 
   void write(std::string_view key, const value_type& value) {
     if (!framing_) throw_usage_error({"table_writer::write on a writer that is not open"});
-    if (!kaldi_io::is_token(key))
-      throw_key_error({"invalid key ", quoted_excerpt(key),
-                       ": keys are non-empty and have no whitespace or unprintable bytes"});
+    // What readers take back (framing/concepts.hpp: check_key_read), and nothing else.
+    if (!kaldi_io::is_token(key) || key.size() > default_limits.max_token_bytes) [[unlikely]]
+      throw_key_error({"invalid key ", quoted_excerpt(key), " for '", detail::table_name(*framing_),
+                       "': keys are non-empty, have no whitespace or unprintable bytes, and are at most ",
+                       decimal(default_limits.max_token_bytes), " bytes (limits::max_token_bytes)"});
     detail::write_entry<H>(*framing_, key, value, record_);
   }
 
