@@ -105,6 +105,20 @@ TEST_CASE("a value read with another release of its struct is an error, never mi
     }
   }
 
+  SECTION("an object read at an offset must be followed by the next key, through scripts and lookups") {
+    write_three<kaldi2>("ark,scp:" + dir / "new.ark," + dir / "new.scp", newer);
+    for (std::string rspec : {"scp:" + dir / "new.scp", "ark:" + dir / "new.ark"}) {
+      INFO(rspec);
+      random_access_table_reader<kaldi1> by_key(rspec);
+      CHECK_THROWS_AS(by_key.at("utt2"), format_error);
+    }
+    CHECK_THAT(read_all_error<kaldi1>("scp:" + dir / "new.scp"),
+               Catch::Contains("(key 'utt1')") && Catch::Contains("the next entry's key or the end"));
+    // Read as written, every entry passes, the last one followed by the end.
+    random_access_table_reader<kaldi2> right("scp:" + dir / "new.scp");
+    CHECK(right.at("utt3").labels == newer.labels);
+  }
+
   SECTION("a text object ends its line, so a misread one is an error at once") {
     // Release 2 in text: "utt1 spk1 2.5 [ 4 7 ]"; release 1 stops before the labels.
     write_three<kaldi2>("ark,t:" + dir / "new.txt.ark", newer);
@@ -131,6 +145,17 @@ TEST_CASE("a value read with another release of its struct is an error, never mi
       for (std::uint64_t i = 0; i < 3; ++i) out.write(ordinal_key(i), one{10});
     }
     CHECK_THAT(read_all_error<holder<two>>("ark:" + dir / "n1.ark"), Catch::Contains("(key '00000000')"));
+    // A text archive cut inside a number is not a shorter number.
+    {
+      table_writer<holder<double>> out("ark,t:" + dir / "d.ark");
+      out.write("k", 1e-12);
+    }
+    const std::string text = test::read_file(dir / "d.ark");
+    for (std::size_t cut = 3; cut < text.size(); ++cut) {
+      INFO(cut);
+      write_file(dir / "cut.ark", text.substr(0, cut));
+      CHECK_FALSE(read_all_error<holder<double>>("ark:" + dir / "cut.ark").empty());
+    }
     // Text of a Kaldi object is its own: a matrix's ends with its newline, and reads back.
     table_writer<holder<matrix<float>>> m("ark,t:" + dir / "m.ark");
     m.write("a", matrix<float>(2, 2));

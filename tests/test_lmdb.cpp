@@ -467,6 +467,37 @@ TEST_CASE("damaged databases read consistently or are refused, never crash", "[l
   CHECK(refused > 100);
 }
 
+TEST_CASE("a damaged newer meta page is refused, with or without a lock file, before liblmdb maps it",
+          "[lmdb][bad]") {
+  // liblmdb takes the newer meta page's page size as it is, and maps the file by it (a bus
+  // error for a wrong one); falling back to the older page would lose the newer snapshot.
+  test::temp_dir dir;
+  const std::string db = dir / "db";
+  {
+    table_writer<bytes_holder> out("lmdb:" + db);
+    for (const char* key : {"a", "b", "c"}) out.write(key, "value");
+  }
+  const std::string good = test::read_file(db + "/data.mdb");
+  auto transaction = [&](std::size_t page) {
+    std::uint64_t t;
+    std::memcpy(&t, good.data() + page * 4096 + 144, 8);
+    return t;
+  };
+  const std::size_t newer = transaction(1) > transaction(0) ? 1 : 0;
+  for (std::size_t at : {newer * 4096 + 41, newer * 4096 + 40, newer * 4096 + 16}) {  // page size, magic
+    INFO(at);
+    std::string bytes = good;
+    bytes[at] = static_cast<char>(bytes[at] ^ 0x5a);
+    std::ofstream(db + "/data.mdb", std::ios::binary | std::ios::trunc) << bytes;
+    REQUIRE(std::filesystem::exists(db + "/lock.mdb"));
+    CHECK_THROWS_MATCHES(sequential_table_reader<bytes_holder>("lmdb:" + db), format_error,
+                         test::says("at byte " + std::to_string(at - at % 4)));
+    std::filesystem::remove(db + "/lock.mdb");
+    CHECK_THROWS_AS(sequential_table_reader<bytes_holder>("lmdb:" + db), format_error);
+    std::ofstream(db + "/lock.mdb");
+  }
+}
+
 TEST_CASE("written with Caffe's settings, the database is Caffe's, byte for byte", "[lmdb][write]") {
   test::temp_dir dir;
   std::string caffe = copy_database(dir, "fashion_t10k_1000_lmdb");

@@ -80,11 +80,14 @@ inline void write_binary_header(writer& w) { w.write("\0B", 2); }
 
 // Kaldi's InitKaldiInputStream: "\0B" means binary (consumed); anything else is text and
 // nothing is consumed.
-// The end of a text object's line: what is left of it after the object must be blanks, so that a
-// value read as another type than wrote it (another release of a struct) is an error here,
-// rather than the rest of its line taken for the next key. A decoder may have read the newline.
+// The end of a text object's line: what is left of it after the object must be blanks and the
+// newline, so that a value read as another type than wrote it (another release of a struct),
+// or cut inside a number, is an error here, rather than the rest of its line taken for the
+// next key or a shorter number taken for the value. A decoder may have read the newline, and an
+// object that ends in ']' is whole without it.
 inline void read_text_line_end(reader& r) {
-  if (r.previous_byte() == '\n') return;
+  // What ends in ']' (Kaldi's matrices and vectors) ends itself, as Kaldi reads it.
+  if (const int last = r.previous_byte(); last == '\n' || last == ']') return;
   std::uint64_t at = r.tell();
   int c = r.peek();
   while (c == ' ' || c == '\t' || c == '\r') {
@@ -93,7 +96,9 @@ inline void read_text_line_end(reader& r) {
   }
   if (c == '\n')
     r.advance(1);
-  else if (c >= 0)
+  else if (c < 0)  // every text object is written with its newline: the input was cut inside it
+    r.fail_at(at, {"the end of the text object's line"}, {"the end of input (the object is cut short)"});
+  else
     r.fail_at(at, {"the end of the text object's line"},
               {"more on the line: byte ", std::to_string(c),
                c > 32 && c < 127 ? std::string(" '") + char(c) + "'" : ""});

@@ -108,6 +108,7 @@ class archive_reader {
     if (!next_key(e.key)) return false;
     e.form = entry_form::object;
     e.object = &in_;
+    e.followed_by_key = false;  // the next next() reads the key
     e.where = {0, in_.tell()};
     return true;
   }
@@ -121,6 +122,7 @@ class archive_reader {
     e.form = entry_form::object;
     e.object = &*lookup_;
     e.where = at;
+    e.followed_by_key = true;
     return true;
   }
   bool seekable() const noexcept { return !file_.empty(); }

@@ -257,6 +257,8 @@ struct entry {
   std::string_view key_name;          // record: the record keeps its key in this bytes feature...
   bool provisional_key = false;       // ...and `key` (an ordinal) stands in for it until taken out
   std::size_t max_key_bytes = default_limits.max_token_bytes;  // ...which is at most this long
+  bool followed_by_key = false;   // object: read at an offset into an archive, so the next
+                                  // entry's key (or the end) must follow it (check_key_follows)
   bool pending = false;           // the value is still to be loaded (framings with load())
   location where;                 // for read_at() and for scripts
   std::string_view source;        // record, array: what errors name (the file)
@@ -510,6 +512,22 @@ void ask_for_parts(F& f) {
        : key.size() <= most ? quoted_excerpt(key)
                             : join({decimal(key.size()), " bytes from ", quoted_excerpt(key)})});
 }
+// What must follow an object read at an offset into an archive: the next entry's key, as the
+// archive's own reader reads keys (framing/ark.hpp), or the end. An object read as another
+// type than wrote it (another release of a struct) stops short or runs on, and what follows
+// it is then no key: an error here rather than a value misread in silence.
+inline void check_key_follows(reader& in) {
+  in.skip_whitespace();
+  const std::uint64_t at = in.tell();
+  std::string key;
+  in.read_until_space(key);
+  const int c = in.peek();
+  if (key.empty() && c < 0) return;  // the end
+  if (!kaldi_io::is_token(key) || (c >= 0 && c != ' ' && c != '\t' && c != '\n'))
+    throw_format_error(in.name(), at, {}, {"the next entry's key or the end, after the object"},
+                       {key.empty() ? std::string("no key") : quoted_excerpt(key)});
+}
+
 template <class F>
 std::string table_name(const F& f);
 // The longest key a framing reads (its limits::max_token_bytes, as an archive's tokens).

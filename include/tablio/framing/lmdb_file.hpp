@@ -228,8 +228,7 @@ class lmdb_file {
   }
 
   // The page size comes from meta page 0, as liblmdb takes it; then of the two meta pages, the
-  // one with the larger transaction id describes the snapshot, unless it is no meta page (a
-  // commit cut short) and the other is.
+  // one with the larger transaction id describes the snapshot.
   void read_meta_pages(std::uint64_t transaction) {
     namespace l = detail::lmdb_layout;
     std::uint32_t magic = u32(map_ + l::meta_magic);
@@ -250,13 +249,11 @@ class lmdb_file {
       fail(0, {"the meta page of transaction ", decimal(transaction), ", the snapshot held"},
            {"none: the writer has committed twice since"});
     }
+    // liblmdb takes the newer page whatever else it holds, its page size included: a damaged
+    // newer page is an error, never a fall back to the older snapshot (data silently lost) nor
+    // a database handed to liblmdb to map with a wrong page size.
     std::uint64_t current = u64(map_ + size + l::meta_transaction) > u64(map_ + l::meta_transaction) ? 1 : 0;
-    try {
-      check_meta_page(current);
-    } catch (const format_error&) {
-      if (!is_meta_page(1 - current)) throw;  // the newer one's error
-      current = 1 - current;
-    }
+    check_meta_page(current);
     use_meta_page(current);
   }
 

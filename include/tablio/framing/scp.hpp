@@ -322,6 +322,7 @@ class script_input {
       whole_reader_.emplace(std::move(in));
       e.form = entry_form::object;
       e.object = &*whole_reader_;
+      e.followed_by_key = false;  // a file of one object, whatever follows it (a WAVE file's chunks)
       return;
     }
     // A command's output: read to its end, so that the command's exit status is known before
@@ -339,6 +340,7 @@ class script_input {
     whole_reader_.emplace(memory_reader(std::string_view(whole_), in.name(), open_.parse_limits));
     e.form = entry_form::object;
     e.object = &*whole_reader_;
+    e.followed_by_key = false;
   }
 
   const std::string& name() const noexcept { return name_; }
@@ -413,6 +415,7 @@ class script_input {
     }
     e.form = entry_form::object;
     e.object = &in;
+    e.followed_by_key = true;  // an archive's object, or a file's one object
   }
 
   std::string name_;

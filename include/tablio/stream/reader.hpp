@@ -230,9 +230,9 @@ class reader {
 
   // Next byte without consuming it, or -1 at end of input.
   int peek() { return fill() ? static_cast<unsigned char>(*cur_) : -1; }
-  // The byte before the next one, when the window still holds it; -1 when it does not.
+  // The byte before the next one (-1 at the start, or after a seek out of the window).
   int previous_byte() const noexcept {
-    return cur_ > window_begin_ ? static_cast<unsigned char>(cur_[-1]) : -1;
+    return cur_ > window_begin_ ? static_cast<unsigned char>(cur_[-1]) : before_window_;
   }
   // Next byte, or -1 at end of input.
   int get() { return fill() ? static_cast<unsigned char>(*cur_++) : -1; }
@@ -416,6 +416,7 @@ class reader {
     }
     if (!source_->seek(offset)) throw_usage_error({"cannot seek in '", name_, "'"});
     window_begin_ = cur_ = end_ = nullptr;
+    before_window_ = -1;
     pending_ = {};
     window_offset_ = offset;
     // A contiguous source re-delivers from the new offset.
@@ -500,6 +501,7 @@ class reader {
       stitched.insert(stitched.end(), w.data(), w.data() + k);
       pending_ = w.subspan(k);
     }
+    note_byte_before_window();
     stitch_ = std::move(stitched);
     window_is_source_ = false;
     ++windows_;
@@ -509,6 +511,11 @@ class reader {
     return stitch_.size() >= n;
   }
 
+  // Keeps the last byte read before the window moves on, for previous_byte().
+  void note_byte_before_window() noexcept {
+    if (cur_ > window_begin_) before_window_ = static_cast<unsigned char>(cur_[-1]);
+  }
+
   // Accounts for the consumed window so that tell() stays right across refills.
   void retire_window() noexcept {
     window_offset_ += static_cast<std::uint64_t>(end_ - window_begin_);
@@ -516,6 +523,7 @@ class reader {
   }
 
   bool refill() {
+    note_byte_before_window();
     retire_window();
     std::span<const char> w = take_next_window();
     window_is_source_ = true;
@@ -540,6 +548,7 @@ class reader {
   std::uint64_t windows_ = 0;      // refills and stitches so far
   std::uint64_t delivered_ = 0;    // bytes the source gave, for limits::max_total_bytes
   const char* window_begin_ = nullptr;
+  int before_window_ = -1;  // the byte read last before window_begin_, or -1
   const char* cur_ = nullptr;
   const char* end_ = nullptr;
   std::uint64_t window_offset_ = 0;

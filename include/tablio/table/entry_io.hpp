@@ -262,7 +262,10 @@ class entry_reader {
     switch (e.form) {
       case entry_form::object:
         if constexpr ((Forms & entry_forms(entry_form::object)) != 0)
-          return detail::with_key(e.key, e.object->name(), [&] { h.read(*e.object); });
+          return detail::with_key(e.key, e.object->name(), [&] {
+            h.read(*e.object);
+            if (e.followed_by_key) detail::check_key_follows(*e.object);
+          });
         break;
       case entry_form::record:
         if constexpr ((Forms & entry_forms(entry_form::record)) != 0) return detail::read_record(h, e);
