@@ -86,11 +86,7 @@ class archive_reader {
   // Reads the next key and the separator after it. Returns false at the end of the archive,
   // which includes input that ends inside a key: Kaldi treats that as a clean end too.
   bool next_key(std::string& key) {
-    in_.skip_whitespace();
-    key_offset_ = in_.tell();
-    key.clear();
-    in_.read_until_space(key);
-    int c = in_.peek();
+    const int c = detail::read_archive_key(in_, key, key_offset_);
     if (c < 0) return false;
     // Keys are read as they are written: a value read with the wrong type leaves the reader
     // inside its bytes, and what it takes for the next key is no key.

@@ -512,16 +512,23 @@ void ask_for_parts(F& f) {
        : key.size() <= most ? quoted_excerpt(key)
                             : join({decimal(key.size()), " bytes from ", quoted_excerpt(key)})});
 }
+// Reads a key as an archive's reader reads it: whitespace, then the bytes up to a space, from
+// offset `at`. Returns the byte after the key, -1 at the end of the input.
+inline int read_archive_key(reader& in, std::string& key, std::uint64_t& at) {
+  in.skip_whitespace();
+  at = in.tell();
+  key.clear();
+  in.read_until_space(key);
+  return in.peek();
+}
 // What must follow an object read at an offset into an archive: the next entry's key, as the
 // archive's own reader reads keys (framing/ark.hpp), or the end. An object read as another
 // type than wrote it (another release of a struct) stops short or runs on, and what follows
 // it is then no key: an error here rather than a value misread in silence.
 inline void check_key_follows(reader& in) {
-  in.skip_whitespace();
-  const std::uint64_t at = in.tell();
+  std::uint64_t at;
   std::string key;
-  in.read_until_space(key);
-  const int c = in.peek();
+  const int c = read_archive_key(in, key, at);
   if (key.empty() && c < 0) return;  // the end
   if (!kaldi_io::is_token(key) || (c >= 0 && c != ' ' && c != '\t' && c != '\n'))
     throw_format_error(in.name(), at, {}, {"the next entry's key or the end, after the object"},
