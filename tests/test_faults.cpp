@@ -340,3 +340,47 @@ TEST_CASE("a child process that drops its parent's input command leaves it to th
   CHECK(expected == 5000);
   in.close();  // the command's exit status is the parent's to see
 }
+
+TEST_CASE("a reader that stops early closes its end and lets the command end", "[faults][pipe]") {
+  test::temp_dir dir;
+  std::string ark = dir / "a.ark";
+  write_and_close("ark:" + ark, 3);
+  const auto started = std::chrono::steady_clock::now();
+  // Endless and huge commands whose output is no archive: the error comes at once, and the
+  // reader's end with it (they ran until a timeout).
+  CHECK_THROWS_AS(recovered_prefix("ark:yes |"), format_error);
+  CHECK_THROWS_AS(recovered_prefix("ark:yes | head -c 4000000000 |"), format_error);
+  // Left after one entry of an endless command and of a huge one, by close() and by the
+  // destructor: the command's status (SIGPIPE) is no failure, since its output was not wanted.
+  for (std::string producer :
+       {"while cat " + ark + "; do :; done", "cat " + ark + "; head -c 4000000000 /dev/zero"}) {
+    INFO(producer);
+    sequential_table_reader<matrix_holder> closed("ark:" + producer + " |");
+    CHECK(closed.key() == ordinal_key(0));
+    CHECK_NOTHROW(closed.close());
+    sequential_table_reader<matrix_holder> destroyed("ark:" + producer + " |");
+    CHECK(destroyed.key() == ordinal_key(0));
+  }
+  // Python ignores SIGPIPE, and commands inherit what is ignored: a command started with it
+  // ignored must still end when its reader goes.
+  {
+    struct sigaction ignore {
+    }, previous{};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ignore, &previous);
+    {
+      // With SIGPIPE ignored, the shell's own echo would fail and go on for ever.
+      sequential_table_reader<matrix_holder> in("ark:cat " + ark + "; while :; do echo; done 2>/dev/null |");
+      CHECK(in.key() == ordinal_key(0));
+    }
+    ::sigaction(SIGPIPE, &previous, nullptr);
+  }
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
+  // Read to the end, a command's status is still judged, also when the table ends before its
+  // bytes (a tar file's padding).
+  std::string tar = dir / "a.tar";
+  write_and_close("tar:" + tar, 3);
+  CHECK(recovered_prefix("tar:cat " + tar + " |") == 3);
+  CHECK_THROWS_WITH(recovered_prefix("tar:cat " + tar + "; exit 5 |"), Catch::Contains("status 5"));
+  CHECK_THROWS_WITH(recovered_prefix("ark:cat " + ark + "; exit 6 |"), Catch::Contains("status 6"));
+}

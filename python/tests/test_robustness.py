@@ -7,6 +7,8 @@ import gc
 import os
 import pickle
 import signal
+import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -294,3 +296,34 @@ def test_a_child_process_leaves_its_parents_tables_alone(tmp_path):
     writer["b"] = 2
     writer.close()
     assert tablio.load(f"ark:{tmp_path}/out.ark", type="int32")[0] == ["a", "b"]  # written once
+
+
+LEAVE_COMMANDS_EARLY = r"""
+import sys, numpy as np, tablio
+ark = sys.argv[1]
+with tablio.writer("ark:" + ark, type="matrix") as w:
+    for i in range(3):
+        w[f"k{i}"] = np.full((2, 3), i, np.float32)
+for rspec in ("ark:yes |", "ark:yes | head -c 4000000000 |"):
+    try:
+        list(tablio.open(rspec, type="matrix"))
+        sys.exit("no error from " + rspec)
+    except tablio.FormatError:
+        pass
+for producer in ("while cat %s; do :; done" % ark, "cat %s; head -c 4000000000 /dev/zero" % ark,
+                 "cat %s; while :; do echo; done 2>/dev/null" % ark):
+    r = tablio.open("ark:" + producer + " |", type="matrix")
+    key, _ = next(iter(r))
+    assert key == "k0"
+    r.close()
+    for key, _ in tablio.open("ark:" + producer + " |", type="matrix"):
+        break
+print("ok")
+"""
+
+
+def test_a_reader_that_stops_early_lets_an_endless_command_end(tmp_path):
+    # Python ignores SIGPIPE, which commands would inherit; the last producer ends only by it.
+    done = subprocess.run([sys.executable, "-c", LEAVE_COMMANDS_EARLY, str(tmp_path / "a.ark")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "ok", done.stderr

@@ -148,6 +148,9 @@ contains out.txt "truncated"
 expect 1 "$tablio" verify "scp:$kaldi/bad/bad-range.scp"
 expect 1 "$tablio" verify "ark:cat $kaldi/scp/feats.ark; exit 3 |"
 contains out.txt "status 3"
+# An endless command whose output is no archive: an error at once, not a wait for its end.
+expect 1 timeout 60 "$tablio" copy "ark:yes |" ark:/dev/null
+contains err.txt "format error in 'yes |' at byte 2"
 expect 1 "$tablio" copy "ark:$kaldi/bad/trunc-in-object.ark" ark:/dev/null
 [[ $(wc -l <err.txt) == 1 ]] || fail "an error is one line: $(cat err.txt)"
 expect 1 "$tablio" copy "ark:$kaldi/scp/feats.ark" ark:/dev/full

@@ -1,13 +1,18 @@
-// Pipes to and from shell commands: `cmd |` as input, `| cmd` as output (popen).
+// Pipes to and from shell commands: `cmd |` as input, `| cmd` as output.
 //
-// An input pipe is read to its end before it is closed, so the command never dies of
-// SIGPIPE; a command that exits non-zero (or is killed) is an io_error at close. Writes to an
-// output pipe whose command has exited fail with EPIPE instead of killing this process.
+// A command's exit status is judged when its output was read to the end: one that exits
+// non-zero (or is killed) is then an io_error at close. A reader that stops early, by error or
+// by choice, closes its end and lets the command end (of SIGPIPE, which is then no failure),
+// so an endless or huge command never holds it. Writes to an output pipe whose command has
+// exited fail with EPIPE instead of killing this process.
 #pragma once
 
 #include <tablio/core/error.hpp>
+#include <tablio/core/minmax.hpp>
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cerrno>
@@ -25,44 +30,76 @@ namespace detail {
 // only closes its copy, never reads the rest of the output (the parent's) or waits.
 class process_pipe {
  public:
-  process_pipe(std::string command, const char* mode) : command_(std::move(command)), owner_(::getpid()) {
+  enum class direction { from_command, to_command };
+
+  // Runs `command` under /bin/sh with its standard output (or input) joined to this end. The
+  // command starts with SIGPIPE at its default and unblocked, whatever this process does with
+  // it (Python ignores it): a command whose reader has gone ends, as in a shell.
+  process_pipe(std::string command, direction d)
+      : command_(std::move(command)), owner_(::getpid()), direction_(d) {
     std::fflush(nullptr);  // the child must not inherit and re-flush our stdio buffers
-    file_ = ::popen(command_.c_str(), mode);
-    if (!file_) throw_io_error(command_, errno, {"cannot start command"});
+    int ends[2];
+    if (::pipe2(ends, O_CLOEXEC) != 0) throw_io_error(command_, errno, {"cannot start command"});
+    const bool from = d == direction::from_command;
+    const int ours = ends[from ? 0 : 1], theirs = ends[from ? 1 : 0];
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    ::posix_spawn_file_actions_init(&actions);
+    ::posix_spawnattr_init(&attributes);
+    ::posix_spawn_file_actions_adddup2(&actions, theirs, from ? STDOUT_FILENO : STDIN_FILENO);
+    sigset_t none, pipe_signal;
+    sigemptyset(&none);
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    ::posix_spawnattr_setsigmask(&attributes, &none);
+    ::posix_spawnattr_setsigdefault(&attributes, &pipe_signal);
+    ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    char shell[] = "sh", dash_c[] = "-c";
+    char* argv[] = {shell, dash_c, command_.data(), nullptr};
+    const int failed = ::posix_spawn(&pid_, "/bin/sh", &actions, &attributes, argv, environ);
+    ::posix_spawn_file_actions_destroy(&actions);
+    ::posix_spawnattr_destroy(&attributes);
+    ::close(theirs);
+    if (failed != 0) {
+      ::close(ours);
+      throw_io_error(command_, failed, {"cannot start command"});
+    }
+    fd_ = ours;
   }
   process_pipe(process_pipe&& o) noexcept
-      : command_(std::move(o.command_)), file_(std::exchange(o.file_, nullptr)), owner_(o.owner_) {}
+      : command_(std::move(o.command_)),
+        fd_(std::exchange(o.fd_, -1)),
+        pid_(o.pid_),
+        owner_(o.owner_),
+        direction_(o.direction_) {}
   process_pipe& operator=(process_pipe&&) = delete;
+  // Waits for a command not closed: an output's failure is reported (nothing can throw here),
+  // an input's was not asked for.
   ~process_pipe() {
-    if (file_) {
+    if (fd_ >= 0) {
       try {
-        finish(true);
+        finish(direction_ == direction::to_command);
       } catch (const std::exception& e) {
         report_error(e.what());
       }
     }
   }
 
-  int fd() const noexcept { return ::fileno(file_); }
+  int fd() const noexcept { return fd_; }
   const std::string& command() const noexcept { return command_; }
-  bool is_open() const noexcept { return file_ != nullptr; }
+  bool is_open() const noexcept { return fd_ >= 0; }
 
-  // Waits for the command and throws if it failed.
-  void finish(bool drain) {
-    if (!file_) return;
-    if (::getpid() != owner_) {
-      ::close(::fileno(std::exchange(file_, nullptr)));  // the FILE itself is the parent's to free
-      return;
+  // Closes this end, waits for the command and, when `judge`, throws if it failed.
+  void finish(bool judge) {
+    if (fd_ < 0) return;
+    ::close(std::exchange(fd_, -1));
+    if (::getpid() != owner_) return;
+    int status = 0;
+    pid_t waited;
+    while ((waited = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
     }
-    if (drain) {
-      char buf[65536];
-      while (true) {
-        ssize_t got = ::read(fd(), buf, sizeof buf);
-        if (got == 0 || (got < 0 && errno != EINTR)) break;
-      }
-    }
-    int status = ::pclose(std::exchange(file_, nullptr));
-    if (status == -1) throw_io_error(command_, errno, {"cannot wait for command"});
+    if (!judge) return;
+    if (waited < 0) throw_io_error(command_, errno, {"cannot wait for command"});
     if (WIFSIGNALED(status))
       throw_io_error(command_, 0, {"command killed by signal ", decimal(WTERMSIG(status)), ":"});
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
@@ -71,8 +108,10 @@ class process_pipe {
 
  private:
   std::string command_;
-  FILE* file_ = nullptr;
+  int fd_ = -1;
+  pid_t pid_ = -1;
   pid_t owner_;
+  direction direction_;
 };
 
 // Blocks SIGPIPE in this thread for its lifetime and discards one raised meanwhile, so that a
@@ -108,26 +147,39 @@ class sigpipe_guard {
 // Standard output of `command` (run by /bin/sh).
 class pipe_source {
  public:
-  explicit pipe_source(std::string command) : pipe_(std::move(command), "re") {}
+  explicit pipe_source(std::string command)
+      : pipe_(std::move(command), detail::process_pipe::direction::from_command) {}
 
   std::size_t read_some(char* dst, std::size_t n) {
     for (;;) {
       ssize_t got = ::read(pipe_.fd(), dst, n);
+      if (got == 0) ended_ = true;
       if (got >= 0) return static_cast<std::size_t>(got);
       if (errno != EINTR) throw_io_error(pipe_.command(), errno, {"cannot read from command"});
     }
   }
-  // Reads the rest of the output, waits for the command, throws if it failed.
-  void close() { pipe_.finish(true); }
+  // Waits for the command; throws if it failed and its output was read to the end. A table
+  // may end before its bytes do (a tar file's padding), so a little more is read first to
+  // find the end; a reader that stopped early leaves the rest unread.
+  void close() {
+    char rest[4096];
+    for (std::size_t left = std::size_t{1} << 16; !ended_ && left > 0;) {
+      const std::size_t got = read_some(rest, detail::min_of(sizeof rest, left));
+      left -= got;
+    }
+    pipe_.finish(ended_);
+  }
 
  private:
   detail::process_pipe pipe_;
+  bool ended_ = false;
 };
 
 // Standard input of `command` (run by /bin/sh).
 class pipe_sink {
  public:
-  explicit pipe_sink(std::string command) : pipe_(std::move(command), "we") {}
+  explicit pipe_sink(std::string command)
+      : pipe_(std::move(command), detail::process_pipe::direction::to_command) {}
 
   void write(const char* src, std::size_t n) {
     if (!pipe_.is_open()) throw_io_error(pipe_.command(), EPIPE, {"cannot write to command"});
@@ -138,7 +190,7 @@ class pipe_sink {
         if (errno == EINTR) continue;
         int e = errno;
         // The command's own failure (its exit status) explains an EPIPE better than EPIPE.
-        pipe_.finish(false);
+        pipe_.finish(true);
         throw_io_error(pipe_.command(), e, {"cannot write to command"});
       }
       src += put;
@@ -147,7 +199,7 @@ class pipe_sink {
   }
   void flush() {}
   // Closes the command's input, waits for it, throws if it failed.
-  void close() { pipe_.finish(false); }
+  void close() { pipe_.finish(true); }
 
  private:
   detail::process_pipe pipe_;

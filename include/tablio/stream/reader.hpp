@@ -435,7 +435,8 @@ class reader {
   // one keep_window() keeps for them all.
   std::uint64_t window_number() const noexcept { return windows_; }
 
-  // Closes the source: a pipe is read to its end and its command's exit status checked.
+  // Closes the source: a pipe command's exit status is checked when its output was read to
+  // the end.
   void close() {
     if (source_) {
       auto s = std::move(source_);
