@@ -13,6 +13,7 @@ Tables are named by Kaldi-style specifiers, as in the C++ library::
 Value types (``type=``): see ``tablio.value_types()``.
 """
 
+import collections.abc as _abc
 import operator as _operator
 import sys as _sys
 
@@ -57,6 +58,34 @@ def _batches(self, n):
 
 SequentialReader.batches = _batches
 
+_ABSENT = object()
+
+
+class _Items(_abc.ItemsView):
+    """A random-access table's (key, value) pairs in the order of keys(); under 'p', a key
+    whose value cannot be read is left out, as it is absent at lookup."""
+
+    def __iter__(self):
+        for key in self._mapping.keys():
+            value = self._mapping.get(key, _ABSENT)
+            if value is not _ABSENT:
+                yield key, value
+
+
+class _Values(_abc.ValuesView):
+    """A random-access table's values in the order of keys() (see _Items)."""
+
+    def __iter__(self):
+        return (value for _, value in _Items(self._mapping))
+
+
+def _as_mapping(cls):
+    """Makes a random-access table class a collections.abc.Mapping: items() and values() as
+    views, beside the keys(), get(), len() and `in` it has."""
+    cls.items = lambda self: _Items(self)
+    cls.values = lambda self: _Values(self)
+    _abc.Mapping.register(cls)
+
 
 def _decoded(table, type, decode, rspec, limits=None):
     """The table, or its samples decoded as decode= asks (tablio.sample)."""
@@ -65,7 +94,8 @@ def _decoded(table, type, decode, rspec, limits=None):
     if type != "sample":
         table.close()
         raise UsageError(f"decode= applies to type 'sample', not '{type}'")
-    return sample.DecodedTable(table, sample.decoder(decode, limits), rspec.partition(":")[2])
+    decoded = sample.DecodedMapping if isinstance(table, RandomAccessReader) else sample.DecodedTable
+    return decoded(table, sample.decoder(decode, limits), rspec.partition(":")[2])
 
 
 def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False, features=None,
@@ -122,9 +152,12 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
 
 def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False,
                   features=None, allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None):
-    """Opens a table for lookup by key: r[key] (KeyError when absent), key in r, r.get(key),
-    len(r) and r.keys(); r.lookup(keys) gives the values of many keys in one call. Values are
-    copies that stay valid. dtype, scale, decode_raw, view, features, allow_network,
+    """Opens a table for lookup by key, a collections.abc.Mapping: r[key] (KeyError when
+    absent), key in r, r.get(key), len(r), r.keys() (a list, in table order), r.items() and
+    r.values(); r.lookup(keys) gives the values of many keys in one call. Values are copies
+    that stay valid. A script's keys are its lines, read without reading a value; under
+    "p", a key whose value cannot be read is absent at lookup (in is False, r[key] raises
+    KeyError, items() and values() leave it out), while keys() and len() still count it. dtype, scale, decode_raw, view, features, allow_network,
     allow_pipes, decode, confine and limits as open() takes them.
 
     rspec "index:PATH_OR_URL" looks keys up through a shard index (tablio.shard_index): a
@@ -211,3 +244,6 @@ def process_policy():
 
 
 from . import idx, sample, shard_index, _lookup  # noqa: E402  (need _tablio)
+
+for _mapping_class in (RandomAccessReader, sample.DecodedMapping, _lookup.IndexedTable):
+    _as_mapping(_mapping_class)

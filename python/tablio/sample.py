@@ -188,3 +188,13 @@ class DecodedTable:
 
     def __exit__(self, *exc):
         return self._table.__exit__(*exc)
+
+
+class DecodedMapping(DecodedTable):
+    """A random-access table of samples whose values come decoded: iterating it gives keys."""
+
+    def __iter__(self):
+        return iter(self._table.keys())
+
+    def __next__(self):
+        raise TypeError("a random-access table is iterated for its keys")

@@ -1,6 +1,7 @@
 """Kaldi archives and scripts through Python: every file Kaldi wrote, read to the values
 Kaldi read; written back byte for byte; bad archives raise what and where."""
 
+import collections.abc
 import glob
 import os
 
@@ -118,6 +119,34 @@ def test_random_access_is_a_mapping(in_folder):
     assert len(archive) == len(expected)
     key = list(expected)[-1]
     assert_same(archive[key], expected[key])
+    for table in (archive, tablio.random_access("scp:feats.scp")):
+        assert isinstance(table, collections.abc.Mapping)
+        assert [k for k, _ in table.items()] == list(expected) == list(table)
+        for (k, value), other in zip(table.items(), table.values()):
+            assert_same(value, expected[k])
+            assert_same(other, expected[k])
+        assert dict(table.items()).keys() == expected.keys()
+
+
+def test_a_permissive_script_lists_its_lines_and_runs_no_command(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with tablio.writer("ark:good.ark", type="matrix") as w:
+        w["x"] = np.ones((2, 2), np.float32)
+    # A command that leaves a mark when it runs, a failing one, a missing file, a good one.
+    with open("four.scp", "w") as f:
+        f.write("a touch ran; cat good.ark |\nb false |\nc missing.ark\nd good.ark:2\n")
+    for rspec in ("scp,p:four.scp", "scp:four.scp"):
+        table = tablio.random_access(rspec, type="matrix")
+        assert table.keys() == ["a", "b", "c", "d"] and len(table) == 4 == len(table.keys())
+        assert not os.path.exists("ran"), "listing keys ran a command"
+    table = tablio.random_access("scp,p:four.scp", type="matrix")
+    # Under p a value that cannot be read is absent at lookup; items() and values() leave it out.
+    assert [k for k in "abcd" if k in table] == ["d"]
+    assert [k for k, _ in table.items()] == ["d"] and len(list(table.values())) == 1
+    with pytest.raises(KeyError):
+        table["b"]
+    with pytest.raises(OSError):
+        tablio.random_access("scp:four.scp", type="matrix")["b"]
 
 
 def test_a_table_and_its_script_written_together(tmp_path):

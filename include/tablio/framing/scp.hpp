@@ -148,8 +148,9 @@ inline std::vector<script_entry> read_script(std::string_view rxfilename, const 
 }
 
 // Sorts a script's entries by key, keeping the order of equal keys (qsort on their
-// addresses, which instantiates no sorting template in every includer).
-inline void sort_script(std::vector<script_entry>& entries) {
+// addresses, which instantiates no sorting template in every includer). Returns where each
+// line went: the script's own order.
+inline std::vector<std::size_t> sort_script(std::vector<script_entry>& entries) {
   std::vector<script_entry*> order(entries.size());
   for (std::size_t i = 0; i < entries.size(); ++i) order[i] = &entries[i];
   std::qsort(order.data(), order.size(), sizeof(script_entry*), [](const void* a, const void* b) {
@@ -159,9 +160,14 @@ inline void sort_script(std::vector<script_entry>& entries) {
     return c != 0 ? c : (x < y ? -1 : x > y);
   });
   std::vector<script_entry> sorted;
+  std::vector<std::size_t> moved_to(entries.size());
   sorted.reserve(entries.size());
-  for (script_entry* e : order) sorted.push_back(std::move(*e));
+  for (script_entry* e : order) {
+    moved_to[static_cast<std::size_t>(e - entries.data())] = sorted.size();
+    sorted.push_back(std::move(*e));
+  }
   entries = std::move(sorted);
+  return moved_to;
 }
 
 // Opens a name a script line gives, with open(); a failure names it as input is quoted, at most
@@ -260,7 +266,7 @@ class script_input {
               name_, std::nullopt, entries_[i].key, {"a sorted script (remove the s option or add ns)"},
               {quoted_excerpt(entries_[i - 1].key), " followed by ", quoted_excerpt(entries_[i].key)});
     } else {
-      detail::sort_script(entries_);
+      line_order_ = detail::sort_script(entries_);
     }
     detail::check_distinct_keys(entries_, name_);
     indexed_ = true;
@@ -300,6 +306,15 @@ class script_input {
   std::uint64_t size() {
     prepare_lookups();
     return entries_.size();
+  }
+  // The script's keys in its order, reading no value: what a table looked up through it lists,
+  // under 'p' too (where a value that cannot be read is then absent at lookup).
+  template <class F>
+  bool for_each_key(F f) {
+    prepare_lookups();
+    for (std::size_t i = 0; i < entries_.size(); ++i)
+      f(entries_[line_order_.empty() ? i : line_order_[i]].key);
+    return true;
   }
 
   // Loads the value of the entry next() or find() handed out last.
@@ -423,8 +438,9 @@ class script_input {
   open_options open_;
   std::optional<script_reader> lines_;
   script_entry line_;
-  std::vector<script_entry> entries_;  // for lookups: the whole script, sorted
-  std::vector<std::uint64_t> ends_;    // entries_'s: where the next offset into its file is (0: none)
+  std::vector<script_entry> entries_;    // for lookups: the whole script, sorted
+  std::vector<std::size_t> line_order_;  // where each line of the script went in entries_
+  std::vector<std::uint64_t> ends_;      // entries_'s: where the next offset into its file is (0: none)
   bool indexed_ = false;
   std::size_t next_index_ = 0;
   const script_entry* current_ = nullptr;

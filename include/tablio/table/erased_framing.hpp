@@ -46,6 +46,8 @@ class any_input_base {
   virtual bool seekable() const = 0;
   virtual bool read_at(const location& at, entry& e) = 0;
   virtual std::optional<std::uint64_t> size() = 0;
+  // Calls f(context, key) for each key without reading values; false if the framing cannot.
+  virtual bool for_each_key(void* context, void (*f)(void*, std::string_view)) = 0;
   virtual void prefetch(std::span<const std::string> keys) = 0;
   virtual void set_default_extension(std::string_view extension) = 0;
   virtual void give_parts() = 0;
@@ -156,6 +158,12 @@ class erased_input final : public any_input_base {
     else
       return std::nullopt;
   }
+  bool for_each_key(void* context, void (*f)(void*, std::string_view)) override {
+    if constexpr (requires { f_.for_each_key([](std::string_view) {}); })
+      return f_.for_each_key([&](std::string_view key) { f(context, key); });
+    else
+      return false;
+  }
   void prefetch(std::span<const std::string> keys) override {
     if constexpr (requires { f_.prefetch(keys); }) f_.prefetch(keys);
   }
@@ -204,6 +212,11 @@ class any_input {
   bool seekable() const { return impl_->seekable(); }
   bool read_at(const location& at, entry& e) { return impl_->read_at(at, e); }
   std::optional<std::uint64_t> size() { return impl_->size(); }
+  template <class F>
+  bool for_each_key(F f) {
+    return impl_->for_each_key(&f,
+                               [](void* context, std::string_view key) { (*static_cast<F*>(context))(key); });
+  }
   void prefetch(std::span<const std::string> keys) { impl_->prefetch(keys); }
   void set_default_extension(std::string_view extension) { impl_->set_default_extension(extension); }
   void give_parts() { impl_->give_parts(); }

@@ -105,12 +105,18 @@ class random_access_table_reader {
   }
 
   // Calls f(key) for every key of a table without keyed lookup, in table order, after
-  // reading it ahead to its end (a repeated key is a format_error here, as in any lookup);
-  // false, calling nothing, for a table with keyed lookup (scripts, LMDB, IDX).
+  // reading it ahead to its end (a repeated key is a format_error here, as in any lookup); a
+  // script's keys in its order, reading no value (under 'p' too); false, calling nothing, for
+  // other tables with keyed lookup (LMDB, IDX).
   template <class F>
   bool for_each_key(F f) {
     if (!framing_) throw_usage_error({"keys of a random_access_table_reader that is not open"});
-    if (keyed_) return false;
+    if (keyed_) {  // a script lists its keys without reading values; other keyed framings cannot
+      if constexpr (requires(framing_type & t) { t.for_each_key(f); })
+        return framing_->for_each_key(f);
+      else
+        return false;
+    }
     while (scan_next({})) {  // to the end, which under 's' a lookup would not read past
     }
     index_.for_each_key(f);
