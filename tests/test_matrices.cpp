@@ -166,6 +166,14 @@ TEST_CASE("an empty compressed matrix is written as Kaldi writes it and read cle
   auto back = test::read_archive<holder<compressed_matrix>>(r);
   REQUIRE(back.size() == 2);
   CHECK(back[1].first == "b");  // not "\0\0\0\0b", as Kaldi itself would read it
+  // One rule with plain matrices: rows without columns (or the reverse) cannot be written.
+  const float none[1] = {};
+  for (auto [rows, cols] : {std::pair{0, 5}, std::pair{5, 0}}) {
+    CHECK_THROWS_WITH(compressed_matrix(none, rows, cols, compression_method::two_byte_auto),
+                      Catch::Contains("both positive or both zero"));
+    CHECK_THROWS_WITH(matrix<float>(rows, cols), Catch::Contains("both positive or both zero"));
+  }
+  CHECK(compressed_matrix(none, 0, 0).empty());
 }
 
 TEST_CASE("a matrix stored compressed reads the same from the buffer and across refills",

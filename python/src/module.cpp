@@ -173,6 +173,9 @@ value_options options_from(py::handle dtype, py::handle compression_method, cons
     o.double_precision = d.itemsize() == 8;
   }
   if (!compression_method.is_none()) {
+    if (type != "matrix" && type != "compressed-matrix")
+      throw tablio::usage_error(
+          "compression_method= applies to types 'matrix' and 'compressed-matrix', not '" + type + "'");
     int method = py::cast<int>(compression_method);
     if (method < 1 || method > 7)
       throw tablio::usage_error("compression_method is one of Kaldi's methods 1 to 7, not " +

@@ -89,6 +89,25 @@ def test_compression_writes_kaldis_bytes(data, tmp_path, method):
     assert out.read_bytes() == golden.read_bytes()
 
 
+@pytest.mark.parametrize("method", [None, 1, 2, 3, 7])
+def test_one_rule_for_empty_matrices_compressed_or_not(tmp_path, method):
+    # Kaldi reads a matrix with rows and no columns (or the reverse) back as 0x0: refused.
+    for shape in [(0, 5), (5, 0)]:
+        with tablio.writer(f"ark:{tmp_path / 'e.ark'}", type="matrix", compression_method=method) as w:
+            with pytest.raises(tablio.UsageError, match="both positive or both zero"):
+                w["a"] = np.zeros(shape, np.float32)
+    with tablio.writer(f"ark:{tmp_path / 'e.ark'}", type="matrix", compression_method=method) as w:
+        w["a"] = np.zeros((0, 0), np.float32)
+    assert tablio.random_access(f"ark:{tmp_path / 'e.ark'}", type="matrix")["a"].shape == (0, 0)
+
+
+@pytest.mark.parametrize("type_", ["vector", "int-vector", "token", "wave"])
+def test_compression_is_refused_where_it_cannot_apply(tmp_path, type_):
+    with pytest.raises(tablio.UsageError, match="compression_method= applies to types 'matrix'"):
+        tablio.writer(f"ark:{tmp_path / 'v.ark'}", type=type_, compression_method=2)
+    assert not (tmp_path / "v.ark").exists()
+
+
 def test_scripts_read_what_they_point_at(in_folder):
     folder = in_folder("kaldi/scp")
     for script, type_ in [("feats.scp", "matrix"), ("ali.scp", "int-vector"), ("files.scp", "matrix"),

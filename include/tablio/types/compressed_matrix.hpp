@@ -92,9 +92,10 @@ class compressed_matrix {
 
   template <std::floating_point T>
   void compress(const T* data, std::int32_t rows, std::int32_t cols, compression_method method) {
+    kaldi_io::check_matrix_shape(rows, cols);
     data_.clear();
     rows_ = cols_ = 0;
-    if (rows == 0 || cols == 0) return;
+    if (rows == 0) return;
     if (method == compression_method::automatic)
       method = rows > 8 ? compression_method::speech_feature : compression_method::two_byte_auto;
     switch (method) {

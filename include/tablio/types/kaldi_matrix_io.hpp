@@ -50,6 +50,14 @@ void write_matrix_text(writer& w, std::int32_t rows, std::int32_t cols, const T*
   w.write("]\n", 2);
 }
 
+// Kaldi's matrices have rows and columns, or neither: a 0x5 matrix cannot be written, whether
+// plain or compressed, since Kaldi would read it back as 0x0.
+inline void check_matrix_shape(std::int64_t rows, std::int64_t cols) {
+  if (rows < 0 || cols < 0 || (rows == 0) != (cols == 0))
+    throw_usage_error(
+        {"a matrix is rows x cols with both positive or both zero, not ", decimal(rows), "x", decimal(cols)});
+}
+
 // The dimensions of a binary matrix, checked: non-negative, both zero or both non-zero, and
 // rows*cols elements of `element_size` bytes present in the input.
 inline std::pair<std::int32_t, std::int32_t> read_matrix_dims(reader& r, std::size_t element_size) {

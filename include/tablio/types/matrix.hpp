@@ -116,11 +116,7 @@ class matrix {
 
  private:
   using other_precision = std::conditional_t<sizeof(T) == 4, double, float>;
-  static void check_shape(std::int32_t rows, std::int32_t cols) {
-    if (rows < 0 || cols < 0 || (rows == 0) != (cols == 0))
-      throw_usage_error({"a matrix is rows x cols with both positive or both zero, not ", decimal(rows), "x",
-                         decimal(cols)});
-  }
+  static void check_shape(std::int32_t rows, std::int32_t cols) { kaldi_io::check_matrix_shape(rows, cols); }
   std::size_t index(std::int32_t r, std::int32_t c) const noexcept {
     return static_cast<std::size_t>(r) * static_cast<std::size_t>(cols_) + static_cast<std::size_t>(c);
   }
