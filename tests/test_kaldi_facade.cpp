@@ -113,6 +113,13 @@ TEST_CASE("Input, Output and Read/WriteKaldiObject", "[kaldi][facade]") {
   CHECK_THROWS_WITH(ReadKaldiObject(feats + ":5[0:0,0:3]", &part),
                     Catch::Contains(feats + ":5[0:0,0:3]") && Catch::Contains("for a matrix of size 5x3"));
   CHECK_THROWS_AS(ReadKaldiObject(feats + ":5[0:0][1:1]", &part), tablio::usage_error);
+  // Each number of a range may follow whitespace, as strtoll takes it in Kaldi's parser; none
+  // may be followed by it.
+  Matrix<BaseFloat> spaced;
+  ReadKaldiObject(feats + ":5[ 1:\t2, +1: 2]", &spaced);
+  CHECK((spaced.NumRows() == 2 && spaced.NumCols() == 2 && spaced(1, 0) == whole(2, 1)));
+  CHECK_THROWS_WITH(ReadKaldiObject(feats + ":5[1 :2]", &part), Catch::Contains("'1 :2'"));
+  CHECK_THROWS_AS(ReadKaldiObject(feats + ":5[ :,1:2]", &part), tablio::format_error);
   CompressedMatrix cm(m, kTwoByteAuto);
   Matrix<BaseFloat> restored;
   cm.CopyToMat(&restored);

@@ -24,7 +24,8 @@ struct index_range {
 
 namespace detail {
 
-// Parses "a:b" (both numbers) or ":" (everything) as Kaldi's SplitStringToIntegers does; b must
+// Parses "a:b" (both numbers, each after optional whitespace) or ":" (everything) as Kaldi's
+// SplitStringToIntegers does: "[ 1:2]" and "[1: 2]" are ranges, "[1 :2]" is not; b must
 // be below size + tolerance (Kaldi's length_tolerance: 3 for rows and vectors, 0 for columns).
 inline bool parse_range_part(std::string_view part, std::int32_t size, std::int32_t tolerance,
                              index_range& out) {
@@ -32,7 +33,8 @@ inline bool parse_range_part(std::string_view part, std::int32_t size, std::int3
   if (part != ":") {
     std::size_t colon = part.find(':');
     if (colon == std::string_view::npos || part.find(':', colon + 1) != std::string_view::npos) return false;
-    auto parse = [](std::string_view s, std::int32_t& v) {
+    auto parse = [](std::string_view s, std::int32_t& v) {  // as strtoll: leading space, a sign
+      s.remove_prefix(detail::min_of(s.find_first_not_of(" \t\n\v\f\r"), s.size()));
       if (s.empty()) return false;
       if (s.front() == '+') s.remove_prefix(1);
       auto r = std::from_chars(s.data(), s.data() + s.size(), v);
