@@ -409,6 +409,15 @@ TEST_CASE("specifiers that Kaldi rejects are rejected", "[table][options]") {
   CHECK_THROWS_AS(sequential_table_reader<token_holder>("ark,scp:a,b"), usage_error);
   CHECK_THROWS_AS(sequential_table_reader<token_holder>("o, s, ark:x"), usage_error);
   CHECK_THROWS_AS(table_writer<token_holder>("ark:bad key|"), usage_error);
+  {  // A script beside a table on standard output or into a command is of no use (Kaldi warns).
+    temp_dir dir;
+    in_folder there(dir.path);
+    CHECK_THROWS_WITH(table_writer<token_holder>("ark,scp:-,x.scp"),
+                      Catch::Contains("'-': a script beside a table") && Catch::Contains("standard output"));
+    CHECK_THROWS_WITH(table_writer<token_holder>("ark,scp:| gzip -c > a.gz,x.scp"),
+                      Catch::Contains("a command's input"));
+    CHECK_FALSE(std::filesystem::exists("x.scp"));
+  }
   table_writer<token_holder> w("ark:/dev/null");
   CHECK_THROWS_WITH(w.write("two words", "x"), Catch::Contains("invalid key"));
 }

@@ -256,6 +256,13 @@ TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const 
   if (!format || !format->open_output) throw_usage_error({"no writable format '", w.format, "'"});
   // The files a script lists come from it: confined like a table read.
   const open_options& open = w.format == "scp" ? table_open_options(options, w.script) : options;
+  if (!w.archive.empty() && !w.script.empty()) {
+    const output_kind kind = classify_wxfilename(w.archive);
+    if (kind == output_kind::standard_output || kind == output_kind::pipe)  // Kaldi warns, and writes
+      throw_usage_error({"'", w.archive, "': a script beside a table names offsets in its file, which ",
+                         kind == output_kind::pipe ? "a command's input" : "standard output",
+                         " has not; write the table to a file (ark,scp:feats.ark,feats.scp)"});
+  }
   owned<any_output_base> framing = format->open_output(w, open);
   if (w.archive.empty() || w.script.empty()) return framing;  // no script beside it
   if (std::string_view why = framing->script_refusal(); !why.empty())
