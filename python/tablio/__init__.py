@@ -58,6 +58,20 @@ def _batches(self, n):
 
 SequentialReader.batches = _batches
 
+
+def _specifier(spec, function):
+    """spec, checked to be a specifier string: a TypeError that says what is accepted otherwise."""
+    if isinstance(spec, str):
+        return spec
+    if hasattr(spec, "read") or hasattr(spec, "write"):
+        name = getattr(spec, "name", None)
+        hint = f", e.g. 'ark:{name}'" if isinstance(name, str) else ""
+        what = f"a file object ({type(spec).__name__}); name its file in a specifier instead{hint}"
+    else:
+        what = f"{type(spec).__name__} {spec!r}"[:80]
+    raise TypeError(f"tablio.{function}() takes a specifier, a str such as 'ark:feats.ark', "
+                    f"'scp:feats.scp' or 'tfrecord:train.tfrecord', not {what}")
+
 _ABSENT = object()
 
 
@@ -142,7 +156,7 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
     Raises FormatError (with .path, .offset, .key), OSError, UsageError or AccessError.
     """
-    if shard_index.named_by(rspec) is not None:
+    if shard_index.named_by(_specifier(rspec, "open")) is not None:
         raise UsageError(f"'{rspec}' names a shard index, which random_access() looks keys up through and "
                          "tablio.torch's datasets plan epochs with; to read its shards in order, open "
                          "each of index.rspecs() with **index.options(), for index = tablio.shard_index.load(PATH_OR_URL)")
@@ -165,7 +179,7 @@ def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None,
     index of sorted shards (as tablio writes them); len(r) comes from the index, r.keys()
     opens every shard, and r.at(i) gives the i-th record's (key, value), opening only its
     shard."""
-    if (named := shard_index.named_by(rspec)) is not None:
+    if (named := shard_index.named_by(_specifier(rspec, "random_access"))) is not None:
         index = shard_index.load(named, allow_network, allow_pipes, confine, limits)
         index.check_reads(type)
         return _lookup.IndexedTable(index, lambda spec: random_access(  # a shard is never a command
@@ -193,7 +207,7 @@ def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_netw
     being uploaded never appears (files keep what was written).
     allow_network, allow_pipes and confine as open() takes them (confine: the files written).
     """
-    return Writer(wspec, type, dtype, compression_method, allow_network, allow_pipes, confine)
+    return Writer(_specifier(wspec, "writer"), type, dtype, compression_method, allow_network, allow_pipes, confine)
 
 
 def load(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, features=None, allow_network=True,
@@ -218,7 +232,7 @@ def shard(rspec, wspec, n, by="count", type="bytes", allow_network=True, allow_p
     "bytes", copies records of any record format exactly; a Kaldi archive needs its type.
     allow_network, allow_pipes, confine and limits as open() takes them.
     """
-    return _tablio.shard(rspec, wspec, n, by, type, shard_index.access(allow_network, allow_pipes, confine, limits))
+    return _tablio.shard(_specifier(rspec, "shard"), _specifier(wspec, "shard"), n, by, type, shard_index.access(allow_network, allow_pipes, confine, limits))
 
 
 def value_types():

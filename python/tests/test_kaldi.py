@@ -196,6 +196,22 @@ def test_truncated_object_is_a_format_error_with_where(data):
     assert isinstance(caught.value, ValueError)
 
 
+def test_a_wrong_argument_is_a_type_error_that_says_what_is_accepted(data):
+    path = data / "kaldi" / "scp" / "feats.ark"
+    with path.open("rb") as f:
+        for function in (tablio.open, tablio.random_access, tablio.writer):
+            with pytest.raises(TypeError, match=r"takes a specifier, a str such as 'ark:feats.ark'.*a file object "
+                                                r"\(BufferedReader\).*e\.g\. 'ark:.*feats\.ark'"):
+                function(f)
+    for wrong in (5, None, b"ark:x", path):
+        with pytest.raises(TypeError, match="takes a specifier"):
+            tablio.open(wrong)
+    # Bytes quoted from the input are a few dozen at most, whatever was there.
+    with pytest.raises(tablio.FormatError) as caught:
+        list(tablio.open(f"ark:{path}:15"))
+    assert len(str(caught.value)) < 300 and caught.value.key is None
+
+
 def test_permissive_ends_quietly_and_says_why(data):
     path = data / "kaldi" / "bad" / "trunc-in-object.ark"
     with tablio.open(f"p,ark:{path}") as table:
