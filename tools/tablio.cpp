@@ -134,8 +134,10 @@ int info(arguments& args) {
       std::printf(" %s (%llu)", cli::shown(by_count[i].second).c_str(),
                   (unsigned long long)by_count[i].first);
     if (by_count.size() > 5) std::printf(" and %zu more", by_count.size() - 5);
-    std::printf("\nbytes: %llu in all, %llu to %llu per entry (binary objects)\n", (unsigned long long)total,
-                (unsigned long long)smallest, (unsigned long long)largest);
+    std::printf("\n%s\n", cli::stored_size(rspec).c_str());
+    std::printf("decoded: %llu bytes in all, %llu to %llu per entry (each value as a binary %s object)\n",
+                (unsigned long long)total, (unsigned long long)smallest, (unsigned long long)largest,
+                cli::type_label<H>());
     std::printf("keys: '%s' to '%s', %s%s\n", cli::shown(first).c_str(), cli::shown(last).c_str(),
                 unsorted ? "not sorted" : "sorted", repeated ? ", with repeated keys" : "");
     rspecifier r = require_rspecifier(rspec);
@@ -493,6 +495,8 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tablio %s: %s\n", found->name, cli::shown(e.what()).c_str());
+    if (dynamic_cast<const format_error*>(&e) && !cli::error_hint.empty())
+      std::fprintf(stderr, "tablio %s: %s\n", found->name, cli::error_hint.c_str());
     return 1;
   }
 }

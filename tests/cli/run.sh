@@ -63,7 +63,7 @@ for case in "${cases[@]}"; do
   # The archive's keys and count survive: info agrees across formats.
   "$tablio" info --type="$type" --keys "ark:$ark" >a.txt 2>/dev/null
   "$tablio" info --type="$type" --keys "tfrecord:$name.tfrecord" >b.txt 2>/dev/null
-  diff <(grep -v checksums a.txt) <(grep -v checksums b.txt) >/dev/null || fail "info differs for $name"
+  diff <(grep -v -e checksums -e stored a.txt) <(grep -v -e checksums -e stored b.txt) >/dev/null || fail "info differs for $name"
 done
 
 # Text archives: copy with ark,t gives Kaldi's text archive back.
@@ -72,6 +72,12 @@ same "$kaldi/holders/float-matrix.txt.ark" text.ark
 expect 0 "$tablio" cat "ark:$kaldi/holders/float-matrix.bin.ark"
 "$tablio" cat "ark:$kaldi/holders/float-matrix.txt.ark" >text-cat.txt 2>/dev/null
 same out.txt text-cat.txt
+# info: the bytes on disk, and the values' decoded size as such.
+expect 0 "$tablio" info "ark:$kaldi/compressed/cm-method2.bin.ark"
+contains out.txt "stored: $(stat -c %s "$kaldi/compressed/cm-method2.bin.ark") bytes in 1 file"
+contains out.txt "decoded: 464 bytes in all, 39 to 255 per entry (each value as a binary float matrix object)"
+expect 1 "$tablio" info --type=bytes "ark:$kaldi/scp/feats.ark"
+contains err.txt "an archive of matrices, vectors or other objects is read with their type: --type=matrix"
 
 # Compression as copy-feats --compress does it: Kaldi's bytes for every method (each
 # reference archive holds the source's entries whose keys start with mN_).

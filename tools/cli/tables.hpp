@@ -12,6 +12,7 @@
 #include "value_types.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,39 @@ inline std::string with_key_option(std::string_view spec) {
 }
 
 inline bool is_tfrecord(const tablio::rspecifier& r) { return r.kind == tablio::rspecifier_kind::tfrecord; }
+
+// What a table's files take on disk ("stored: ..."), for local files and folders (an LMDB);
+// said in words where it cannot be counted.
+inline std::string stored_size(const std::string& rspec) {
+  namespace fs = std::filesystem;
+  tablio::rspecifier r = tablio::require_rspecifier(rspec);
+  if (r.format == "scp") return "stored: in the files the script's lines name";
+  switch (tablio::classify_rxfilename(r.filename)) {
+    case tablio::input_kind::file:
+      break;
+    case tablio::input_kind::remote:
+      return "stored: in remote objects";
+    default:
+      return "stored: read from a command or standard input, not counted";
+  }
+  std::uint64_t bytes = 0, files = 0;
+  for (const std::string& name : tablio::expand_shard_list(r.filename)) {
+    std::error_code failed;
+    if (fs::is_directory(name, failed)) {
+      for (const auto& member : fs::directory_iterator(name, failed))
+        if (member.is_regular_file(failed) && member.path().filename() != "lock.mdb") {
+          bytes += member.file_size(failed);
+          ++files;
+        }
+    } else {
+      bytes += fs::file_size(name, failed);
+      ++files;
+    }
+    if (failed) return "stored: not counted (" + failed.message() + ")";
+  }
+  return "stored: " + std::to_string(bytes) + " bytes in " + std::to_string(files) +
+         (files == 1 ? " file" : " files");
+}
 inline bool is_tfrecord(const tablio::wspecifier& w) {
   return w.kind == tablio::wspecifier_kind::tfrecord ||
          w.kind == tablio::wspecifier_kind::tfrecord_and_script;

@@ -41,12 +41,22 @@ decltype(auto) with_type(std::string_view name, F&& f) {
 
 // The --type given, else "sample" for a table of WebDataset samples (tar,ext=*:), whose
 // records no other type reads, else `otherwise`.
+// What an error reading the table should add: a Kaldi archive's objects read as bytes fail
+// on their first size marker, which says nothing of the --type to give.
+inline std::string error_hint;
+
 inline std::string value_type_of(arguments& args, const std::string& otherwise) {
   const auto& positional = args.positional();
   std::optional<tablio::rspecifier> r;
   if (!positional.empty()) r = tablio::parse_rspecifier(positional[0]);
   bool samples = r && r->format == "tar" && r->extension == tablio::webdataset_sample::tar_extension;
-  return args.get("type", samples ? "sample" : otherwise);
+  std::string type = args.get("type", samples ? "sample" : otherwise);
+  if (type == "bytes" && r && (r->format == "ark" || r->format == "scp"))
+    error_hint =
+        "--type=bytes reads Kaldi objects written as bytes; an archive of matrices, vectors or other "
+        "objects is read with their type: --type=matrix, compressed-matrix, vector, int-vector, "
+        "int-vector-vector, token or wave";
+  return type;
 }
 
 // What H is called in summaries.
@@ -134,13 +144,13 @@ inline std::string float_text(float v) {
 inline std::string example_text(const tablio::example& e) {
   std::string out = "features {";
   for (const auto& [key, value] : e.features) {
-    out += " feature { key: " + quoted(key) + " value {";
+    out += " feature { key: " + cli::quoted(key) + " value {";
     std::visit(
         [&](const auto& list) {
           using L = std::decay_t<decltype(list)>;
           if constexpr (std::is_same_v<L, std::vector<std::string>>) {
             out += " bytes_list {";
-            for (const auto& b : list) out += " value: " + quoted(b);
+            for (const auto& b : list) out += " value: " + cli::quoted(b);
           } else if constexpr (std::is_same_v<L, std::vector<float>>) {
             out += " float_list {";
             for (float f : list) out += " value: " + float_text(f);
@@ -168,7 +178,7 @@ inline std::string datum_text(const tablio::datum& d) {
   if (d.present.channels) field("channels", std::to_string(d.channels));
   if (d.present.height) field("height", std::to_string(d.height));
   if (d.present.width) field("width", std::to_string(d.width));
-  if (d.present.data) field("data", quoted(d.data));
+  if (d.present.data) field("data", cli::quoted(d.data));
   if (d.present.label) field("label", std::to_string(d.label));
   for (float f : d.float_data) field("float_data", float_text(f));
   if (d.present.encoded) field("encoded", d.encoded ? "true" : "false");
@@ -185,11 +195,11 @@ std::string value_text(const typename H::value_type& v) {
   } else if constexpr (std::is_same_v<H, datum_holder>) {
     return datum_text(v) + "\n";
   } else if constexpr (std::is_same_v<H, bytes_holder>) {
-    return quoted(v) + "\n";
+    return cli::quoted(v) + "\n";
   } else if constexpr (std::is_same_v<H, webdataset_sample_holder>) {  // jpg: "..." cls: "3"
     std::string text;
     for (const auto& m : v.members)
-      text += (text.empty() ? "" : " ") + quoted(m.extension) + ": " + quoted(m.data);
+      text += (text.empty() ? "" : " ") + cli::quoted(m.extension) + ": " + cli::quoted(m.data);
     return text + "\n";
   } else if constexpr (std::is_same_v<H, wave_holder>) {
     return shape_of(v) + " at " + float_text(v.sample_frequency()) + " Hz\n";  // Kaldi has no text wave
