@@ -444,7 +444,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     def _resumed(self):
         """The resume tablio.torch.DataLoader gave this iteration, or None."""
         resume = self.__dict__.get("_resume")
-        if not resume:
+        if not resume or resume["epoch"] != self._state()[0]:  # a resume is of its epoch only
             return None
         iteration = self._job.iteration()
         # In the owner, also before the iteration it was loaded for has started (len(loader)).
@@ -599,9 +599,11 @@ class DataLoader(torch.utils.data.DataLoader):
         if isinstance(self.dataset, TableIterableDataset):
             job = self.dataset._job
             iteration = job.iteration() + 1 if upcoming else job.iteration()
-            self.dataset._resume = None if resume is None else dict(resume, iteration=iteration)
+            self.dataset._resume = None if resume is None else dict(resume, iteration=iteration,
+                                                                     epoch=self.dataset.epoch)
         else:
-            self._sampler_of()._resume = resume
+            sampler = self._sampler_of()
+            sampler._resume = None if resume is None else dict(resume, epoch=sampler.epoch)
 
     def _epoch(self):
         if isinstance(self.dataset, TableIterableDataset):
@@ -696,7 +698,8 @@ class DistributedSampler(torch.utils.data.Sampler):
         return np.flatnonzero(left)
 
     def _indices(self):
-        resume = self._resume or {"previous": None, "yielded": 0, "config": {"records_per_item": 1}}
+        resume = self._resume if self._resume and self._resume["epoch"] == self.epoch else None  # of its epoch
+        resume = resume or {"previous": None, "yielded": 0, "config": {"records_per_item": 1}}
         places = self._positions(self.rank, self.world, self._remaining(resume["previous"]))
         return self._order()[places[resume["yielded"] * resume["config"]["records_per_item"]:]]
 

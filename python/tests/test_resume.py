@@ -101,6 +101,32 @@ def test_states_are_the_same_on_every_rank_and_resume_elastically(shards):
     assert sorted(consumed + delivered) == [f"{i:05d}" for i in range(N)]  # exactly once
 
 
+@pytest.mark.parametrize("workers,context", [(0, None), (2, "spawn")])
+def test_lengths_after_an_elastic_resume_are_whole_epochs_again(shards, workers, context):
+    # Stopped at 2 ranks, resumed at 3: the resumed epoch is its remainder, every later one whole.
+    _, state = run(make(shards, 0, 2, 0, None, False, True), 20)
+    loader = make(shards, 1, 3, workers, context, False, True)
+    loader.load_state_dict(state)
+    assert len(loader) == len(run(loader)[0]) < N // 3
+    for epoch in (2, 3):
+        loader.dataset.set_epoch(epoch)
+        assert len(loader) == len(loader.dataset) == N * 2 // 3 - N // 3
+        assert len(run(loader)[0]) == len(loader)
+    dataset = TableDataset(shards, type="sample")
+    sampler = DistributedSampler(dataset, num_replicas=2, rank=0, shuffle=True)
+    mapped = DataLoader(dataset, sampler=sampler, batch_size=None)
+    for i, _ in enumerate(mapped):
+        if i == 19:
+            break
+    state = mapped.state_dict()
+    sampler = DistributedSampler(dataset, num_replicas=3, rank=1, shuffle=True)
+    mapped = DataLoader(dataset, sampler=sampler, batch_size=None)
+    mapped.load_state_dict(state)
+    assert len(mapped) == len(list(mapped)) < N // 3
+    sampler.set_epoch(state["epoch"] + 1)
+    assert len(mapped) == len(list(mapped)) == -(-N // 3)
+
+
 def test_elastic_resumes_resume_again_and_keep_ranks_in_step(shards):
     states, consumed = [], []
     for rank in range(2):
