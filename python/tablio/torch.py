@@ -77,6 +77,12 @@ def _converted(value, tensor):
     return value
 
 
+def _tensors_for(options):
+    """The conversion a dataset's values take: to_tensors where decode= functions (the user's)
+    may return arrays that are read-only or not native, else the reader's own."""
+    return to_tensors if options.get("decode") not in (None, False) else _read_to_tensors
+
+
 def _read_to_tensors(value):
     """to_tensors for what a table reader returned."""
     # A reader's values (as the datasets read them: never view=True) hold arrays of their own,
@@ -89,7 +95,9 @@ def _read_to_tensors(value):
 def collate(samples):
     """DataLoader's collate_fn for tablio's values, batching them as the C++ reader's batches
     do: tensors of one shape and dtype stacked, others kept as a list; an Example's features
-    one by one, with None for samples that lack one (a feature the first sample lacks too);
+    and a sample's members one by one, each with one structure whatever samples lack it
+    (zeros in a stacked tensor, None in a list, and batch["__missing__"][name] a bool tensor
+    of the samples that lack it); a member's own dicts (JSON) stay a list of dicts;
     bytes features of one count and length as a uint8 tensor (N, count, length); Python ints
     and floats as int64 and float64 tensors; tuples (a Datum's image and label) field by
     field. Samples of with_keys=True give (keys, batch)."""
@@ -98,8 +106,12 @@ def collate(samples):
     return _collated(list(samples))
 
 
-def _collated(values):
-    """One field's values across a batch's samples, batched."""
+MISSING = "__missing__"
+
+
+def _collated(values, top=True):
+    """One field's values across a batch's samples, batched. Only the samples themselves
+    (dicts of members or features) become columns; a member's own dicts (JSON) stay a list."""
     if not values or any(v is None for v in values):
         return values
     first = values[0]
@@ -107,12 +119,12 @@ def _collated(values):
         if all(isinstance(v, torch.Tensor) and v.shape == first.shape and v.dtype == first.dtype for v in values):
             return torch.stack(values)
     elif isinstance(first, dict):
-        if all(isinstance(v, dict) for v in values):
+        if top and all(isinstance(v, dict) for v in values):
             names = dict.fromkeys(name for v in values for name in v)
-            return {name: _collated([v.get(name) for v in values]) for name in names}
+            return _with_missing({name: [v.get(name) for v in values] for name in names}, len(values))
     elif isinstance(first, tuple):
         if all(isinstance(v, tuple) and len(v) == len(first) for v in values):
-            return tuple(_collated(list(field)) for field in zip(*values))
+            return tuple(_collated(list(field), top) for field in zip(*values))
     elif isinstance(first, bool):
         if all(isinstance(v, bool) for v in values):
             return torch.tensor(values)
@@ -126,6 +138,29 @@ def _collated(values):
             joined = b"".join(b for v in values for b in v)
             return torch.frombuffer(bytearray(joined), dtype=torch.uint8).reshape(len(values), len(first), *lengths)
     return values
+
+
+def _with_missing(columns, count):
+    """A batch of dicts from its columns (name: the samples' values, None where a sample lacks
+    it), each batched with one structure whatever is missing: where the present values stack
+    into a tensor, the lacking samples' rows are zeros; otherwise a list, with None for them.
+    batch["__missing__"] maps each name some samples lack to a bool tensor, True for those."""
+    batch, missing = {}, {}
+    for name, column in columns.items():
+        absent = [v is None for v in column]
+        if not any(absent):
+            batch[name] = column if isinstance(column, torch.Tensor) else _collated(column, top=False)
+            continue
+        missing[name] = torch.tensor(absent)
+        present = _collated([v for v in column if v is not None], top=False)
+        if isinstance(present, torch.Tensor):
+            full = present.new_zeros((count, *present.shape[1:]))
+            full[~missing[name]] = present
+            batch[name] = full
+        else:
+            batch[name] = column
+    batch[MISSING] = missing
+    return batch
 
 
 def expand_shards(rspec, allow_network=True, allow_pipes=True, confine=None, limits=None):
@@ -256,7 +291,7 @@ class TableDataset(torch.utils.data.Dataset):
             value = self._opened().at(self._position(index))[1]
         else:
             value = self._opened()[self.keys[index]]
-        value = _read_to_tensors(value)
+        value = _tensors_for(self.options)(value)
         return self.transform(value) if self.transform else value
 
     def _position(self, index):
@@ -269,7 +304,7 @@ class TableDataset(torch.utils.data.Dataset):
         else:
             keys = self.keys
             values = self._opened().lookup([keys[i] for i in indices])
-        values = [_read_to_tensors(v) for v in values]
+        values = [_tensors_for(self.options)(v) for v in values]
         return [self.transform(v) for v in values] if self.transform else values
 
     def __getstate__(self):
@@ -474,9 +509,15 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         else:
             items = _execute.records(self._open_table, self.tables, plan, start, self.sizes)
         samples = self.batch_size and self.type == "sample"
+        tensors = _tensors_for(self.options)
         for key, value in items:
             # A batch of samples, {extension: value} each, as collate() batches them.
-            value = _collated([_read_to_tensors(v) for v in value]) if samples else _read_to_tensors(value)
+            if samples:
+                value = _collated([tensors(v) for v in value])
+            else:
+                value = tensors(value)
+                if self.batch_size and isinstance(value, dict):  # an Example batch's features
+                    value = _with_missing(value, len(key))
             if transform:
                 value = transform(value)
             yield (key, value) if with_keys else value

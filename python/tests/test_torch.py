@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -231,11 +232,12 @@ def test_example_collate(tables):
     ds = tt.TableIterableDataset(rspec, type=type_)
     batch = next(iter(torch.utils.data.DataLoader(ds, batch_size=5, collate_fn=tt.collate)))
     assert batch["x"].shape == (5, 1)
-    # A feature the first sample lacks is kept, with None where samples lack it, as the C++
-    # batches keep it; with_keys=True samples give (keys, batch).
+    # A feature the first sample lacks keeps the structure it has when all have it, zeros where
+    # samples lack it, which __missing__ marks; with_keys=True samples give (keys, batch).
     samples = [{"a": torch.tensor([1])}, {"a": torch.tensor([2]), "b": torch.tensor([5])}]
     collated = tt.collate(samples)
-    assert collated["a"].tolist() == [[1], [2]] and collated["b"][0] is None and collated["b"][1].tolist() == [5]
+    assert collated["a"].tolist() == [[1], [2]] and collated["b"].tolist() == [[0], [5]]
+    assert collated["__missing__"]["b"].tolist() == [True, False] and "a" not in collated["__missing__"]
     keys, values = tt.collate([("k1", samples[0]), ("k2", samples[1])])
     assert keys == ["k1", "k2"] and values["a"].shape == (2, 1)
     keyed = tt.TableIterableDataset(rspec, type=type_, with_keys=True)
@@ -284,6 +286,45 @@ def test_a_table_with_a_repeated_key_makes_no_dataset(tmp_path):
         w["a"] = {"x": np.array([2])}
     with pytest.raises(tablio.FormatError, match="duplicate key 'a'"):
         tt.TableDataset(f"tfrecord,key=id:{tmp_path}/dup.tfrecord", type="example")
+
+
+def test_a_members_batch_has_one_structure_whatever_samples_lack(tmp_path):
+    spec = f"tar:{tmp_path}/s.tar"
+    with tablio.writer(spec, type="sample") as w:
+        for i in range(8):
+            member = {"cls": i, "json": {"n": i, "name": f"s{i}"}, "txt": f"t{i}"}
+            if i == 5:
+                del member["cls"], member["json"]
+            w[f"{i:03d}"] = member
+    whole, partial = [], []
+    for batched in (True, False):
+        ds = tt.TableIterableDataset(spec, type="sample", decode=True, batch_size=4 if batched else None)
+        loader = (torch.utils.data.DataLoader(ds, batch_size=None) if batched else
+                  torch.utils.data.DataLoader(ds, batch_size=4, collate_fn=tt.collate))
+        first, second = list(loader)
+        for batch, lacking in ((first, []), (second, [False, True, False, False])):
+            assert batch["cls"].dtype == torch.int64 and batch["cls"].shape == (4,)
+            assert isinstance(batch["json"], list) and isinstance(batch["txt"], list)
+            assert [m.tolist() for m in batch["__missing__"].values()] == ([lacking] * 2 if lacking else [])
+        assert second["cls"].tolist() == [4, 0, 6, 7] and second["json"][1] is None
+        assert first["json"][2] == {"n": 2, "name": "s2"}
+
+
+def test_read_only_arrays_of_a_decode_function_become_tensors_without_warnings(tmp_path):
+    spec = f"tar:{tmp_path}/r.tar"
+    with tablio.writer(spec, type="sample") as w:
+        for i in range(4):
+            w[f"{i:03d}"] = {"raw": bytes(range(i, i + 6))}
+    decode = {"raw": lambda b: np.frombuffer(b, np.uint8)}  # read-only, as frombuffer gives them
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # torch warns of tensors over non-writable arrays
+        for batch in (None, 2):
+            for item in tt.TableIterableDataset(spec, type="sample", decode=decode, batch_size=batch):
+                assert isinstance(item["raw"], torch.Tensor)
+        mapped = tt.TableDataset(spec, type="sample", decode=decode)
+        assert mapped[1]["raw"].tolist() == [1, 2, 3, 4, 5, 6]
+        mapped[1]["raw"][0] = 9  # a tensor of its own
+        assert mapped[1]["raw"][0] == 1
 
 
 def test_collate_batches_as_the_cxx_reader_does(tmp_path):
@@ -382,7 +423,7 @@ def test_images_as_float_tensors_converted_in_cxx(tmp_path, tables):
     assert sorted(mapped[2]) == ["image_raw", "label"] and mapped[2]["label"].tolist() == [2]
     batch = next(iter(tt.TableIterableDataset(f"tfrecord:{tmp_path}/images.tfrecord", type="example",
                                               batch_size=4, **as_image)))
-    assert sorted(batch) == ["image_raw", "label"] and batch["image_raw"].shape == (4, 1, 6)
+    assert sorted(batch) == ["__missing__", "image_raw", "label"] and batch["image_raw"].shape == (4, 1, 6)
 
 
 def arrays_in(value):
