@@ -1,4 +1,6 @@
 // Tables over Kaldi archives and scripts, against files real Kaldi wrote and read.
+#include <tablio/table/object.hpp>
+
 #include <filesystem>
 
 #include "test_support.hpp"
@@ -519,4 +521,28 @@ TEST_CASE("bad script lines and key separators are errors naming where", "[table
     CHECK_THROWS_WITH(a.next_key(key),
                       Catch::Contains("a space after key 'k1'") && Catch::Contains("byte 13"));
   }
+}
+
+TEST_CASE("single objects are read and written as Kaldi's ReadKaldiObject and WriteKaldiObject do",
+          "[table][object]") {
+  in_folder here(test::data_path("kaldi/scp"));
+  using matrix_holder = holder<matrix<float>>;
+  random_access_table_reader<matrix_holder> table("scp:feats.scp");
+  const matrix<float>& utt1 = table.at("utt1");
+  CHECK(read_object<matrix_holder>("feats.ark:5") == utt1);
+  CHECK(read_object<matrix_holder>("tail -c +6 feats.ark |") == utt1);  // a command, read to its end
+  matrix<float> part = read_object<matrix_holder>("feats.ark:5[1:2,0:1]");
+  REQUIRE((part.num_rows() == 2 && part.num_cols() == 2));
+  CHECK(part(1, 1) == utt1(2, 1));
+  CHECK_THROWS_WITH(read_object<matrix_holder>("feats.ark:5[0:1,5:6]"),
+                    Catch::Contains("feats.ark:5[0:1,5:6]"));
+  CHECK_THROWS_AS(read_object<token_holder>("feats.ark:5[0:1]"), usage_error);
+  CHECK_THROWS_WITH(read_object<matrix_holder>("exit 2 |"), Catch::Contains("status 2"));
+  temp_dir dir;
+  // The object as the archive holds it after its key: utt1's ends where " utt2 " begins.
+  write_object<matrix_holder>(dir / "utt1.mat", utt1);
+  std::string archive = test::read_file("feats.ark");
+  CHECK(test::read_file(dir / "utt1.mat") == archive.substr(5, 85 - 5 - std::string("utt2 ").size()));
+  write_object<matrix_holder>(dir / "utt1.txt", utt1, false);
+  CHECK(read_object<matrix_holder>(dir / "utt1.txt") == utt1);
 }

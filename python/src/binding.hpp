@@ -146,6 +146,9 @@ struct value_type_entry {
   std::function<tablio::shard_index(const std::string&, const tablio::open_options&)> index_shards;
   // The extension of the tar members it reads unless told (ext=): "*" for samples.
   std::string_view tar_extension;
+  // One object with no key, as Kaldi's ReadKaldiObject / WriteKaldiObject (tablio::read_object).
+  std::function<py::object(const std::string&, const value_options&)> load_object;
+  std::function<void(const std::string&, py::handle, bool, const value_options&)> save_object;
 };
 
 void register_value_type(std::string name, value_type_entry entry);

@@ -251,6 +251,10 @@ value_type_entry matrix_entry() {
                                                                               const value_options& o) {
     return o.compression_method ? packed_writer(s, o) : plain_writer(s, o);
   };
+  plain.save_object = [plain_save = plain.save_object, packed_save = packed.save_object](
+                          const std::string& s, py::handle v, bool binary, const value_options& o) {
+    return o.compression_method ? packed_save(s, v, binary, o) : plain_save(s, v, binary, o);
+  };
   return plain;
 }
 

@@ -823,6 +823,29 @@ PYBIND11_MODULE(_tablio, m) {
                               p.confine.empty() ? py::object(py::none()) : py::object(py::str(p.confine)));
       },
       "The process's policy: (untrusted, allow_network, confine).");
+  m.def(
+      "load_object",
+      [](const std::string& rxfilename, const std::string& type, py::handle dtype, bool allow_network,
+         bool allow_pipes, py::handle confine, py::handle limits) {
+        return find_value_type(type).load_object(
+            rxfilename,
+            with_access(options_from(dtype, py::none(), type), allow_network, allow_pipes, confine, limits));
+      },
+      py::arg("rxfilename"), py::arg("type"), py::arg("dtype"), py::arg("allow_network"),
+      py::arg("allow_pipes"), py::arg("confine"), py::arg("limits"),
+      "One object with no key, as Kaldi's ReadKaldiObject reads it.");
+  m.def(
+      "save_object",
+      [](const std::string& wxfilename, py::handle value, const std::string& type, py::handle dtype,
+         py::handle compression_method, bool binary, bool allow_network, bool allow_pipes,
+         py::handle confine) {
+        find_value_type(type).save_object(wxfilename, value, binary,
+                                          with_access(options_from(dtype, compression_method, type),
+                                                      allow_network, allow_pipes, confine, py::none()));
+      },
+      py::arg("wxfilename"), py::arg("value"), py::arg("type"), py::arg("dtype"),
+      py::arg("compression_method"), py::arg("binary"), py::arg("allow_network"), py::arg("allow_pipes"),
+      py::arg("confine"), "Writes one object with no key, as Kaldi's WriteKaldiObject writes it.");
   m.def("ordinal_keys", &tablio::table_keys_are_numbers, py::arg("rspec"),
         "Whether the table's keys are its records' numbers, counted across its files (TFRecord, IDX).");
 }

@@ -17,6 +17,8 @@
 
 #include "binding.hpp"
 
+#include <tablio/table/object.hpp>
+
 #include <utility>
 
 namespace tablio_python {
@@ -238,6 +240,21 @@ value_type_entry entry_for() {
         return tablio::index_shards<typename owned_holder_of<C>::type>(rspec, open);
       },
       tablio::record_extension<typename owned_holder_of<C>::type>(),
+      [](const std::string& rxfilename, const value_options& o) -> py::object {
+        using holder = typename owned_holder_of<C>::type;
+        typename holder::value_type v;
+        {
+          py::gil_scoped_release unlocked;
+          v = tablio::read_object<holder>(rxfilename, o.open);
+        }
+        return C::to_python(std::move(v), o);
+      },
+      [](const std::string& wxfilename, py::handle value, bool binary, const value_options& o) {
+        using holder = typename owned_holder_of<C>::type;
+        typename holder::value_type v = C::from_python(value, o);
+        py::gil_scoped_release unlocked;
+        tablio::write_object<holder>(wxfilename, v, binary, o.open);
+      },
   };
 }
 
@@ -258,6 +275,12 @@ value_type_entry entry_for_precisions() {
       single.shard,
       single.index_shards,
       single.tar_extension,
+      [=](const std::string& s, const value_options& o) {
+        return o.double_precision ? twice.load_object(s, o) : single.load_object(s, o);
+      },
+      [=](const std::string& s, py::handle v, bool binary, const value_options& o) {
+        return o.double_precision ? twice.save_object(s, v, binary, o) : single.save_object(s, v, binary, o);
+      },
   };
 }
 

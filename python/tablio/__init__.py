@@ -23,7 +23,8 @@ from . import _tablio
 from ._tablio import RandomAccessReader, SequentialReader, Writer
 
 __all__ = [
-    "open", "random_access", "writer", "load", "shard", "value_types", "idx", "shard_index", "sample",
+    "open", "random_access", "writer", "load", "load_object", "save_object", "shard", "value_types", "idx",
+    "shard_index", "sample",
     "set_untrusted", "process_policy",
     "SequentialReader", "RandomAccessReader", "Writer",
     "FormatError", "DataLossError", "UsageError", "AccessError", "StreamError",
@@ -216,6 +217,26 @@ def load(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, features
     with open(rspec, type, dtype, scale, decode_raw, False, features, allow_network, allow_pipes,
               decode, confine, limits) as table:
         return table._batch(_sys.maxsize)
+
+
+def load_object(rxfilename, type="matrix", dtype=None, allow_network=True, allow_pipes=True, confine=None,
+                limits=None):
+    """One object with no key, as Kaldi's ReadKaldiObject reads it (kaldiio's load_mat):
+    "cmvn.mat", an object in an archive at a byte offset, "feats.ark:15", with a range,
+    "feats.ark:15[0:9,2:5]" (rows, then columns; matrices and vectors), or a command's output,
+    "copy-feats ark:a.ark:15 - |". type and dtype as open() takes them; the access options
+    too, which apply to the name itself."""
+    return _tablio.load_object(_specifier(rxfilename, "load_object"), type, dtype, allow_network, allow_pipes,
+                               confine, limits)
+
+
+def save_object(wxfilename, value, type="matrix", dtype=None, compression_method=None, binary=True,
+                allow_network=True, allow_pipes=True, confine=None):
+    """Writes one object with no key, as Kaldi's WriteKaldiObject writes it (kaldiio's
+    save_mat): binary with its header ("\\0B") unless binary=False, to a file, "-" (standard
+    output) or "| command". type, dtype and compression_method as writer() takes them."""
+    _tablio.save_object(_specifier(wxfilename, "save_object"), value, type, dtype, compression_method, bool(binary),
+                        allow_network, allow_pipes, confine)
 
 
 def shard(rspec, wspec, n, by="count", type="bytes", allow_network=True, allow_pipes=True, confine=None,

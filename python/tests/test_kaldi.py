@@ -168,6 +168,37 @@ def test_a_permissive_script_lists_its_lines_and_runs_no_command(tmp_path, monke
         tablio.random_access("scp:four.scp", type="matrix")["b"]
 
 
+def test_single_objects_as_kaldis_read_and_write_kaldi_object(in_folder, tmp_path):
+    folder = in_folder("kaldi/scp")
+    archive = (folder / "feats.ark").read_bytes()
+    table = tablio.random_access("scp:feats.scp")
+    lines = [line.split() for line in open("feats.scp")]
+    offsets = sorted(int(rx.rsplit(":", 1)[1]) for _, rx in lines) + [len(archive)]
+    for key, rx in lines:
+        assert_same(tablio.load_object(rx), table[key])
+        assert_same(tablio.load_object(f"cat feats.ark | tail -c +{int(rx.rsplit(':', 1)[1]) + 1} |"), table[key])
+        # What Kaldi's WriteKaldiObject writes is the object as the archive holds it after its key.
+        start = int(rx.rsplit(":", 1)[1])
+        end = min(o for o in offsets if o > start)
+        tablio.save_object(str(tmp_path / "one.mat"), table[key])
+        expected = archive[start:end]
+        expected = expected[:expected.rindex(b" ") - len(lines[[k for k, _ in lines].index(key) + 1][0])] \
+            if end != len(archive) else expected
+        assert (tmp_path / "one.mat").read_bytes() == expected
+    first_key, first_rx = lines[0]
+    assert_same(tablio.load_object(first_rx + "[1:2,0:1]"), table[first_key][1:3, 0:2])
+    assert_same(tablio.load_object(first_rx + "[ 1:2]"), table[first_key][1:3])
+    assert tablio.load_object(first_rx, dtype=np.float64).dtype == np.float64
+    tablio.save_object(str(tmp_path / "cmvn.txt"), table[first_key], binary=False)
+    assert_same(tablio.load_object(str(tmp_path / "cmvn.txt")), table[first_key])
+    tablio.save_object(f"| cat > {tmp_path / 'cm.mat'}", table[first_key], compression_method=2)
+    assert (tmp_path / "cm.mat").read_bytes().startswith(b"\0BCM ")  # method 2: kSpeechFeature
+    with pytest.raises(OSError):
+        tablio.load_object("exit 3 |")
+    with pytest.raises(tablio.FormatError):
+        tablio.load_object(first_rx + "[0:99,7:9]")
+
+
 def test_a_table_and_its_script_written_together(tmp_path):
     rng = np.random.default_rng(5)
     values = {f"utt{i}": rng.standard_normal((i + 1, 3), dtype=np.float32) for i in range(6)}

@@ -147,6 +147,21 @@ inline std::vector<script_entry> read_script(std::string_view rxfilename, const 
   return entries;
 }
 
+// Reads a command's output to its end (at most limits::max_record_bytes) and closes it, so
+// that the command's exit status is known before its output is trusted.
+inline void read_command_output(reader& in, std::string& out) {
+  out.clear();
+  for (char buffer[65536];;) {
+    std::size_t got = in.read_some(buffer, sizeof buffer);
+    if (got == 0) break;
+    if (out.size() + got > in.limits().max_record_bytes)
+      in.fail({"at most ", decimal(in.limits().max_record_bytes), " bytes (limits::max_record_bytes)"},
+              {"more"});
+    out.append(buffer, got);
+  }
+  in.close();
+}
+
 // Sorts a script's entries by key, keeping the order of equal keys (qsort on their
 // addresses, which instantiates no sorting template in every includer). Returns where each
 // line went: the script's own order.
@@ -340,18 +355,7 @@ class script_input {
       e.followed_by_key = false;  // a file of one object, whatever follows it (a WAVE file's chunks)
       return;
     }
-    // A command's output: read to its end, so that the command's exit status is known before
-    // its output is trusted.
-    whole_.clear();
-    for (char buffer[65536];;) {
-      std::size_t got = in.read_some(buffer, sizeof buffer);
-      if (got == 0) break;
-      if (whole_.size() + got > in.limits().max_record_bytes)
-        in.fail({"at most ", decimal(in.limits().max_record_bytes), " bytes (limits::max_record_bytes)"},
-                {"more"});
-      whole_.append(buffer, got);
-    }
-    in.close();
+    detail::read_command_output(in, whole_);
     whole_reader_.emplace(memory_reader(std::string_view(whole_), in.name(), open_.parse_limits));
     e.form = entry_form::object;
     e.object = &*whole_reader_;
