@@ -4,6 +4,7 @@
 #include "arrays.hpp"
 #include "tables.hpp"
 
+#include <cmath>
 #include <limits>
 
 namespace tablio_python {
@@ -231,15 +232,36 @@ struct wave {
   using value_type = tablio::wave_data;
   static py::object to_python(value_type&& w, const value_options& o) {
     float rate = w.sample_frequency();
+    if (o.int16_samples) return py::make_tuple(static_cast<long>(std::lround(rate)), int16_samples(w.data()));
     return py::make_tuple(rate, float_matrix<float>::to_python(std::move(w.data()), o));
   }
   static value_type from_python(py::handle h, const value_options& o) {
     auto pair = py::cast<py::tuple>(h);
     if (pair.size() != 2) throw py::value_error("wave: expected (rate, samples)");
     py::array samples = py::array::ensure(pair[1]);
-    if (samples && samples.ndim() == 1) samples = samples.attr("reshape")(1, -1);
+    if (o.int16_samples) {  // (samples,) or (samples, channels), as kaldiio gives them
+      if (samples && samples.ndim() == 1) samples = samples.attr("reshape")(-1, 1);
+      samples = py::array_t<float, py::array::forcecast>::ensure(samples.attr("T"));
+    } else if (samples && samples.ndim() == 1) {
+      samples = samples.attr("reshape")(1, -1);
+    }
     return value_type(py::cast<float>(py::float_(py::object(pair[0]))),
                       float_matrix<float>::from_python(samples, o));
+  }
+
+ private:
+  // Kaldi's samples (channels, samples), as int16 (samples,) for one channel and (samples,
+  // channels) for more: kaldiio's layout, the numbers a WAVE file of them stores.
+  static py::object int16_samples(const tablio::matrix<float>& m) {
+    const std::int32_t channels = m.num_rows(), count = m.num_cols();
+    py::array_t<std::int16_t> out =
+        channels == 1 ? new_array<std::int16_t>({count}) : new_array<std::int16_t>({count, channels});
+    std::int16_t* p = out.mutable_data();
+    for (std::int32_t c = 0; c < channels; ++c)
+      for (std::int32_t i = 0; i < count; ++i)
+        p[static_cast<std::size_t>(i) * static_cast<std::size_t>(channels) + static_cast<std::size_t>(c)] =
+            tablio::wave_data::pcm16(m(c, i));
+    return std::move(out);
   }
 };
 

@@ -135,6 +135,8 @@ std::vector<std::string> feature_names_from(py::handle names) {
   return out;
 }
 
+value_options finish_options(value_options o, py::handle compression_method, const std::string& type);
+
 value_options options_from(py::handle dtype, py::handle compression_method, const std::string& type,
                            py::handle scale = py::none(), py::handle decode_raw = py::none(),
                            bool view = false, py::handle features = py::none()) {
@@ -167,11 +169,19 @@ value_options options_from(py::handle dtype, py::handle compression_method, cons
   }
   if (!dtype.is_none()) {
     py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
+    o.int16_samples = type == "wave" && d.kind() == 'i' && d.itemsize() == 2;
+    if (o.int16_samples) return finish_options(o, compression_method, type);
     if (d.kind() != 'f' || (d.itemsize() != 4 && d.itemsize() != 8))
-      throw tablio::usage_error("dtype must be numpy.float32 or numpy.float64, not " +
-                                std::string(py::str(py::handle(d))));
+      throw tablio::usage_error(
+          "dtype must be numpy.float32 or numpy.float64 (or numpy.int16 for type 'wave'), not " +
+          std::string(py::str(py::handle(d))));
     o.double_precision = d.itemsize() == 8;
   }
+  return finish_options(o, compression_method, type);
+}
+
+// The compression method, checked to apply to the type.
+value_options finish_options(value_options o, py::handle compression_method, const std::string& type) {
   if (!compression_method.is_none()) {
     if (type != "matrix" && type != "compressed-matrix")
       throw tablio::usage_error(

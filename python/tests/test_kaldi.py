@@ -343,3 +343,28 @@ def test_value_types_and_skip(tmp_path):
     assert next(table) == ("k2", 2)
     assert table.skip(10) == 2
     assert list(table) == []
+
+
+def test_waves_in_kaldiios_int16_layout(data, tmp_path):
+    source = f"ark:{data / 'kaldi' / 'holders' / 'wav.bin.ark'}"
+    floats = dict(tablio.open(source, type="wave"))
+    shorts = dict(tablio.open(source, type="wave", dtype=np.int16))
+    assert floats.keys() == shorts.keys()
+    for key, (rate, samples) in shorts.items():
+        float_rate, float_samples = floats[key]
+        # kaldiio's layout: an int rate, int16 (samples,) for one channel, (samples, channels) for more.
+        assert isinstance(rate, int) and rate == float_rate and samples.dtype == np.int16
+        expected = float_samples[0] if float_samples.shape[0] == 1 else float_samples.T
+        assert np.array_equal(samples, expected.astype(np.int16))
+    # Written back from that layout, the archive is the same bytes.
+    with tablio.writer(f"ark:{tmp_path / 'w.ark'}", type="wave", dtype=np.int16) as w:
+        for key, value in shorts.items():
+            w[key] = value
+    assert (tmp_path / "w.ark").read_bytes() == (data / "kaldi" / "holders" / "wav.bin.ark").read_bytes()
+    stereo = np.array([[1, -2], [3, -32768], [32767, 0]], np.int16)
+    tablio.save_object(str(tmp_path / "s.wav"), (8000, stereo), type="wave", dtype=np.int16)
+    rate, back = tablio.load_object(str(tmp_path / "s.wav"), type="wave", dtype=np.int16)
+    assert rate == 8000 and np.array_equal(back, stereo)
+    assert tablio.load_object(str(tmp_path / "s.wav"), type="wave")[1].shape == (2, 3)
+    with pytest.raises(tablio.UsageError, match="numpy.int16 for type 'wave'"):
+        tablio.open(source, type="matrix", dtype=np.int16)

@@ -15,7 +15,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -60,6 +62,10 @@ inline F unfused(F x) noexcept {
 using float8 = float __attribute__((vector_size(32)));
 using float4 = float __attribute__((vector_size(16)));
 using double4 = double __attribute__((vector_size(32)));
+using double8 = double __attribute__((vector_size(64)));
+using int32x8 = std::int32_t __attribute__((vector_size(32)));
+using uint16x8 = std::uint16_t __attribute__((vector_size(16)));
+using uint8x8 = std::uint8_t __attribute__((vector_size(8)));
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(__AVX__) && !defined(TABLIO_NO_CPU_DISPATCH)
 // Hot loops also compiled for AVX, chosen at run time on the CPUs that have it.
 #define TABLIO_AVX_DISPATCH
@@ -115,59 +121,61 @@ class compressed_matrix {
         throw_usage_error({"invalid compression method ", decimal(static_cast<int>(method))});
     }
     const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
-    // NaN has no byte code (Kaldi's conversion of it is undefined behaviour).
-    for (std::size_t i = 0; i < n; ++i)
-      if (data[i] != data[i]) throw_usage_error({"cannot compress a matrix with NaN values"});
-    rows_ = rows;
-    cols_ = cols;
+    float min_value, range;
     switch (method) {
       case compression_method::two_byte_signed_integer:
-        min_value_ = -32768.0f;
-        range_ = 65535.0f;
+        min_value = -32768.0f;
+        range = 65535.0f;
         break;
       case compression_method::one_byte_unsigned_integer:
-        min_value_ = 0.0f;
-        range_ = 255.0f;
+        min_value = 0.0f;
+        range = 255.0f;
         break;
       case compression_method::one_byte_zero_one:
-        min_value_ = 0.0f;
-        range_ = 1.0f;
+        min_value = 0.0f;
+        range = 1.0f;
         break;
       default: {
-        T lo = data[0], hi = data[0];
-        for (std::size_t i = 1; i < n; ++i) {
-          if (data[i] < lo) lo = data[i];
-          if (data[i] > hi) hi = data[i];
-        }
-        float min_value = static_cast<float>(lo), max_value = static_cast<float>(hi);
+        T lo, hi;
+        if (find_range(data, n, lo, hi)) throw_nan();
+        min_value = static_cast<float>(lo);
+        float max_value = static_cast<float>(hi);
         if (max_value == min_value) max_value = static_cast<float>(min_value + (1.0 + std::fabs(min_value)));
         if (!std::isfinite(min_value) || !std::isfinite(max_value) || !std::isfinite(max_value - min_value))
           throw_usage_error({"cannot compress a matrix with infinite values or a range beyond float's"});
-        min_value_ = min_value;
-        range_ = max_value - min_value;
+        range = max_value - min_value;
       }
     }
+    rows_ = rows;
+    cols_ = cols;
     data_.resize(data_size() - header_size);
     unsigned char* out = data_.data();
-    if (format_ == format::one_byte_with_column_headers) {
-      const auto nrows = static_cast<std::size_t>(rows), ncols = static_cast<std::size_t>(cols);
-      std::vector<T> column(nrows);
-      unsigned char* bytes = out + 8 * ncols;
-      for (std::size_t c = 0; c < ncols; ++c) {
-        for (std::size_t r = 0; r < nrows; ++r) column[r] = data[r * ncols + c];
-        std::uint16_t p[4];
-        column_percentiles(column, p);
-        for (std::size_t k = 0; k < 4; ++k) store<std::endian::little>(out + 8 * c + 2 * k, p[k]);
-        float f0 = uint16_to_float(p[0]), f25 = uint16_to_float(p[1]), f75 = uint16_to_float(p[2]),
-              f100 = uint16_to_float(p[3]);
-        for (std::size_t r = 0; r < nrows; ++r)
-          bytes[c * nrows + r] = float_to_char(f0, f25, f75, f100, static_cast<float>(data[r * ncols + c]));
+    if (format_ != format::one_byte_with_column_headers) {
+      // The fixed ranges find NaN here, in the same pass.
+      if (format_ == format::two_byte ? quantize_all<std::uint16_t>(data, n, out, min_value, range)
+                                      : quantize_all<std::uint8_t>(data, n, out, min_value, range)) {
+        data_.clear();
+        rows_ = cols_ = 0;
+        throw_nan();
       }
-    } else if (format_ == format::two_byte) {
-      for (std::size_t i = 0; i < n; ++i)
-        store<std::endian::little>(out + 2 * i, float_to_uint16(static_cast<float>(data[i])));
-    } else {
-      for (std::size_t i = 0; i < n; ++i) out[i] = float_to_uint8(static_cast<float>(data[i]));
+      min_value_ = min_value;
+      range_ = range;
+      return;
+    }
+    min_value_ = min_value;
+    range_ = range;
+    const auto nrows = static_cast<std::size_t>(rows), ncols = static_cast<std::size_t>(cols);
+    std::vector<T> column(nrows);
+    unsigned char* bytes = out + 8 * ncols;
+    for (std::size_t c = 0; c < ncols; ++c) {
+      for (std::size_t r = 0; r < nrows; ++r) column[r] = data[r * ncols + c];
+      std::uint16_t p[4];
+      column_percentiles(column, p);
+      for (std::size_t k = 0; k < 4; ++k) store<std::endian::little>(out + 8 * c + 2 * k, p[k]);
+      float f0 = uint16_to_float(p[0]), f25 = uint16_to_float(p[1]), f75 = uint16_to_float(p[2]),
+            f100 = uint16_to_float(p[3]);
+      for (std::size_t r = 0; r < nrows; ++r)
+        bytes[c * nrows + r] = float_to_char(f0, f25, f75, f100, static_cast<float>(data[r * ncols + c]));
     }
   }
 
@@ -353,16 +361,137 @@ class compressed_matrix {
     return min_value_ + detail::unfused(detail::unfused(range_ * 1.52590218966964e-05F) * v);
   }
   std::uint16_t float_to_uint16(float value) const noexcept {
-    float f = (value - min_value_) / range_;
-    if (f > 1.0f) f = 1.0f;
-    if (!(f >= 0.0f)) f = 0.0f;  // NaN too (inf / inf)
-    return static_cast<std::uint16_t>(static_cast<int>(detail::unfused(f * 65535) + 0.499));
+    int code;
+    quantize<double>(value, min_value_, range_, 65535, code);
+    return static_cast<std::uint16_t>(code);
   }
-  std::uint8_t float_to_uint8(float value) const noexcept {
-    float f = (value - min_value_) / range_;
-    if (f > 1.0f) f = 1.0f;
-    if (!(f >= 0.0f)) f = 0.0f;  // NaN too (inf / inf)
-    return static_cast<std::uint8_t>(static_cast<int>(detail::unfused(f * 255) + 0.499));
+
+  [[noreturn]] TABLIO_COLD static void throw_nan() {
+    // NaN has no byte code (Kaldi's conversion of it is undefined behaviour).
+    throw_usage_error({"cannot compress a matrix with NaN values"});
+  }
+
+  // Kaldi's FloatToUint16 (top 65535) and FloatToUint8 (top 255), of one float or of each float
+  // in a vector (Double and Int then vectors of as many): the float quotient clamped to [0, 1],
+  // times top in float, plus 0.499 in double, truncated. Bit-exact in a vector too: the same
+  // IEEE operations lane by lane, and none can fuse (the product is float, the sum double).
+  // Arguments by reference: a vector passed by value changes the ABI, and GCC warns.
+  template <class Double, class Int, class V>
+  TABLIO_ALWAYS_INLINE static void quantize(const V& value, float min_value, float range, float top,
+                                            Int& code) noexcept {
+    V f = (value - min_value) / range;
+    f = f > 1.0f ? 1.0f : f;
+    f = f >= 0.0f ? f : 0.0f;  // NaN too (inf / inf)
+    Double d;
+    if constexpr (std::is_arithmetic_v<V>) {
+      d = static_cast<Double>(f * top) + 0.499;
+      code = static_cast<Int>(d);
+    } else {
+      d = __builtin_convertvector(f * top, Double) + 0.499;
+      code = __builtin_convertvector(d, Int);
+    }
+  }
+
+  // out[i] = quantize(in[i]) as little-endian Code (uint16 or uint8), eight at a time; returns
+  // whether any value is NaN.
+  template <class Code, class T>
+  static bool quantize_all(const T* in, std::size_t n, unsigned char* out, float min_value,
+                           float range) noexcept {
+#if defined(TABLIO_AVX_DISPATCH)
+    if (has_avx()) return quantize_all_avx<Code>(in, n, out, min_value, range);
+#endif
+    return quantize_all_inline<Code>(in, n, out, min_value, range);
+  }
+
+#if defined(TABLIO_AVX_DISPATCH)
+  template <class Code, class T>
+  __attribute__((target("avx"))) static bool quantize_all_avx(const T* in, std::size_t n, unsigned char* out,
+                                                              float min_value, float range) noexcept {
+    return quantize_all_inline<Code>(in, n, out, min_value, range);
+  }
+#endif
+
+  template <class Code, class T>
+  TABLIO_ALWAYS_INLINE static bool quantize_all_inline(const T* in, std::size_t n, unsigned char* out,
+                                                       float min_value, float range) noexcept {
+    constexpr float top = std::numeric_limits<Code>::max();
+    std::size_t i = 0;
+    bool nan = false;
+#if defined(TABLIO_VECTOR_EXTENSIONS)
+    if constexpr (std::is_same_v<T, float> && std::endian::native == std::endian::little) {
+      using codes = std::conditional_t<sizeof(Code) == 2, detail::uint16x8, detail::uint8x8>;
+      detail::int32x8 any_nan = {};
+      for (; i + 8 <= n; i += 8) {
+        detail::float8 v;
+        std::memcpy(&v, in + i, sizeof v);
+        any_nan |= v != v;
+        detail::int32x8 code;
+        quantize<detail::double8>(v, min_value, range, top, code);
+        codes c = __builtin_convertvector(code, codes);
+        std::memcpy(out + i * sizeof(Code), &c, sizeof c);
+      }
+      for (int k = 0; k < 8; ++k) nan |= any_nan[k] != 0;
+    }
+#endif
+    for (; i < n; ++i) {
+      float v = static_cast<float>(in[i]);
+      nan |= v != v;
+      int code;
+      quantize<double>(v, min_value, range, top, code);
+      store<std::endian::little>(out + i * sizeof(Code), static_cast<Code>(code));
+    }
+    return nan;
+  }
+
+  // The least and the greatest value as Kaldi's Min() and Max() find them; returns whether
+  // any value is NaN.
+  template <class T>
+  static bool find_range(const T* data, std::size_t n, T& lo, T& hi) noexcept {
+#if defined(TABLIO_AVX_DISPATCH)
+    if (has_avx()) return find_range_avx(data, n, lo, hi);
+#endif
+    return find_range_inline(data, n, lo, hi);
+  }
+
+#if defined(TABLIO_AVX_DISPATCH)
+  template <class T>
+  __attribute__((target("avx"))) static bool find_range_avx(const T* data, std::size_t n, T& lo, T& hi) noexcept {
+    return find_range_inline(data, n, lo, hi);
+  }
+#endif
+
+  template <class T>
+  TABLIO_ALWAYS_INLINE static bool find_range_inline(const T* data, std::size_t n, T& lo, T& hi) noexcept {
+    lo = hi = data[0];
+    bool nan = false;
+    std::size_t i = 0;
+#if defined(TABLIO_VECTOR_EXTENSIONS)
+    if constexpr (std::is_same_v<T, float>) {
+      detail::float8 vlo = lo - detail::float8{}, vhi = vlo;  // x - 0 is x, -0 too
+      detail::int32x8 any_nan = {};
+      for (; i + 8 <= n; i += 8) {
+        detail::float8 v;
+        std::memcpy(&v, data + i, sizeof v);
+        any_nan |= v != v;
+        vlo = v < vlo ? v : vlo;
+        vhi = v > vhi ? v : vhi;
+      }
+      for (int k = 0; k < 8; ++k) {
+        if (vlo[k] < lo) lo = vlo[k];
+        if (vhi[k] > hi) hi = vhi[k];
+        nan |= any_nan[k] != 0;
+      }
+    }
+#endif
+    for (; i < n; ++i) {
+      nan |= data[i] != data[i];
+      if (data[i] < lo) lo = data[i];
+      if (data[i] > hi) hi = data[i];
+    }
+    // Kaldi keeps the first of equal least values, and only zeros differ in their bits (-0 is
+    // stored as the header's minimum); lanes kept their own first.
+    if (lo == 0) lo = *std::find(data, data + n, T(0));
+    return nan;
   }
   // out[r * cols + J] = tables[J][columns[J * rows + r]] for every row r, J unrolled.
   template <class T, std::size_t... J>
@@ -388,16 +517,20 @@ class compressed_matrix {
   // char_to_float for every byte: three runs of `base + (slope * (v - offset)) * scale`.
   static void fill_char_table(float p0, float p25, float p75, float p100, float* table) noexcept {
 #if defined(TABLIO_AVX_DISPATCH)
-    static const bool avx = [] {
-      __builtin_cpu_init();
-      return __builtin_cpu_supports("avx") != 0;
-    }();
-    if (avx) return fill_char_table_avx(p0, p25, p75, p100, table);
+    if (has_avx()) return fill_char_table_avx(p0, p25, p75, p100, table);
 #endif
     fill_char_table_inline(p0, p25, p75, p100, table);
   }
 
 #if defined(TABLIO_AVX_DISPATCH)
+  static bool has_avx() noexcept {
+    static const bool avx = [] {
+      __builtin_cpu_init();
+      return __builtin_cpu_supports("avx") != 0;
+    }();
+    return avx;
+  }
+
   // The same code compiled for AVX's 256-bit registers, for the CPUs that have them.
   __attribute__((target("avx"))) static void fill_char_table_avx(float p0, float p25, float p75, float p100,
                                                                  float* table) noexcept {

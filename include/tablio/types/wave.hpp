@@ -29,6 +29,15 @@ class wave_data {
   float sample_frequency() const noexcept { return sample_frequency_; }
   // channels x samples
   const matrix<float>& data() const noexcept { return samples_; }
+  // A sample as a WAVE file stores it, as Kaldi's WaveData::Write stores it: truncated toward
+  // zero and cut to int16's range (NaN as 0).
+  static std::int16_t pcm16(float sample) noexcept {
+    const double v = std::trunc(sample);
+    return v != v       ? std::int16_t(0)
+           : v < -32768 ? std::int16_t(-32768)
+           : v > 32767  ? std::int16_t(32767)
+                        : static_cast<std::int16_t>(v);
+  }
   matrix<float>& data() noexcept { return samples_; }
   std::int32_t num_channels() const noexcept { return samples_.num_rows(); }
   std::int32_t num_samples() const noexcept { return samples_.num_cols(); }
@@ -60,12 +69,7 @@ class wave_data {
     for (std::int32_t s = 0; s < num_samples(); ++s) {
       char* p = w.reserve(2 * channels);
       for (std::uint32_t c = 0; c < channels; ++c) {
-        double v = std::trunc(samples_(static_cast<std::int32_t>(c), s));
-        std::int16_t x = v != v       ? std::int16_t(0)
-                         : v < -32768 ? std::int16_t(-32768)
-                         : v > 32767  ? std::int16_t(32767)
-                                      : static_cast<std::int16_t>(v);
-        store<std::endian::little>(p + 2 * c, x);
+        store<std::endian::little>(p + 2 * c, pcm16(samples_(static_cast<std::int32_t>(c), s)));
       }
       w.advance(2 * channels);
     }
