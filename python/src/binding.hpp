@@ -44,6 +44,7 @@ struct raw_feature {
 // the features to read and those to decode, the factor images are scaled by.
 struct value_options {
   bool double_precision = false;                     // dtype=numpy.float64
+  bool dtype_given = false;                          // type="auto" converts only when asked
   bool int16_samples = false;                        // type="wave", dtype=numpy.int16: kaldiio's layout
   std::optional<int> compression_method;             // writer(..., compression_method=N)
   std::optional<std::vector<std::string>> features;  // type="example": only these are read

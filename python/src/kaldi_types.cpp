@@ -4,8 +4,10 @@
 #include "arrays.hpp"
 #include "tables.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <variant>
 
 namespace tablio_python {
 namespace {
@@ -265,6 +267,119 @@ struct wave {
   }
 };
 
+// type omitted for a Kaldi table: each value's type from its own header, as kaldiio reads
+// them, in the precision stored. Binary: FM/DM and CM/CM2/CM3 (decompressed to float32) are
+// matrices, FV/DV vectors, RIFF a wave, an int32 size marker an int32 vector; text (read as
+// float32): "[" on a line of its own a matrix, else a vector. Anything else cannot be told
+// from its bytes.
+struct any_kaldi_value {
+  std::variant<tablio::matrix<float>, tablio::matrix<double>, tablio::vector<float>, tablio::vector<double>,
+               tablio::wave_data, std::vector<std::int32_t>>
+      value;
+
+  // A range ("f.ark:15[0:9]"), as the value's own type takes it: matrices and vectors.
+  friend void apply_range(any_kaldi_value& v, std::string_view range) {
+    std::visit(
+        [&](auto& value) {
+          if constexpr (requires { apply_range(value, range); })
+            apply_range(value, range);
+          else
+            throw tablio::usage_error("a range applies to matrices and vectors, not to this object");
+        },
+        v.value);
+  }
+};
+
+class any_kaldi_holder : public tablio::holder_storage<any_kaldi_value> {
+ public:
+  static void write(tablio::writer&, bool, const any_kaldi_value&) {
+    throw tablio::usage_error("writing a table needs its values' type (type=\"matrix\", \"vector\", ...)");
+  }
+  void read(tablio::reader& r) {
+    r.ensure(5);  // fewer at the end of the input: the holders say what is missing
+    std::string_view head(r.window().data(), std::min<std::size_t>(r.window().size(), 5));
+    if (head.starts_with("RIFF")) return read_as<tablio::wave_holder>(r);
+    if (head.starts_with(std::string_view("\0B", 2))) {
+      std::string_view token = head.substr(2);
+      if (token.starts_with("FM") || token.starts_with("CM"))
+        return read_as<tablio::holder<tablio::matrix<float>>>(r);
+      if (token.starts_with("DM")) return read_as<tablio::holder<tablio::matrix<double>>>(r);
+      if (token.starts_with("FV")) return read_as<tablio::holder<tablio::vector<float>>>(r);
+      if (token.starts_with("DV")) return read_as<tablio::holder<tablio::vector<double>>>(r);
+      if (token.starts_with("\4")) return read_int_vector(r);
+    } else if (std::size_t at = head.find_first_not_of(" \t");
+               at != std::string_view::npos && head[at] == '[') {
+      // A text matrix opens with "[" and a newline; a text vector has its numbers on that line;
+      // an empty one, "[ ]", is taken for a 0x0 matrix.
+      r.ensure(64);
+      std::string_view text(r.window().data(), std::min<std::size_t>(r.window().size(), 64));
+      std::size_t next = text.find_first_not_of(" \t", text.find('[') + 1);
+      if (next == std::string_view::npos || text[next] == '\n' || text[next] == '\r' || text[next] == ']')
+        return read_as<tablio::holder<tablio::matrix<float>>>(r);
+      return read_as<tablio::holder<tablio::vector<float>>>(r);
+    }
+    cannot_tell(r, head);
+  }
+
+ private:
+  [[noreturn]] static void cannot_tell(tablio::reader& r, std::string_view head) {
+    r.fail(
+        {"a Kaldi object whose header tells its type (FM, DM, CM, CM2, CM3, FV, DV, RIFF, an int32 vector, "
+         "or text in [ ]); pass type= for any other: \"int-vector-vector\", \"token\", \"float\", ..."},
+        {tablio::quoted_excerpt(head)});
+  }
+  // An int32 vector is its count, then as many numbers, each with its size marker: a single
+  // number (int32 or float) has no marker after it, an empty vector looks like a 0, and a
+  // vector of vectors or of pairs goes on with markers after the count's numbers.
+  void read_int_vector(tablio::reader& r) {
+    r.ensure(8);
+    std::string_view head(r.window().data(), std::min<std::size_t>(r.window().size(), 8));
+    if (head.size() < 8 || head[7] != '\4') cannot_tell(r, head);
+    read_as<tablio::basic_vector_holder<std::int32_t>>(r);
+    if (r.peek() == '\4') cannot_tell(r, "\4...");
+  }
+
+  template <class H>
+  void read_as(tablio::reader& r) {
+    H h;
+    h.read(r);
+    value().value = std::move(h.value());
+  }
+};
+
+struct any_kaldi {
+  using holder = any_kaldi_holder;
+  using value_type = any_kaldi_value;
+  static py::object to_python(value_type&& v, const value_options& o) {
+    const bool numbers = v.value.index() < 4;  // matrices and vectors: converted when dtype= asks
+    py::object out = stored(std::move(v), o);
+    if (numbers && o.dtype_given)
+      out = out.attr("astype")(o.double_precision ? "float64" : "float32", py::arg("copy") = false);
+    return out;
+  }
+  static py::object stored(value_type&& v, const value_options& o) {
+    return std::visit(
+        [&](auto&& value) -> py::object {
+          using T = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<T, tablio::matrix<float>>)
+            return float_matrix<float>::to_python(std::move(value), o);
+          if constexpr (std::is_same_v<T, tablio::matrix<double>>)
+            return float_matrix<double>::to_python(std::move(value), o);
+          if constexpr (std::is_same_v<T, tablio::vector<float>>)
+            return float_vector<float>::to_python(std::move(value), o);
+          if constexpr (std::is_same_v<T, tablio::vector<double>>)
+            return float_vector<double>::to_python(std::move(value), o);
+          if constexpr (std::is_same_v<T, tablio::wave_data>) return wave::to_python(std::move(value), o);
+          if constexpr (std::is_same_v<T, std::vector<std::int32_t>>)
+            return int_vector::to_python(std::move(value), o);
+        },
+        std::move(v.value));
+  }
+  static value_type from_python(py::handle, const value_options&) {
+    throw tablio::usage_error("writing a table needs its values' type (type=\"matrix\", \"vector\", ...)");
+  }
+};
+
 // Matrices: written compressed when the writer has a compression method.
 value_type_entry matrix_entry() {
   value_type_entry plain = entry_for_precisions<float_matrix<float>, float_matrix<double>>();
@@ -296,6 +411,7 @@ void register_kaldi_types() {
   register_value_type("double", entry_for<basic<double>>());
   register_value_type("bool", entry_for<basic<bool>>());
   register_value_type("wave", entry_for<wave>());
+  register_value_type("auto", entry_for<any_kaldi>());
 }
 
 }  // namespace tablio_python

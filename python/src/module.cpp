@@ -169,6 +169,7 @@ value_options options_from(py::handle dtype, py::handle compression_method, cons
   }
   if (!dtype.is_none()) {
     py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
+    o.dtype_given = true;
     o.int16_samples = type == "wave" && d.kind() == 'i' && d.itemsize() == 2;
     if (o.int16_samples) return finish_options(o, compression_method, type);
     if (d.kind() != 'f' || (d.itemsize() != 4 && d.itemsize() != 8))

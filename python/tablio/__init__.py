@@ -60,6 +60,15 @@ def _batches(self, n):
 SequentialReader.batches = _batches
 
 
+def _value_type(spec, type):
+    """type, or for a Kaldi table (ark, scp) given none, "auto": each value's type from its
+    header; other tables read matrices unless told."""
+    if type is not None:
+        return type
+    options = spec.partition(":")[0].replace(" ", ",").split(",")
+    return "auto" if "ark" in options or "scp" in options else "matrix"
+
+
 def _specifier(spec, function):
     """spec, checked to be a specifier string: a TypeError that says what is accepted otherwise."""
     if isinstance(spec, str):
@@ -113,7 +122,7 @@ def _decoded(table, type, decode, rspec, limits=None):
     return decoded(table, sample.decoder(decode, limits), rspec.partition(":")[2])
 
 
-def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False, features=None,
+def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, features=None,
          allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None):
     """Opens a table for reading in order: iterate it for (key, value) pairs.
 
@@ -124,6 +133,11 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
         "int-vector", "int-vector-vector", "int-pair-vector", "token", "token-vector",
         "int32", "float", "double", "bool", "wave", "example", "sequence-example", "datum",
         "bytes", "sample" (a tar table's WebDataset samples: {extension: bytes} per key).
+        Omitted, a Kaldi table (ark, scp) is read as "auto": each value's type from its own
+        header, as kaldiio reads them, in the precision stored (FM, CM: float32 matrices; DM:
+        float64; FV, DV: vectors; RIFF: waves; int32 vectors; text in [ ]), and a value whose
+        bytes cannot tell (int-vector-vector, tokens, numbers) is a FormatError asking for
+        type=; any other table is read as "matrix".
     dtype: numpy.float32 (default) or numpy.float64 for matrices and vectors; values stored
         in the other precision are converted, as Kaldi converts them.
     features: for type "example", the names of the features to read, as a feature description
@@ -157,7 +171,8 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
     Raises FormatError (with .path, .offset, .key), OSError, UsageError or AccessError.
     """
-    if shard_index.named_by(_specifier(rspec, "open")) is not None:
+    type = _value_type(_specifier(rspec, "open"), type)
+    if shard_index.named_by(rspec) is not None:
         raise UsageError(f"'{rspec}' names a shard index, which random_access() looks keys up through and "
                          "tablio.torch's datasets plan epochs with; to read its shards in order, open "
                          "each of index.rspecs() with **index.options(), for index = tablio.shard_index.load(PATH_OR_URL)")
@@ -165,7 +180,7 @@ def open(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=Fal
                                      allow_pipes, confine, limits), type, decode, rspec, limits)
 
 
-def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, view=False,
+def random_access(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False,
                   features=None, allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None):
     """Opens a table for lookup by key, a collections.abc.Mapping: r[key] (KeyError when
     absent), key in r, r.get(key), len(r), r.keys() (a list, in table order), r.items() and
@@ -180,7 +195,8 @@ def random_access(rspec, type="matrix", dtype=None, scale=None, decode_raw=None,
     index of sorted shards (as tablio writes them); len(r) comes from the index, r.keys()
     opens every shard, and r.at(i) gives the i-th record's (key, value), opening only its
     shard."""
-    if (named := shard_index.named_by(_specifier(rspec, "random_access"))) is not None:
+    type = _value_type(_specifier(rspec, "random_access"), type)
+    if (named := shard_index.named_by(rspec)) is not None:
         index = shard_index.load(named, allow_network, allow_pipes, confine, limits)
         index.check_reads(type)
         return _lookup.IndexedTable(index, lambda spec: random_access(  # a shard is never a command
@@ -211,7 +227,7 @@ def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_netw
     return Writer(_specifier(wspec, "writer"), type, dtype, compression_method, allow_network, allow_pipes, confine)
 
 
-def load(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, features=None, allow_network=True,
+def load(rspec, type=None, dtype=None, scale=None, decode_raw=None, features=None, allow_network=True,
          allow_pipes=True, decode=None, confine=None, limits=None):
     """Reads a whole table in one call: (keys, values), values stacked as batches() stacks them."""
     with open(rspec, type, dtype, scale, decode_raw, False, features, allow_network, allow_pipes,
@@ -219,14 +235,14 @@ def load(rspec, type="matrix", dtype=None, scale=None, decode_raw=None, features
         return table._batch(_sys.maxsize)
 
 
-def load_object(rxfilename, type="matrix", dtype=None, allow_network=True, allow_pipes=True, confine=None,
+def load_object(rxfilename, type=None, dtype=None, allow_network=True, allow_pipes=True, confine=None,
                 limits=None):
     """One object with no key, as Kaldi's ReadKaldiObject reads it (kaldiio's load_mat):
     "cmvn.mat", an object in an archive at a byte offset, "feats.ark:15", with a range,
     "feats.ark:15[0:9,2:5]" (rows, then columns; matrices and vectors), or a command's output,
     "copy-feats ark:a.ark:15 - |". type and dtype as open() takes them; the access options
     too, which apply to the name itself."""
-    return _tablio.load_object(_specifier(rxfilename, "load_object"), type, dtype, allow_network, allow_pipes,
+    return _tablio.load_object(_specifier(rxfilename, "load_object"), "auto" if type is None else type, dtype, allow_network, allow_pipes,
                                confine, limits)
 
 

@@ -368,3 +368,47 @@ def test_waves_in_kaldiios_int16_layout(data, tmp_path):
     assert tablio.load_object(str(tmp_path / "s.wav"), type="wave")[1].shape == (2, 3)
     with pytest.raises(tablio.UsageError, match="numpy.int16 for type 'wave'"):
         tablio.open(source, type="matrix", dtype=np.int16)
+
+
+AUTO = {  # file: the type its values read as when type= is omitted; None: the bytes cannot tell
+    "double-matrix.bin.ark": ("matrix", np.float64), "float-matrix.bin.ark": ("matrix", np.float32),
+    "float-matrix.txt.ark": ("matrix", np.float32), "double-vector.bin.ark": ("vector", np.float64),
+    "float-vector.bin.ark": ("vector", np.float32), "float-vector.txt.ark": ("vector", np.float32),
+    "wav.bin.ark": ("wave", None), "int32-vector.bin.ark": None, "int32-vector-vector.bin.ark": None,
+    "int32.bin.ark": None, "float.bin.ark": None, "token.bin.ark": None, "bool.txt.ark": None,
+    "float-pair-vector.bin.ark": None,
+}
+
+
+@pytest.mark.parametrize("name", sorted(AUTO))
+def test_without_type_a_kaldi_tables_values_say_what_they_are(data, name):
+    path = data / "kaldi" / "holders" / name
+    if AUTO[name] is None:
+        with pytest.raises(tablio.FormatError, match="pass type= for any other") as caught:
+            list(tablio.open(f"ark:{path}"))
+        assert caught.value.path == str(path) and caught.value.key
+        return
+    type_, dtype = AUTO[name]
+    typed = list(tablio.open(f"ark:{path}", type=type_, dtype=dtype))
+    auto = list(tablio.open(f"ark:{path}"))
+    assert [k for k, _ in auto] == [k for k, _ in typed]
+    for (_, a), (_, t) in zip(auto, typed):
+        if type_ == "wave":
+            assert a[0] == t[0] and np.array_equal(a[1], t[1])
+        else:  # an empty text object, "[ ]", cannot tell a vector from a matrix: it is a 0x0 matrix
+            assert a.dtype == t.dtype and (np.array_equal(a, t) or (a.size == t.size == 0 and a.shape == (0, 0)))
+
+
+def test_without_type_compressed_matrices_and_scripts_read_as_matrices(data, in_folder):
+    for method in range(1, 8):
+        path = data / "kaldi" / "compressed" / f"cm-method{method}.bin.ark"
+        assert all(np.array_equal(a, t) for (_, a), (_, t) in
+                   zip(tablio.open(f"ark:{path}"), tablio.open(f"ark:{path}", type="matrix")))
+    in_folder("kaldi/scp")
+    table = tablio.random_access("scp:feats.scp")
+    assert all(v.dtype == np.float32 and v.ndim == 2 for v in table.values())
+    assert tablio.load_object("feats.ark:5").shape == table["utt1"].shape
+    _, (rate, samples) = next(iter(tablio.open("scp:wav.scp")))  # a wav.scp needs no type either
+    assert samples.dtype == np.float32 and samples.ndim == 2
+    with pytest.raises(tablio.UsageError, match="needs its values' type"):
+        tablio.writer("ark:/dev/null", type="auto")["k"] = np.zeros(2)
