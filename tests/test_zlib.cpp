@@ -2,7 +2,11 @@
 // with other gzip headers, concatenated members, files written by gzip, and bad input.
 #include <tablio/framing/tfrecord.hpp>
 #include <tablio/stream/zlib.hpp>
+#include <tablio/tablio.hpp>
 
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <regex>
 
 #include "test_support.hpp"
@@ -103,4 +107,35 @@ TEST_CASE("concatenated members, gzip's own output, and bad input", "[zlib]") {
                       Catch::Contains("bad.gz") &&
                           (Catch::Contains("inflate() failed") || Catch::Contains("corrupted record")));
   }
+}
+
+TEST_CASE("gzip-compressed tar shards read as WebDataset reads them", "[zlib][tar]") {
+  test::temp_dir dir;
+  const std::string plain = test::data_path("tar/gnu-ustar.tar");
+  // gzip's own output, under both names WebDataset takes; a list mixes them with a plain file.
+  for (const char* name : {"a.tar.gz", "b.tgz"})
+    REQUIRE(std::system(("gzip -c " + plain + " > " + (dir / name)).c_str()) == 0);
+  std::vector<std::pair<std::string, std::string>> expected, got;
+  for (auto& [key, bytes] : sequential_table_reader<bytes_holder>("tar,ext=*:" + plain))
+    expected.emplace_back(key, bytes);
+  REQUIRE(!expected.empty());
+  for (auto& [key, bytes] : sequential_table_reader<bytes_holder>("tar,ext=*:" + (dir / "a.tar.gz") + "," +
+                                                                  plain + "," + (dir / "b.tgz")))
+    got.emplace_back(key, bytes);
+  REQUIRE(got.size() == 3 * expected.size());
+  CHECK(std::equal(expected.begin(), expected.end(), got.begin()));
+  CHECK(std::equal(expected.begin(), expected.end(),
+                   got.begin() + 2 * static_cast<std::ptrdiff_t>(expected.size())));
+  // Random access reads a compressed file in order and keeps what it found.
+  random_access_table_reader<bytes_holder> by_key("tar,ext=*:" + (dir / "a.tar.gz"));
+  CHECK(by_key.at(expected.back().first) == expected.back().second);
+  // A cut compressed file is an error naming it, not a shorter table.
+  std::string whole = test::read_file(dir / "a.tar.gz");
+  std::ofstream(dir / "cut.tar.gz", std::ios::binary) << whole.substr(0, whole.size() / 2);
+  CHECK_THROWS_WITH(
+      [&] {
+        for (auto& entry : sequential_table_reader<bytes_holder>("tar,ext=*:" + (dir / "cut.tar.gz")))
+          (void)entry;
+      }(),
+      Catch::Contains("cut.tar.gz"));
 }

@@ -95,6 +95,11 @@ def test_every_format_reads_over_http_as_from_files(nginx, tmp_path):
                 tablio.load(f"tar:{folder}/shard-%06d.tar", type="int32"))
     assert same(tablio.load(f"idx:{url}/images-idx3-ubyte", type="bytes"),
                 tablio.load(f"idx:{folder}/images-idx3-ubyte", type="bytes"))
+    # gzip-compressed tar shards, as WebDataset reads them, by a list and by a brace pattern.
+    for i in range(2):
+        subprocess.run(f"gzip -c {folder}/shard-{i:06d}.tar > {folder}/shard-{i:06d}.tar.gz", shell=True, check=True)
+    assert same(tablio.load(f"tar:{url}/shard-{{000000..000001}}.tar.gz", type="int32"),
+                tablio.load(f"tar:{folder}/shard-000000.tar,{folder}/shard-000001.tar", type="int32"))
 
 
 def test_shards_opened_ahead_give_their_errors_in_turn(nginx):

@@ -31,10 +31,14 @@
 #include <tablio/core/keeper.hpp>
 #include <tablio/core/minmax.hpp>
 #include <tablio/framing/concepts.hpp>
+#include <tablio/stream/compression.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/shard_index.hpp>
 #include <tablio/stream/shards.hpp>
 #include <tablio/types/sample.hpp>
+#if defined(TABLIO_WITH_ZLIB)
+#include <tablio/stream/zlib.hpp>
+#endif
 
 #include <cstdint>
 #include <cstring>
@@ -146,7 +150,7 @@ inline std::string_view compression_of_archive(std::string_view head) {
 [[noreturn]] inline void bad_tar_start(const reader& in, message expected, message found) {
   std::string_view head(in.window().data(), in.window().size());
   if (std::string_view c = compression_of_archive(head); !c.empty())
-    bad_tar(in, 0, {"a tar archive, which tablio reads uncompressed"},
+    bad_tar(in, 0, {"a tar archive, uncompressed or gzip-compressed (with the tablio::zlib component)"},
             {c, "-compressed data: decompress it, or read it through a command ('", c, " -dc FILE |')"});
   bad_tar(in, 0, expected, found);
 }
@@ -562,6 +566,28 @@ struct tar_input_options {
   bool unended = false;      // files may end without their end blocks (their writer left them out)
 };
 
+namespace detail {
+
+// A tar file as it is, or inflated when it is gzip-compressed (.tar.gz, .tgz: WebDataset reads
+// such shards), known by its magic bytes: a tar file starts with a member's name, never 1f 8b.
+// Without zlib it is left as it is, for the reader to say what it is.
+inline reader inflated_tar_input(reader in, bool* compressed = nullptr) {
+#if defined(TABLIO_WITH_ZLIB)
+  in.ensure(2);
+  const bool gzip = detect_compression(in.window()) == compression::gzip;
+  if (compressed) *compressed = gzip;
+  if (!gzip) return in;
+  std::string name = in.name();
+  limits lim = in.limits();
+  return reader(zlib_source(std::move(in)), name, lim);
+#else
+  (void)compressed;
+  return in;
+#endif
+}
+
+}  // namespace detail
+
 class tar_input {
  public:
   static constexpr unsigned forms = entry_forms(entry_form::record);
@@ -570,7 +596,7 @@ class tar_input {
   explicit tar_input(reader in, tar_input_options options = {})
       : name_(in.name()), options_(std::move(options)), files_({in.name()}, open_, 1) {
     detail::check_shard(options_.shard_index, options_.shard_count);
-    in_.emplace(std::move(in));
+    in_.emplace(detail::inflated_tar_input(std::move(in)));
   }
   // `names`: a file, a comma-separated list, a glob, "name@N" or a numbered name.
   explicit tar_input(std::string_view names, tar_input_options options = {}, const open_options& open = {})
@@ -594,8 +620,10 @@ class tar_input {
     for (;;) {
       if (!in_) {
         if (files_.done()) return false;
-        in_.emplace(files_.open_next());
-        plain_ = can_open_at(files_.files()[files_.current()]);
+        bool compressed = false;
+        in_.emplace(detail::inflated_tar_input(files_.open_next(), &compressed));
+        // A compressed file is read in order only: its members' offsets are not the file's.
+        plain_ = !compressed && can_open_at(files_.files()[files_.current()]);
         files_members_ = files_entries_ = 0;
         example_named_ = false;
         pending_ = ended_ = false;
