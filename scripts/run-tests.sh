@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything and runs all tests: an optimised Release build; a build with
 # AddressSanitizer and UndefinedBehaviorSanitizer; the thread and remote tests under
-# ThreadSanitizer; and every fuzz target for FUZZ_SECONDS (default 40) each, built with clang.
+# ThreadSanitizer; and every fuzz target for FUZZ_SECONDS (default 30) each, built with clang.
 # Remote storage is tested against nginx and s3rver, started by the tests on loopback.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,6 +53,6 @@ export TSAN_OPTIONS=halt_on_error=1
 /usr/bin/python3 "$root/tests/remote/with_servers.py" "$root/build/threads/tests/test_remote"
 
 if command -v clang++-14 >/dev/null; then
-  echo "== fuzz targets, ${FUZZ_SECONDS:-40} s each"
-  "$root/tests/fuzz/run.sh" "${FUZZ_SECONDS:-40}"
+  echo "== fuzz targets, ${FUZZ_SECONDS:-30} s each"
+  "$root/tests/fuzz/run.sh" "${FUZZ_SECONDS:-30}"
 fi
