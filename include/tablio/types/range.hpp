@@ -6,6 +6,7 @@
 #pragma once
 
 #include <tablio/core/error.hpp>
+#include <tablio/core/minmax.hpp>
 
 #include <charconv>
 #include <cstdint>
