@@ -55,6 +55,22 @@ inline F unfused(F x) noexcept {
   return x;
 }
 
+// unfused() in place, for a value or a portable vector (a vector argument by value changes the
+// ABI, and GCC warns).
+template <class V>
+TABLIO_ALWAYS_INLINE void keep_unfused(V& x) noexcept {
+#if (defined(__FP_FAST_FMAF) || defined(__FP_FAST_FMA) || defined(__FMA__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__("" : "+x"(x));  // FMA comes with AVX, whose registers hold eight floats
+#else
+  __asm__("" : "+m"(x));
+#endif
+#else
+  static_cast<void>(x);
+#endif
+}
+
 #if defined(__GNUC__) || defined(__clang__)
 // GCC's and Clang's portable vectors: SSE2, AVX or NEON registers, whichever the function is
 // compiled for.
@@ -62,10 +78,16 @@ inline F unfused(F x) noexcept {
 using float8 = float __attribute__((vector_size(32)));
 using float4 = float __attribute__((vector_size(16)));
 using double4 = double __attribute__((vector_size(32)));
-using double8 = double __attribute__((vector_size(64)));
 using int32x8 = std::int32_t __attribute__((vector_size(32)));
 using uint16x8 = std::uint16_t __attribute__((vector_size(16)));
 using uint8x8 = std::uint8_t __attribute__((vector_size(8)));
+// Asks for the line `ahead` bytes past p, which may lie past the array (a prefetch never faults,
+// and no pointer is formed there). The loops that read a matrix once wait on memory without it.
+// Inlined by force: GCC takes a function that only prefetches for one without effects, and
+// drops its calls.
+TABLIO_ALWAYS_INLINE void prefetch(const void* p, std::size_t ahead) noexcept {
+  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + ahead));
+}
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(__AVX__) && !defined(TABLIO_NO_CPU_DISPATCH)
 // Hot loops also compiled for AVX, chosen at run time on the CPUs that have it.
 #define TABLIO_AVX_DISPATCH
@@ -362,7 +384,7 @@ class compressed_matrix {
   }
   std::uint16_t float_to_uint16(float value) const noexcept {
     int code;
-    quantize<double>(value, min_value_, range_, 65535, code);
+    quantize(value, min_value_, range_, 65535, code);
     return static_cast<std::uint16_t>(code);
   }
 
@@ -372,23 +394,26 @@ class compressed_matrix {
   }
 
   // Kaldi's FloatToUint16 (top 65535) and FloatToUint8 (top 255), of one float or of each float
-  // in a vector (Double and Int then vectors of as many): the float quotient clamped to [0, 1],
-  // times top in float, plus 0.499 in double, truncated. Bit-exact in a vector too: the same
-  // IEEE operations lane by lane, and none can fuse (the product is float, the sum double).
-  // Arguments by reference: a vector passed by value changes the ABI, and GCC warns.
-  template <class Double, class Int, class V>
+  // in a vector (Int then a vector of as many): the float quotient clamped to [0, 1], times top
+  // in float, plus 0.499 in double, truncated. The last two without double: for every float p
+  // in [0, 65535], int(p + 0.499) in double is trunc(p) + 1 exactly when p - trunc(p) (exact) is
+  // at least 0x1.008314p-1, the least float t with t + 0.499 >= 1 in double (checked for each of
+  // the 1.2e9 floats); the conversions to double and back took more time than all the rest.
+  template <class Int, class V>
   TABLIO_ALWAYS_INLINE static void quantize(const V& value, float min_value, float range, float top,
                                             Int& code) noexcept {
     V f = (value - min_value) / range;
     f = f > 1.0f ? 1.0f : f;
     f = f >= 0.0f ? f : 0.0f;  // NaN too (inf / inf)
-    Double d;
+    V p = f * top;
+    detail::keep_unfused(p);  // p - trunc(p) must not be fused with the product
+    constexpr float threshold = 0x1.008314p-1f;
     if constexpr (std::is_arithmetic_v<V>) {
-      d = static_cast<Double>(f * top) + 0.499;
-      code = static_cast<Int>(d);
+      code = static_cast<Int>(p);
+      code += p - static_cast<float>(code) >= threshold;
     } else {
-      d = __builtin_convertvector(f * top, Double) + 0.499;
-      code = __builtin_convertvector(d, Int);
+      code = __builtin_convertvector(p, Int);
+      code -= p - __builtin_convertvector(code, V) >= threshold;  // a true lane is -1
     }
   }
 
@@ -422,12 +447,14 @@ class compressed_matrix {
       using codes = std::conditional_t<sizeof(Code) == 2, detail::uint16x8, detail::uint8x8>;
       detail::int32x8 any_nan = {};
       for (; i + 8 <= n; i += 8) {
+        detail::prefetch(in + i, 2048);
         detail::float8 v;
         std::memcpy(&v, in + i, sizeof v);
         any_nan |= v != v;
         detail::int32x8 code;
-        quantize<detail::double8>(v, min_value, range, top, code);
-        codes c = __builtin_convertvector(code, codes);
+        quantize(v, min_value, range, top, code);
+        // Through uint16 (pack instructions): straight to uint8, GCC goes lane by lane.
+        codes c = __builtin_convertvector(__builtin_convertvector(code, detail::uint16x8), codes);
         std::memcpy(out + i * sizeof(Code), &c, sizeof c);
       }
       for (int k = 0; k < 8; ++k) nan |= any_nan[k] != 0;
@@ -437,7 +464,7 @@ class compressed_matrix {
       float v = static_cast<float>(in[i]);
       nan |= v != v;
       int code;
-      quantize<double>(v, min_value, range, top, code);
+      quantize(v, min_value, range, top, code);
       store<std::endian::little>(out + i * sizeof(Code), static_cast<Code>(code));
     }
     return nan;
@@ -455,7 +482,8 @@ class compressed_matrix {
 
 #if defined(TABLIO_AVX_DISPATCH)
   template <class T>
-  __attribute__((target("avx"))) static bool find_range_avx(const T* data, std::size_t n, T& lo, T& hi) noexcept {
+  __attribute__((target("avx"))) static bool find_range_avx(const T* data, std::size_t n, T& lo,
+                                                            T& hi) noexcept {
     return find_range_inline(data, n, lo, hi);
   }
 #endif
@@ -467,19 +495,24 @@ class compressed_matrix {
     std::size_t i = 0;
 #if defined(TABLIO_VECTOR_EXTENSIONS)
     if constexpr (std::is_same_v<T, float>) {
-      detail::float8 vlo = lo - detail::float8{}, vhi = vlo;  // x - 0 is x, -0 too
+      // Two vectors of each: one min or max waits for the last, and the chains run in parallel.
+      detail::float8 vlo[2], vhi[2];
+      vlo[0] = vlo[1] = vhi[0] = vhi[1] = lo - detail::float8{};  // x - 0 is x, -0 too
       detail::int32x8 any_nan = {};
-      for (; i + 8 <= n; i += 8) {
-        detail::float8 v;
-        std::memcpy(&v, data + i, sizeof v);
-        any_nan |= v != v;
-        vlo = v < vlo ? v : vlo;
-        vhi = v > vhi ? v : vhi;
+      for (; i + 16 <= n; i += 16) {
+        detail::prefetch(data + i, 2048);
+        for (int j = 0; j < 2; ++j) {
+          detail::float8 v;
+          std::memcpy(&v, data + i + 8 * j, sizeof v);
+          any_nan |= v != v;
+          vlo[j] = v < vlo[j] ? v : vlo[j];
+          vhi[j] = v > vhi[j] ? v : vhi[j];
+        }
       }
-      for (int k = 0; k < 8; ++k) {
-        if (vlo[k] < lo) lo = vlo[k];
-        if (vhi[k] > hi) hi = vhi[k];
-        nan |= any_nan[k] != 0;
+      for (int k = 0; k < 16; ++k) {
+        if (vlo[k / 8][k % 8] < lo) lo = vlo[k / 8][k % 8];
+        if (vhi[k / 8][k % 8] > hi) hi = vhi[k / 8][k % 8];
+        nan |= any_nan[k % 8] != 0;
       }
     }
 #endif
@@ -488,8 +521,9 @@ class compressed_matrix {
       if (data[i] < lo) lo = data[i];
       if (data[i] > hi) hi = data[i];
     }
-    // Kaldi keeps the first of equal least values, and only zeros differ in their bits (-0 is
-    // stored as the header's minimum); lanes kept their own first.
+    // Of equal least values Kaldi keeps the first, and the lanes above kept their own first. Only
+    // zeros differ in their bits (a -0 minimum is stored as such): take the first zero. (The
+    // greatest value is only subtracted from, where its zero's sign makes no difference.)
     if (lo == 0) lo = *std::find(data, data + n, T(0));
     return nan;
   }
@@ -623,15 +657,16 @@ class compressed_matrix {
     auto u16 = [&](T v) { return static_cast<int>(float_to_uint16(static_cast<float>(v))); };
     int q[4];
     if (n >= 5) {
-      const std::size_t quarter = n / 4;
-      auto at = [&](std::size_t k) {
-        std::nth_element(column.begin(), column.begin() + static_cast<std::ptrdiff_t>(k), column.end());
-        return column[k];
-      };
-      q[0] = u16(at(0));
-      q[1] = u16(at(quarter));
-      q[2] = u16(at(3 * quarter));
-      q[3] = u16(at(n - 1));
+      // Each order statistic in the part the one before left, as Kaldi finds them: the values,
+      // and so the codes, are those of the whole column's.
+      const auto quarter = static_cast<std::ptrdiff_t>(n / 4);
+      const auto first = column.begin(), q1 = first + quarter, q3 = first + 3 * quarter, last = column.end();
+      std::nth_element(first, q1, last);
+      q[0] = u16(*std::min_element(first, q1));
+      q[1] = u16(*q1);
+      std::nth_element(q1 + 1, q3, last);
+      q[2] = u16(*q3);
+      q[3] = u16(*std::max_element(q3 + 1, last));
       p[0] = static_cast<std::uint16_t>(std::min(q[0], 65532));
       p[1] = static_cast<std::uint16_t>(std::min(std::max(q[1], p[0] + 1), 65533));
       p[2] = static_cast<std::uint16_t>(std::min(std::max(q[2], p[1] + 1), 65534));
