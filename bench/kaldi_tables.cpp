@@ -30,33 +30,28 @@ const fs::path& work_dir() {
 }
 std::string path(const char* name) { return (work_dir() / name).string(); }
 
+// count rows x cols matrices of normal values (sd), plus each column's index times `slope`.
+std::vector<tablio::matrix<float>> random_matrices(unsigned seed, int count, std::int32_t rows,
+                                                   std::int32_t cols, float sd, float slope) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0, sd);
+  std::vector<tablio::matrix<float>> out;
+  for (int i = 0; i < count; ++i) {
+    tablio::matrix<float> m(rows, cols);
+    for (std::size_t k = 0; k < m.size(); ++k)
+      m.data()[k] = normal(rng) + slope * static_cast<float>(k % static_cast<std::size_t>(cols));
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 const std::vector<tablio::matrix<float>>& matrices() {
-  static const std::vector<tablio::matrix<float>> all = [] {
-    std::mt19937 rng(7);
-    std::normal_distribution<float> normal(0, 3);
-    std::vector<tablio::matrix<float>> out;
-    for (int i = 0; i < 1000; ++i) {
-      tablio::matrix<float> m(500, 80);
-      for (std::size_t k = 0; k < m.size(); ++k) m.data()[k] = normal(rng);
-      out.push_back(std::move(m));
-    }
-    return out;
-  }();
+  static const std::vector<tablio::matrix<float>> all = random_matrices(7, 1000, 500, 80, 3, 0);
   return all;
 }
 // 115 MB of float32 features: 720 utterances of 1000 frames of 40 dimensions.
 const std::vector<tablio::matrix<float>>& features() {
-  static const std::vector<tablio::matrix<float>> all = [] {
-    std::mt19937 rng(11);
-    std::normal_distribution<float> normal(0, 4);
-    std::vector<tablio::matrix<float>> out;
-    for (int i = 0; i < 720; ++i) {
-      tablio::matrix<float> m(1000, 40);
-      for (std::size_t k = 0; k < m.size(); ++k) m.data()[k] = normal(rng) + static_cast<float>(k % 40);
-      out.push_back(std::move(m));
-    }
-    return out;
-  }();
+  static const std::vector<tablio::matrix<float>> all = random_matrices(11, 720, 1000, 40, 4, 1);
   return all;
 }
 
