@@ -469,19 +469,28 @@ TEST_CASE("truncated, misaligned and corrupt tar headers are errors naming file 
                        test::says("the archive is truncated"));
 }
 
-TEST_CASE("a compressed archive is an error that names its compression, and reads through a command",
-          "[tar][bad]") {
+TEST_CASE("a compressed archive is read with zlib, or is an error that names its compression", "[tar][bad]") {
   test::temp_dir dir;
   std::string plain = test::data_path("tar/gnu-ustar.tar"), packed = dir / "shard.tar.gz";
   REQUIRE(std::system(("gzip -c '" + plain + "' > '" + packed + "'").c_str()) == 0);
+#if defined(TABLIO_WITH_ZLIB)  // inflated as it is read (test_zlib has more)
+  CHECK(member_lines("tar:" + packed) == member_lines("tar:" + plain));
+  std::ofstream(dir / "c.tar", std::ios::binary)
+      << std::string("\x1f\x8b\x08", 3) << std::string(600, '\x01');
+  CHECK_THROWS_WITH(member_lines("tar:" + (dir / "c.tar")), Catch::Contains("c.tar"));
+  const std::vector<std::string> others = {"BZh91AY&SY", std::string("\xfd\x37\x7a\x58\x5a\x00", 6),
+                                           "\x28\xb5\x2f\xfd"};
+#else
   CHECK_THROWS_WITH(member_lines("tar:" + packed),
                     Catch::Contains("format error in '" + packed + "' at byte 0") &&
                         Catch::Contains("found gzip-compressed data") &&
                         Catch::Contains("'gzip -dc FILE |'"));
+  const std::vector<std::string> others = {std::string("\x1f\x8b\x08", 3), "BZh91AY&SY",
+                                           std::string("\xfd\x37\x7a\x58\x5a\x00", 6), "\x28\xb5\x2f\xfd"};
+#endif
   CHECK(member_lines("tar:gzip -dc '" + packed + "' |") == member_lines("tar:" + plain));
   // Shorter than a block, and the other compressions' magic bytes.
-  for (std::string head : {std::string("\x1f\x8b\x08", 3), std::string("BZh91AY&SY"),
-                           std::string("\xfd\x37\x7a\x58\x5a\x00", 6), std::string("\x28\xb5\x2f\xfd")}) {
+  for (const std::string& head : others) {
     std::ofstream(dir / "c.tar", std::ios::binary) << head << std::string(600, '\x01');
     CHECK_THROWS_WITH(member_lines("tar:" + (dir / "c.tar")), Catch::Contains("-compressed data"));
     std::ofstream(dir / "c.tar", std::ios::binary) << head;
