@@ -538,6 +538,10 @@ TEST_CASE("single objects are read and written as Kaldi's ReadKaldiObject and Wr
                     Catch::Contains("feats.ark:5[0:1,5:6]"));
   CHECK_THROWS_AS(read_object<token_holder>("feats.ark:5[0:1]"), usage_error);
   CHECK_THROWS_WITH(read_object<matrix_holder>("exit 2 |"), Catch::Contains("status 2"));
+  CHECK_THROWS_WITH(read_object<matrix_holder>("tail -c +6 feats.ark; exit 3 |"),
+                    Catch::Contains("status 3"));
+  // What follows the object is not held: an endless command after it is left to end.
+  CHECK(read_object<matrix_holder>("tail -c +6 feats.ark; yes |") == utt1);
   temp_dir dir;
   // The object as the archive holds it after its key: utt1's ends where " utt2 " begins.
   write_object<matrix_holder>(dir / "utt1.mat", utt1);

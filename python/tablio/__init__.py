@@ -240,8 +240,9 @@ def load_object(rxfilename, type=None, dtype=None, allow_network=True, allow_pip
     """One object with no key, as Kaldi's ReadKaldiObject reads it (kaldiio's load_mat):
     "cmvn.mat", an object in an archive at a byte offset, "feats.ark:15", with a range,
     "feats.ark:15[0:9,2:5]" (rows, then columns; matrices and vectors), or a command's output,
-    "copy-feats ark:a.ark:15 - |". type and dtype as open() takes them; the access options
-    too, which apply to the name itself."""
+    "copy-feats ark:a.ark:15 - |", read as it arrives (nothing after the object is held).
+    type as open() takes it, "auto" when omitted (the object's type from its header); dtype
+    and the access options as open() takes them, which apply to the name itself."""
     return _tablio.load_object(_specifier(rxfilename, "load_object"), "auto" if type is None else type, dtype, allow_network, allow_pipes,
                                confine, limits)
 

@@ -368,6 +368,9 @@ def test_waves_in_kaldiios_int16_layout(data, tmp_path):
     assert tablio.load_object(str(tmp_path / "s.wav"), type="wave")[1].shape == (2, 3)
     with pytest.raises(tablio.UsageError, match="numpy.int16 for type 'wave'"):
         tablio.open(source, type="matrix", dtype=np.int16)
+    for rate in (-5, 0, float("nan"), 2.0 ** 33):  # a rate its header could not hold
+        with pytest.raises(tablio.UsageError, match="sample rate"):
+            tablio.save_object(str(tmp_path / "bad.wav"), (rate, stereo), type="wave", dtype=np.int16)
 
 
 AUTO = {  # file: the type its values read as when type= is omitted; None: the bytes cannot tell

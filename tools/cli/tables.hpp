@@ -150,7 +150,8 @@ bool write_as_example_form(std::string& wspec) {
 inline void warn_if_ended_early(const char* command, const std::string& error) {
   if (!error.empty())
     std::fprintf(stderr,
-                 "tablio %s: warning: the table ended early under 'p', and what follows was not read: %s\n",
+                 "tablio %s: warning: under 'p', the table ended early or left out entries it could not read "
+                 "(a script's); the last problem: %s\n",
                  command, error.c_str());
 }
 

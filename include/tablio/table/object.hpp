@@ -1,13 +1,13 @@
 // Single objects in files, as Kaldi's ReadKaldiObject and WriteKaldiObject keep them: one
 // holder's object with no key ("cmvn.mat", written binary with its "\0B" header), read from any
 // rxfilename (a file, an offset into an archive "feats.ark:15", with a range
-// "feats.ark:15[0:9,2:5]", a command "cmd |") and written to any wxfilename.
+// "feats.ark:15[0:9,2:5]", a command "cmd |") and written to any wxfilename. The object is read
+// as it arrives: what follows it is never held.
 #pragma once
 
 #include <tablio/framing/scp.hpp>
 #include <tablio/holder/concepts.hpp>
 #include <tablio/stream/filename.hpp>
-#include <tablio/stream/memory.hpp>
 #include <tablio/table/entry_io.hpp>
 
 #include <string>
@@ -27,14 +27,15 @@ typename H::value_type read_object(std::string_view rxfilename, const open_optio
     if (!range.empty()) throw_usage_error({"'", rxfilename, "': this type of object takes no range"});
   H h;
   reader in = open_input(name, open);
-  if (classify_rxfilename(name) == input_kind::pipe) {
-    std::string whole;
-    detail::read_command_output(in, whole);
-    reader bytes = memory_reader(std::string_view(whole), in.name(), open.parse_limits);
-    h.read(bytes);
-  } else {
+  try {
     h.read(in);
+  } catch (const format_error&) {
+    in.close();  // a command that failed explains its output better: its status is thrown here
+    throw;
   }
+  // A command is judged when its output ended there (closing looks a little further for the
+  // end); one that goes on after the object (an endless one) is left, as Kaldi leaves it.
+  in.close();
   if constexpr (detail::has_range_support<typename H::value_type>) {
     if (!range.empty()) {
       try {

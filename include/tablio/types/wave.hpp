@@ -51,6 +51,8 @@ class wave_data {
     const std::uint64_t data_bytes = 2ull * channels * static_cast<std::uint64_t>(num_samples());
     if (channels == 0 || data_bytes > 0xFFFFFFFFull - 36)
       throw_usage_error({"a wave needs at least one channel and less than 4 GiB of samples"});
+    if (!(sample_frequency_ >= 1 && sample_frequency_ < 4294967296.0f))  // NaN too
+      throw_usage_error({"a wave's sample rate is a number of samples a second, from 1 to 2^32 - 1"});
     const std::uint32_t rate = static_cast<std::uint32_t>(sample_frequency_);
     char h[44];
     std::memcpy(h, "RIFF", 4);
