@@ -187,11 +187,16 @@ value_options finish_options(value_options o, py::handle compression_method, con
     if (type != "matrix" && type != "compressed-matrix")
       throw tablio::usage_error(
           "compression_method= applies to types 'matrix' and 'compressed-matrix', not '" + type + "'");
-    int method = py::cast<int>(compression_method);
-    if (method < 1 || method > 7)
+    if (!PyIndex_Check(compression_method.ptr()) || PyBool_Check(compression_method.ptr()))
+      throw py::type_error("compression_method is an int, one of Kaldi's methods 1 to 7, not " +
+                           std::string(py::repr(compression_method)).substr(0, 40));
+    py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(compression_method.ptr()));
+    if (!index) throw py::error_already_set();
+    const std::string shown = py::str(index);
+    if (shown.size() != 1 || shown[0] < '1' || shown[0] > '7')
       throw tablio::usage_error("compression_method is one of Kaldi's methods 1 to 7, not " +
-                                std::to_string(method));
-    o.compression_method = method;
+                                shown.substr(0, 40));
+    o.compression_method = shown[0] - '0';
   }
   return o;
 }

@@ -101,6 +101,14 @@ def test_one_rule_for_empty_matrices_compressed_or_not(tmp_path, method):
     assert tablio.random_access(f"ark:{tmp_path / 'e.ark'}", type="matrix")["a"].shape == (0, 0)
 
 
+def test_a_compression_method_is_an_int(tmp_path):
+    for wrong in ("2", 2.0, True):
+        with pytest.raises(TypeError, match="compression_method is an int"):
+            tablio.writer(f"ark:{tmp_path / 'c.ark'}", compression_method=wrong)
+    with tablio.writer(f"ark:{tmp_path / 'c.ark'}", compression_method=np.int64(2)) as w:
+        w["a"] = np.ones((2, 2), np.float32)
+
+
 @pytest.mark.parametrize("type_", ["vector", "int-vector", "token", "wave"])
 def test_compression_is_refused_where_it_cannot_apply(tmp_path, type_):
     with pytest.raises(tablio.UsageError, match="compression_method= applies to types 'matrix'"):
