@@ -181,7 +181,7 @@ struct bomb {
   std::string name;
   std::string bytes;
   std::function<void(reader&)> parse;
-  bool accepted = false;  // a valid input after all (Kaldi reads a truncated wave)
+  bool accepted = false;  // a valid input after all
 };
 
 std::vector<bomb> bombs() {
@@ -235,7 +235,7 @@ std::vector<bomb> bombs() {
       {"wave with 4 GiB of data",
        "RIFF"s + le32(36) + "WAVEfmt " + le32(16) + "\1\0\1\0"s + le32(16000) + le32(32000) + "\2\0\x10\0"s +
            "data" + le32(0xfffffff0u) + "1234",
-       kaldi(wave_holder{}), true},
+       kaldi(wave_holder{})},
       {"TFRecord of 2^62 bytes", tfrecord_header(std::uint64_t{1} << 62) + "1234", one_tfrecord},
       {"TFRecord of 2^31 bytes", tfrecord_header(std::uint64_t{1} << 31) + "1234", one_tfrecord},
       {"Example whose features claim 2^62 bytes", field(1, "1234", std::uint64_t{1} << 62),

@@ -423,3 +423,17 @@ def test_without_type_compressed_matrices_and_scripts_read_as_matrices(data, in_
     assert samples.dtype == np.float32 and samples.ndim == 2
     with pytest.raises(tablio.UsageError, match="needs its values' type"):
         tablio.writer("ark:/dev/null", type="auto")["k"] = np.zeros(2)
+
+
+def test_a_truncated_wave_is_an_error_not_a_shorter_wave(tmp_path):
+    samples = (np.arange(8000) % 100).astype(np.int16)
+    tablio.save_object(str(tmp_path / "a.wav"), (16000, samples), type="wave", dtype=np.int16)
+    whole = (tmp_path / "a.wav").read_bytes()
+    (tmp_path / "cut.wav").write_bytes(whole[:len(whole) // 2 + 1])
+    with pytest.raises(tablio.FormatError, match="16000 bytes of wave data, as its header says") as caught:
+        tablio.load_object(str(tmp_path / "cut.wav"), type="wave")
+    assert caught.value.path == str(tmp_path / "cut.wav")
+    (tmp_path / "w.scp").write_text(f"a {tmp_path / 'a.wav'}\ncut {tmp_path / 'cut.wav'}\n")
+    with pytest.raises(tablio.FormatError, match="a truncated file"):
+        list(tablio.open(f"scp:{tmp_path / 'w.scp'}"))
+    assert [k for k, _ in tablio.open(f"scp,p:{tmp_path / 'w.scp'}")] == ["a"]

@@ -80,8 +80,10 @@ class wave_data {
   void read(reader& r) {
     header h = read_header(r);
     std::uint64_t at = r.tell();
-    // The announced bytes (a streamed header's: all of them), read as they arrive: Kaldi
-    // accepts a truncated file, and a lying size cannot force a large allocation.
+    // The announced bytes (a streamed header's: all of them), read as they arrive, so that a
+    // lying size cannot force a large allocation. Fewer than announced is a truncated file:
+    // an error, where Kaldi warns and keeps the samples that came (what the file lost would
+    // go unseen).
     const std::uint64_t limit = r.limits().max_record_bytes;
     std::uint64_t want = h.streamed ? limit + 1 : h.data_bytes;
     if (auto left = r.remaining()) want = detail::min_of(want, *left);
@@ -96,6 +98,9 @@ class wave_data {
       if (got == 0) break;
     }
     if (bytes.size() > limit) r.fail({"a wave of at most limits::max_record_bytes"}, {"more"});
+    if (!h.streamed && bytes.size() < h.data_bytes)
+      r.fail_at(at, {decimal(h.data_bytes), " bytes of wave data, as its header says"},
+                {"only ", decimal(bytes.size()), ": a truncated file"});
     if (bytes.size() < h.block_align)  // Kaldi would build a channels x 0 matrix and abort
       r.fail_at(at, {"wave samples"}, {bytes.empty() ? "no data" : "less than one sample"});
     const std::int32_t samples = static_cast<std::int32_t>(bytes.size() / h.block_align);
