@@ -347,8 +347,10 @@ TEST_CASE("a reader that stops early closes its end and lets the command end", "
   write_and_close("ark:" + ark, 3);
   // Endless and huge commands whose output is no archive: the error comes at once, and the
   // reader's end with it (they ran until a timeout).
-  CHECK_THROWS_AS(recovered_prefix("ark:yes |"), format_error);
-  CHECK_THROWS_AS(recovered_prefix("ark:yes | head -c 4000000000 |"), format_error);
+  CHECK_THROWS_MATCHES(recovered_prefix("ark:yes |"), format_error,
+                       test::says("format error in 'yes |' at byte 2 (key 'y')"));
+  CHECK_THROWS_MATCHES(recovered_prefix("ark:yes | head -c 4000000000 |"), format_error,
+                       test::says("'yes | head -c 4000000000 |' at byte 2"));
   // Left after one entry of an endless command and of a huge one, by close() and by the
   // destructor: the command's status (SIGPIPE) is no failure, since its output was not wanted.
   for (std::string producer :
