@@ -10,3 +10,4 @@
 #define TABLIO_SOURCE
 #include <tablio/stream/filename.hpp>
 #include <tablio/table/any_framing.hpp>
+#include <tablio/table/segments.hpp>

@@ -1,6 +1,7 @@
 // tablio: copies, inspects, indexes and verifies tables in every format tablio reads (Kaldi
 // archives and scripts, TFRecord files, Caffe LMDB databases, IDX files, tar files).
 #include <tablio/framing/lmdb.hpp>
+#include <tablio/table/segments.hpp>
 #include <tablio/table/shard.hpp>
 #include <tablio/table/tfrecord_index.hpp>
 #include <tablio/tablio.hpp>

@@ -52,6 +52,8 @@ struct value_options {
   std::optional<float> scale;                        // images as float32 times scale (Caffe's)
   bool view = false;                                 // view=True: a record's values view one buffer
   tablio::open_options open;                         // allow_network=, allow_pipes=
+  std::string segments;                              // segments=: a segments file over the recordings
+  tablio::segment_options segmenting;                // max_overshoot=, min_segment_length=
 
   const raw_feature* raw(std::string_view feature) const {
     for (const raw_feature& r : decode_raw)

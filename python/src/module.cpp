@@ -3,6 +3,8 @@
 #include "arrays.hpp"
 #include "binding.hpp"
 
+#include <tablio/table/segments.hpp>  // segments=: this module reads them
+
 #include <Python.h>
 #include <unistd.h>
 
@@ -275,6 +277,15 @@ value_options with_access(value_options o, bool allow_network, bool allow_pipes,
   return o;
 }
 
+// segments=(file, max_overshoot, min_segment_length), or None.
+value_options with_segments(value_options o, py::handle segments) {
+  if (segments.is_none()) return o;
+  py::tuple t = py::cast<py::tuple>(segments);
+  o.segments = py::cast<std::string>(t[0]);
+  o.segmenting = {py::cast<float>(t[1]), py::cast<float>(t[2])};
+  return o;
+}
+
 // ---- the Python classes
 
 // What the three Python classes share: the C++ table behind them, its specifier, and use by
@@ -325,11 +336,13 @@ class sequential_reader : public python_table<sequential_base> {
  public:
   sequential_reader(std::string rspec, const std::string& type, py::handle dtype, py::handle scale,
                     py::handle decode_raw, bool view, py::handle features, bool allow_network,
-                    bool allow_pipes, py::handle confine, py::handle limits)
+                    bool allow_pipes, py::handle confine, py::handle limits, py::handle segments)
       : python_table(std::move(rspec)), type_(type) {
     table_ = find_value_type(type).sequential(
-        spec_, with_access(options_from(dtype, py::none(), type, scale, decode_raw, view, features),
-                           allow_network, allow_pipes, confine, limits));
+        spec_,
+        with_segments(with_access(options_from(dtype, py::none(), type, scale, decode_raw, view, features),
+                                  allow_network, allow_pipes, confine, limits),
+                      segments));
   }
   py::object next() {
     return use([this](sequential_base& t) -> py::object {
@@ -375,11 +388,13 @@ class random_access_reader : public python_table<random_access_base> {
  public:
   random_access_reader(std::string rspec, const std::string& type, py::handle dtype, py::handle scale,
                        py::handle decode_raw, bool view, py::handle features, bool allow_network,
-                       bool allow_pipes, py::handle confine, py::handle limits)
+                       bool allow_pipes, py::handle confine, py::handle limits, py::handle segments)
       : python_table(std::move(rspec)),
         type_(type),
-        options_(with_access(options_from(dtype, py::none(), type, scale, decode_raw, view, features),
-                             allow_network, allow_pipes, confine, limits)) {
+        options_(with_segments(
+            with_access(options_from(dtype, py::none(), type, scale, decode_raw, view, features),
+                        allow_network, allow_pipes, confine, limits),
+            segments)) {
     table_ = find_value_type(type).random_access(spec_, options_);
   }
   py::object get(py::handle key, py::object fallback) {
@@ -679,11 +694,11 @@ PYBIND11_MODULE(_tablio, m) {
 
   py::class_<sequential_reader>(m, "SequentialReader")
       .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle,
-                    bool, bool, py::handle, py::handle>(),
+                    bool, bool, py::handle, py::handle, py::handle>(),
            py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
            py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false,
            py::arg("features") = py::none(), py::arg("allow_network") = true, py::arg("allow_pipes") = true,
-           py::arg("confine") = py::none(), py::arg("limits") = py::none())
+           py::arg("confine") = py::none(), py::arg("limits") = py::none(), py::arg("segments") = py::none())
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &sequential_reader::next)
       .def("_batch", &sequential_reader::batch, py::arg("n"))
@@ -698,11 +713,11 @@ PYBIND11_MODULE(_tablio, m) {
 
   py::class_<random_access_reader>(m, "RandomAccessReader")
       .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle,
-                    bool, bool, py::handle, py::handle>(),
+                    bool, bool, py::handle, py::handle, py::handle>(),
            py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
            py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false,
            py::arg("features") = py::none(), py::arg("allow_network") = true, py::arg("allow_pipes") = true,
-           py::arg("confine") = py::none(), py::arg("limits") = py::none())
+           py::arg("confine") = py::none(), py::arg("limits") = py::none(), py::arg("segments") = py::none())
       .def("__getitem__", &random_access_reader::at)
       .def("get", &random_access_reader::get, py::arg("key"), py::arg("default") = py::none())
       .def("lookup", &random_access_reader::lookup, py::arg("keys"),

@@ -44,6 +44,16 @@ py::object stack_values(std::vector<typename C::holder::value_type>& values, con
   }
 }
 
+// Opens a reading table over rspec, with the segments file value_options name, if any.
+template <class Table>
+void open_table(Table& table, const std::string& rspec, const value_options& options) {
+  if (options.segments.empty()) return table.open(rspec, options.open);
+  tablio::rspecifier r = tablio::require_rspecifier(rspec);
+  r.segments = options.segments;
+  r.segmenting = options.segmenting;
+  table.open(r, options.open);
+}
+
 template <class C>
 class sequential_table final : public sequential_base {
  public:
@@ -51,7 +61,7 @@ class sequential_table final : public sequential_base {
 
   sequential_table(const std::string& rspec, const value_options& options) : options_(options) {
     py::gil_scoped_release unlocked;
-    table_.open(rspec, options.open);
+    open_table(table_, rspec, options);
   }
 
   bool advance_key() override {
@@ -120,7 +130,7 @@ class random_access_table final : public random_access_base {
 
   random_access_table(const std::string& rspec, const value_options& options) : options_(options) {
     py::gil_scoped_release unlocked;
-    table_.open(rspec, options.open);
+    open_table(table_, rspec, options);
   }
 
   std::variant<py::list, std::size_t> get_all(const std::vector<std::string>& keys) override {

@@ -15,6 +15,7 @@ Value types (``type=``): see ``tablio.value_types()``.
 
 import collections.abc as _abc
 import operator as _operator
+import os as _os
 import sys as _sys
 
 from . import errors
@@ -122,8 +123,31 @@ def _decoded(table, type, decode, rspec, limits=None):
     return decoded(table, sample.decoder(decode, limits), rspec.partition(":")[2])
 
 
+def _segments(segments, max_overshoot, min_segment_length):
+    """What the readers take for segments=: (file, max_overshoot, min_segment_length), or None."""
+    if segments is None:
+        return None
+    if not isinstance(segments, (str, _os.PathLike)):
+        raise TypeError(f"segments= takes the path of a segments file (str or os.PathLike), not "
+                        f"{type(segments).__name__}")
+    for name, value in (("max_overshoot", max_overshoot), ("min_segment_length", min_segment_length)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise UsageError(f"{name}= is a number of seconds, at least 0, not {value!r}")
+    return (_os.fspath(segments), float(max_overshoot), float(min_segment_length))
+
+
+def _segments_type(segments, type):
+    """The value type of a table cut by segments=: waves, or their bytes."""
+    if segments is None:
+        return type
+    if type not in (None, "wave", "bytes"):
+        raise UsageError(f"segments= gives waves: type 'wave' (the default with segments=) or 'bytes', not {type!r}")
+    return type or "wave"
+
+
 def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, features=None,
-         allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None):
+         allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None, segments=None,
+         max_overshoot=0.5, min_segment_length=0.1):
     """Opens a table for reading in order: iterate it for (key, value) pairs.
 
     rspec: a Kaldi rspecifier, e.g. "ark:feats.ark", "scp:feats.scp", "ark,p:gunzip -c x.gz |",
@@ -168,41 +192,55 @@ def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, 
     decode: for type "sample", True decodes the conventional extensions (cls -> int, txt ->
         str, json -> object, npy -> ndarray...); a dict {extension: function(bytes)} adds
         decoders (tablio.sample).
+    segments: a Kaldi segments file (str or path; lines "utterance recording start end
+        [channel]") over a table of recordings (a wav.scp): the table read is then its
+        utterances, in the file's order, each the samples Kaldi's extract-segments cuts
+        (type "wave"); max_overshoot and min_segment_length are extract-segments' options, in
+        seconds. Segments it skips are reported on standard error and left out.
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
     Raises FormatError (with .path, .offset, .key), OSError, UsageError or AccessError.
     """
-    type = _value_type(_specifier(rspec, "open"), type)
+    type = _value_type(_specifier(rspec, "open"), _segments_type(segments, type))
     if shard_index.named_by(rspec) is not None:
         raise UsageError(f"'{rspec}' names a shard index, which random_access() looks keys up through and "
                          "tablio.torch's datasets plan epochs with; to read its shards in order, open "
                          "each of index.rspecs() with **index.options(), for index = tablio.shard_index.load(PATH_OR_URL)")
     return _decoded(SequentialReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
-                                     allow_pipes, confine, limits), type, decode, rspec, limits)
+                                     allow_pipes, confine, limits,
+                                     _segments(segments, max_overshoot, min_segment_length)),
+                    type, decode, rspec, limits)
 
 
 def random_access(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False,
-                  features=None, allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None):
+                  features=None, allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None,
+                  segments=None, max_overshoot=0.5, min_segment_length=0.1):
     """Opens a table for lookup by key, a collections.abc.Mapping: r[key] (KeyError when
     absent), key in r, r.get(key), len(r), r.keys() (a list, in table order), r.items() and
     r.values(); r.lookup(keys) gives the values of many keys in one call. Values are copies
     that stay valid. A script's keys are its lines, read without reading a value; under
     "p", a key whose value cannot be read is absent at lookup (in is False, r[key] raises
-    KeyError, items() and values() leave it out), while keys() and len() still count it. dtype, scale, decode_raw, view, features, allow_network,
-    allow_pipes, decode, confine and limits as open() takes them.
+    KeyError, items() and values() leave it out), while keys() and len() still count it.
+    dtype, scale, decode_raw, view, features, allow_network, allow_pipes, decode, confine,
+    limits, segments, max_overshoot and min_segment_length as open() takes them; with
+    segments, keys() and len() count every segment, and one extract-segments skips is absent.
 
     rspec "index:PATH_OR_URL" looks keys up through a shard index (tablio.shard_index): a
     shard is opened only when a lookup needs it, the one whose key range holds the key in an
     index of sorted shards (as tablio writes them); len(r) comes from the index, r.keys()
     opens every shard, and r.at(i) gives the i-th record's (key, value), opening only its
     shard."""
-    type = _value_type(_specifier(rspec, "random_access"), type)
+    type = _value_type(_specifier(rspec, "random_access"), _segments_type(segments, type))
     if (named := shard_index.named_by(rspec)) is not None:
+        if segments is not None:
+            raise UsageError("segments= cuts a table of recordings, not a shard index")
         index = shard_index.load(named, allow_network, allow_pipes, confine, limits)
         index.check_reads(type)
         return _lookup.IndexedTable(index, lambda spec: random_access(  # a shard is never a command
             spec, type, dtype, scale, decode_raw, view, features, decode=decode, **index.options()))
     return _decoded(RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
-                                       allow_pipes, confine, limits), type, decode, rspec, limits)
+                                       allow_pipes, confine, limits,
+                                       _segments(segments, max_overshoot, min_segment_length)),
+                    type, decode, rspec, limits)
 
 
 def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_network=True, allow_pipes=True,

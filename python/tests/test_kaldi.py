@@ -437,3 +437,69 @@ def test_a_truncated_wave_is_an_error_not_a_shorter_wave(tmp_path):
     with pytest.raises(tablio.FormatError, match="a truncated file"):
         list(tablio.open(f"scp:{tmp_path / 'w.scp'}"))
     assert [k for k, _ in tablio.open(f"scp,p:{tmp_path / 'w.scp'}")] == ["a"]
+
+
+def _segments_data(tmp_path, segments):
+    """r1: 16 kHz mono, 20000 samples; r2: 8 kHz stereo, 8000, read through a command."""
+    r1 = (np.arange(20000) % 20000 - 10000).astype(np.int16)[None, :]
+    r2 = np.stack([np.arange(8000) - 4000, np.arange(8000) - 3999]).astype(np.int16)
+    tablio.save_object(str(tmp_path / "r1.wav"), (16000, r1.T), type="wave", dtype=np.int16)
+    tablio.save_object(str(tmp_path / "r2.wav"), (8000, r2.T), type="wave", dtype=np.int16)
+    (tmp_path / "wav.scp").write_text(f"r1 {tmp_path / 'r1.wav'}\nr2 cat {tmp_path / 'r2.wav'} |\n")
+    (tmp_path / "segments").write_text(segments)
+    return r1.astype(np.float32), r2.astype(np.float32)
+
+
+def test_segments_cut_what_extract_segments_cuts(tmp_path, capfd):
+    r1, r2 = _segments_data(tmp_path, "u1 r1 0.5 1.10\nu2 r1 1.0 1.3\nu3 r1 0.2 2.0\n"
+                                      "u4 r1 1.24 -1\nu5 r2 0 0.5 1\nu6 r1 1.001 1.2\n")
+    # extract-segments: int32(start * rate), int32(end * rate); an end less than 0.5 s past the
+    # recording is cut there (u2), more is skipped (u3), as is 0.1 s or less (u4).
+    want = {"u1": (16000, r1[:, 8000:17600]), "u2": (16000, r1[:, 16000:20000]),
+            "u5": (8000, r2[1:2, 0:4000]), "u6": (16000, r1[:, 16015:19200])}
+    scp = f"scp:{tmp_path / 'wav.scp'}"
+    got = list(tablio.open(scp, segments=tmp_path / "segments"))
+    assert [k for k, _ in got] == ["u1", "u2", "u5", "u6"]
+    for key, (rate, samples) in got:
+        assert rate == want[key][0]
+        np.testing.assert_array_equal(samples, want[key][1])
+    err = capfd.readouterr().err
+    assert "'u3' skipped: it ends at sample 32000, too far past the recording's 20000" in err
+    assert "'u4' skipped: it is too short (min_segment_length)" in err
+    # The same as a specifier option, and with extract-segments' options.
+    spec = f"scp,segments={tmp_path / 'segments'}:{tmp_path / 'wav.scp'}"
+    assert [k for k, _ in tablio.open(spec, type="wave")] == ["u1", "u2", "u5", "u6"]
+    keys = [k for k, _ in tablio.open(scp, segments=str(tmp_path / "segments"), max_overshoot=0,
+                                      min_segment_length=0.3)]
+    assert keys == ["u1", "u5"]  # u2 overshoots, u6 is 0.199 s
+    # By utterance: kaldiio's int16 layout too; a skipped segment is absent.
+    r = tablio.random_access(scp, dtype=np.int16, segments=tmp_path / "segments")
+    rate, samples = r["u5"]
+    assert rate == 8000 and samples.dtype == np.int16
+    np.testing.assert_array_equal(samples, want["u5"][1][0].astype(np.int16))  # mono: (samples,)
+    assert "u3" not in r and "r1" not in r
+    assert len(r) == 6 and r.keys()[0] == "u1"
+
+
+def test_segments_that_cannot_be_cut_raise_with_the_line(tmp_path, capfd):
+    _segments_data(tmp_path, "u1 r1 0 1\nu2 r9 0 1\nu3 r1 x 1\n")
+    scp = f"scp:{tmp_path / 'wav.scp'}"
+    with pytest.raises(tablio.FormatError, match=r"line 3") as e:
+        tablio.open(scp, segments=tmp_path / "segments")
+    assert e.value.path == str(tmp_path / "segments") and e.value.offset == 20
+    (tmp_path / "segments").write_text("u1 r1 0 1\nu2 r9 0 1\nu3 r1 0 1\n")
+    reader = tablio.open(scp, segments=tmp_path / "segments")
+    assert next(reader)[0] == "u1"
+    with pytest.raises(tablio.FormatError, match="recording 'r9', which it has not") as e:
+        next(reader)
+    assert (e.value.path, e.value.offset, e.value.key) == (str(tmp_path / "segments"), 10, "u2")
+    assert [k for k, _ in tablio.open(f"scp,p:{tmp_path / 'wav.scp'}", segments=tmp_path / "segments")] == [
+        "u1", "u3"]
+    assert "'u2' skipped: no recording 'r9'" in capfd.readouterr().err
+    (tmp_path / "segments").write_text("u1 r2 0 0.5\n")
+    with pytest.raises(tablio.FormatError, match="a channel for a segment of a recording of 2 channels"):
+        tablio.open(scp, segments=tmp_path / "segments")
+    with pytest.raises(TypeError, match="segments= takes the path of a segments file"):
+        tablio.open(scp, segments=3)
+    with pytest.raises(tablio.UsageError, match="max_overshoot= is a number of seconds"):
+        tablio.open(scp, segments=tmp_path / "segments", max_overshoot=-1)

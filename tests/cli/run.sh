@@ -142,6 +142,16 @@ contains err.txt "IDX items are keyed by their index"
 expect 2 "$tablio" copy --type=wave "ark:$kaldi/holders/wav.bin.ark" idx:waves.idx
 contains err.txt "entries are arrays of uint8, int8, int16, int32, float or double"
 
+# segments=: the utterances extract-segments cuts, from an archive of recordings.
+printf 'u1 b_stereo_8k 0.0001 -1 1\nu2 a_mono_16k 0 1\nu3 c_mono_44k1 0 -1\n' >segments
+expect 0 "$tablio" copy --type=wave "ark,segments=segments,min_segment_length=0:$kaldi/holders/wav.bin.ark" \
+  ark:segments.ark
+contains err.txt "utterance 'u2' skipped: it ends at sample 16000, too far past the recording's 12"
+expect 0 "$tablio" info --type=wave "ark,segments=segments,min_segment_length=0:$kaldi/holders/wav.bin.ark"
+contains out.txt "entries: 2"
+expect 1 "$tablio" copy --type=wave "ark,segments=segments:$kaldi/holders/nothing.ark" ark:/dev/null
+contains err.txt "nothing.ark"
+
 # Bad input: one clear line, a non-zero status; verify reports each problem.
 expect 1 "$tablio" verify --type=example "tfrecord:$data/tfrecord/corrupt/bad_datacrc.tfrecord"
 contains out.txt "corrupted record at"

@@ -30,6 +30,15 @@ TABLIO_IMPL owned<any_input_base> open_table_input(const rspecifier& r, const op
 // index's shards, reach no local file at all.
 TABLIO_IMPL open_options table_open_options(const open_options& options, std::string_view name);
 
+namespace detail {
+// What opens a table of recordings cut by a segments file (segments=FILE): set by
+// <tablio/table/segments.hpp>, which a program that reads segments includes, so that others
+// compile none of it.
+using segments_opener = owned<any_input_base> (*)(const rspecifier&, owned<any_input_base> recordings,
+                                                  const open_options&);
+inline segments_opener open_segments = nullptr;
+}  // namespace detail
+
 TABLIO_END_NAMESPACE
 
 #if TABLIO_HEADER_IMPLEMENTATION
@@ -271,6 +280,13 @@ TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const 
                                                                open_output(w.script, options), w.flush);
 }
 TABLIO_IMPL owned<any_input_base> open_table_input(const rspecifier& r, const open_options& options) {
+  if (!r.segments.empty()) {  // the recordings, cut by the segments file
+    if (!detail::open_segments)
+      throw_usage_error({"segments=", r.segments, ": include <tablio/table/segments.hpp> in the program"});
+    rspecifier recordings = r;
+    recordings.segments.clear();
+    return detail::open_segments(r, open_table_input(recordings, options), options);
+  }
   std::optional<table_format> format = find_format(r.format);
   if (!format || !format->open_input) throw_usage_error({"no readable format '", r.format, "'"});
   open_options open = table_open_options(options, r.filename);

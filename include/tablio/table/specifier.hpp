@@ -10,6 +10,9 @@
 //   unsafekeys          (reading) keys with a leading '/' or ".." too: the caller checks them (tar)
 //   unended             (reading) files may end without the end blocks their writer left out (tar),
 //                       or inside a record's header, read as the end, as TensorFlow does (tfrecord)
+//   segments=FILE       (reading, any format) the utterances a Kaldi segments file cuts from the
+//                       table's recordings (table/segments.hpp), with extract-segments' options
+//   max_overshoot=S, min_segment_length=S   in seconds
 //   cache=DIR           (reading, any format) remote objects are fetched whole into DIR, once
 //   cache_limit=BYTES   (reading, any format) the cache's size, past which old copies go
 //   maxcount=N, maxsize=BYTES   (writing) a new shard file after N entries or BYTES bytes
@@ -25,6 +28,7 @@
 #include <tablio/stream/specifier.hpp>
 #include <tablio/table/erased_framing.hpp>
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -68,6 +72,13 @@ struct wspecifier {
   std::uint64_t max_count = 0, max_size = 0;                       // maxcount=, maxsize=
 };
 
+// How a segments file cuts recordings (table/segments.hpp): extract-segments' options.
+struct segment_options {
+  float max_overshoot = 0.5f;       // seconds a segment may end past its recording, and is cut there
+  float min_segment_length = 0.1f;  // seconds a segment must be longer than
+  bool operator==(const segment_options&) const = default;
+};
+
 struct rspecifier {
   rspecifier_kind kind{};
   std::string format;          // "ark", "scp", "tfrecord"...
@@ -83,6 +94,8 @@ struct rspecifier {
   bool unsafe_keys = false;                        // unsafekeys
   bool unended = false;                            // unended
   remote_options remote;                           // cache=DIR, cache_limit=BYTES
+  std::string segments;                            // segments=FILE
+  segment_options segmenting;
 };
 
 // What a format takes in a specifier besides Kaldi's options (bits of table_format's masks).
@@ -131,6 +144,17 @@ inline bool parse_named_option(std::string_view o, std::string_view name, std::s
 inline bool parse_number_option(std::string_view o, std::string_view name, std::uint64_t& value) {
   std::string digits;
   return parse_named_option(o, name, digits) && parse_number(digits, value) && value > 0;
+}
+
+// Parses "NAME=SECONDS", a number at least 0; false otherwise.
+inline bool parse_seconds_option(std::string_view o, std::string_view name, float& value) {
+  std::string text;
+  if (!parse_named_option(o, name, text)) return false;
+  float v;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !(v >= 0 && v < 1e9f)) return false;
+  value = v;
+  return true;
 }
 
 // Parses "shard=I/N" with I < N; false otherwise.
@@ -250,6 +274,10 @@ TABLIO_IMPL std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
       used |= format_option::unsafe_keys;
     else if (o == "unended")
       used |= format_option::unended;
+    else if (detail::parse_named_option(o, "segments", r.segments) ||
+             detail::parse_seconds_option(o, "max_overshoot", r.segmenting.max_overshoot) ||
+             detail::parse_seconds_option(o, "min_segment_length", r.segmenting.min_segment_length))
+      continue;  // over any format's recordings
     else if (detail::parse_named_option(o, "cache", r.remote.cache) ||
              detail::parse_number_option(o, "cache_limit", r.remote.cache_limit))
       continue;  // for the files of any format

@@ -1,0 +1,282 @@
+// Kaldi's segments files over a table of recordings: "scp,segments=data/segments:wav.scp" reads
+// the table of utterances that extract-segments writes, each a part of one recording's
+// channel, without writing it. A segments line is
+//
+//   utterance recording start end [channel]      (seconds; end -1: to the recording's end)
+//
+// The samples kept are extract-segments' to the sample: start and end are converted to sample
+// numbers by truncation; a segment starting past the end is skipped; one ending past it is cut
+// at the end when it overshoots by less than max_overshoot seconds and skipped otherwise; one
+// no longer than min_segment_length is skipped; a channel the recording lacks is skipped; a
+// recording of several channels needs the channel. Skipped segments are reported (as Kaldi
+// warns) and are absent. Where extract-segments warns and goes on over a line it cannot read
+// or a recording the table lacks, this is an error naming the line, since the utterance would
+// be lost; under 'p' it is reported and skipped, as Kaldi does.
+//
+// A program that reads segments= specifiers includes this header (src/tablio.cpp does, for
+// TABLIO_SEPARATE_COMPILATION builds); the others compile none of it.
+//
+// The recordings are looked up by key, as Kaldi's RandomAccessTableReader does: the last one
+// read is kept, so the segments of one recording in a row read it once (run sort on the file
+// when they are not in a row and the recordings come from commands).
+#pragma once
+
+#include <tablio/holder/record.hpp>
+#include <tablio/holder/wave.hpp>
+#include <tablio/table/erased_framing.hpp>
+#include <tablio/table/formats.hpp>
+#include <tablio/table/key_index.hpp>
+#include <tablio/table/random_access_reader.hpp>
+
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+// One line of a segments file.
+struct segment {
+  std::string utterance, recording;
+  double start = 0, end = 0;  // seconds; end -1: to the end of the recording
+  std::int32_t channel = -1;  // -1: not given (the recording must be mono)
+  bool operator==(const segment&) const = default;
+};
+
+namespace detail {
+// A number as Kaldi's ConvertStringTo* reads one: the whole field, a sign allowed.
+template <class T>
+bool parse_segment_number(std::string_view field, T& value) {
+  if (field.size() > 1 && field[0] == '+' && field[1] != '-') field.remove_prefix(1);
+  auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
+  if (ec != std::errc() || end != field.data() + field.size()) return false;
+  if constexpr (std::is_floating_point_v<T>) return value - value == 0;  // finite
+  return true;
+}
+}  // namespace detail
+
+// Parses a segments line as extract-segments does (fields split at spaces, tabs and '\r');
+// nullopt for a line it rejects: not 4 or 5 fields, a time or channel that is no number, a
+// negative start or channel, an end that is neither -1 nor after the start.
+inline std::optional<segment> parse_segment_line(std::string_view line) {
+  std::string_view fields[6];
+  std::size_t n = 0;
+  for (std::size_t at = 0; n < 6;) {
+    at = line.find_first_not_of(" \t\r", at);
+    if (at == std::string_view::npos) break;
+    std::size_t end = line.find_first_of(" \t\r", at);
+    if (end == std::string_view::npos) end = line.size();
+    fields[n++] = line.substr(at, end - at);
+    at = end;
+  }
+  if (n != 4 && n != 5) return std::nullopt;
+  segment s{std::string(fields[0]), std::string(fields[1])};
+  if (!detail::parse_segment_number(fields[2], s.start) || !detail::parse_segment_number(fields[3], s.end))
+    return std::nullopt;
+  if (s.start < 0 || (s.end != -1 && s.end <= 0) || (s.start >= s.end && s.end > 0)) return std::nullopt;
+  if (n == 5 && (!detail::parse_segment_number(fields[4], s.channel) || s.channel < 0)) return std::nullopt;
+  return s;
+}
+
+// Where a segment lies in its recording: samples [begin, end) of one channel, as
+// extract-segments computes them; or why extract-segments skips it, or that the recording has
+// several channels and the segment names none.
+struct segment_samples {
+  enum class outcome { kept, skipped, needs_channel };
+  outcome result = outcome::kept;
+  std::int32_t channel = 0, begin = 0, end = 0;
+  std::string reason;  // skipped: why
+};
+
+namespace detail {
+// A number of samples as Kaldi's int32 conversions give it: truncated; past int32's range
+// (undefined in Kaldi) as its largest, which is past any recording's end.
+inline std::int64_t samples_at(double samples) {
+  return samples >= 2147483647.0 ? std::int64_t{2147483647} : static_cast<std::int64_t>(samples);
+}
+}  // namespace detail
+
+inline segment_samples locate_segment(const segment& s, float sample_frequency, std::int32_t samples,
+                                      std::int32_t channels, const segment_options& options = {}) {
+  using outcome = segment_samples::outcome;
+  segment_samples out;
+  const std::int64_t begin = detail::samples_at(s.start * sample_frequency);
+  std::int64_t end = s.end != -1 ? detail::samples_at(s.end * sample_frequency) : samples;
+  auto skip = [&](message why) {
+    out.result = outcome::skipped;
+    out.reason = detail::join(why);
+    return out;
+  };
+  if (begin >= samples)
+    return skip({"it starts at sample ", decimal(begin), ", past the recording's ", decimal(samples)});
+  if (end > samples) {
+    if (end >= samples + detail::samples_at(options.max_overshoot * sample_frequency))
+      return skip({"it ends at sample ", decimal(end), ", too far past the recording's ", decimal(samples),
+                   " (max_overshoot)"});
+    end = samples;
+  }
+  if (end <= begin + detail::samples_at(options.min_segment_length * sample_frequency))
+    return skip({"it is too short (min_segment_length)"});
+  if (s.channel == -1 && channels != 1) {
+    out.result = outcome::needs_channel;
+    return out;
+  }
+  if (s.channel >= channels)
+    return skip({"channel ", decimal(s.channel), " is not among the recording's ", decimal(channels)});
+  out.channel = s.channel == -1 ? 0 : s.channel;
+  out.begin = static_cast<std::int32_t>(begin);
+  out.end = static_cast<std::int32_t>(end);
+  return out;
+}
+
+// The samples a segment keeps, as a mono wave of the recording's sample rate.
+inline wave_data cut_segment(const wave_data& recording, const segment_samples& where) {
+  matrix<float> samples(1, where.end - where.begin);
+  std::span<const float> from = recording.data().row(where.channel);
+  std::copy(from.begin() + where.begin, from.begin() + where.end, samples.row(0).begin());
+  return wave_data(recording.sample_frequency(), std::move(samples));
+}
+
+// The input framing of a table of segments: each entry is one segment's wave, a record as a
+// wave archive holds it, keyed by its utterance, in the segments file's order; lookups by
+// utterance. `recordings` is the table the segments cut, read with `options` (s and p).
+class segmented_input {
+ public:
+  static constexpr unsigned forms = entry_forms(entry_form::record);
+
+  segmented_input(std::string_view segments, const segment_options& cut, owned<any_input_base> recordings,
+                  std::string recordings_name, read_options options, const open_options& open)
+      : name_(segments), cut_(cut), permissive_(options.permissive) {
+    read_segments(open);
+    recordings_.open(std::move(recordings), std::move(recordings_name),
+                     read_options{options.sorted, false, false, options.permissive});
+  }
+
+  bool next(entry& e) {
+    while (next_ < lines_.size())
+      if (hand_out(lines_[next_++], e)) return true;
+    return false;
+  }
+  bool find(std::string_view key, entry& e) {
+    detail::key_index::item* it = index_.find(key);
+    return it && hand_out(lines_[it->where.offset], e);
+  }
+  std::uint64_t size() const noexcept { return lines_.size(); }
+  template <class F>
+  bool for_each_key(F f) {
+    for (const line& l : lines_) f(l.s.utterance);
+    return true;
+  }
+  const std::string& name() const noexcept { return name_; }
+  void close() { recordings_.close(); }
+
+ private:
+  struct line {
+    segment s;
+    std::uint64_t offset;
+  };
+  // The recordings' table, read by key: a framing chosen at run time with the reading options
+  // of the specifier that named it.
+  class recordings_input : public any_input {
+   public:
+    recordings_input(owned<any_input_base> in, std::string name, read_options options)
+        : any_input(std::move(in)), name_(std::move(name)), options_(options) {}
+    const std::string& name() const noexcept { return name_; }
+    read_options options() const noexcept { return options_; }
+
+   private:
+    std::string name_;
+    read_options options_;
+  };
+
+  void read_segments(const open_options& open) {
+    reader in = open_input(name_, open);
+    std::string text;
+    std::uint64_t number = 0;
+    for (std::uint64_t at = in.tell(); in.read_line(text); at = in.tell()) {
+      ++number;
+      std::optional<segment> s = parse_segment_line(text);
+      if (!s) {
+        if (!permissive_)
+          in.fail_at(
+              at, {"a segments line 'utterance recording start end [channel]' (line ", decimal(number), ")"},
+              {quoted_excerpt(text)});
+        report({"line ", decimal(number), " (", quoted_excerpt(text), ") skipped: it is no segment"});
+        continue;
+      }
+      if (!kaldi_io::is_token(s->utterance) || !kaldi_io::is_token(s->recording))
+        in.fail_at(at, {"utterance and recording names that are keys (line ", decimal(number), ")"},
+                   {quoted_excerpt(text)});
+      if (index_.find(s->utterance))
+        throw_format_error(
+            name_, at, s->utterance, {"distinct utterances"},
+            {"utterance ", quoted_excerpt(s->utterance), " again (line ", decimal(number), ")"});
+      index_.insert(s->utterance).where.offset = lines_.size();
+      lines_.push_back({std::move(*s), at});
+    }
+    in.close();
+  }
+
+  // Sets e to l's wave; false when the segment is skipped.
+  bool hand_out(const line& l, entry& e) {
+    const wave_data* recording = recordings_.borrow(l.s.recording);
+    if (!recording) {
+      if (!permissive_)
+        throw_format_error(name_, l.offset, l.s.utterance,
+                           {"a recording that '", recordings_.framing().name(), "' has"},
+                           {"recording ", quoted_excerpt(l.s.recording), ", which it has not"});
+      report({"utterance ", quoted_excerpt(l.s.utterance), " skipped: no recording ",
+              quoted_excerpt(l.s.recording)});
+      return false;
+    }
+    segment_samples where = locate_segment(l.s, recording->sample_frequency(), recording->num_samples(),
+                                           recording->num_channels(), cut_);
+    if (where.result == segment_samples::outcome::needs_channel)
+      throw_format_error(
+          name_, l.offset, l.s.utterance,
+          {"a channel for a segment of a recording of ", decimal(recording->num_channels()), " channels"},
+          {"none"});
+    if (where.result == segment_samples::outcome::skipped) {
+      report({"utterance ", quoted_excerpt(l.s.utterance), " skipped: ", where.reason});
+      return false;
+    }
+    encode_record<wave_holder>(bytes_, cut_segment(*recording, where));
+    e.key = l.s.utterance;
+    e.form = entry_form::record;
+    e.bytes = bytes_;
+    e.source = name_;
+    e.data_offset = 0;
+    e.range = {};
+    e.pending = false;
+    return true;
+  }
+
+  void report(message what) const {
+    report_error(detail::join({"'", name_, "': ", detail::join(what)}).c_str());
+  }
+
+  std::string name_;
+  segment_options cut_;
+  bool permissive_;
+  std::vector<line> lines_;
+  detail::key_index index_;
+  std::size_t next_ = 0;
+  random_access_table_reader<wave_holder, recordings_input> recordings_;
+  std::string bytes_;
+};
+
+namespace detail {
+inline owned<any_input_base> open_segmented(const rspecifier& r, owned<any_input_base> recordings,
+                                            const open_options& options) {
+  // The segments file is confined as the table's files are, under the untrusted policy.
+  return make_owned<erased_input<segmented_input>>(
+      r.segments, r.segmenting, std::move(recordings), r.filename,
+      read_options{r.sorted, r.called_sorted, r.once, r.permissive}, table_open_options(options, r.filename));
+}
+// Programs that include this header read segments= specifiers.
+inline const bool segments_readable = (open_segments = &open_segmented, true);
+}  // namespace detail
+
+TABLIO_END_NAMESPACE
