@@ -33,6 +33,11 @@ struct owned_holder_of<C> {
   using type = typename C::owned_holder;
 };
 
+// The key a batch's conversion errors name: its record's, when it has one record.
+inline std::string one_key(const std::vector<std::string>& keys) {
+  return keys.size() == 1 ? keys[0] : std::string();
+}
+
 template <class C>
 py::object stack_values(std::vector<typename C::holder::value_type>& values, const value_options& options) {
   if constexpr (requires { C::stack(values, options); }) {
@@ -92,7 +97,7 @@ class sequential_table final : public sequential_base {
           stacked.add(table_.value());
         }
       }
-      values = stacked.finish();
+      values = converted_in("", one_key(keys), [&] { return stacked.finish(); });
     } else {
       std::vector<value_type> read;
       {
@@ -103,7 +108,7 @@ class sequential_table final : public sequential_base {
           read.push_back(std::move(table_.value()));
         }
       }
-      values = stack_values<C>(read, options_);
+      values = converted_in("", one_key(keys), [&] { return stack_values<C>(read, options_); });
     }
     py::list py_keys(keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i) py_keys[i] = key_to_python(keys[i]);

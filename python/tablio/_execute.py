@@ -5,6 +5,12 @@ reader stacks them. No torch: the datasets turn what this yields into tensors.
 `start` skips the first records (or batches) of the plan's order without handing them out:
 records that are not handed out later are skipped unread, and the others are read again in
 the order the plan reads them, so that what follows is exactly what would have followed.
+
+`on_error`, when given, is called with each FormatError of a record that cannot be read or
+decoded and the number of records it leaves out (more than one when the rest of a table
+cannot be reached past it), which are then left out in its place (None in records(), a batch short of it in
+batches()): it still counts as read, so that the plan's places, and so resuming, stay as they
+were. The table is opened again past it, since a reader that failed reads no further.
 """
 
 import numpy as np
@@ -16,10 +22,12 @@ from tablio import shard_index
 class _Pieces:
     """Reads a plan's pieces of tables in order: records one by one, or chunks of them."""
 
-    def __init__(self, open_table, names, pieces, sizes=None):
+    def __init__(self, open_table, names, pieces, sizes=None, on_error=None):
         self._open, self._names, self._pieces, self._sizes = open_table, names, list(pieces), sizes
+        self._on_error = on_error
         self._reader, self._left, self._next_piece = None, 0, 0
         self._to_end = False  # whether the current piece ends its table
+        self._end = 0  # the table's index of the current piece's end
 
     def _current(self):
         """The reader of the piece that has records left, opened and moved to them."""
@@ -29,38 +37,130 @@ class _Pieces:
                 raise tablio.UsageError("a plan's pieces ran out before its records")  # a bug if ever
             piece = self._pieces[self._next_piece]
             self._next_piece += 1
-            self._reader, self._left, self._table = self._open(piece.table), piece.count, piece.table
-            self._to_end = self._sizes is not None and piece.first + piece.count == self._sizes[piece.table]
-            if self._reader.skip(piece.first) != piece.first:
-                self._fewer_records()
+            self._left, self._table, self._end = piece.count, piece.table, piece.first + piece.count
+            self._to_end = self._sizes is not None and self._end == self._sizes[piece.table]
+            self._reader = self._open(piece.table)
+            try:
+                if self._reader.skip(piece.first) != piece.first:
+                    self._fewer_records()
+            except tablio.FormatError as e:
+                self._unreachable(e, piece.count)
         return self._reader
+
+    def _position(self):
+        """The table's index of the next record of the current piece."""
+        return self._end - self._left
+
+    def _failed(self, error, at):
+        """Record `at` of the current table failed with `error`: raised without on_error;
+        else reported, and the table opened again past it (or, if that fails too, the rest of
+        the piece reported as failed and left out). Returns how many records it leaves out."""
+        if self._on_error is None or not isinstance(error, tablio.FormatError):
+            raise error
+        self._on_error(error, 1)
+        self.close()
+        try:
+            self._reader = self._open(self._table)
+            if self._reader.skip(at + 1) == at + 1:
+                return 1
+            self._fewer_records()
+        except tablio.FormatError as again:
+            if self._end - at > 1:
+                self._unreachable(again, self._end - at - 1)
+            self.close()
+            self._reader = _Exhausted()
+            return self._end - at
+
+    def _unreachable(self, error, count):
+        """Reports that `count` records of the current piece cannot be reached (`error`), and
+        leaves them out."""
+        if self._on_error is None:
+            raise error
+        self._on_error(tablio.FormatError(f"{shard_index.shown(self._names[self._table])}: {count} records cannot be "
+                                          f"reached, left out: {error}", getattr(error, "path", None)), count)
+        self.close()
+        self._reader = _Exhausted()
 
     def _consumed(self, n):
         self._left -= n
         # A piece that ends its table: the table must end there too, or records it gained
         # since it was counted (or that its index leaves out) would be lost without a word.
-        if self._left == 0 and self._to_end and self._reader.skip(1):
+        if self._left == 0 and self._to_end and not isinstance(self._reader, _Exhausted) and self._reader.skip(1):
             name = shard_index.shown(self._names[self._table])
             raise tablio.FormatError(f"{name} has more than the {self._sizes[self._table]} records it had when it "
                                      "was counted (or that its shard index says)", name.split(":", 1)[-1])
 
     def read(self, n):
-        """Up to n records of the current piece (at least one): (keys, values)."""
+        """Up to n records of the current piece (at least one, or, under on_error, one left
+        out): (keys, values, kept, count), count the records read, kept the offsets among them
+        of those handed out, or None for all; values None when none is."""
         reader = self._current()
-        keys, values = reader._batch(min(n, self._left))
+        at, n = self._position(), min(n, self._left)
+        if isinstance(reader, _Exhausted):  # the rest of the piece, left out
+            count = self._left
+            self._consumed(count)
+            return [], None, [], count
+        try:
+            keys, values = reader._batch(n)
+        except tablio.FormatError as e:
+            if self._on_error is None:
+                raise
+            return self._read_each(at, n)
         if not keys:
             self._fewer_records()
         self._consumed(len(keys))
-        return keys, values
+        return keys, values, None, len(keys)
+
+    def _read_each(self, at, n):
+        """Reads n records from `at` one by one, leaving out those that fail."""
+        self.close()
+        self._reader = self._open(self._table)
+        try:
+            if self._reader.skip(at) != at:
+                self._fewer_records()
+        except tablio.FormatError as e:
+            count = self._left
+            self._unreachable(e, count)
+            self._consumed(count)
+            return [], None, [], count
+        keys, parts, kept = [], [], []
+        offset = 0
+        while offset < n:
+            try:
+                got_keys, got = self._reader._batch(1)
+            except tablio.FormatError as e:
+                gone = self._failed(e, at + offset)  # the rest of the piece, when it cannot be reached
+                self._consumed(gone)
+                offset += gone
+                continue
+            if not got_keys:
+                self._fewer_records()
+            keys += got_keys
+            parts.append(got)
+            kept.append(offset)
+            self._consumed(1)
+            offset += 1
+        return keys, concat(parts, [1] * len(parts)) if parts else None, kept, offset
 
     def next(self):
-        """The next record: (key, value)."""
+        """The next record, as a list of one (key, value); under on_error, None for one that
+        failed, and as many as it leaves out."""
         reader = self._current()
-        entry = next(reader, None)
+        at = self._position()
+        if isinstance(reader, _Exhausted):  # the rest of the piece, left out
+            count = self._left
+            self._consumed(count)
+            return [None] * count
+        try:
+            entry = next(reader, None)
+        except tablio.FormatError as e:
+            gone = self._failed(e, at)
+            self._consumed(gone)
+            return [None] * gone
         if entry is None:
             self._fewer_records()
         self._consumed(1)
-        return entry
+        return [entry]
 
     def skip(self, n):
         """Moves past n records without reading their values; pieces skipped whole are not
@@ -90,6 +190,16 @@ class _Pieces:
                                  name.split(":", 1)[-1])
 
 
+class _Exhausted:
+    """What stands for a table whose rest cannot be reached, its records all left out."""
+
+    def skip(self, n):
+        return n
+
+    def close(self):
+        pass
+
+
 class _Reading:
     """Where reading a plan's records stands: the next record's index in the plan's reading,
     and which records are wanted (those it hands out from `start` on), the others (handed out
@@ -117,30 +227,57 @@ class _Reading:
                 self.next += run
 
 
-def records(open_table, names, plan, start=0, sizes=None):
+def records(open_table, names, plan, start=0, sizes=None, on_error=None, left_out=None):
     """Yields (key, value) for the plan's records from its start-th, in its order; a table
-    that has more records than `sizes` says is an error."""
-    source = _Pieces(open_table, names, plan.pieces, sizes)
+    that has more records than `sizes` says is an error. Under on_error, a record left out
+    yields the next record of the worker's part that is not (around to the part's first), as
+    uneven="pad" repeats records: every place of the plan yields one item, and the same one
+    whether or not the epoch was resumed. left_out(n), when given, is called before each item
+    with the number of records left out that it stands for."""
+    source = _Pieces(open_table, names, plan.pieces, sizes, on_error)
     reading = _Reading(source, plan, start)
-    held = {}  # records read and not yet handed out, by index
+    held = {}  # records read and not yet handed out, by index (None: left out)
 
     def take(at):
-        held[at] = source.next()
-        return 1
+        entries = source.next()
+        for i, entry in enumerate(entries):
+            held[at + i] = entry
+        return len(entries)
 
+    owed = 0  # places of records left out, waiting for the next record to stand in
     try:
         for i in plan.order[start:].tolist():
             reading.through(i, take)
-            yield held.pop(i)
+            entry = held.pop(i)
+            if entry is None:
+                owed += 1
+                continue
+            for n in range(owed + 1):  # the places of those left out, then its own
+                if left_out:
+                    left_out(owed if n == 0 else 0)
+                yield entry
+            owed = 0
     finally:
         source.close()
+    if owed:
+        first = next((e for e in records(open_table, names, plan, 0, sizes, lambda error, n: None) if e is not None),
+                     None)
+        if first is None:
+            raise tablio.FormatError(f"every record of this worker's part of the epoch failed ({len(plan.order)}): "
+                                     "none is left to stand in for them")
+        for n in range(owed):
+            if left_out:
+                left_out(owed if n == 0 else 0)
+            yield first
 
 
-def batches(open_table, names, plan, batch_size, start=0, sizes=None):
+def batches(open_table, names, plan, batch_size, start=0, sizes=None, on_error=None, left_out=None):
     """Yields (keys, values) for the plan's records in batches of batch_size (the last may be
     shorter), from its start-th batch, in its order; values stacked as the C++ reader stacks
-    them, across the pieces a batch spans."""
-    source = _Pieces(open_table, names, plan.pieces, sizes)
+    them, across the pieces a batch spans. Under on_error, a batch is short of the records left
+    out (and may be empty); left_out(n), when given, is called before each batch with their
+    number."""
+    source = _Pieces(open_table, names, plan.pieces, sizes, on_error)
     reading = _Reading(source, plan, start * batch_size)
     pool = _Pool()
     try:
@@ -150,12 +287,17 @@ def batches(open_table, names, plan, batch_size, start=0, sizes=None):
             last = int(picked.max())
 
             def take(at):
-                keys, values = source.read(max(last + 1 - at, batch_size))
-                pool.add(at, keys, values)
-                return len(keys)
+                want = max(last + 1 - at, batch_size)
+                keys, values, kept, count = source.read(want)
+                if keys:
+                    pool.add(at + (np.arange(len(keys)) if kept is None else np.asarray(kept, np.int64)), keys, values)
+                return count
 
             reading.through(last, take)
-            yield pool.take(picked)
+            keys, values = pool.take(picked)
+            if left_out:
+                left_out(len(picked) - len(keys))
+            yield keys, values
     finally:
         source.close()
 
@@ -179,17 +321,21 @@ class _Pool:
     def __init__(self):
         self._chunks = []
 
-    def add(self, first, keys, values):
-        self._chunks.append(_Chunk(np.arange(first, first + len(keys)), keys, values))
+    def add(self, indexes, keys, values):
+        """Records read: their indexes in the plan's reading (ascending), keys and values."""
+        self._chunks.append(_Chunk(indexes, keys, values))
 
     def take(self, picked):
-        """(keys, values) of the records `picked`, in that order."""
+        """(keys, values) of the records `picked` that it holds, in that order: ([], []) for
+        none (all were left out)."""
         found = []  # (chunk, positions in picked, rows in the chunk)
         for chunk in self._chunks:
             at = np.searchsorted(chunk.indexes, picked)
             hit = np.flatnonzero(chunk.indexes[np.minimum(at, len(chunk.indexes) - 1)] == picked)
             if len(hit):
                 found.append((chunk, hit, at[hit]))
+        if not found:
+            return [], []
         if len(found) == 1 and len(found[0][2]) == len(picked) and (np.diff(found[0][2]) == 1).all():
             chunk, _, where = found[0]
             lo, hi = int(where[0]), int(where[-1]) + 1

@@ -16,6 +16,7 @@ spawn): no LMDB environment, mapping or pipe is shared across a fork.
 """
 
 import collections.abc
+import multiprocessing
 import operator
 import os
 import sys
@@ -163,6 +164,83 @@ def _with_missing(columns, count):
     return batch
 
 
+# Numbers shared with DataLoader workers are made by the spawn context: those of the default
+# (fork) context crash a worker started by spawn, while these serve fork and forkserver too.
+_shared = multiprocessing.get_context("spawn")
+
+
+class _Skips:
+    """on_error="skip": records that fail to decode are left out, each with a warning that
+    names its table and key, and counted in numbers shared with the DataLoader's workers
+    (fork, spawn or forkserver). For tablio.torch.DataLoader's state, each worker also notes,
+    for its last items, how many it had left out when it yielded each (a ring the loader
+    provides, longer than a worker can run ahead): the loader then counts exactly the records
+    left out before the items it has yielded."""
+
+    def __init__(self, on_error):
+        if on_error not in ("raise", "skip"):
+            raise tablio.UsageError(f"on_error is 'raise' or 'skip', not {on_error!r}")
+        self.count = _shared.Value("q", 0) if on_error == "skip" else None
+        self.board = None  # (items per worker, ring of counts per worker, ring length)
+        self._worker, self._left_out = 0, 0  # in the process that reads
+
+    def __bool__(self):
+        return self.count is not None
+
+    def __call__(self, error, records=1):
+        with self.count.get_lock():
+            self.count.value += records
+        warnings.warn(f"left out {records} record{'s' if records > 1 else ''} that failed: {error}", RuntimeWarning,
+                      stacklevel=2)
+
+    @property
+    def total(self):
+        return None if self.count is None else self.count.value
+
+    def provide_board(self, workers, ring):
+        """Shared numbers for `workers` workers, before an iteration starts them (kept for
+        persistent ones): until a worker says how many items it yields, as many as can be."""
+        if self.board is None or len(self.board[0]) != workers:
+            self.board = (_shared.Array("q", workers, lock=False), _shared.Array("q", workers * ring, lock=False), ring)
+        for w in range(workers):
+            self.board[0][w] = 2**62
+
+    def start(self, worker, items):
+        """A worker begins an iteration that yields `items` items."""
+        self._worker, self._left_out = worker, 0
+        if self.board is not None:
+            self.board[0][worker] = items
+
+    def attribute(self, records):
+        """The item the worker yields next stands for `records` records left out."""
+        self._left_out += records
+
+    def yielded(self, item):
+        """The worker yields its item-th item (from 0) of the iteration."""
+        if self.board is not None:
+            totals, ring, length = self.board
+            ring[self._worker * length + item % length] = self._left_out
+
+    def before(self, yielded):
+        """The records left out before the first `yielded` items of the loader's iteration."""
+        if self.board is None or not yielded:
+            return 0
+        totals, ring, length = self.board
+        taken, _ = _plan.round_robin(list(totals), yielded)
+        return sum(ring[w * length + (n - 1) % length] for w, n in enumerate(taken) if n)
+
+    def __getstate__(self):
+        # The shared numbers go to the DataLoader's workers as they start; pickled for anything
+        # else (a saved dataset), the count starts again.
+        if self.count is not None and multiprocessing.context.get_spawning_popen() is None:
+            return {"count": None, "board": None, "fresh": True}
+        return {"count": self.count, "board": self.board, "fresh": False}
+
+    def __setstate__(self, state):
+        self.count = _shared.Value("q", 0) if state["fresh"] else state["count"]
+        self.board, self._worker, self._left_out = state["board"], 0, 0
+
+
 def expand_shards(rspec, allow_network=True, allow_pipes=True, confine=None, limits=None):
     """One specifier per shard. The files of a TFRecord or tar table ("a,b", globs such as
     "train-*-of-00016", TensorFlow's "name@16", "shard-%06d.tar") are expanded as the C++
@@ -249,11 +327,19 @@ class TableDataset(torch.utils.data.Dataset):
     its order, with no pass over them at construction: len(ds) is the index's, and ds[i] (and
     ds.keys[i]) opens only the shard that holds record i, whose keys are then listed once. A
     shard whose size or number of records differs from its index's is an error.
+
+    on_error="skip" leaves out a record that fails to decode (a FormatError: a damaged
+    record, or a decode= function that raised), with a RuntimeWarning naming its table and
+    key, counted in ds.skipped: ds[i] gives the next record that decodes in its place (as a
+    padded rank repeats records), and a batch ds[[i, j, ...]] is short of it. "raise" (the
+    default) raises the error.
     """
 
     def __init__(self, rspec, type="matrix", transform=None, dtype=None, scale=None, decode_raw=None,
-                 features=None, decode=None, allow_network=True, allow_pipes=True, confine=None, limits=None):
+                 features=None, decode=None, allow_network=True, allow_pipes=True, confine=None, limits=None,
+                 on_error="raise"):
         self.rspec, self.type, self.transform = rspec, type, transform
+        self._skips = _Skips(on_error)
         self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features,
                         "decode": decode}
         self.access = _access_options(allow_network, allow_pipes, confine, limits)
@@ -287,25 +373,61 @@ class TableDataset(torch.utils.data.Dataset):
             index = operator.index(index)  # an int, a numpy integer, a 0-d tensor
         except TypeError:
             return collate(self.__getitems__(index))
-        if self.index is not None:
-            value = self._opened().at(self._position(index))[1]
+        position = self._position(index)
+        for tried in range(len(self)):  # on_error="skip": the next record that decodes stands in
+            try:
+                value = self._value((position + tried) % len(self))
+                break
+            except tablio.FormatError as e:
+                if not self._skips:
+                    raise
+                self._left_out(e)
         else:
-            value = self._opened()[self.keys[index]]
+            raise tablio.FormatError(f"no record of {self.rspec} decodes")
         value = _tensors_for(self.options)(value)
         return self.transform(value) if self.transform else value
+
+    def _value(self, position):
+        if self.index is not None:
+            return self._opened().at(position)[1]
+        return self._opened()[self.keys[position]]
+
+    def _left_out(self, error):
+        self._skips(error)
+        self._table, self._pid = None, None  # a reader that failed may read no further
+
+    @property
+    def skipped(self):
+        """The records left out by on_error="skip" (None without it), in this process and its
+        DataLoader's workers."""
+        return self._skips.total
 
     def _position(self, index):
         return index + len(self) if -len(self) <= index < 0 else index
 
     def __getitems__(self, indices):
-        """A DataLoader batch's samples, looked up in one call (DataLoader uses it when it batches)."""
-        if self.index is not None:
-            values = self._opened().values_at([self._position(operator.index(i)) for i in indices])
-        else:
-            keys = self.keys
-            values = self._opened().lookup([keys[i] for i in indices])
+        """A DataLoader batch's samples, looked up in one call (DataLoader uses it when it
+        batches); under on_error="skip", short of those that fail."""
+        positions = [self._position(operator.index(i)) for i in indices]
+        try:
+            values = self._values(positions)
+        except tablio.FormatError:
+            if not self._skips:
+                raise
+            values = []
+            for position in positions:
+                try:
+                    values += self._values([position])
+                except tablio.FormatError as e:
+                    self._left_out(e)
         values = [_tensors_for(self.options)(v) for v in values]
         return [self.transform(v) for v in values] if self.transform else values
+
+    def _values(self, positions):
+        if self.index is not None:
+            return self._opened().values_at(positions)
+        keys = self.keys
+        return self._opened().lookup([keys[i] for i in positions])
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -362,12 +484,22 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     PATH_OR_URL; else the index beside the shards of a TFRecord or tar specifier, when there is
     one (index=False counts the records instead). A shard whose size differs from its index's
     is an error when it is opened. Without an index, the records are counted at construction.
+
+    on_error="skip" leaves out a record that fails to decode (a FormatError: a damaged record,
+    a value of another type, a decode= function that raised), with a RuntimeWarning naming its
+    table and key, counted in ds.skipped and in tablio.torch.DataLoader's state. It counts as
+    read, so every rank still yields as many items and a resumed epoch goes on where it stopped:
+    a batch is short of it (empty, [], if all of its records failed), and a single record's
+    place is taken by the worker's next record (around to its first), as uneven="pad" repeats
+    records, so that a resumed epoch yields what the uninterrupted one would have. A
+    table that cannot be read past a failure has the rest of its part left out, counted too.
+    "raise" (the default) raises the error, ending the epoch.
     """
 
     def __init__(self, rspecs, type="matrix", shuffle=False, seed=0, shuffle_buffer=0, uneven="drop",
                  batch_size=None, transform=None, with_keys=False, dtype=None, scale=None, decode_raw=None,
                  features=None, drop_last=False, rank=None, world_size=None, index=None, decode=None,
-                 allow_network=True, allow_pipes=True, confine=None, limits=None):
+                 allow_network=True, allow_pipes=True, confine=None, limits=None, on_error="raise"):
         if uneven not in _plan.UNEVEN:
             raise tablio.UsageError(f"uneven is 'drop', 'pad' or 'allow', not '{uneven}'")
         if batch_size is not None and batch_size < 1:
@@ -375,6 +507,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         if isinstance(rspecs, str):
             rspecs = [rspecs]
         self.type, self.batch_size, self.transform, self.with_keys = type, batch_size, transform, with_keys
+        self._skips = _Skips(on_error)
         self.plan_options = _plan.Options(shuffle=bool(shuffle), seed=seed, shuffle_buffer=shuffle_buffer or 1024,
                                           uneven=uneven, unit=batch_size or 1, drop_last=drop_last)
         self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features,
@@ -504,13 +637,22 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         info = torch.utils.data.get_worker_info()
         plan, start = self._worker_plan(*((info.id, info.num_workers) if info else (0, 1)))
         transform, with_keys = self.transform, self.with_keys
+        skips = (self._skips, self._skips.attribute) if self._skips else (None, None)
         if self.batch_size:
-            items = _execute.batches(self._open_table, self.tables, plan, self.batch_size, start, self.sizes)
+            items = _execute.batches(self._open_table, self.tables, plan, self.batch_size, start, self.sizes, *skips)
         else:
-            items = _execute.records(self._open_table, self.tables, plan, start, self.sizes)
+            items = _execute.records(self._open_table, self.tables, plan, start, self.sizes, *skips)
         samples = self.batch_size and self.type == "sample"
         tensors = _tensors_for(self.options)
-        for key, value in items:
+        if self._skips:
+            count = len(plan.order) - start * (self.batch_size or 1)
+            self._skips.start(info.id if info else 0, -(-count // self.batch_size) if self.batch_size else count)
+        for item, (key, value) in enumerate(items):
+            if self._skips:
+                self._skips.yielded(item)
+            if self.batch_size and not key:  # every record of the batch was left out (on_error)
+                yield ([], []) if with_keys else []
+                continue
             # A batch of samples, {extension: value} each, as collate() batches them.
             if samples:
                 value = _collated([tensors(v) for v in value])
@@ -521,6 +663,13 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             if transform:
                 value = transform(value)
             yield (key, value) if with_keys else value
+
+    @property
+    def skipped(self):
+        """The records left out by on_error="skip" (None without it), in this process and its
+        DataLoader's workers: in this iteration under tablio.torch.DataLoader, which keeps the
+        number in its state."""
+        return self._skips.total
 
     def _open_table(self, table):
         if self.index is not None:
@@ -581,6 +730,7 @@ class DataLoader(torch.utils.data.DataLoader):
         super().__init__(dataset, *args, **kwargs)
         self._pending = None  # a loaded state, for the next iteration
         self._current = None  # the state of the iteration under way, or last run
+        self._skipped_before, self._resumed_at = 0, 0  # on_error="skip": where this iteration began
         if not isinstance(dataset, TableIterableDataset) and not isinstance(self._sampler_of(), DistributedSampler):
             raise tablio.UsageError("tablio.torch.DataLoader resumes a TableIterableDataset, or a dataset sampled by "
                                     "tablio.torch.DistributedSampler")
@@ -601,12 +751,19 @@ class DataLoader(torch.utils.data.DataLoader):
         return sampler._config(self.batch_size or 1)
 
     def state_dict(self):
-        """Where the loader stands: {"epoch", "yielded", the configuration, "previous"}."""
+        """Where the loader stands: {"epoch", "yielded", the configuration, "previous"}, and
+        under a TableIterableDataset's on_error="skip", "skipped": the records this rank left
+        out before the items it has yielded in the epoch."""
         if self._pending is not None:
             return dict(self._pending)
         if self._current is not None:
-            return dict(self._current)
-        return dict(self._config(), epoch=self._epoch(), yielded=0, previous=None)
+            state = dict(self._current)
+        else:
+            state = dict(self._config(), epoch=self._epoch(), yielded=0, previous=None)
+        skips = getattr(self.dataset, "_skips", None)
+        if skips and isinstance(self.dataset, TableIterableDataset):
+            state["skipped"] = self._skipped_before + skips.before(state["yielded"] - self._resumed_at)
+        return state
 
     def load_state_dict(self, state):
         """Resumes from a state that state_dict() gave (this job's or a job of another size)."""
@@ -668,6 +825,11 @@ class DataLoader(torch.utils.data.DataLoader):
         self._resume_with(resume)
         previous, yielded = (resume["previous"], resume["yielded"]) if resume else (None, 0)
         self._current = dict(config, epoch=epoch, yielded=yielded, previous=previous)
+        # Records left out before this iteration's first item (by the run this one resumes).
+        self._skipped_before = loaded.get("skipped", 0) if resume else 0
+        self._resumed_at = yielded
+        if getattr(self.dataset, "_skips", None) and isinstance(self.dataset, TableIterableDataset):
+            self.dataset._skips.provide_board(max(self.num_workers, 1), 2 * (self.prefetch_factor or 2) + 16)
         return _Counted(super().__iter__(), self._current)
 
 

@@ -620,3 +620,106 @@ def test_ddp_training_example(tmp_path):
                             capture_output=True, text=True, timeout=DEADLINE * 2)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "same model" in result.stdout
+
+
+def bad_samples(folder, bad=("000005",)):
+    """Two tar shards of six samples, keys 000000..000011: those in `bad` hold a json member
+    that is no JSON."""
+    os.makedirs(folder, exist_ok=True)
+    for shard in range(2):
+        with tablio.writer(f"tar:{folder}/s-{shard:06d}.tar", type="sample") as w:
+            for i in range(shard * 6, shard * 6 + 6):
+                key = f"{i:06d}"
+                w[key] = {"cls": i, "json": b"{not json" if key in bad else json.dumps({"n": i}).encode()}
+    return f"tar:{folder}/s-%06d.tar"
+
+
+def test_on_error_skip_leaves_out_a_sample_that_fails_to_decode(tmp_path):
+    spec = bad_samples(tmp_path)
+    with pytest.raises(tablio.FormatError, match="000005"):
+        list(tt.TableIterableDataset(spec, type="sample", decode=True))
+    with pytest.raises(tablio.UsageError, match="on_error is 'raise' or 'skip'"):
+        tt.TableIterableDataset(spec, type="sample", decode=True, on_error="ignore")
+    # One record at a time: its place is taken by the next, so every place yields.
+    ds = tt.TableIterableDataset(spec, type="sample", decode=True, with_keys=True, on_error="skip")
+    with pytest.warns(RuntimeWarning, match=r"left out 1 record that failed: .*s-000000.tar.*'000005'"):
+        keys = [key for key, _ in ds]
+    assert keys == [f"{i:06d}" for i in (0, 1, 2, 3, 4, 6, 6, 7, 8, 9, 10, 11)]
+    # A last record left out: the first of the worker's part stands in.
+    tail = tt.TableIterableDataset(bad_samples(tmp_path / "tail", bad=("000010", "000011")), type="sample",
+                                   decode=True, with_keys=True, on_error="skip")
+    with pytest.warns(RuntimeWarning):
+        assert [key for key, _ in tail][-3:] == ["000009", "000000", "000000"]
+    assert len(keys) == len(ds) and ds.skipped == 1
+    # In batches: the batch is short of it, and there are as many batches.
+    batched = tt.TableIterableDataset(spec, type="sample", decode=True, batch_size=4, with_keys=True, on_error="skip")
+    with pytest.warns(RuntimeWarning):
+        batches = list(batched)
+    assert [len(keys) for keys, _ in batches] == [4, 3, 4] == [4, 4, 4][:1] + [3, 4]
+    assert batches[1][1]["cls"].tolist() == [4, 6, 7] and "000005" not in batches[1][0]
+
+
+@pytest.mark.parametrize("context,batch", [("fork", 2), ("spawn", 2), ("forkserver", None)])
+def test_skipped_samples_are_counted_across_workers_and_resumed(tmp_path, context, batch):
+    spec = bad_samples(tmp_path, bad=("000002", "000009"))
+    make = lambda: tt.DataLoader(tt.TableIterableDataset(spec, type="sample", decode=True, batch_size=batch,
+                                                         with_keys=True, on_error="skip"),
+                                 batch_size=None, num_workers=2, multiprocessing_context=context)
+    whole = make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        everything = [keys for keys, _ in whole]
+        assert whole.state_dict()["skipped"] == 2 and whole.dataset.skipped == 2
+        kept = [f"{i:06d}" for i in range(12) if i not in (2, 9)]
+        if batch:
+            assert sorted(k for keys in everything for k in keys) == kept and len(everything) == 6
+        else:  # each left out in its place, by the worker's next record
+            assert sorted(set(everything)) == kept and len(everything) == 12
+        first = make()
+        it = iter(first)
+        head = [next(it)[0] for _ in range(3)]
+        state = first.state_dict()
+        del it
+        again = make()
+        again.load_state_dict(state)
+        rest = [keys for keys, _ in again]
+    assert head + rest == everything  # exactly the uninterrupted epoch
+    assert again.state_dict()["skipped"] == 2
+
+
+def test_a_record_the_reader_cannot_convert_is_skipped_and_reading_goes_on(tmp_path):
+    with tablio.writer(f"tfrecord:{tmp_path}/raw.tfrecord", type="example") as w:
+        for i in range(20):
+            w.append({"raw": [bytes(4 if i != 13 else 5)]})  # one value is no whole uint32
+    ds = tt.TableIterableDataset(f"tfrecord:{tmp_path}/raw.tfrecord", type="example", with_keys=True,
+                                 decode_raw={"raw": np.uint32}, batch_size=8, on_error="skip")
+    with pytest.warns(RuntimeWarning, match="00000013"):
+        keys = [k for batch, _ in ds for k in batch]
+    assert keys == [f"{i:08d}" for i in range(20) if i != 13] and ds.skipped == 1
+
+
+def test_a_table_unreadable_past_a_failure_has_the_rest_of_its_part_left_out(tmp_path):
+    with tablio.writer(f"tfrecord:{tmp_path}/t-00000-of-00001.tfrecord", type="example") as w:
+        for i in range(20):
+            w.append({"n": [i]})
+    tablio.shard_index.write(f"tfrecord:{tmp_path}/t-*-of-00001.tfrecord", type="example")
+    data = bytearray((tmp_path / "t-00000-of-00001.tfrecord").read_bytes())
+    record = len(data) // 20
+    data[13 * record + 8] ^= 0xFF  # record 13's length checksum: nothing after it can be found
+    (tmp_path / "t-00000-of-00001.tfrecord").write_bytes(bytes(data))
+    ds = tt.TableIterableDataset(f"index:{tmp_path}/t.shardindex.json", type="example", with_keys=True,
+                                 batch_size=8, on_error="skip")
+    with pytest.warns(RuntimeWarning, match="6 records cannot be reached"):
+        batches = [keys for keys, _ in ds]
+    assert [len(b) for b in batches] == [8, 5, 0] and ds.skipped == 7
+
+
+def test_a_map_style_dataset_skips_too(tmp_path):
+    spec = bad_samples(tmp_path)
+    ds = tt.TableDataset(spec.replace("%06d", "000000"), type="sample", decode=True, on_error="skip")
+    with pytest.warns(RuntimeWarning, match="000005"):
+        assert ds[5]["cls"] == 0  # the next record that decodes (around to the first)
+        assert ds[[3, 4, 5]]["cls"].tolist() == [3, 4]  # a batch short of it
+    assert ds.skipped == 2
+    with pytest.raises(tablio.FormatError):
+        tt.TableDataset(spec.replace("%06d", "000000"), type="sample", decode=True)[5]
