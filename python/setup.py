@@ -8,8 +8,12 @@ import shutil
 import sys
 import tempfile
 
-from pybind11.setup_helpers import Pybind11Extension
+from pybind11.setup_helpers import ParallelCompile, Pybind11Extension
 from setuptools import setup
+
+# The sources compile in parallel, one per core (NPY_NUM_BUILD_JOBS=N sets how many), as
+# setuptools alone would compile them one after the other.
+ParallelCompile("NPY_NUM_BUILD_JOBS").install()
 
 here = os.path.dirname(os.path.abspath(__file__))
 include = os.environ.get("TABLIO_INCLUDE_DIR", os.path.join(here, "..", "include"))
