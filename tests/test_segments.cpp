@@ -70,6 +70,9 @@ TEST_CASE("segments lines are read as extract-segments reads them", "[segments]"
   CHECK(parse_segment_line("u1 r1 0.5 1.10") == segment{"u1", "r1", 0.5, 1.10, -1});
   CHECK(parse_segment_line("\tu1  r1\t0 -1 1\r") == segment{"u1", "r1", 0, -1, 1});
   CHECK(parse_segment_line("u1 r1 +0.5 1e0") == segment{"u1", "r1", 0.5, 1, -1});
+  std::string why;
+  CHECK_FALSE(parse_segment_line("u1 r1 0.5 0.5", &why));
+  CHECK(why == "empty or invalid segment");
   for (const char* bad : {"", "u1 r1 0.5", "u1 r1 0.5 1 0 x", "u1 r1 a 1", "u1 r1 0 1x", "u1 r1 -0.1 1",
                           "u1 r1 0 0", "u1 r1 0 -2", "u1 r1 2 1", "u1 r1 1 1", "u1 r1 0 1 -1",
                           "u1 r1 0 1 0.5", "u1 r1 0 inf", "u1 r1 nan 1"})
@@ -179,34 +182,43 @@ TEST_CASE("a segments file over wav.scp reads the utterances it names", "[segmen
   }
 }
 
-TEST_CASE("segments that cannot be cut are errors naming the line, or skipped under p", "[segments][table]") {
+TEST_CASE("segments extract-segments skips are reported once and left out", "[segments][table]") {
   captured_reports captured;
-  SECTION("a recording the table has not") {
-    data_folder data("u1 r1 0 1\nu2 r9 0 1\nu3 r2 0 0.5 0\n");
-    sequential_table_reader<wave_holder> r(data.spec());
-    CHECK(r.key() == "u1");
-    CHECK_THROWS_MATCHES(
-        r.next(), format_error,
-        test::says("segments' at byte 10 (key 'u2'): expected a recording that '" + (data.dir / "wav.scp") +
-                   "' has, found recording 'r9', which it has not"));
+  SECTION("a recording the table has not, and lines it cannot read") {
+    data_folder data("u1 r1 0 1\nu2 r9 0 1\nu3 r1 1.0 1.0\n\nu4 r1 x 1\nu5 r2 0 0.5 0\nu6 r1 0 1 -1\n");
     std::vector<std::string> keys;
-    for (auto& [key, wave] : sequential_table_reader<wave_holder>(data.spec(",p"))) keys.push_back(key);
-    CHECK(keys == std::vector<std::string>{"u1", "u3"});
-    REQUIRE(reports.size() == 1);
-    CHECK_THAT(reports[0], Catch::Contains("'u2' skipped: no recording 'r9'"));
+    for (auto& [key, wave] : sequential_table_reader<wave_holder>(data.spec())) keys.push_back(key);
+    CHECK(keys == std::vector<std::string>{"u1", "u5"});
+    REQUIRE(reports.size() == 5);
+    CHECK_THAT(reports[0], Catch::Contains("line 3 ('u3 r1 1.0 1.0') skipped: empty or invalid segment"));
+    CHECK_THAT(reports[1], Catch::Contains("line 4 ('') skipped: not 4 or 5 fields"));
+    CHECK_THAT(reports[2], Catch::Contains("line 5 ('u4 r1 x 1') skipped: bad start"));
+    CHECK_THAT(reports[3], Catch::Contains("line 7 ('u6 r1 0 1 -1') skipped: bad channel"));
+    CHECK_THAT(reports[4], Catch::Contains("utterance 'u2' skipped: no entry for key 'r9' in '" +
+                                           (data.dir / "wav.scp")));
+    reports.clear();
+    random_access_table_reader<wave_holder> r(data.spec());
+    CHECK_FALSE(r.contains("u2"));
+    CHECK_FALSE(r.find("u2"));
+    CHECK(reports.size() == 5);  // the lines when read, u2 once
   }
-  SECTION("a line that is no segment") {
-    data_folder data("u1 r1 0 1\nu2 r1 1 0.5\nu3 r1 0 1\n");
-    CHECK_THROWS_MATCHES(sequential_table_reader<wave_holder>(data.spec()), format_error,
-                         test::says("a segments line 'utterance recording start end [channel]' (line 2)"));
+  SECTION("a recording whose command fails: an error, or under p a skip that says why") {
+    data_folder data("u1 r1 0 1\nu2 r2 0 0.5 1\n");
+    write_text(data.dir / "wav.scp", "r1 " + (data.dir / "r1.wav") + "\nr2 exit 3 |\n");
+    sequential_table_reader<wave_holder> r(data.spec());
+    CHECK_THROWS_MATCHES(r.next(), io_error, test::says("command exited with status 3"));
     std::vector<std::string> keys;
     for (auto& [key, wave] : sequential_table_reader<wave_holder>(data.spec(",p"))) keys.push_back(key);
-    CHECK(keys == std::vector<std::string>{"u1", "u3"});
+    CHECK(keys == std::vector<std::string>{"u1"});
+    REQUIRE(reports.size() == 1);
+    CHECK_THAT(reports[0], Catch::Contains("utterance 'u2' skipped: no entry for key 'r2'"));
+    CHECK_THAT(reports[0], Catch::Contains("status 3"));
   }
   SECTION("a stereo recording with no channel given") {
     data_folder data("u1 r2 0 0.5\n");
     CHECK_THROWS_MATCHES(sequential_table_reader<wave_holder>(data.spec()), format_error,
-                         test::says("a channel for a segment of a recording of 2 channels"));
+                         test::says("segments' at byte 0 (key 'u1'): expected a channel for a segment of a "
+                                    "recording of 2 channels, found none"));
   }
   SECTION("an utterance twice") {
     data_folder data("u1 r1 0 1\nu1 r1 0 0.5\n");

@@ -424,6 +424,22 @@ TEST_CASE("specifiers that Kaldi rejects are rejected", "[table][options]") {
   CHECK_THROWS_WITH(w.write("two words", "x"), Catch::Contains("invalid key"));
 }
 
+TEST_CASE("an invalid specifier's error says what is wrong with it", "[table][options]") {
+  auto reading = [](const char* spec, const std::string& why) {
+    CHECK_THROWS_MATCHES(require_rspecifier(spec), usage_error,
+                         test::says("invalid rspecifier '" + std::string(spec) + "': " + why));
+  };
+  reading("feats/raw.scp", "no ':': a specifier is FORMAT[,OPTIONS]:NAME, such as 'ark:feats.ark'");
+  reading("scp:x ", "whitespace at its end");
+  reading("scp, p:x", "an empty option");
+  reading("bogus,ark:x", "'bogus' is no format and no option");
+  reading("p:x", "no format (ark, scp, tfrecord, lmdb, idx, tar...)");
+  reading("ark,scp:a.ark,a.scp", "two formats: a table is read from one ('ark:NAME' or 'scp:NAME')");
+  reading("ark,shard=0/2:x", "an option its format does not take");
+  CHECK_THROWS_MATCHES(require_wspecifier("ark,scp,t:a.ark"), usage_error,
+                       test::says("FORMAT,scp:TABLE,SCRIPT names two files, with a ',' between them"));
+}
+
 namespace {
 std::string wave_line(const std::string& key, const wave_data& w) {
   std::string values;

@@ -46,9 +46,15 @@ py::array_t<T, py::array::c_style | py::array::forcecast> as_array(py::handle h,
                                                                    const char* what) {
   auto a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(h);
   if (!a) throw py::type_error(std::string(what) + ": expected an array-like of numbers");
-  if (a.ndim() != ndim)
+  if (a.ndim() != ndim) {
+    // The value type a Kaldi user meant, when the array has its number of dimensions.
+    std::string_view kind = what;
+    const char* hint = kind.ends_with("matrix") && a.ndim() == 1 ? " (type=\"vector\" takes one)"
+                       : kind == "vector" && a.ndim() == 2       ? " (type=\"matrix\" takes two)"
+                                                                 : "";
     throw py::value_error(std::string(what) + ": expected " + std::to_string(ndim) + " dimensions, got " +
-                          std::to_string(a.ndim()));
+                          std::to_string(a.ndim()) + hint);
+  }
   return a;
 }
 

@@ -43,17 +43,17 @@ struct raw_feature {
 // How Python asked for values: the element type of float arrays, the writer's compression,
 // the features to read and those to decode, the factor images are scaled by.
 struct value_options {
-  bool double_precision = false;                     // dtype=numpy.float64
-  bool dtype_given = false;                          // type="auto" converts only when asked
-  bool int16_samples = false;                        // type="wave", dtype=numpy.int16: kaldiio's layout
-  std::optional<int> compression_method;             // writer(..., compression_method=N)
-  std::optional<std::vector<std::string>> features;  // type="example": only these are read
-  std::vector<raw_feature> decode_raw;               // type="example"
-  std::optional<float> scale;                        // images as float32 times scale (Caffe's)
-  bool view = false;                                 // view=True: a record's values view one buffer
-  tablio::open_options open;                         // allow_network=, allow_pipes=
-  std::string segments;                              // segments=: a segments file over the recordings
-  tablio::segment_options segmenting;                // max_overshoot=, min_segment_length=
+  bool double_precision = false;                           // dtype=numpy.float64
+  bool dtype_given = false;                                // type="auto" converts only when asked
+  bool int16_samples = false;                              // type="wave", dtype=numpy.int16: kaldiio's layout
+  std::optional<int> compression_method;                   // writer(..., compression_method=N)
+  std::optional<std::vector<std::string>> features;        // type="example": only these are read
+  std::vector<raw_feature> decode_raw;                     // type="example"
+  std::optional<float> scale;                              // images as float32 times scale (Caffe's)
+  bool view = false;                                       // view=True: a record's values view one buffer
+  tablio::open_options open;                               // allow_network=, allow_pipes=
+  std::string segments;                                    // segments=: a segments file over the recordings
+  std::optional<float> max_overshoot, min_segment_length;  // given: in place of the specifier's
 
   const raw_feature* raw(std::string_view feature) const {
     for (const raw_feature& r : decode_raw)

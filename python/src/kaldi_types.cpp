@@ -353,7 +353,7 @@ struct any_kaldi {
   static py::object to_python(value_type&& v, const value_options& o) {
     const bool numbers = v.value.index() < 4;  // matrices and vectors: converted when dtype= asks
     py::object out = stored(std::move(v), o);
-    if (numbers && o.dtype_given)
+    if (numbers && o.dtype_given && !o.int16_samples)  // int16 asks for waves as kaldiio gives them
       out = out.attr("astype")(o.double_precision ? "float64" : "float32", py::arg("copy") = false);
     return out;
   }

@@ -172,11 +172,13 @@ value_options options_from(py::handle dtype, py::handle compression_method, cons
   if (!dtype.is_none()) {
     py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
     o.dtype_given = true;
-    o.int16_samples = type == "wave" && d.kind() == 'i' && d.itemsize() == 2;
+    // int16: kaldiio's layout of waves, for type "wave", and for "auto" (whose matrices and
+    // vectors then come in the precision stored).
+    o.int16_samples = (type == "wave" || type == "auto") && d.kind() == 'i' && d.itemsize() == 2;
     if (o.int16_samples) return finish_options(o, compression_method, type);
     if (d.kind() != 'f' || (d.itemsize() != 4 && d.itemsize() != 8))
       throw tablio::usage_error(
-          "dtype must be numpy.float32 or numpy.float64 (or numpy.int16 for type 'wave'), not " +
+          "dtype must be numpy.float32 or numpy.float64 (or numpy.int16 for type 'wave' or 'auto'), not " +
           std::string(py::str(py::handle(d))));
     o.double_precision = d.itemsize() == 8;
   }
@@ -277,12 +279,13 @@ value_options with_access(value_options o, bool allow_network, bool allow_pipes,
   return o;
 }
 
-// segments=(file, max_overshoot, min_segment_length), or None.
+// segments=(file or None, max_overshoot or None, min_segment_length or None), or None.
 value_options with_segments(value_options o, py::handle segments) {
   if (segments.is_none()) return o;
   py::tuple t = py::cast<py::tuple>(segments);
-  o.segments = py::cast<std::string>(t[0]);
-  o.segmenting = {py::cast<float>(t[1]), py::cast<float>(t[2])};
+  if (!t[0].is_none()) o.segments = py::cast<std::string>(t[0]);
+  if (!t[1].is_none()) o.max_overshoot = py::cast<float>(t[1]);
+  if (!t[2].is_none()) o.min_segment_length = py::cast<float>(t[2]);
   return o;
 }
 

@@ -49,13 +49,15 @@ py::object stack_values(std::vector<typename C::holder::value_type>& values, con
   }
 }
 
-// Opens a reading table over rspec, with the segments file value_options name, if any.
+// Opens a reading table over rspec, with the segments file and options value_options give.
 template <class Table>
 void open_table(Table& table, const std::string& rspec, const value_options& options) {
-  if (options.segments.empty()) return table.open(rspec, options.open);
+  if (options.segments.empty() && !options.max_overshoot && !options.min_segment_length)
+    return table.open(rspec, options.open);
   tablio::rspecifier r = tablio::require_rspecifier(rspec);
-  r.segments = options.segments;
-  r.segmenting = options.segmenting;
+  if (!options.segments.empty()) r.segments = options.segments;
+  r.segmenting.max_overshoot = options.max_overshoot.value_or(r.segmenting.max_overshoot);
+  r.segmenting.min_segment_length = options.min_segment_length.value_or(r.segmenting.min_segment_length);
   table.open(r, options.open);
 }
 

@@ -124,21 +124,25 @@ def _decoded(table, type, decode, rspec, limits=None):
 
 
 def _segments(segments, max_overshoot, min_segment_length):
-    """What the readers take for segments=: (file, max_overshoot, min_segment_length), or None."""
-    if segments is None:
+    """What the readers take for segments=: (file, max_overshoot, min_segment_length), each
+    None where not given (the specifier's own then apply), or None for none of them."""
+    if segments is None and max_overshoot is None and min_segment_length is None:
         return None
-    if not isinstance(segments, (str, _os.PathLike)):
+    if segments is not None and not isinstance(segments, (str, _os.PathLike)):
         raise TypeError(f"segments= takes the path of a segments file (str or os.PathLike), not "
                         f"{type(segments).__name__}")
     for name, value in (("max_overshoot", max_overshoot), ("min_segment_length", min_segment_length)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0):
             raise UsageError(f"{name}= is a number of seconds, at least 0, not {value!r}")
-    return (_os.fspath(segments), float(max_overshoot), float(min_segment_length))
+    return (None if segments is None else _os.fspath(segments),
+            None if max_overshoot is None else float(max_overshoot),
+            None if min_segment_length is None else float(min_segment_length))
 
 
-def _segments_type(segments, type):
-    """The value type of a table cut by segments=: waves, or their bytes."""
-    if segments is None:
+def _segments_type(rspec, segments, type):
+    """The value type of a table cut by a segments file (segments=, or the specifier's option):
+    waves, or their bytes."""
+    if segments is None and not any(o.startswith("segments=") for o in rspec.partition(":")[0].split(",")):
         return type
     if type not in (None, "wave", "bytes"):
         raise UsageError(f"segments= gives waves: type 'wave' (the default with segments=) or 'bytes', not {type!r}")
@@ -147,7 +151,7 @@ def _segments_type(segments, type):
 
 def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, features=None,
          allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None, segments=None,
-         max_overshoot=0.5, min_segment_length=0.1):
+         max_overshoot=None, min_segment_length=None):
     """Opens a table for reading in order: iterate it for (key, value) pairs.
 
     rspec: a Kaldi rspecifier, e.g. "ark:feats.ark", "scp:feats.scp", "ark,p:gunzip -c x.gz |",
@@ -196,11 +200,12 @@ def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, 
         [channel]") over a table of recordings (a wav.scp): the table read is then its
         utterances, in the file's order, each the samples Kaldi's extract-segments cuts
         (type "wave"); max_overshoot and min_segment_length are extract-segments' options, in
-        seconds. Segments it skips are reported on standard error and left out.
+        seconds (0.5 and 0.1, or what the specifier's options of those names say). Segments it
+        skips are reported on standard error, once each, and left out.
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
     Raises FormatError (with .path, .offset, .key), OSError, UsageError or AccessError.
     """
-    type = _value_type(_specifier(rspec, "open"), _segments_type(segments, type))
+    type = _value_type(_specifier(rspec, "open"), _segments_type(rspec, segments, type))
     if shard_index.named_by(rspec) is not None:
         raise UsageError(f"'{rspec}' names a shard index, which random_access() looks keys up through and "
                          "tablio.torch's datasets plan epochs with; to read its shards in order, open "
@@ -213,7 +218,7 @@ def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, 
 
 def random_access(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False,
                   features=None, allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None,
-                  segments=None, max_overshoot=0.5, min_segment_length=0.1):
+                  segments=None, max_overshoot=None, min_segment_length=None):
     """Opens a table for lookup by key, a collections.abc.Mapping: r[key] (KeyError when
     absent), key in r, r.get(key), len(r), r.keys() (a list, in table order), r.items() and
     r.values(); r.lookup(keys) gives the values of many keys in one call. Values are copies
@@ -229,7 +234,7 @@ def random_access(rspec, type=None, dtype=None, scale=None, decode_raw=None, vie
     index of sorted shards (as tablio writes them); len(r) comes from the index, r.keys()
     opens every shard, and r.at(i) gives the i-th record's (key, value), opening only its
     shard."""
-    type = _value_type(_specifier(rspec, "random_access"), _segments_type(segments, type))
+    type = _value_type(_specifier(rspec, "random_access"), _segments_type(rspec, segments, type))
     if (named := shard_index.named_by(rspec)) is not None:
         if segments is not None:
             raise UsageError("segments= cuts a table of recordings, not a shard index")

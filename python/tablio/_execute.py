@@ -39,8 +39,8 @@ class _Pieces:
             self._next_piece += 1
             self._left, self._table, self._end = piece.count, piece.table, piece.first + piece.count
             self._to_end = self._sizes is not None and self._end == self._sizes[piece.table]
-            self._reader = self._open(piece.table)
             try:
+                self._reader = self._open(piece.table)  # a shard that fails its index's check, too
                 if self._reader.skip(piece.first) != piece.first:
                     self._fewer_records()
             except tablio.FormatError as e:
@@ -85,10 +85,20 @@ class _Pieces:
         self._left -= n
         # A piece that ends its table: the table must end there too, or records it gained
         # since it was counted (or that its index leaves out) would be lost without a word.
-        if self._left == 0 and self._to_end and not isinstance(self._reader, _Exhausted) and self._reader.skip(1):
+        if self._left == 0 and self._to_end and not isinstance(self._reader, _Exhausted) and self._more():
             name = shard_index.shown(self._names[self._table])
             raise tablio.FormatError(f"{name} has more than the {self._sizes[self._table]} records it had when it "
                                      "was counted (or that its shard index says)", name.split(":", 1)[-1])
+
+    def _more(self):
+        """Whether the current table goes on past the records counted. Under on_error, damage
+        there ends it: counting stopped at it too, and said so."""
+        try:
+            return self._reader.skip(1) != 0
+        except tablio.FormatError:
+            if self._on_error is None:
+                raise
+            return False
 
     def read(self, n):
         """Up to n records of the current piece (at least one, or, under on_error, one left
@@ -214,11 +224,14 @@ class _Reading:
             self.wanted[plan.order[start:]] = True
 
     def through(self, last, take):
-        """Reads on past record `last`: take(first) reads wanted records from `first` and
-        returns how many it read."""
+        """Reads on past record `last`: take(first, most) reads wanted records from `first`,
+        at most `most` (those wanted in a row from there), and returns how many it read."""
         while self.next <= last:
-            if self.wanted is None or self.wanted[self.next]:
-                self.next += take(self.next)
+            if self.wanted is None:
+                self.next += take(self.next, None)
+            elif self.wanted[self.next]:
+                unwanted = np.flatnonzero(~self.wanted[self.next:])
+                self.next += take(self.next, int(unwanted[0]) if len(unwanted) else len(self.wanted) - self.next)
             else:
                 rest = self.wanted[self.next:last + 1]
                 found = np.flatnonzero(rest)
@@ -238,7 +251,7 @@ def records(open_table, names, plan, start=0, sizes=None, on_error=None, left_ou
     reading = _Reading(source, plan, start)
     held = {}  # records read and not yet handed out, by index (None: left out)
 
-    def take(at):
+    def take(at, most):
         entries = source.next()
         for i, entry in enumerate(entries):
             held[at + i] = entry
@@ -286,9 +299,9 @@ def batches(open_table, names, plan, batch_size, start=0, sizes=None, on_error=N
             picked = order[first:first + batch_size]
             last = int(picked.max())
 
-            def take(at):
+            def take(at, most):  # a whole batch's worth at least, but no record already handed out
                 want = max(last + 1 - at, batch_size)
-                keys, values, kept, count = source.read(want)
+                keys, values, kept, count = source.read(want if most is None else min(want, most))
                 if keys:
                     pool.add(at + (np.arange(len(keys)) if kept is None else np.asarray(kept, np.int64)), keys, values)
                 return count

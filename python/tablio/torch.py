@@ -241,6 +241,18 @@ class _Skips:
         self.board, self._worker, self._left_out = state["board"], 0, 0
 
 
+def _cut_by_segments(rspec, segments):
+    """Whether a table's values are cut by a segments file (segments=, or the specifier's)."""
+    return segments is not None or any(o.startswith("segments=") for o in rspec.partition(":")[0].split(","))
+
+
+def _dataset_type(rspec, type, segments):
+    """A dataset's value type: "matrix" unless given, "wave" for a table cut by segments."""
+    if type is not None:
+        return type
+    return "wave" if _cut_by_segments(rspec, segments) else "matrix"
+
+
 def expand_shards(rspec, allow_network=True, allow_pipes=True, confine=None, limits=None):
     """One specifier per shard. The files of a TFRecord or tar table ("a,b", globs such as
     "train-*-of-00016", TensorFlow's "name@16", "shard-%06d.tar") are expanded as the C++
@@ -335,13 +347,15 @@ class TableDataset(torch.utils.data.Dataset):
     default) raises the error.
     """
 
-    def __init__(self, rspec, type="matrix", transform=None, dtype=None, scale=None, decode_raw=None,
+    def __init__(self, rspec, type=None, transform=None, dtype=None, scale=None, decode_raw=None,
                  features=None, decode=None, allow_network=True, allow_pipes=True, confine=None, limits=None,
-                 on_error="raise"):
-        self.rspec, self.type, self.transform = rspec, type, transform
+                 on_error="raise", segments=None):
+        self.rspec, self.type, self.transform = rspec, _dataset_type(rspec, type, segments), transform
         self._skips = _Skips(on_error)
         self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features,
                         "decode": decode}
+        if segments is not None:
+            self.options["segments"] = segments
         self.access = _access_options(allow_network, allow_pipes, confine, limits)
         self._table = None
         self._pid = None
@@ -353,6 +367,8 @@ class TableDataset(torch.utils.data.Dataset):
             self.index = None
             with self._reopen() as table:
                 self.keys = table.keys()
+                if _cut_by_segments(rspec, segments):  # the segments extract-segments keeps
+                    self.keys = [key for key in self.keys if key in table]
 
     def _reopen(self):
         if self.index is not None:
@@ -496,22 +512,25 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     "raise" (the default) raises the error, ending the epoch.
     """
 
-    def __init__(self, rspecs, type="matrix", shuffle=False, seed=0, shuffle_buffer=0, uneven="drop",
+    def __init__(self, rspecs, type=None, shuffle=False, seed=0, shuffle_buffer=0, uneven="drop",
                  batch_size=None, transform=None, with_keys=False, dtype=None, scale=None, decode_raw=None,
                  features=None, drop_last=False, rank=None, world_size=None, index=None, decode=None,
-                 allow_network=True, allow_pipes=True, confine=None, limits=None, on_error="raise"):
+                 allow_network=True, allow_pipes=True, confine=None, limits=None, on_error="raise", segments=None):
         if uneven not in _plan.UNEVEN:
             raise tablio.UsageError(f"uneven is 'drop', 'pad' or 'allow', not '{uneven}'")
         if batch_size is not None and batch_size < 1:
             raise tablio.UsageError(f"batch_size is a number of records, at least 1, not {batch_size}")
         if isinstance(rspecs, str):
             rspecs = [rspecs]
+        type = _dataset_type(rspecs[0] if rspecs else "", type, segments)
         self.type, self.batch_size, self.transform, self.with_keys = type, batch_size, transform, with_keys
         self._skips = _Skips(on_error)
         self.plan_options = _plan.Options(shuffle=bool(shuffle), seed=seed, shuffle_buffer=shuffle_buffer or 1024,
                                           uneven=uneven, unit=batch_size or 1, drop_last=drop_last)
         self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features,
                         "decode": decode}
+        if segments is not None:
+            self.options["segments"] = segments
         access = _access_options(allow_network, allow_pipes, confine, limits)
         self._given = (rank, world_size)
         _where(rank, world_size)  # refuses a bad pair now
@@ -561,7 +580,24 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         # A sequential pass that reads no value it can skip: a table read in order may repeat
         # keys, which random access would refuse.
         with tablio.open(rspec, type=self.type, **self.options) as table:
-            return table.skip(sys.maxsize)
+            try:
+                return table.skip(sys.maxsize)
+            except tablio.FormatError as e:
+                if not self._skips:
+                    raise
+                damage = e
+        # on_error="skip": a table damaged past some record (a cut file) has the records before
+        # the damage; what it held after is unknown, and left out.
+        count = 0
+        with tablio.open(rspec, type=self.type, **self.options) as table:
+            try:
+                while table.skip(1):
+                    count += 1
+            except tablio.FormatError:
+                pass
+        warnings.warn(f"{shard_index.shown(rspec)} cannot be read past its record {count}: what follows is left out "
+                      f"({damage})", RuntimeWarning, stacklevel=3)
+        return count
 
     def _note_where(self):
         """Notes the epoch and where this process runs, for its DataLoader workers; in a worker,
@@ -716,7 +752,8 @@ class DataLoader(torch.utils.data.DataLoader):
     The state is a plain dict (JSON-able) computed in this process from how many items the
     loader has yielded this epoch: which worker produced which follows from DataLoader's
     round robin over its workers and the epoch's plan. Under DDP, where ranks step together,
-    it is the same dict on every rank at the same step, so one saved state restores the job.
+    it is the same dict on every rank at the same step, so one saved state restores the job
+    (but for "skipped", each rank's own count under the dataset's on_error="skip").
 
     load_state_dict(state) applies to the next iteration, of the state's epoch (it sets the
     dataset's epoch): with the same world size, workers and batch size, it yields exactly what
@@ -752,8 +789,10 @@ class DataLoader(torch.utils.data.DataLoader):
 
     def state_dict(self):
         """Where the loader stands: {"epoch", "yielded", the configuration, "previous"}, and
-        under a TableIterableDataset's on_error="skip", "skipped": the records this rank left
-        out before the items it has yielded in the epoch."""
+        under a TableIterableDataset's on_error="skip", "skipped": the records this rank
+        ("skipped_rank") left out before the items it has yielded in the epoch, the one count
+        that differs between ranks (sum it over them for the job's; a resume of the same
+        configuration restores it on the rank that saved it, an elastic one counts anew)."""
         if self._pending is not None:
             return dict(self._pending)
         if self._current is not None:
@@ -763,6 +802,7 @@ class DataLoader(torch.utils.data.DataLoader):
         skips = getattr(self.dataset, "_skips", None)
         if skips and isinstance(self.dataset, TableIterableDataset):
             state["skipped"] = self._skipped_before + skips.before(state["yielded"] - self._resumed_at)
+            state["skipped_rank"] = self.dataset._state()[1]
         return state
 
     def load_state_dict(self, state):
@@ -825,8 +865,11 @@ class DataLoader(torch.utils.data.DataLoader):
         self._resume_with(resume)
         previous, yielded = (resume["previous"], resume["yielded"]) if resume else (None, 0)
         self._current = dict(config, epoch=epoch, yielded=yielded, previous=previous)
-        # Records left out before this iteration's first item (by the run this one resumes).
-        self._skipped_before = loaded.get("skipped", 0) if resume else 0
+        # Records left out before this iteration's first item, by the run this one resumes: the
+        # count of this rank's, when the state is (an elastic resume counts anew).
+        same_rank = resume is not None and (loaded.get("skipped_rank") == self.dataset._state()[1]
+                                            if isinstance(self.dataset, TableIterableDataset) else False)
+        self._skipped_before = loaded.get("skipped", 0) if same_rank and resume["yielded"] else 0
         self._resumed_at = yielded
         if getattr(self.dataset, "_skips", None) and isinstance(self.dataset, TableIterableDataset):
             self.dataset._skips.provide_board(max(self.num_workers, 1), 2 * (self.prefetch_factor or 2) + 16)

@@ -374,7 +374,13 @@ def test_waves_in_kaldiios_int16_layout(data, tmp_path):
     rate, back = tablio.load_object(str(tmp_path / "s.wav"), type="wave", dtype=np.int16)
     assert rate == 8000 and np.array_equal(back, stereo)
     assert tablio.load_object(str(tmp_path / "s.wav"), type="wave")[1].shape == (2, 3)
-    with pytest.raises(tablio.UsageError, match="numpy.int16 for type 'wave'"):
+    # Without type=, as kaldiio is called: waves in its layout, other values as stored.
+    rate, back = tablio.load_object(str(tmp_path / "s.wav"), dtype=np.int16)
+    assert rate == 8000 and np.array_equal(back, stereo)
+    tablio.save_object(str(tmp_path / "m.mat"), np.ones((2, 3), np.float32))
+    assert tablio.load_object(str(tmp_path / "m.mat"), dtype=np.int16).dtype == np.float32
+    assert dict(tablio.open(source, dtype=np.int16))["a_mono_16k"][1].dtype == np.int16
+    with pytest.raises(tablio.UsageError, match="numpy.int16 for type 'wave' or 'auto'"):
         tablio.open(source, type="matrix", dtype=np.int16)
     for rate in (-5, 0, float("nan"), 2.0 ** 33):  # a rate its header could not hold
         with pytest.raises(tablio.UsageError, match="sample rate"):
@@ -481,25 +487,51 @@ def test_segments_cut_what_extract_segments_cuts(tmp_path, capfd):
     assert len(r) == 6 and r.keys()[0] == "u1"
 
 
-def test_segments_that_cannot_be_cut_raise_with_the_line(tmp_path, capfd):
-    _segments_data(tmp_path, "u1 r1 0 1\nu2 r9 0 1\nu3 r1 x 1\n")
+def test_segments_extract_segments_skips_are_reported_and_left_out(tmp_path, capfd):
+    _segments_data(tmp_path, "u1 r1 0 1\nu2 r9 0 1\nu3 r1 1.0 1.0\nu4 r1 x 1\n")
     scp = f"scp:{tmp_path / 'wav.scp'}"
-    with pytest.raises(tablio.FormatError, match=r"line 3") as e:
-        tablio.open(scp, segments=tmp_path / "segments")
-    assert e.value.path == str(tmp_path / "segments") and e.value.offset == 20
-    (tmp_path / "segments").write_text("u1 r1 0 1\nu2 r9 0 1\nu3 r1 0 1\n")
+    assert [k for k, _ in tablio.open(scp, segments=tmp_path / "segments")] == ["u1"]
+    err = capfd.readouterr().err
+    for said in ("line 3 ('u3 r1 1.0 1.0') skipped: empty or invalid segment", "line 4 ('u4 r1 x 1') skipped: bad start",
+                 "utterance 'u2' skipped: no entry for key 'r9'"):
+        assert said in err
+    r = tablio.random_access(scp, segments=tmp_path / "segments")
+    assert "u2" not in r and r.get("u2") is None and len(r) == 2
+    assert capfd.readouterr().err.count("'u2' skipped") == 1  # once per utterance
+    # A command that fails: an error naming it, or under p a skip that says why.
+    (tmp_path / "wav.scp").write_text(f"r1 {tmp_path / 'r1.wav'}\nr2 {tmp_path / 'r2.wav'}\nr9 exit 3 |\n")
     reader = tablio.open(scp, segments=tmp_path / "segments")
     assert next(reader)[0] == "u1"
-    with pytest.raises(tablio.FormatError, match="recording 'r9', which it has not") as e:
+    with pytest.raises(tablio.StreamError, match="command exited with status 3"):
         next(reader)
-    assert (e.value.path, e.value.offset, e.value.key) == (str(tmp_path / "segments"), 10, "u2")
-    assert [k for k, _ in tablio.open(f"scp,p:{tmp_path / 'wav.scp'}", segments=tmp_path / "segments")] == [
-        "u1", "u3"]
-    assert "'u2' skipped: no recording 'r9'" in capfd.readouterr().err
+    assert [k for k, _ in tablio.open(f"scp,p:{tmp_path / 'wav.scp'}", segments=tmp_path / "segments")] == ["u1"]
+    assert "status 3" in capfd.readouterr().err
     (tmp_path / "segments").write_text("u1 r2 0 0.5\n")
-    with pytest.raises(tablio.FormatError, match="a channel for a segment of a recording of 2 channels"):
+    with pytest.raises(tablio.FormatError, match="a channel for a segment of a recording of 2 channels") as e:
         tablio.open(scp, segments=tmp_path / "segments")
+    assert (e.value.path, e.value.offset, e.value.key) == (str(tmp_path / "segments"), 0, "u1")
     with pytest.raises(TypeError, match="segments= takes the path of a segments file"):
         tablio.open(scp, segments=3)
     with pytest.raises(tablio.UsageError, match="max_overshoot= is a number of seconds"):
         tablio.open(scp, segments=tmp_path / "segments", max_overshoot=-1)
+
+
+def test_a_map_style_dataset_over_segments_has_the_utterances_kept(tmp_path, capfd):
+    torch = pytest.importorskip("torch")
+    import tablio.torch as tt
+    _segments_data(tmp_path, "u1 r1 0.5 1.10\nu3 r1 0.2 2.0\nu5 r2 0 0.5 1\n")
+    ds = tt.TableDataset(f"scp:{tmp_path / 'wav.scp'}", segments=tmp_path / "segments", dtype=np.int16)
+    assert list(ds.keys) == ["u1", "u5"] and len(ds) == 2  # u3 overshoots: skipped
+    loader = torch.utils.data.DataLoader(ds, batch_size=None)
+    assert [rate for rate, _ in loader] == [16000, 8000]
+    spec = f"scp,segments={tmp_path / 'segments'}:{tmp_path / 'wav.scp'}"
+    assert [k for k in tt.TableDataset(spec).keys] == ["u1", "u5"]
+    assert len(tt.TableIterableDataset(spec)) == 2
+    assert len(tt.TableIterableDataset(f"scp:{tmp_path / 'wav.scp'}", segments=tmp_path / "segments")) == 2
+
+
+def test_a_wrong_number_of_dimensions_names_the_type_meant(tmp_path):
+    with pytest.raises(ValueError, match=r"matrix: expected 2 dimensions, got 1 \(type=\"vector\" takes one\)"):
+        tablio.save_object(str(tmp_path / "v.vec"), np.ones(3, np.float32))
+    with pytest.raises(ValueError, match=r"vector: expected 1 dimensions, got 2 \(type=\"matrix\" takes two\)"):
+        tablio.save_object(str(tmp_path / "m.mat"), np.ones((2, 3), np.float32), type="vector")

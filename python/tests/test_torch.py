@@ -723,3 +723,42 @@ def test_a_map_style_dataset_skips_too(tmp_path):
     assert ds.skipped == 2
     with pytest.raises(tablio.FormatError):
         tt.TableDataset(spec.replace("%06d", "000000"), type="sample", decode=True)[5]
+
+
+def test_on_error_skip_counts_a_cut_shard_as_the_records_before_the_damage(tmp_path):
+    spec = bad_samples(tmp_path, bad=())
+    data = (tmp_path / "s-000001.tar").read_bytes()
+    (tmp_path / "s-000001.tar").write_bytes(data[:len(data) // 2])  # cut inside a member
+    with pytest.raises(tablio.FormatError, match="truncated"):
+        tt.TableIterableDataset(spec, type="sample", decode=True)
+    with pytest.warns(RuntimeWarning, match=r"s-000001.tar cannot be read past its record \d"):
+        ds = tt.TableIterableDataset(spec, type="sample", decode=True, with_keys=True, on_error="skip")
+    keys = [k for k, _ in ds]
+    assert keys[:6] == [f"{i:06d}" for i in range(6)] and len(keys) == len(ds) == sum(ds.sizes) > 6
+    # With a shard index written before the damage, the shard fails its check and is left out.
+    (tmp_path / "s-000001.tar").write_bytes(data)
+    tablio.shard_index.write(spec, type="sample")
+    (tmp_path / "s-000001.tar").write_bytes(data[:len(data) // 2])
+    indexed = tt.TableIterableDataset(f"index:{tmp_path}/s.shardindex.json", type="sample", decode=True,
+                                      with_keys=True, batch_size=4, on_error="skip")
+    with pytest.warns(RuntimeWarning, match="6 records cannot be reached"):
+        batches = [keys for keys, _ in indexed]
+    assert [len(b) for b in batches] == [4, 2, 0] and indexed.skipped == 6
+
+
+def test_the_skipped_count_is_each_ranks_own(tmp_path):
+    spec = bad_samples(tmp_path, bad=("000001", "000002", "000007"))
+    states = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for rank in range(2):
+            loader = tt.DataLoader(tt.TableIterableDataset(spec, type="sample", decode=True, batch_size=3,
+                                                           rank=rank, world_size=2, on_error="skip"),
+                                   batch_size=None)
+            list(loader)
+            states.append(loader.state_dict())
+        assert [(s["skipped"], s["skipped_rank"]) for s in states] == [(2, 0), (1, 1)]
+        resumed = tt.DataLoader(tt.TableIterableDataset(spec, type="sample", decode=True, batch_size=3, rank=1,
+                                                        world_size=2, on_error="skip"), batch_size=None)
+        resumed.load_state_dict(states[0])  # rank 0's state, on rank 1: its own count starts anew
+        assert list(resumed) == [] and resumed.state_dict()["skipped"] == 0

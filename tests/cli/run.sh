@@ -144,7 +144,7 @@ contains err.txt "entries are arrays of uint8, int8, int16, int32, float or doub
 
 # segments=: the utterances extract-segments cuts, from an archive of recordings.
 printf 'u1 b_stereo_8k 0.0001 -1 1\nu2 a_mono_16k 0 1\nu3 c_mono_44k1 0 -1\n' >segments
-expect 0 "$tablio" copy --type=wave "ark,segments=segments,min_segment_length=0:$kaldi/holders/wav.bin.ark" \
+expect 0 "$tablio" copy "ark,segments=segments,min_segment_length=0:$kaldi/holders/wav.bin.ark" \
   ark:segments.ark
 contains err.txt "utterance 'u2' skipped: it ends at sample 16000, too far past the recording's 12"
 expect 0 "$tablio" info --type=wave "ark,segments=segments,min_segment_length=0:$kaldi/holders/wav.bin.ark"

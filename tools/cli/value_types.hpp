@@ -40,7 +40,8 @@ decltype(auto) with_type(std::string_view name, F&& f) {
 }
 
 // The --type given, else "sample" for a table of WebDataset samples (tar,ext=*:), whose
-// records no other type reads, else `otherwise`.
+// records no other type reads, "wave" for utterances a segments file cuts (segments=), else
+// `otherwise`.
 // What an error reading the table should add: a Kaldi archive's objects read as bytes fail
 // on their first size marker, which says nothing of the --type to give.
 inline std::string error_hint;
@@ -50,7 +51,7 @@ inline std::string value_type_of(arguments& args, const std::string& otherwise) 
   std::optional<tablio::rspecifier> r;
   if (!positional.empty()) r = tablio::parse_rspecifier(positional[0]);
   bool samples = r && r->format == "tar" && r->extension == tablio::webdataset_sample::tar_extension;
-  std::string type = args.get("type", samples ? "sample" : otherwise);
+  std::string type = args.get("type", samples ? "sample" : r && !r->segments.empty() ? "wave" : otherwise);
   if (type == "bytes" && r && (r->format == "ark" || r->format == "scp"))
     error_hint =
         "--type=bytes reads Kaldi objects written as bytes; an archive of matrices, vectors or other "

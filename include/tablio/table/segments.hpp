@@ -8,10 +8,10 @@
 // numbers by truncation; a segment starting past the end is skipped; one ending past it is cut
 // at the end when it overshoots by less than max_overshoot seconds and skipped otherwise; one
 // no longer than min_segment_length is skipped; a channel the recording lacks is skipped; a
-// recording of several channels needs the channel. Skipped segments are reported (as Kaldi
-// warns) and are absent. Where extract-segments warns and goes on over a line it cannot read
-// or a recording the table lacks, this is an error naming the line, since the utterance would
-// be lost; under 'p' it is reported and skipped, as Kaldi does.
+// recording of several channels needs the channel (an error otherwise, as in Kaldi). Where
+// extract-segments warns and goes on, this reports (error_reporter, once per line) and goes
+// on: a segment skipped for its times or channel, a line it cannot read, a recording the
+// table has not (or cannot read, under 'p'). A skipped segment is absent from the table.
 //
 // A program that reads segments= specifiers includes this header (src/tablio.cpp does, for
 // TABLIO_SEPARATE_COMPILATION builds); the others compile none of it.
@@ -58,9 +58,14 @@ bool parse_segment_number(std::string_view field, T& value) {
 }  // namespace detail
 
 // Parses a segments line as extract-segments does (fields split at spaces, tabs and '\r');
-// nullopt for a line it rejects: not 4 or 5 fields, a time or channel that is no number, a
-// negative start or channel, an end that is neither -1 nor after the start.
-inline std::optional<segment> parse_segment_line(std::string_view line) {
+// nullopt for a line it rejects, with why in `why` (extract-segments' words): not 4 or 5
+// fields, a time or channel that is no number ("bad start", "bad end", "bad channel"), a
+// negative start, an end that is neither -1 nor after the start ("empty or invalid segment").
+inline std::optional<segment> parse_segment_line(std::string_view line, std::string* why = nullptr) {
+  auto rejected = [&](const char* reason) -> std::optional<segment> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
   std::string_view fields[6];
   std::size_t n = 0;
   for (std::size_t at = 0; n < 6;) {
@@ -71,12 +76,14 @@ inline std::optional<segment> parse_segment_line(std::string_view line) {
     fields[n++] = line.substr(at, end - at);
     at = end;
   }
-  if (n != 4 && n != 5) return std::nullopt;
+  if (n != 4 && n != 5) return rejected("not 4 or 5 fields");
   segment s{std::string(fields[0]), std::string(fields[1])};
-  if (!detail::parse_segment_number(fields[2], s.start) || !detail::parse_segment_number(fields[3], s.end))
-    return std::nullopt;
-  if (s.start < 0 || (s.end != -1 && s.end <= 0) || (s.start >= s.end && s.end > 0)) return std::nullopt;
-  if (n == 5 && (!detail::parse_segment_number(fields[4], s.channel) || s.channel < 0)) return std::nullopt;
+  if (!detail::parse_segment_number(fields[2], s.start)) return rejected("bad start");
+  if (!detail::parse_segment_number(fields[3], s.end)) return rejected("bad end");
+  if (s.start < 0 || (s.end != -1 && s.end <= 0) || (s.start >= s.end && s.end > 0))
+    return rejected("empty or invalid segment");
+  if (n == 5 && (!detail::parse_segment_number(fields[4], s.channel) || s.channel < 0))
+    return rejected("bad channel");
   return s;
 }
 
@@ -148,7 +155,7 @@ class segmented_input {
 
   segmented_input(std::string_view segments, const segment_options& cut, owned<any_input_base> recordings,
                   std::string recordings_name, read_options options, const open_options& open)
-      : name_(segments), cut_(cut), permissive_(options.permissive) {
+      : name_(segments), cut_(cut) {
     read_segments(open);
     recordings_.open(std::move(recordings), std::move(recordings_name),
                      read_options{options.sorted, false, false, options.permissive});
@@ -176,6 +183,7 @@ class segmented_input {
   struct line {
     segment s;
     std::uint64_t offset;
+    bool reported = false;  // its skip was reported
   };
   // The recordings' table, read by key: a framing chosen at run time with the reading options
   // of the specifier that named it.
@@ -193,17 +201,13 @@ class segmented_input {
 
   void read_segments(const open_options& open) {
     reader in = open_input(name_, open);
-    std::string text;
+    std::string text, why;
     std::uint64_t number = 0;
     for (std::uint64_t at = in.tell(); in.read_line(text); at = in.tell()) {
       ++number;
-      std::optional<segment> s = parse_segment_line(text);
+      std::optional<segment> s = parse_segment_line(text, &why);
       if (!s) {
-        if (!permissive_)
-          in.fail_at(
-              at, {"a segments line 'utterance recording start end [channel]' (line ", decimal(number), ")"},
-              {quoted_excerpt(text)});
-        report({"line ", decimal(number), " (", quoted_excerpt(text), ") skipped: it is no segment"});
+        report({"line ", decimal(number), " (", quoted_excerpt(text), ") skipped: ", why});
         continue;
       }
       if (!kaldi_io::is_token(s->utterance) || !kaldi_io::is_token(s->recording))
@@ -214,21 +218,18 @@ class segmented_input {
             name_, at, s->utterance, {"distinct utterances"},
             {"utterance ", quoted_excerpt(s->utterance), " again (line ", decimal(number), ")"});
       index_.insert(s->utterance).where.offset = lines_.size();
-      lines_.push_back({std::move(*s), at});
+      lines_.push_back({std::move(*s), at, false});
     }
     in.close();
   }
 
   // Sets e to l's wave; false when the segment is skipped.
-  bool hand_out(const line& l, entry& e) {
-    const wave_data* recording = recordings_.borrow(l.s.recording);
-    if (!recording) {
-      if (!permissive_)
-        throw_format_error(name_, l.offset, l.s.utterance,
-                           {"a recording that '", recordings_.framing().name(), "' has"},
-                           {"recording ", quoted_excerpt(l.s.recording), ", which it has not"});
-      report({"utterance ", quoted_excerpt(l.s.utterance), " skipped: no recording ",
-              quoted_excerpt(l.s.recording)});
+  bool hand_out(line& l, entry& e) {
+    const wave_data* recording;
+    try {
+      recording = &recordings_.borrow_at(l.s.recording);
+    } catch (const missing_key_error& e) {  // absent, or unreadable under 'p': why, in its words
+      skip(l, {e.what()});
       return false;
     }
     segment_samples where = locate_segment(l.s, recording->sample_frequency(), recording->num_samples(),
@@ -239,7 +240,7 @@ class segmented_input {
           {"a channel for a segment of a recording of ", decimal(recording->num_channels()), " channels"},
           {"none"});
     if (where.result == segment_samples::outcome::skipped) {
-      report({"utterance ", quoted_excerpt(l.s.utterance), " skipped: ", where.reason});
+      skip(l, {where.reason});
       return false;
     }
     encode_record<wave_holder>(bytes_, cut_segment(*recording, where));
@@ -253,13 +254,19 @@ class segmented_input {
     return true;
   }
 
+  // Reports a skipped segment, once.
+  void skip(line& l, message why) {
+    if (l.reported) return;
+    l.reported = true;
+    report({"utterance ", quoted_excerpt(l.s.utterance), " skipped: ", detail::join(why)});
+  }
+
   void report(message what) const {
     report_error(detail::join({"'", name_, "': ", detail::join(what)}).c_str());
   }
 
   std::string name_;
   segment_options cut_;
-  bool permissive_;
   std::vector<line> lines_;
   detail::key_index index_;
   std::size_t next_ = 0;

@@ -297,13 +297,48 @@ TABLIO_IMPL std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
   return r;
 }
 
+namespace detail {
+// Why spec is no specifier (parse(spec) failed), in words a newcomer can act on.
+template <class Parse>
+TABLIO_COLD std::string specifier_problem(std::string_view spec, bool writing, Parse parse) {
+  auto split = split_specifier(spec);
+  if (!split)
+    return spec.find(':') == std::string_view::npos
+               ? "no ':': a specifier is FORMAT[,OPTIONS]:NAME, such as 'ark:feats.ark' or 'scp:feats.scp'"
+               : "whitespace at its end";
+  int formats = 0;
+  bool script = false;
+  for (std::string_view o : split->first) {
+    if (o.empty()) return "an empty option (a space, or ',' twice, before the ':')";
+    if (writing && o == "scp") {
+      script = true;
+    } else if (find_format(o)) {
+      ++formats;
+    } else if (o != "scp" && !parse(std::string(o) + ",ark:x") && !parse(std::string(o) + ",tar:x")) {
+      return join({"'", o, "' is no format and no option"});
+    }
+  }
+  if (formats == 0 && !script) return "no format (ark, scp, tfrecord, lmdb, idx, tar...) before the ':'";
+  if (formats > 1)
+    return writing ? "two formats" : "two formats: a table is read from one ('ark:NAME' or 'scp:NAME')";
+  if (script && formats == 1 && split->second.find(',') == std::string_view::npos)
+    return "FORMAT,scp:TABLE,SCRIPT names two files, with a ',' between them";
+  return "an option its format does not take (docs/specifiers.md lists what each takes)";
+}
+}  // namespace detail
+
 TABLIO_IMPL wspecifier require_wspecifier(std::string_view spec) {
   if (auto w = parse_wspecifier(spec)) return std::move(*w);
-  throw_usage_error({"invalid wspecifier '", spec, "'"});
+  throw_usage_error(
+      {"invalid wspecifier '", spec,
+       "': ", detail::specifier_problem(spec, true, [](std::string_view s) { return parse_wspecifier(s); })});
 }
 TABLIO_IMPL rspecifier require_rspecifier(std::string_view spec) {
   if (auto r = parse_rspecifier(spec)) return std::move(*r);
-  throw_usage_error({"invalid rspecifier '", spec, "'"});
+  throw_usage_error(
+      {"invalid rspecifier '", spec, "': ", detail::specifier_problem(spec, false, [](std::string_view s) {
+         return parse_rspecifier(s);
+       })});
 }
 
 #endif  // TABLIO_HEADER_IMPLEMENTATION
