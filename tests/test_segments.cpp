@@ -206,7 +206,10 @@ TEST_CASE("segments extract-segments skips are reported once and left out", "[se
     data_folder data("u1 r1 0 1\nu2 r2 0 0.5 1\n");
     write_text(data.dir / "wav.scp", "r1 " + (data.dir / "r1.wav") + "\nr2 exit 3 |\n");
     sequential_table_reader<wave_holder> r(data.spec());
-    CHECK_THROWS_MATCHES(r.next(), io_error, test::says("command exited with status 3"));
+    CHECK_THROWS_MATCHES(
+        r.next(), io_error,
+        test::says("utterance 'u2' of '" + (data.dir / "segments") + "', recording 'r2': ") &&
+            test::says("command exited with status 3"));
     std::vector<std::string> keys;
     for (auto& [key, wave] : sequential_table_reader<wave_holder>(data.spec(",p"))) keys.push_back(key);
     CHECK(keys == std::vector<std::string>{"u1"});

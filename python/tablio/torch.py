@@ -771,6 +771,9 @@ class DataLoader(torch.utils.data.DataLoader):
         if not isinstance(dataset, TableIterableDataset) and not isinstance(self._sampler_of(), DistributedSampler):
             raise tablio.UsageError("tablio.torch.DataLoader resumes a TableIterableDataset, or a dataset sampled by "
                                     "tablio.torch.DistributedSampler")
+        if isinstance(dataset, TableIterableDataset) and dataset.batch_size and (self.batch_size or 1) > 1:
+            raise tablio.UsageError(f"the dataset yields batches (its batch_size={dataset.batch_size}): batch them "
+                                    "once, with DataLoader(dataset, batch_size=None)")
 
     def _sampler_of(self):
         if isinstance(self.dataset, torch.utils.data.IterableDataset):

@@ -638,6 +638,8 @@ def test_on_error_skip_leaves_out_a_sample_that_fails_to_decode(tmp_path):
     spec = bad_samples(tmp_path)
     with pytest.raises(tablio.FormatError, match="000005"):
         list(tt.TableIterableDataset(spec, type="sample", decode=True))
+    with pytest.raises(tablio.UsageError, match=r"the dataset yields batches \(its batch_size=4\): batch them once"):
+        tt.DataLoader(tt.TableIterableDataset(spec, type="sample", batch_size=4), batch_size=4)
     with pytest.raises(tablio.UsageError, match="on_error is 'raise' or 'skip'"):
         tt.TableIterableDataset(spec, type="sample", decode=True, on_error="ignore")
     # One record at a time: its place is taken by the next, so every place yields.

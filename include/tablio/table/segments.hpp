@@ -231,6 +231,10 @@ class segmented_input {
     } catch (const missing_key_error& e) {  // absent, or unreadable under 'p': why, in its words
       skip(l, {e.what()});
       return false;
+    } catch (const io_error& e) {  // a command that failed: which utterance needed it
+      throw io_error(e, e.path(),
+                     detail::join({"utterance ", quoted_excerpt(l.s.utterance), " of '", name_,
+                                   "', recording ", quoted_excerpt(l.s.recording), ": ", e.what()}));
     }
     segment_samples where = locate_segment(l.s, recording->sample_frequency(), recording->num_samples(),
                                            recording->num_channels(), cut_);
