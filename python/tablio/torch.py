@@ -390,6 +390,8 @@ class TableDataset(torch.utils.data.Dataset):
         except TypeError:
             return collate(self.__getitems__(index))
         position = self._position(index)
+        if not 0 <= position < len(self):
+            raise IndexError(f"index {index} of a dataset of {len(self)}")
         for tried in range(len(self)):  # on_error="skip": the next record that decodes stands in
             try:
                 value = self._value((position + tried) % len(self))

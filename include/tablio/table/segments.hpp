@@ -99,9 +99,10 @@ struct segment_samples {
 
 namespace detail {
 // A number of samples as Kaldi's int32 conversions give it: truncated; past int32's range
-// (undefined in Kaldi) as its largest, which is past any recording's end.
+// (undefined in Kaldi), or NaN, as its largest, which is past any recording's end.
 inline std::int64_t samples_at(double samples) {
-  return samples >= 2147483647.0 ? std::int64_t{2147483647} : static_cast<std::int64_t>(samples);
+  if (!(samples < 2147483647.0)) return 2147483647;
+  return samples > -2147483648.0 ? static_cast<std::int64_t>(samples) : -2147483648;
 }
 }  // namespace detail
 
@@ -138,7 +139,8 @@ inline segment_samples locate_segment(const segment& s, float sample_frequency, 
   return out;
 }
 
-// The samples a segment keeps, as a mono wave of the recording's sample rate.
+// The samples a segment keeps (where locate_segment kept them), as a mono wave of the
+// recording's sample rate.
 inline wave_data cut_segment(const wave_data& recording, const segment_samples& where) {
   matrix<float> samples(1, where.end - where.begin);
   std::span<const float> from = recording.data().row(where.channel);
