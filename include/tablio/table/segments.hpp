@@ -225,8 +225,8 @@ class segmented_input {
     in.close();
   }
 
-  // Sets e to l's wave; false when the segment is skipped.
-  bool hand_out(line& l, entry& e) {
+  // Sets out to l's wave; false when the segment is skipped.
+  bool hand_out(line& l, entry& out) {
     const wave_data* recording;
     try {
       recording = &recordings_.borrow_at(l.s.recording);
@@ -250,13 +250,13 @@ class segmented_input {
       return false;
     }
     encode_record<wave_holder>(bytes_, cut_segment(*recording, where));
-    e.key = l.s.utterance;
-    e.form = entry_form::record;
-    e.bytes = bytes_;
-    e.source = name_;
-    e.data_offset = 0;
-    e.range = {};
-    e.pending = false;
+    out.key = l.s.utterance;
+    out.form = entry_form::record;
+    out.bytes = bytes_;
+    out.source = name_;
+    out.data_offset = 0;
+    out.range = {};
+    out.pending = false;
     return true;
   }
 
