@@ -228,14 +228,17 @@ struct basic {
   }
 };
 
-// (rate, float32 ndarray[channels, samples]), as Kaldi's WaveData holds it.
+// (rate, float32 ndarray[channels, samples]), as Kaldi's WaveData holds it (float64 when
+// dtype= asks).
 struct wave {
   using holder = tablio::wave_holder;
   using value_type = tablio::wave_data;
   static py::object to_python(value_type&& w, const value_options& o) {
     float rate = w.sample_frequency();
     if (o.int16_samples) return py::make_tuple(static_cast<long>(std::lround(rate)), int16_samples(w.data()));
-    return py::make_tuple(rate, float_matrix<float>::to_python(std::move(w.data()), o));
+    py::object samples = float_matrix<float>::to_python(std::move(w.data()), o);
+    if (o.double_precision) samples = samples.attr("astype")("float64");  // dtype=numpy.float64 asks for it
+    return py::make_tuple(rate, samples);
   }
   static value_type from_python(py::handle h, const value_options& o) {
     auto pair = py::cast<py::tuple>(h);

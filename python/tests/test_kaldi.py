@@ -374,6 +374,7 @@ def test_waves_in_kaldiios_int16_layout(data, tmp_path):
     rate, back = tablio.load_object(str(tmp_path / "s.wav"), type="wave", dtype=np.int16)
     assert rate == 8000 and np.array_equal(back, stereo)
     assert tablio.load_object(str(tmp_path / "s.wav"), type="wave")[1].shape == (2, 3)
+    assert tablio.load_object(str(tmp_path / "s.wav"), type="wave", dtype=np.float64)[1].dtype == np.float64
     # Without type=, as kaldiio is called: waves in its layout, other values as stored.
     rate, back = tablio.load_object(str(tmp_path / "s.wav"), dtype=np.int16)
     assert rate == 8000 and np.array_equal(back, stereo)
