@@ -110,6 +110,8 @@ void encode_to(writer& w, const T& v) {
     C::write(w, static_cast<std::underlying_type_t<T>>(v));
   } else if constexpr (detail::has_builtin_codec<T>) {
     builtin_codec<T>::template write<C>(w, v);
+  } else if constexpr (detail::reflectable_aggregate<T> && requires { C::write_aggregate(w, v); }) {
+    C::write_aggregate(w, v);  // a codec of messages (protobuf), not of fields in a row
   } else if constexpr (detail::reflectable_aggregate<T>) {
     boost::pfr::for_each_field(v, [&](const auto& field) { encode_to<C>(w, field); });
   } else {
@@ -137,6 +139,8 @@ void decode_from(reader& r, T& v) {
     v = static_cast<T>(u);
   } else if constexpr (detail::has_builtin_codec<T>) {
     builtin_codec<T>::template read<C>(r, v);
+  } else if constexpr (detail::reflectable_aggregate<T> && requires { C::read_aggregate(r, v); }) {
+    C::read_aggregate(r, v);
   } else if constexpr (detail::reflectable_aggregate<T>) {
     boost::pfr::for_each_field(v, [&](auto& field) { decode_from<C>(r, field); });
   } else {

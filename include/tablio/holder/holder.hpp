@@ -12,16 +12,36 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+namespace detail {
+// Whether a codec's encoding of a value says where it ends (protobuf's messages do not).
+template <class C>
+constexpr bool self_delimiting() {
+  if constexpr (requires { C::delimited; })
+    return C::delimited;
+  else
+    return true;
+}
+}  // namespace detail
+
 template <class T, class BinaryCodec = kaldi_binary, class TextCodec = kaldi_text>
 class holder : public holder_storage<T> {
+  static constexpr bool delimited = detail::self_delimiting<BinaryCodec>();
+
  public:
   // A text object ends its line, as Kaldi's text objects do, so that reading can check that
   // it took the whole object (read_text_line_end); a Kaldi-style class's text is what its
-  // Write gives, byte for byte.
+  // Write gives, byte for byte. A binary object whose encoding does not end itself (a
+  // protobuf message) has its size before it, in the codec's way of writing sizes.
   static void write(writer& w, bool binary, const T& v) {
     if (binary) {
       kaldi_io::write_binary_header(w);
-      encode_to<BinaryCodec>(w, v);
+      if constexpr (delimited) {
+        encode_to<BinaryCodec>(w, v);
+      } else {
+        byte_buffer bytes = encode<BinaryCodec>(v);
+        BinaryCodec::write_size(w, bytes.size());
+        w.write(bytes.data(), bytes.size());
+      }
     } else if constexpr (kaldi_object<T>) {
       encode_to<TextCodec>(w, v);
     } else {
@@ -35,11 +55,31 @@ class holder : public holder_storage<T> {
   }
   void read(reader& r) {
     if (kaldi_io::read_binary_header(r)) {
-      decode_from<BinaryCodec>(r, this->value_);
+      if constexpr (delimited) {
+        decode_from<BinaryCodec>(r, this->value_);
+      } else {
+        const std::uint64_t size = BinaryCodec::read_size(r);
+        r.check_available(size, 1, "bytes of the object");
+        std::string bytes(static_cast<std::size_t>(size), '\0');
+        r.read_exact(bytes.data(), bytes.size(), "bytes of the object");
+        decode_record(bytes, r.name());
+      }
     } else {
       decode_from<TextCodec>(r, this->value_);
       if constexpr (!kaldi_object<T>) kaldi_io::read_text_line_end(r);
     }
+  }
+
+  // Records of a codec whose encoding does not end itself are that encoding alone, as any
+  // other reader of it (libprotobuf, Python's protobuf) reads it.
+  static void encode_record(std::string& out, const T& v) requires(!delimited) {
+    out.assign(encode<BinaryCodec>(v).view());
+  }
+  void decode_record(std::string_view bytes, const std::string& name) requires(!delimited) {
+    reader in = memory_reader(bytes, name);
+    decode_from<BinaryCodec>(in, this->value_);
+    if (!in.at_end())
+      in.fail({"the end of the record after the value"}, {decimal(*in.remaining()), " more bytes"});
   }
 };
 

@@ -1,0 +1,800 @@
+// tablio::protobuf: a user's types as protocol buffers messages, so that records outlive the
+// struct that wrote them and any language reads them.
+//
+//   struct utterance { std::string id; std::int32_t speaker = 0; std::vector<float> feats; };
+//   byte_buffer b = encode<protobuf>(utterance{...});      // what libprotobuf writes
+//   auto u = decode<protobuf, utterance>(b);
+//
+// An aggregate is a message (Boost.PFR), field number = declaration index + 1, unless the type
+// numbers its fields: a static member `tablio_field_numbers` (a std::array of its fields'
+// numbers, in declaration order) or a specialization of proto_field_numbers<T>. Renumbering is
+// how a removed field's number stays reserved. Field kinds, as protobuf maps them:
+//   bool, int32/int64/uint32/uint64 and enums   varint (a negative int32 sign-extended)
+//   float, double                               fixed32, fixed64
+//   pb::sint<T>, pb::fixed<T>                   sint32/64 (zigzag), fixed32/64 or sfixed32/64
+//   std::string, std::vector<std::byte/uint8_t/char>   bytes
+//   std::vector<number>                          packed repeated (read packed or not)
+//   std::vector<message, string or bytes>        repeated
+//   std::optional<T>                             explicit presence: written when set, even 0
+//   std::map<K, V>                               map entries, sorted by key
+//   std::array<number, N>                        packed repeated of exactly N (checked)
+//   a nested aggregate                           a message, merged when it comes twice
+// Writing gives libprotobuf's deterministic serialization: fields in number order, proto3
+// scalars equal to 0 (and empty strings, vectors, messages) left out, except a field whose
+// default member initializer is not 0 (`int64_t extra = 42`): it is written always, so that a
+// 0 reads back as 0 (its schema field is `optional`). Reading skips unknown fields of every
+// wire type, leaves absent fields at their default member initializers, keeps the last value
+// of a singular field that comes twice, and refuses a wire type that contradicts the field's
+// C++ type with a format_error naming the field number, the offset and both types; nesting is
+// bounded (protobuf's 100) and every length checked against the message.
+#pragma once
+
+#include <tablio/codec/concepts.hpp>
+#include <tablio/codec/dispatch.hpp>
+#include <tablio/codec/protobuf_wire.hpp>
+#include <tablio/core/endian.hpp>
+
+#include <boost/pfr/core.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace pb {
+// An integer field written zigzag-encoded (sint32, sint64): small negative numbers stay short.
+template <class T>
+requires(std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>) struct sint {
+  T value{};
+  constexpr sint() = default;
+  constexpr sint(T v) : value(v) {}
+  constexpr operator T() const { return value; }
+  bool operator==(const sint&) const = default;
+};
+// An integer field of fixed width (fixed32, fixed64, sfixed32, sfixed64): large values stay
+// 4 or 8 bytes.
+template <class T>
+requires(std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
+         std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>) struct fixed {
+  T value{};
+  constexpr fixed() = default;
+  constexpr fixed(T v) : value(v) {}
+  constexpr operator T() const { return value; }
+  bool operator==(const fixed&) const = default;
+};
+}  // namespace pb
+
+// Specialize with `static constexpr std::array<std::uint32_t, N> value{...}` to number T's
+// fields (in declaration order) without touching T.
+template <class T>
+struct proto_field_numbers;
+
+// The codec tag: encode<protobuf>(v), decode<protobuf, T>(bytes), holder<T, protobuf>.
+// A message's encoding does not say where it ends: holders keep it whole as a record, and
+// length-prefixed inside an archive (`delimited`).
+struct protobuf;
+
+namespace detail::proto {
+
+using protobuf_wire::wire_type;
+inline constexpr int max_depth = 100;  // protobuf's own recursion limit
+
+template <class T>
+struct is_sint : std::false_type {};
+template <class T>
+struct is_sint<pb::sint<T>> : std::true_type {};
+template <class T>
+struct is_fixed : std::false_type {};
+template <class T>
+struct is_fixed<pb::fixed<T>> : std::true_type {};
+template <class T>
+struct is_vector : std::false_type {};
+template <class T, class A>
+struct is_vector<std::vector<T, A>> : std::true_type {};
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+template <class T>
+struct is_map : std::false_type {};
+template <class K, class V, class C, class A>
+struct is_map<std::map<K, V, C, A>> : std::true_type {};
+template <class T>
+struct is_std_array : std::false_type {};
+template <class T, std::size_t N>
+struct is_std_array<std::array<T, N>> : std::true_type {};
+
+template <class T>
+concept byte_like =
+    std::is_same_v<T, std::byte> || std::is_same_v<T, std::uint8_t> || std::is_same_v<T, char>;
+
+// Numbers: what a varint or a fixed field holds.
+template <class T>
+concept scalar =
+    (std::is_arithmetic_v<T> && !std::is_same_v<T, long double>) || std::is_enum_v<T> || is_sint<T>::value
+    || is_fixed<T>::value;
+// Bytes: std::string, and vectors of bytes.
+template <class T>
+concept bytes_field = std::is_same_v<T, std::string> ||
+    (is_vector<T>::value&& byte_like<typename T::value_type>);
+
+template <class T>
+concept message = std::is_class_v<T> && !scalar<T> && !bytes_field<T> && !is_vector<T>::value &&
+                  !is_optional<T>::value && !is_map<T>::value && !is_std_array<T>::value &&
+                  (detail::reflectable_aggregate<T> || detail::user_customized<protobuf, T>);
+
+// The wire type and protobuf's name of a scalar.
+template <scalar T>
+constexpr wire_type wire_of() {
+  if constexpr (std::is_same_v<T, float>)
+    return protobuf_wire::fixed32;
+  else if constexpr (std::is_same_v<T, double>)
+    return protobuf_wire::fixed64;
+  else if constexpr (is_fixed<T>::value)
+    return sizeof(T) == 4 ? protobuf_wire::fixed32 : protobuf_wire::fixed64;
+  else
+    return protobuf_wire::varint;
+}
+template <scalar T>
+constexpr const char* scalar_name() {
+  if constexpr (std::is_same_v<T, bool>)
+    return "bool";
+  else if constexpr (std::is_same_v<T, float>)
+    return "float";
+  else if constexpr (std::is_same_v<T, double>)
+    return "double";
+  else if constexpr (is_sint<T>::value)
+    return sizeof(T) == 4 ? "sint32" : "sint64";
+  else if constexpr (is_fixed<T>::value)
+    return std::is_signed_v<decltype(T::value)> ? (sizeof(T) == 4 ? "sfixed32" : "sfixed64")
+                                                : (sizeof(T) == 4 ? "fixed32" : "fixed64");
+  else if constexpr (std::is_enum_v<T>)
+    return "enum";
+  else if constexpr (std::is_signed_v<T>)
+    return sizeof(T) <= 4 ? "int32" : "int64";
+  else
+    return sizeof(T) <= 4 ? "uint32" : "uint64";
+}
+inline const char* wire_name(std::uint32_t w) {
+  switch (w) {
+    case protobuf_wire::varint:
+      return "varint";
+    case protobuf_wire::fixed64:
+      return "fixed64";
+    case protobuf_wire::length_delimited:
+      return "length-delimited";
+    case protobuf_wire::fixed32:
+      return "fixed32";
+    case 3:
+    case 4:
+      return "group";
+    default:
+      return "unknown";
+  }
+}
+
+// A varint scalar's 64 bits as protobuf writes them: signed values sign-extended (a negative
+// int32 takes 10 bytes), sint zigzag-encoded.
+template <scalar T>
+constexpr std::uint64_t varint_bits(T v) {
+  if constexpr (is_sint<T>::value) {
+    using I = decltype(T::value);
+    using U = std::make_unsigned_t<I>;
+    return static_cast<U>((static_cast<U>(v.value) << 1) ^ static_cast<U>(v.value >> (sizeof(I) * 8 - 1)));
+  } else if constexpr (std::is_enum_v<T>) {
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::underlying_type_t<T>>(v)));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v ? 1 : 0;
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+  } else {
+    return static_cast<std::uint64_t>(v);
+  }
+}
+// A varint read into T as protobuf reads it: int32 and enums from the low 32 bits, bool as
+// non-zero; narrower C++ types must hold the number (false otherwise).
+template <scalar T>
+bool from_varint(std::uint64_t bits, T& v) {
+  if constexpr (is_sint<T>::value) {
+    using I = decltype(T::value);
+    using U = std::make_unsigned_t<I>;
+    U u = static_cast<U>(bits);
+    v.value = static_cast<I>((u >> 1) ^ (~(u & 1) + 1));
+    return true;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    v = bits != 0;
+    return true;
+  } else if constexpr (std::is_enum_v<T>) {
+    using U = std::underlying_type_t<T>;
+    U u{};
+    if (!from_varint(bits, u)) return false;  // as protobuf reads an enum: an int32
+    v = static_cast<T>(u);
+    return true;
+  } else if constexpr (sizeof(T) == 8) {
+    v = static_cast<T>(bits);
+    return true;
+  } else if constexpr (std::is_signed_v<T>) {
+    std::int32_t n = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));  // int32's truncation
+    if (n < std::numeric_limits<T>::min() || n > std::numeric_limits<T>::max()) return false;
+    v = static_cast<T>(n);
+    return true;
+  } else {
+    std::uint32_t n = static_cast<std::uint32_t>(bits);  // uint32's truncation
+    if (n > std::numeric_limits<T>::max()) return false;
+    v = static_cast<T>(n);
+    return true;
+  }
+}
+
+template <scalar T>
+constexpr std::size_t fixed_width() {
+  return wire_of<T>() == protobuf_wire::fixed32 ? 4 : 8;
+}
+template <scalar T>
+char* put_fixed(char* p, T v) {
+  if constexpr (is_fixed<T>::value)
+    store<std::endian::little>(p, v.value);
+  else
+    store<std::endian::little>(p, v);
+  return p + sizeof(v);
+}
+template <scalar T>
+void get_fixed(const char* p, T& v) {
+  if constexpr (is_fixed<T>::value)
+    v.value = load<std::endian::little, decltype(T::value)>(p);
+  else
+    v = load<std::endian::little, T>(p);
+}
+// Whether protobuf leaves the scalar out when it has no explicit presence: it is 0 (a float's
+// bits all 0: -0.0 is written).
+template <scalar T>
+bool is_zero(const T& v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t> bits;
+    std::memcpy(&bits, &v, sizeof v);
+    return bits == 0;
+  } else if constexpr (is_sint<T>::value || is_fixed<T>::value) {
+    return v.value == 0;
+  } else {
+    return v == T{};
+  }
+}
+template <scalar T>
+std::size_t scalar_size(const T& v) {
+  if constexpr (wire_of<T>() == protobuf_wire::varint)
+    return protobuf_wire::varint_size(varint_bits(v));
+  else
+    return fixed_width<T>();
+}
+template <scalar T>
+char* put_scalar(char* p, const T& v) {
+  if constexpr (wire_of<T>() == protobuf_wire::varint)
+    return protobuf_wire::put_varint(p, varint_bits(v));
+  else
+    return put_fixed(p, v);
+}
+
+inline std::size_t tag_size(std::uint32_t number) {
+  return protobuf_wire::varint_size(std::uint64_t{number} << 3);
+}
+inline char* put_tag(char* p, std::uint32_t number, wire_type w) {
+  return protobuf_wire::put_varint(p, (std::uint64_t{number} << 3) | w);
+}
+
+template <class T>
+std::string_view bytes_of(const T& v) {
+  return {reinterpret_cast<const char*>(v.data()), v.size()};
+}
+
+// ----- field numbers
+
+template <class T>
+constexpr std::size_t field_count() {
+  return boost::pfr::tuple_size_v<T>;
+}
+template <class T>
+constexpr auto field_numbers() {
+  constexpr std::size_t n = field_count<T>();
+  std::array<std::uint32_t, n> numbers{};
+  if constexpr (requires { proto_field_numbers<T>::value; }) {
+    for (std::size_t i = 0; i < n; ++i) numbers[i] = proto_field_numbers<T>::value[i];
+  } else if constexpr (requires { T::tablio_field_numbers; }) {
+    for (std::size_t i = 0; i < n; ++i) numbers[i] = static_cast<std::uint32_t>(T::tablio_field_numbers[i]);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) numbers[i] = static_cast<std::uint32_t>(i + 1);
+  }
+  return numbers;
+}
+template <class T>
+constexpr bool numbers_given_for_each_field() {
+  if constexpr (requires { proto_field_numbers<T>::value; })
+    return std::size(proto_field_numbers<T>::value) == field_count<T>();
+  else if constexpr (requires { T::tablio_field_numbers; })
+    return std::size(T::tablio_field_numbers) == field_count<T>();
+  else
+    return true;
+}
+template <class T>
+constexpr bool numbers_valid() {
+  constexpr auto numbers = field_numbers<T>();
+  for (std::size_t i = 0; i < numbers.size(); ++i) {
+    std::uint32_t n = numbers[i];
+    if (n < 1 || n > (1u << 29) - 1 || (n >= 19000 && n <= 19999)) return false;
+    for (std::size_t j = 0; j < i; ++j)
+      if (numbers[j] == n) return false;
+  }
+  return true;
+}
+// The fields in the order of their numbers, which is the order they are written in.
+template <class T>
+constexpr auto write_order() {
+  constexpr auto numbers = field_numbers<T>();
+  std::array<std::size_t, numbers.size()> order{};
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (std::size_t i = 1; i < order.size(); ++i)  // insertion sort: a handful of fields
+    for (std::size_t j = i; j > 0 && numbers[order[j - 1]] > numbers[order[j]]; --j)
+      std::swap(order[j - 1], order[j]);
+  return order;
+}
+
+// Whether field I of T has a default member initializer other than 0, which gives it explicit
+// presence (written even when 0, so that the 0 reads back as 0 rather than as the default).
+template <class T>
+const T& defaults() {
+  static const T d{};
+  return d;
+}
+template <class T, std::size_t I>
+bool written_when_zero() {
+  using F = std::remove_cvref_t<decltype(boost::pfr::get<I>(std::declval<T&>()))>;
+  if constexpr (scalar<F>) {
+    static const bool nonzero = !is_zero(boost::pfr::get<I>(defaults<T>()));
+    return nonzero;
+  } else {
+    return false;
+  }
+}
+
+template <class T>
+void check_message_type() {
+  static_assert(numbers_given_for_each_field<T>(),
+                "tablio::protobuf: the field numbers a type gives must number each of its fields");
+  static_assert(
+      numbers_valid<T>(),
+      "tablio::protobuf: field numbers are distinct, 1 to 2^29-1, and not 19000-19999 (protobuf's own)");
+}
+
+// ----- sizes and writing
+
+template <class T>
+std::size_t message_size(const T& v);
+template <class T>
+char* put_message(char* p, const T& v);
+
+template <class F>
+std::size_t value_size(const F& f) {  // a value's bytes after its tag (and length, for messages)
+  if constexpr (scalar<F>)
+    return scalar_size(f);
+  else if constexpr (bytes_field<F>)
+    return f.size();
+  else
+    return message_size(f);
+}
+template <class F>
+std::size_t delimited_size(const F& f) {
+  std::size_t n = value_size(f);
+  return protobuf_wire::varint_size(n) + n;
+}
+
+// The bytes field `number` of value f takes, tag included; `always`: written even when 0/empty.
+template <class F>
+std::size_t field_size(std::uint32_t number, const F& f, bool always) {
+  const std::size_t tag = tag_size(number);
+  if constexpr (scalar<F>) {
+    return always || !is_zero(f) ? tag + scalar_size(f) : 0;
+  } else if constexpr (bytes_field<F>) {
+    return always || !f.empty() ? tag + protobuf_wire::varint_size(f.size()) + f.size() : 0;
+  } else if constexpr (is_optional<F>::value) {
+    return f ? field_size(number, *f, true) : 0;
+  } else if constexpr (is_vector<F>::value || is_std_array<F>::value) {
+    using E = typename F::value_type;
+    if (f.empty()) return 0;
+    if constexpr (scalar<E>) {
+      std::size_t body = 0;
+      if constexpr (wire_of<E>() == protobuf_wire::varint)
+        for (const E& e : f) body += scalar_size(e);
+      else
+        body = f.size() * fixed_width<E>();
+      return tag + protobuf_wire::varint_size(body) + body;
+    } else {
+      std::size_t n = 0;
+      for (const E& e : f) n += tag + delimited_size(e);
+      return n;
+    }
+  } else if constexpr (is_map<F>::value) {
+    std::size_t n = 0;
+    for (const auto& [key, value] : f) {
+      std::size_t entry = field_size(1, key, true) + field_size(2, value, true);
+      n += tag + protobuf_wire::varint_size(entry) + entry;
+    }
+    return n;
+  } else {
+    static_assert(message<F>, "tablio::protobuf: this field's type has no protobuf encoding");
+    std::size_t n = message_size(f);
+    return always || n != 0 ? tag + protobuf_wire::varint_size(n) + n : 0;
+  }
+}
+
+template <class F>
+char* put_delimited(char* p, const F& f, std::size_t size) {
+  p = protobuf_wire::put_varint(p, size);
+  if constexpr (bytes_field<F>) {
+    if (size != 0) std::memcpy(p, f.data(), size);
+    return p + size;
+  } else {
+    return put_message(p, f);
+  }
+}
+
+template <class F>
+char* put_field(char* p, std::uint32_t number, const F& f, bool always) {
+  if constexpr (scalar<F>) {
+    if (!always && is_zero(f)) return p;
+    p = put_tag(p, number, wire_of<F>());
+    return put_scalar(p, f);
+  } else if constexpr (bytes_field<F>) {
+    if (!always && f.empty()) return p;
+    p = put_tag(p, number, protobuf_wire::length_delimited);
+    return put_delimited(p, f, f.size());
+  } else if constexpr (is_optional<F>::value) {
+    return f ? put_field(p, number, *f, true) : p;
+  } else if constexpr (is_vector<F>::value || is_std_array<F>::value) {
+    using E = typename F::value_type;
+    if (f.empty()) return p;
+    if constexpr (scalar<E>) {
+      p = put_tag(p, number, protobuf_wire::length_delimited);
+      if constexpr (wire_of<E>() == protobuf_wire::varint) {
+        std::size_t body = 0;
+        for (const E& e : f) body += scalar_size(e);
+        p = protobuf_wire::put_varint(p, body);
+        for (const E& e : f) p = protobuf_wire::put_varint(p, varint_bits(e));
+      } else {
+        const std::size_t body = f.size() * fixed_width<E>();
+        p = protobuf_wire::put_varint(p, body);
+        if constexpr (std::is_floating_point_v<E> && std::endian::native == std::endian::little) {
+          std::memcpy(p, f.data(), body);  // the machine's floats are protobuf's
+          p += body;
+        } else {
+          for (const E& e : f) p = put_fixed(p, e);
+        }
+      }
+      return p;
+    } else {
+      for (const E& e : f) {
+        p = put_tag(p, number, protobuf_wire::length_delimited);
+        p = put_delimited(p, e, value_size(e));
+      }
+      return p;
+    }
+  } else if constexpr (is_map<F>::value) {
+    for (const auto& [key, value] : f) {
+      p = put_tag(p, number, protobuf_wire::length_delimited);
+      p = protobuf_wire::put_varint(p, field_size(1, key, true) + field_size(2, value, true));
+      p = put_field(p, 1, key, true);
+      p = put_field(p, 2, value, true);
+    }
+    return p;
+  } else {
+    std::size_t n = message_size(f);
+    if (!always && n == 0) return p;
+    p = put_tag(p, number, protobuf_wire::length_delimited);
+    p = protobuf_wire::put_varint(p, n);
+    return put_message(p, f);
+  }
+}
+
+// The bytes of a type whose protobuf encoding its own code writes (codec_traits<protobuf, T>,
+// tablio_write/tablio_read): a message of its making.
+template <class T>
+byte_buffer own_encoding(const T& v) {
+  return encode<protobuf>(v);
+}
+
+template <class T>
+std::size_t message_size(const T& v) {
+  if constexpr (user_customized<protobuf, T>) {
+    return own_encoding(v).size();
+  } else {
+    check_message_type<T>();
+    constexpr auto numbers = field_numbers<T>();
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return (std::size_t{0} + ... +
+              field_size(numbers[I], boost::pfr::get<I>(v), written_when_zero<T, I>()));
+    }
+    (std::make_index_sequence<numbers.size()>{});
+  }
+}
+template <class T>
+char* put_message(char* p, const T& v) {
+  if constexpr (user_customized<protobuf, T>) {
+    byte_buffer b = own_encoding(v);
+    if (b.size() != 0) std::memcpy(p, b.data(), b.size());
+    return p + b.size();
+  } else {
+    constexpr auto numbers = field_numbers<T>();
+    constexpr auto order = write_order<T>();
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((p = put_field(p, numbers[order[K]], boost::pfr::get<order[K]>(v), written_when_zero<T, order[K]>())),
+       ...);
+    }
+    (std::make_index_sequence<order.size()>{});
+    return p;
+  }
+}
+
+// ----- reading
+
+// Where a message is being read, for errors.
+struct place {
+  protobuf_wire::cursor& in;
+  int depth;
+};
+
+[[noreturn]] TABLIO_COLD inline void wrong_wire(const protobuf_wire::cursor& in, const char* tag_start,
+                                                std::uint32_t number, const char* type, std::uint32_t wire) {
+  throw_format_error(*in.name, static_cast<std::uint64_t>(tag_start - in.begin), {},
+                     {"field ", decimal(number), " (", type, ") in its wire type"},
+                     {"wire type ", decimal(wire), " (", wire_name(wire), ")"});
+}
+[[noreturn]] TABLIO_COLD inline void out_of_range(const protobuf_wire::cursor& in, const char* at,
+                                                  std::uint32_t number, const char* type) {
+  throw_format_error(*in.name, static_cast<std::uint64_t>(at - in.begin), {},
+                     {"field ", decimal(number), ": a number its C++ type (", type, ") holds"},
+                     {"a larger one"});
+}
+
+template <class T>
+void read_message(protobuf_wire::cursor in, T& v, int depth);
+
+// Reads one scalar of wire type `wire` (already checked) at the cursor.
+template <scalar F>
+void read_scalar(protobuf_wire::cursor& in, F& f, std::uint32_t number) {
+  const char* at = in.p;
+  if constexpr (wire_of<F>() == protobuf_wire::varint) {
+    if (!from_varint(in.get_varint(), f)) out_of_range(in, at, number, scalar_name<F>());
+  } else {
+    in.need(fixed_width<F>());
+    get_fixed(in.p, f);
+    in.p += fixed_width<F>();
+  }
+}
+
+// Reads the field whose tag (number, wire) started at tag_start into f: one value of a
+// singular field (the last wins), or more of a repeated one.
+template <class F>
+void read_field(protobuf_wire::cursor& in, const char* tag_start, std::uint32_t number, std::uint32_t wire,
+                F& f, int depth, std::uint32_t& count) {
+  if constexpr (scalar<F>) {
+    if (wire != wire_of<F>()) wrong_wire(in, tag_start, number, scalar_name<F>(), wire);
+    read_scalar(in, f, number);
+  } else if constexpr (bytes_field<F>) {
+    if (wire != protobuf_wire::length_delimited) wrong_wire(in, tag_start, number, "bytes", wire);
+    std::string_view b = in.get_bytes();
+    using E = typename F::value_type;
+    f.assign(reinterpret_cast<const E*>(b.data()), reinterpret_cast<const E*>(b.data() + b.size()));
+  } else if constexpr (is_optional<F>::value) {
+    if (!f) f.emplace();
+    read_field(in, tag_start, number, wire, *f, depth, count);
+  } else if constexpr (is_vector<F>::value || is_std_array<F>::value) {
+    using E = typename F::value_type;
+    auto append = [&]() -> E& {
+      if constexpr (is_vector<F>::value) {
+        return f.emplace_back();
+      } else {
+        if (count >= f.size())
+          throw_format_error(*in.name, static_cast<std::uint64_t>(tag_start - in.begin), {},
+                             {"field ", decimal(number), ": ", decimal(f.size()), " values (a std::array)"},
+                             {"more"});
+        return f[count++];
+      }
+    };
+    if constexpr (scalar<E>) {
+      if (wire == protobuf_wire::length_delimited) {  // packed
+        protobuf_wire::cursor packed = in.sub(in.get_bytes());
+        if constexpr (wire_of<E>() != protobuf_wire::varint) {
+          const auto bytes = static_cast<std::size_t>(packed.end - packed.p);
+          if (bytes % fixed_width<E>() != 0)
+            packed.fail(
+                {"packed field ", decimal(number), " of whole ", decimal(fixed_width<E>()), "-byte values"},
+                {decimal(bytes), " bytes"});
+          if constexpr (is_vector<F>::value) {
+            const std::size_t n = bytes / fixed_width<E>(), at = f.size();
+            f.resize(at + n);
+            if constexpr (std::is_floating_point_v<E> && std::endian::native == std::endian::little) {
+              if (n != 0) std::memcpy(f.data() + at, packed.p, bytes);
+            } else {
+              for (std::size_t i = 0; i < n; ++i) get_fixed(packed.p + i * fixed_width<E>(), f[at + i]);
+            }
+            return;
+          }
+        }
+        if constexpr (is_vector<F>::value) f.reserve(f.size() + protobuf_wire::count_varints(packed));
+        while (!packed.done()) read_scalar(packed, append(), number);
+      } else if (wire == wire_of<E>()) {
+        read_scalar(in, append(), number);
+      } else {
+        wrong_wire(in, tag_start, number, scalar_name<E>(), wire);
+      }
+    } else {
+      if (wire != protobuf_wire::length_delimited)
+        wrong_wire(in, tag_start, number, bytes_field<E> ? "bytes" : "message", wire);
+      E& e = append();
+      if constexpr (bytes_field<E>) {
+        std::string_view b = in.get_bytes();
+        using B = typename E::value_type;
+        e.assign(reinterpret_cast<const B*>(b.data()), reinterpret_cast<const B*>(b.data() + b.size()));
+      } else {
+        read_message(in.sub(in.get_bytes()), e, depth + 1);
+      }
+    }
+  } else if constexpr (is_map<F>::value) {
+    if (wire != protobuf_wire::length_delimited) wrong_wire(in, tag_start, number, "map entry", wire);
+    protobuf_wire::cursor entry = in.sub(in.get_bytes());
+    typename F::key_type key{};
+    typename F::mapped_type value{};
+    std::uint32_t unused = 0;
+    while (!entry.done()) {
+      const char* at = entry.p;
+      std::uint64_t tag = entry.get_varint();
+      std::uint32_t w = static_cast<std::uint32_t>(tag & 7);
+      if (tag >> 3 == 1)
+        read_field(entry, at, number, w, key, depth + 1, unused);
+      else if (tag >> 3 == 2)
+        read_field(entry, at, number, w, value, depth + 1, unused);
+      else
+        entry.skip(w);
+    }
+    f.insert_or_assign(std::move(key), std::move(value));
+  } else {
+    if (wire != protobuf_wire::length_delimited) wrong_wire(in, tag_start, number, "message", wire);
+    read_message(in.sub(in.get_bytes()), f, depth + 1);  // merged into what came before
+  }
+}
+
+// A std::array field holds exactly its size of values, or none (it was not written).
+template <class F>
+void check_array_count(const protobuf_wire::cursor& in, std::uint32_t number, const F&, std::uint32_t count) {
+  if constexpr (is_std_array<F>::value) {
+    if (count != 0 && count != std::tuple_size_v<F>)
+      throw_format_error(
+          *in.name, static_cast<std::uint64_t>(in.end - in.begin), {},
+          {"field ", decimal(number), ": ", decimal(std::tuple_size_v<F>), " values (a std::array)"},
+          {decimal(count)});
+  }
+}
+
+template <class T>
+void read_message(protobuf_wire::cursor in, T& v, int depth) {
+  if (depth > max_depth) in.fail({"messages nested at most ", decimal(max_depth), " deep"}, {"deeper"});
+  if constexpr (user_customized<protobuf, T>) {
+    reader r = memory_reader(std::string_view(in.p, static_cast<std::size_t>(in.end - in.p)), *in.name);
+    decode_from<protobuf>(r, v);
+  } else {
+    check_message_type<T>();
+    constexpr auto numbers = field_numbers<T>();
+    constexpr std::size_t n = numbers.size();
+    std::array<std::uint32_t, n == 0 ? 1 : n> counts{};  // values read into std::array fields
+    while (!in.done()) {
+      const char* tag_start = in.p;
+      const std::uint64_t tag = in.get_varint();
+      const std::uint64_t number = tag >> 3;
+      const std::uint32_t wire = static_cast<std::uint32_t>(tag & 7);
+      if (number == 0 || number > (1u << 29) - 1)
+        in.fail({"a field number from 1 to 2^29-1"}, {decimal(number)});
+      const bool known = [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return (
+            (numbers[I] == number &&
+             (read_field(in, tag_start, numbers[I], wire, boost::pfr::get<I>(v), depth, counts[I]), true)) ||
+            ...);
+      }
+      (std::make_index_sequence<n>{});
+      if (!known) in.skip(wire);
+    }
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (check_array_count(in, numbers[I], boost::pfr::get<I>(v), counts[I]), ...);
+    }
+    (std::make_index_sequence<n>{});
+  }
+}
+
+}  // namespace detail::proto
+
+struct protobuf : detail::codec_defaults<protobuf> {
+  static constexpr bool binary = true;
+  // A message's bytes do not say where it ends: a holder keeps it whole as a record, and with
+  // its length before it inside an archive.
+  static constexpr bool delimited = false;
+
+  // Bare numbers and sizes (encode<protobuf>(42)), as protobuf writes a field's value: varints,
+  // and floats in 4 or 8 bytes.
+  template <class T>
+  requires std::is_arithmetic_v<T>
+  static void write(writer& w, T v) {
+    char* p = w.reserve(10);
+    w.advance(static_cast<std::size_t>(detail::proto::put_scalar(p, v) - p));
+  }
+  template <class T>
+  requires std::is_arithmetic_v<T>
+  static void read(reader& r, T& v) {
+    char bytes[10];
+    std::size_t n = 0;
+    if constexpr (detail::proto::wire_of<T>() == protobuf_wire::varint) {
+      do {
+        if (n == sizeof bytes) r.fail({"a varint of at most 10 bytes"}, {"more"});
+        if (!r.ensure(1)) r.fail({"a varint"}, {"end of input"});
+        bytes[n++] = static_cast<char>(r.get());
+      } while (static_cast<unsigned char>(bytes[n - 1]) & 0x80);
+    } else {
+      n = detail::proto::fixed_width<T>();
+      r.read_exact(bytes, n, "bytes of a number");
+    }
+    const std::string& name = r.name();
+    protobuf_wire::cursor in{bytes, bytes + n, bytes, &name};
+    detail::proto::read_scalar(in, v, 0);
+  }
+  static void write_size(writer& w, std::uint64_t n) { write(w, n); }
+  static std::uint64_t read_size(reader& r) {
+    std::uint64_t n;
+    read(r, n);
+    return n;
+  }
+
+  // A message: an aggregate, field by field, as its numbers say.
+  template <class T>
+  static void write_aggregate(writer& w, const T& v) {
+    const std::size_t size = detail::proto::message_size(v);
+    char* p = w.reserve(size);
+    detail::proto::put_message(p, v);
+    w.advance(size);
+  }
+  // A message from the rest of the input (a record, or bytes), into a T of its defaults.
+  template <class T>
+  static void read_aggregate(reader& r, T& v) {
+    std::string bytes = rest_of(r);
+    parse(bytes, v, r.name());
+  }
+  // A message from bytes, into a T of its defaults.
+  template <class T>
+  static void parse(std::string_view bytes, T& v, const std::string& name) {
+    v = T{};
+    detail::proto::read_message(
+        protobuf_wire::cursor{bytes.data(), bytes.data() + bytes.size(), bytes.data(), &name}, v, 0);
+  }
+
+ private:
+  static std::string rest_of(reader& r) {
+    std::string out;
+    while (r.ensure(1)) {
+      std::span<const char> w = r.window();
+      if (out.size() + w.size() > r.limits().max_record_bytes)
+        r.fail({"a message of at most ", decimal(r.limits().max_record_bytes),
+                " bytes (limits::max_record_bytes)"},
+               {"more"});
+      out.append(w.data(), w.size());
+      r.advance(w.size());
+    }
+    return out;
+  }
+};
+
+TABLIO_END_NAMESPACE

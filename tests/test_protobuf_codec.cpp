@@ -1,0 +1,146 @@
+// tablio::protobuf on hand-made messages: protobuf's reading rules (unknown fields of every wire
+// type skipped, absent fields at their defaults, the last of a singular field, packed or not,
+// nested messages merged) and the errors of bad input, each naming the field and the offset.
+// Byte-for-byte agreement with libprotobuf is tests/peer/test_codec_peer.cpp's.
+#include "test_support.hpp"
+
+#include <tablio/codec/protobuf.hpp>
+
+using namespace tablio;
+
+namespace {
+
+struct point {
+  std::int32_t x = 0;
+  std::int32_t y = 0;
+  bool operator==(const point&) const = default;
+};
+struct record {
+  std::string id;               // 1
+  std::int32_t n = 0;           // 2
+  std::vector<std::int32_t> v;  // 3
+  point p;                      // 4
+  std::int64_t extra = 42;      // 5
+  std::int8_t small = 0;        // 6
+  std::array<float, 2> pair{};  // 7
+};
+struct node {
+  std::vector<node> kids;
+};
+
+std::string bytes(std::initializer_list<int> b) {
+  std::string s;
+  for (int c : b) s.push_back(static_cast<char>(c));
+  return s;
+}
+record read(const std::string& b) { return decode<protobuf, record>(std::string_view(b)); }
+
+}  // namespace
+
+TEST_CASE("protobuf's reading rules", "[codec][protobuf]") {
+  SECTION("absent fields keep their defaults, a zero of a non-zero default is written") {
+    record r = read("");
+    CHECK(r.extra == 42);
+    CHECK(r.n == 0);
+    r.extra = 0;
+    const std::string pair = bytes({0x3a, 8, 0, 0, 0, 0, 0, 0, 0, 0});  // a std::array: always its values
+    CHECK(std::string(encode<protobuf>(r).view()) == bytes({0x28, 0}) + pair);
+    CHECK(read(bytes({0x28, 0})).extra == 0);
+    CHECK(std::string(encode<protobuf>(record{}).view()) == bytes({0x28, 42}) + pair);
+  }
+  SECTION("unknown fields of every wire type are skipped") {
+    std::string b = bytes({0x10, 7,                               // n = 7
+                           0x48, 0x96, 0x01,                      // 9: varint
+                           0x51, 1,    2,    3,   4, 5, 6, 7, 8,  // 10: fixed64
+                           0x5a, 2,    'h',  'i',                 // 11: bytes
+                           0x65, 1,    2,    3,   4,              // 12: fixed32
+                           0x0a, 1,    'a'});
+    record r = read(b);
+    CHECK(r.n == 7);
+    CHECK(r.id == "a");
+  }
+  SECTION("the last value of a singular field wins; nested messages merge; repeated ones add") {
+    std::string b = bytes({0x10, 1, 0x10, 2, 0x22, 2, 0x08, 5, 0x22, 2, 0x10, 6, 0x18, 1, 0x1a, 2, 2, 3});
+    record r = read(b);
+    CHECK(r.n == 2);
+    CHECK(r.p == point{5, 6});
+    CHECK(r.v == std::vector<std::int32_t>{1, 2, 3});  // unpacked, then packed
+  }
+  SECTION("a std::array holds its count of values") {
+    CHECK(read(bytes({0x3a, 8, 0, 0, 0x80, 0x3f, 0, 0, 0, 0x40})).pair == std::array<float, 2>{1, 2});
+    CHECK_THROWS_MATCHES(read(bytes({0x3a, 4, 0, 0, 0x80, 0x3f})), format_error,
+                         test::says("expected field 7: 2 values (a std::array), found 1"));
+    CHECK_THROWS_MATCHES(read(bytes({0x3d, 0, 0, 0, 0, 0x3d, 0, 0, 0, 0, 0x3d, 0, 0, 0, 0})), format_error,
+                         test::says("at byte 10: expected field 7: 2 values (a std::array), found more"));
+  }
+  SECTION("bare numbers") {
+    CHECK(std::string(encode<protobuf>(std::int32_t{-1}).view()).size() == 10);
+    CHECK(decode<protobuf, std::int32_t>(encode<protobuf>(std::int32_t{-1}).view()) == -1);
+  }
+}
+
+TEST_CASE("bad protobuf messages are errors naming the field and the offset",
+          "[codec][protobuf][untrusted]") {
+  auto fails = [](const std::string& b, const std::string& says) {
+    CHECK_THROWS_MATCHES(read(b), format_error, test::says(says));
+  };
+  fails(bytes({0x0a, 1, 'a', 0x12, 1, 'b'}),
+        "at byte 3: expected field 2 (int32) in its wire type, found wire type "
+        "2 (length-delimited)");
+  fails(bytes({0x25, 1, 2, 3, 4}),
+        "at byte 0: expected field 4 (message) in its wire type, found wire type 5 "
+        "(fixed32)");
+  fails(bytes({0x10}), "expected a varint, found end of data");
+  fails(bytes({0x10, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}),
+        "a varint of at most 64 bits");
+  fails(bytes({0x0a, 5, 'a'}), "at byte 2: expected 5 bytes, found only 1");
+  fails(bytes({0x4b, 0x4c}),
+        "expected a known wire type, found wire type 3");  // a group, of an unknown field
+  fails(bytes({0x0b, 0x0c}), "expected field 1 (bytes) in its wire type, found wire type 3 (group)");
+  fails(bytes({0x00, 1}), "expected a field number from 1 to 2^29-1, found 0");
+  fails(bytes({0x30, 0x80, 0x01}), "at byte 1: expected field 6: a number its C++ type (int32) holds");
+  fails(bytes({0x3a, 3, 0, 0, 0}), "expected packed field 7 of whole 4-byte values, found 3 bytes");
+  std::string deep;  // 101 nodes, each inside the one before
+  for (int i = 0; i < 101; ++i) {
+    std::string tag = "\x0a";
+    protobuf_wire::put_varint(tag, deep.size());
+    deep = tag + deep;
+  }
+  auto decode_node = [](std::string_view b) { return decode<protobuf, node>(b); };
+  CHECK_THROWS_MATCHES(decode_node(deep), format_error, test::says("messages nested at most 100 deep"));
+  node n = decode_node(bytes({0x0a, 2, 0x0a, 0}));
+  REQUIRE(n.kids.size() == 1);
+  CHECK(n.kids[0].kids.size() == 1);
+}
+
+TEST_CASE("protobuf records in every framing, and length-prefixed objects in archives",
+          "[codec][protobuf][table]") {
+  using H = holder<record, protobuf>;
+  test::temp_dir dir;
+  record a{"utt1", 3, {1, 2}, {4, 5}, 0, -1, {0.5f, 1.5f}}, b{"utt2", -7, {}, {}, 7, 2, {}};
+  for (const std::string& spec :
+       {"ark:" + (dir / "r.ark"), "tfrecord:" + (dir / "r.tfrecord"), "tar:" + (dir / "r.tar"),
+        "ark,scp:" + (dir / "s.ark") + "," + (dir / "s.scp")}) {
+    {
+      table_writer<H> w(spec);
+      w.write("00000000", a);  // keys a TFRecord file keeps: its records' numbers
+      w.write("00000001", b);
+    }
+    std::string rspec = spec.starts_with("ark,scp") ? "scp:" + (dir / "s.scp") : spec;
+    sequential_table_reader<H> r(rspec);
+    REQUIRE(r.key() == "00000000");
+    CHECK(std::string(encode<protobuf>(r.value()).view()) == std::string(encode<protobuf>(a).view()));
+    r.next();
+    CHECK(r.value().extra == 7);
+    CHECK(r.value().id == "utt2");
+  }
+  // A record is the message alone, as libprotobuf and Python's protobuf read it.
+  std::string record_bytes;
+  H::encode_record(record_bytes, a);
+  CHECK(record_bytes == std::string(encode<protobuf>(a).view()));
+  // In an archive, "\0B" and the message's size, then the message.
+  const std::string ark = test::read_file(dir / "r.ark");
+  CHECK(ark.substr(0, 11) == std::string("00000000 \0B", 11));
+  CHECK(static_cast<std::size_t>(ark[11]) == record_bytes.size());
+  CHECK(ark.substr(12, record_bytes.size()) == record_bytes);
+}
