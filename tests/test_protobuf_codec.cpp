@@ -4,7 +4,7 @@
 // Byte-for-byte agreement with libprotobuf is tests/peer/test_codec_peer.cpp's.
 #include "test_support.hpp"
 
-#include <tablio/codec/protobuf.hpp>
+#include <tablio/codec/protobuf_schema.hpp>
 
 using namespace tablio;
 
@@ -143,4 +143,42 @@ TEST_CASE("protobuf records in every framing, and length-prefixed objects in arc
   CHECK(ark.substr(0, 11) == std::string("00000000 \0B", 11));
   CHECK(static_cast<std::size_t>(ark[11]) == record_bytes.size());
   CHECK(ark.substr(12, record_bytes.size()) == record_bytes);
+}
+
+namespace {
+struct take {
+  static constexpr std::array<std::string_view, 2> tablio_field_names{"start", "end"};
+  float start = 0, end = 0;
+};
+struct session {
+  static constexpr std::string_view tablio_message_name = "Session";
+  static constexpr std::array<std::string_view, 7> tablio_field_names{
+      "id", "speaker", "feats", "takes", "counts", "transcript", "retries"};
+  static constexpr std::array<std::uint32_t, 7> tablio_field_numbers{1, 2, 3, 4, 5, 7, 8};
+  std::string id;
+  pb::sint<std::int32_t> speaker;
+  std::vector<float> feats;
+  std::vector<take> takes;
+  std::map<std::string, take> counts;
+  std::optional<std::string> transcript;
+  std::int32_t retries = 3;
+};
+}  // namespace
+
+TEST_CASE("the schema of what tablio::protobuf writes", "[codec][protobuf]") {
+  CHECK(proto_schema<session>("speech") ==
+        "syntax = \"proto3\";\n\npackage speech;\n\n"
+        "message Session {\n"
+        "  bytes id = 1;\n"
+        "  sint32 speaker = 2;\n"
+        "  repeated float feats = 3;\n"
+        "  repeated take takes = 4;\n"
+        "  map<string, take> counts = 5;\n"
+        "  optional bytes transcript = 7;\n"
+        "  optional int32 retries = 8;\n"
+        "}\n\n"
+        "message take {\n"
+        "  float start = 1;\n"
+        "  float end = 2;\n"
+        "}\n");
 }

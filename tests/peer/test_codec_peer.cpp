@@ -2,8 +2,11 @@
 // libprotobuf writes deterministically, tablio reads to the same values and writes back to the
 // same bytes; what tablio writes, libprotobuf parses to the same values and serializes
 // deterministically to the same bytes.
-#include <tablio/codec/protobuf.hpp>
+#include <tablio/codec/protobuf_schema.hpp>
 
+#include "../test_support.hpp"
+
+#include <google/protobuf/descriptor.pb.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <catch2/catch.hpp>
@@ -20,6 +23,8 @@ namespace {
 enum class color : std::int32_t { red = 0, green = 1, blue = -2 };
 
 struct inner {
+  static constexpr std::string_view tablio_message_name = "Inner";
+  static constexpr std::array<std::string_view, 3> tablio_field_names{"a", "s", "zs"};
   std::int32_t a = 0;
   std::string s;
   std::vector<pb::sint<std::int64_t>> zs;
@@ -27,6 +32,11 @@ struct inner {
 };
 
 struct kinds {
+  static constexpr std::string_view tablio_message_name = "Kinds";
+  static constexpr std::array<std::string_view, 29> tablio_field_names{
+      "flag",  "i32",    "i64",   "u32",   "u64",        "f",      "d",     "s32",    "s64",   "x32",
+      "x64",   "sx32",   "sx64",  "color", "text",       "blob",   "feats", "labels", "ds",    "us",
+      "words", "inners", "inner", "maybe", "maybe_text", "counts", "by_id", "trio",   "answer"};
   bool flag = false;
   std::int32_t i32 = 0;
   std::int64_t i64 = 0;
@@ -238,6 +248,37 @@ TEST_CASE("tablio::protobuf reads what libprotobuf writes in any order and unpac
     crosscheck::Kinds peer = to_peer(k);
     std::string plain = peer.SerializeAsString();  // maps in hash order
     CHECK(tablio_bytes(decode<protobuf, kinds>(std::string_view(plain))) == deterministic_bytes(peer));
+  }
+}
+
+TEST_CASE("the schema tablio emits is the one libprotobuf was built from", "[protobuf][peer]") {
+  test::temp_dir dir;
+  { std::ofstream(dir / "kinds.proto") << proto_schema<kinds>("crosscheck"); }
+  const std::string command = std::string(TABLIO_PROTOC) + " --proto_path=" + dir.path.string() +
+                              " --descriptor_set_out=" + (dir / "kinds.desc") + " kinds.proto";
+  REQUIRE(std::system(command.c_str()) == 0);
+  google::protobuf::FileDescriptorSet set;
+  REQUIRE(set.ParseFromString(test::read_file(dir / "kinds.desc")));
+  REQUIRE(set.file_size() == 1);
+  const google::protobuf::FileDescriptorProto& file = set.file(0);
+  for (const google::protobuf::Descriptor* peer :
+       {crosscheck::Kinds::descriptor(), crosscheck::Inner::descriptor()}) {
+    const google::protobuf::DescriptorProto* ours = nullptr;
+    for (const auto& m : file.message_type())
+      if (m.name() == peer->name()) ours = &m;
+    REQUIRE(ours);
+    REQUIRE(ours->field_size() == peer->field_count());
+    for (int i = 0; i < peer->field_count(); ++i) {
+      google::protobuf::FieldDescriptorProto theirs;
+      peer->field(i)->CopyTo(&theirs);
+      INFO(theirs.name());
+      CHECK(ours->field(i).name() == theirs.name());
+      CHECK(ours->field(i).number() == theirs.number());
+      CHECK(ours->field(i).type() == theirs.type());
+      CHECK(ours->field(i).label() == theirs.label());
+      CHECK(ours->field(i).proto3_optional() == theirs.proto3_optional());
+      CHECK(ours->field(i).type_name() == theirs.type_name());
+    }
   }
 }
 

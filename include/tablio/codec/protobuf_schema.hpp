@@ -1,0 +1,183 @@
+// The .proto schema of what tablio::protobuf writes for a type: proto_schema<T>() gives the
+// proto3 text of T's message and of the messages it nests, so that protoc makes readers of the
+// records in any language.
+//
+// A schema needs the fields' names: with Boost.PFR 1.84 and later, the fields' own; otherwise
+// (Debian's 1.81) a static member `tablio_field_names` (a std::array of std::string_view, in
+// declaration order) or a specialization of proto_field_names<T>. A message is named by a
+// static member `tablio_message_name`, a specialization of proto_message_name<T>, or else its
+// type's name without namespaces. A type whose fields have no names is a static_assert here,
+// and only here: it encodes without them.
+#pragma once
+
+#include <tablio/codec/protobuf.hpp>
+
+#if __has_include(<boost/pfr/core_name.hpp>)
+#include <boost/pfr/core_name.hpp>
+#endif
+
+#include <cctype>
+#include <string>
+#include <string_view>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+// Specialize with `static constexpr std::array<std::string_view, N> value{...}`: T's field
+// names in declaration order, where Boost.PFR cannot tell them.
+template <class T>
+struct proto_field_names;
+// Specialize with `static constexpr std::string_view value`: the name of T's message.
+template <class T>
+struct proto_message_name;
+
+namespace detail::proto {
+
+template <class T>
+constexpr bool names_given = requires {
+  proto_field_names<T>::value;
+}
+|| requires { T::tablio_field_names; };
+
+#if defined(BOOST_PFR_CORE_NAME_ENABLED) && BOOST_PFR_CORE_NAME_ENABLED
+template <class T>
+constexpr bool has_names = true;
+#else
+template <class T>
+constexpr bool has_names = names_given<T>;
+#endif
+
+template <class T, std::size_t I>
+constexpr std::string_view field_name() {
+  if constexpr (requires { proto_field_names<T>::value; })
+    return proto_field_names<T>::value[I];
+  else if constexpr (requires { T::tablio_field_names; })
+    return T::tablio_field_names[I];
+#if defined(BOOST_PFR_CORE_NAME_ENABLED) && BOOST_PFR_CORE_NAME_ENABLED
+  else
+    return boost::pfr::get_name<I, T>();
+#endif
+}
+
+// T's name as the compiler spells it, without namespaces; characters a protobuf name cannot
+// hold (a template's) become '_'.
+template <class T>
+std::string type_name() {
+  std::string_view f = __PRETTY_FUNCTION__;
+  std::size_t begin = f.find("T = ") + 4;
+  std::size_t end = f.find_first_of(";]", begin);
+  std::string_view full = f.substr(begin, end - begin);
+  std::size_t depth = 0, last = 0;
+  for (std::size_t i = 0; i < full.size(); ++i) {  // the last "::" outside template arguments
+    if (full[i] == '<') ++depth;
+    if (full[i] == '>') --depth;
+    if (depth == 0 && full[i] == ':' && i + 1 < full.size() && full[i + 1] == ':') last = i + 2;
+  }
+  std::string name(full.substr(last));
+  for (char& c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) c = '_';
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  return name;
+}
+template <class T>
+std::string message_name() {
+  if constexpr (requires { proto_message_name<T>::value; })
+    return std::string(proto_message_name<T>::value);
+  else if constexpr (requires { T::tablio_message_name; })
+    return std::string(T::tablio_message_name);
+  else
+    return type_name<T>();
+}
+
+// Builds a schema: each message once, the nested ones after the message that holds them.
+class schema_builder {
+ public:
+  template <class T>
+  void add() {
+    static_assert(
+        has_names<T>,
+        "tablio::proto_schema: this type's fields have no names here (Boost.PFR before 1.84): give "
+        "them as a static member `static constexpr std::array<std::string_view, N> tablio_field_names` "
+        "or a specialization of tablio::proto_field_names<T>");
+    check_message_type<T>();
+    const std::string name = message_name<T>();
+    for (const std::string& done : names_)
+      if (done == name) return;
+    names_.push_back(name);
+    std::vector<void (*)(schema_builder&)> nested;
+    std::string body = "message " + name + " {\n";
+    constexpr auto numbers = field_numbers<T>();
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((body += "  " +
+                field_line<std::remove_cvref_t<decltype(boost::pfr::get<I>(std::declval<T&>()))>>(
+                    written_when_zero<T, I>(), nested) +
+                " " + std::string(field_name<T, I>()) + " = " + std::to_string(numbers[I]) + ";\n"),
+       ...);
+    }
+    (std::make_index_sequence<numbers.size()>{});
+    out_ += (out_.empty() ? "" : "\n") + body + "}\n";
+    for (auto add_nested : nested) add_nested(*this);
+  }
+  const std::string& text() const noexcept { return out_; }
+
+ private:
+  template <class F>
+  static std::string value_type(std::vector<void (*)(schema_builder&)>& nested) {
+    if constexpr (std::is_enum_v<F>) {
+      return "int32";
+    } else if constexpr (scalar<F>) {
+      return scalar_name<F>();
+    } else if constexpr (bytes_field<F>) {
+      return "bytes";
+    } else {
+      static_assert(
+          message<F>,
+          "tablio::proto_schema: a repeated, optional or map field holds numbers, bytes or messages");
+      nested.push_back([](schema_builder& b) { b.add<F>(); });
+      return message_name<F>();
+    }
+  }
+  template <class K>
+  static std::string key_type() {
+    if constexpr (std::is_same_v<K, std::string>) {
+      return "string";  // a map key cannot be bytes: string keys are UTF-8 for other readers
+    } else {
+      static_assert(scalar<K> && !std::is_floating_point_v<K> && !std::is_enum_v<K>,
+                    "tablio::proto_schema: a map's keys are integers or strings");
+      return scalar_name<K>();
+    }
+  }
+  template <class F>
+  static std::string field_line(bool presence, std::vector<void (*)(schema_builder&)>& nested) {
+    if constexpr (is_optional<F>::value) {
+      using V = typename F::value_type;
+      return message<V> ? value_type<V>(nested) : "optional " + value_type<V>(nested);
+    } else if constexpr (bytes_field<F> || scalar<F> || message<F>) {
+      return (presence ? "optional " : "") + value_type<F>(nested);
+    } else if constexpr (is_vector<F>::value || is_std_array<F>::value) {
+      return "repeated " + value_type<typename F::value_type>(nested);
+    } else {
+      static_assert(is_map<F>::value, "tablio::proto_schema: this field's type has no protobuf encoding");
+      return "map<" + key_type<typename F::key_type>() + ", " + value_type<typename F::mapped_type>(nested) +
+             ">";
+    }
+  }
+
+  std::vector<std::string> names_;
+  std::string out_;
+};
+
+}  // namespace detail::proto
+
+// The proto3 schema of what tablio::protobuf writes for T: T's message, then those it nests;
+// `package` (when given) names the package.
+template <class T>
+std::string proto_schema(std::string_view package = {}) {
+  detail::proto::schema_builder b;
+  b.add<T>();
+  std::string out = "syntax = \"proto3\";\n\n";
+  if (!package.empty()) out += "package " + std::string(package) + ";\n\n";
+  return out + b.text();
+}
+
+TABLIO_END_NAMESPACE
