@@ -84,9 +84,8 @@ TEST_CASE("bad protobuf messages are errors naming the field and the offset",
   auto fails = [](const std::string& b, const std::string& says) {
     CHECK_THROWS_MATCHES(read(b), format_error, test::says(says));
   };
-  fails(bytes({0x0a, 1, 'a', 0x12, 1, 'b'}),
-        "at byte 3: expected field 2 (int32) in its wire type, found wire type "
-        "2 (length-delimited)");
+  fails(bytes({0x0a, 1, 'a', 0x15, 1, 2, 3, 4}),
+        "at byte 3: expected field 2 (int32) in its wire type, found wire type 5 (fixed32)");
   fails(bytes({0x25, 1, 2, 3, 4}),
         "at byte 0: expected field 4 (message) in its wire type, found wire type 5 "
         "(fixed32)");
@@ -181,4 +180,42 @@ TEST_CASE("the schema of what tablio::protobuf writes", "[codec][protobuf]") {
         "  float start = 1;\n"
         "  float end = 2;\n"
         "}\n");
+}
+
+namespace {
+namespace v1 {
+struct clip {
+  std::string id;      // 1
+  std::int32_t n = 0;  // 2
+  float score = 0;     // 3: removed in v2, its number reserved
+  std::int32_t t = 0;  // 4: repeated in v2
+};
+}  // namespace v1
+namespace v2 {
+struct clip {
+  static constexpr std::array<std::uint32_t, 4> tablio_field_numbers{1, 5, 2, 4};
+  std::string id;
+  std::string added = "none";  // new, declared in the middle, numbered after v1's
+  std::int64_t n = 0;          // widened from int32
+  std::vector<std::int32_t> t;
+};
+}  // namespace v2
+}  // namespace
+
+TEST_CASE("two releases of a struct read each other's records as protobuf's rules say", "[codec][protobuf]") {
+  auto old_bytes = encode<protobuf>(v1::clip{"c1", -7, 0.5f, 9});
+  auto now = decode<protobuf, v2::clip>(old_bytes.view());
+  CHECK(now.id == "c1");
+  CHECK(now.added == "none");  // absent: its default
+  CHECK(now.n == -7);          // an int32 read as an int64
+  CHECK(now.t == std::vector<std::int32_t>{9});
+  auto new_bytes = encode<protobuf>(v2::clip{"c2", "x", 5'000'000'000, {1, 2, 3}});
+  auto then = decode<protobuf, v1::clip>(new_bytes.view());
+  CHECK(then.id == "c2");
+  CHECK(then.n ==
+        static_cast<std::int32_t>(5'000'000'000 % 4'294'967'296));  // int32's truncation, as protobuf's
+  CHECK(then.t == 3);                                               // the last value of what became repeated
+  CHECK(then.score == 0);
+  // Written back, what v1 did not know is gone: v2 reads its default.
+  CHECK(decode<protobuf, v2::clip>(encode<protobuf>(then).view()).added == "none");
 }

@@ -24,7 +24,8 @@
 // default member initializer is not 0 (`int64_t extra = 42`): it is written always, so that a
 // 0 reads back as 0 (its schema field is `optional`). Reading skips unknown fields of every
 // wire type, leaves absent fields at their default member initializers, keeps the last value
-// of a singular field that comes twice, and refuses a wire type that contradicts the field's
+// of a singular field that comes twice (or packed, from a release where it was repeated), and
+// refuses a wire type that contradicts the field's
 // C++ type with a format_error naming the field number, the offset and both types; nesting is
 // bounded (protobuf's 100) and every length checked against the message.
 #pragma once
@@ -585,6 +586,11 @@ template <class F>
 void read_field(protobuf_wire::cursor& in, const char* tag_start, std::uint32_t number, std::uint32_t wire,
                 F& f, int depth, std::uint32_t& count) {
   if constexpr (scalar<F>) {
+    if (wire == protobuf_wire::length_delimited) {  // a field that was repeated: its last value
+      protobuf_wire::cursor packed = in.sub(in.get_bytes());
+      while (!packed.done()) read_scalar(packed, f, number);
+      return;
+    }
     if (wire != wire_of<F>()) wrong_wire(in, tag_start, number, scalar_name<F>(), wire);
     read_scalar(in, f, number);
   } else if constexpr (bytes_field<F>) {
