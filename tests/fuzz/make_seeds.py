@@ -61,6 +61,7 @@ for f in files("tfrecord/generated", "tfrecord/corrupt"):
         put("fuzz_tfrecord", f"{f.name}.{selector}", bytes([selector]) + content)
     for n, record in enumerate(tfrecord_records(content)):
         put("fuzz_example", f"{f.name}.{n}", record)
+        put("fuzz_protobuf", f"{f.name}.{n}", record)  # messages of another type: unknown fields
 for f in files("tar"):
     if f.suffix == ".tar":
         for mode in (0, 1, 7):
@@ -74,6 +75,7 @@ with tempfile.TemporaryDirectory() as copy:
 values = [l[1:] for l in dump.stdout.decode().splitlines() if l.startswith(" ")][1::2]
 for n, value in enumerate(values[:50]):
     put("fuzz_datum", str(n), bytes.fromhex(value))
+    put("fuzz_protobuf", f"datum.{n}", bytes.fromhex(value))
 for n, floats in enumerate(([0.0, 1.5, -2.0, 3.25], [float("nan"), 1.0, float("inf"), -1.0] * 4)):
     for method in range(7):
         put("fuzz_compressed_matrix", f"{n}.{method}", bytes([method, 1]) + struct.pack(f"<{len(floats)}f", *floats))
