@@ -219,3 +219,25 @@ TEST_CASE("two releases of a struct read each other's records as protobuf's rule
   // Written back, what v1 did not know is gone: v2 reads its default.
   CHECK(decode<protobuf, v2::clip>(encode<protobuf>(then).view()).added == "none");
 }
+
+namespace {
+struct defaults_kept {
+  std::string name = "anon";
+  point where{1, 2};
+  std::vector<std::int32_t> ids{7};
+};
+}  // namespace
+
+TEST_CASE("fields with defaults other than empty round-trip their empty values", "[codec][protobuf]") {
+  defaults_kept blank{"", {0, 0}, {}};
+  auto b = encode<protobuf>(blank);
+  CHECK(std::string(b.view()) == bytes({0x0a, 0, 0x12, 0}));  // written, though empty
+  defaults_kept back = decode<protobuf, defaults_kept>(b.view());
+  CHECK(back.name.empty());
+  CHECK(back.where == point{0, 0});
+  CHECK(back.ids.empty());  // a repeated field absent is empty: protobuf's have no default
+  defaults_kept absent = decode<protobuf, defaults_kept>(std::string_view());
+  CHECK(absent.name == "anon");
+  CHECK(absent.where == point{1, 2});
+  CHECK(absent.ids.empty());
+}

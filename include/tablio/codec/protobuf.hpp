@@ -21,8 +21,9 @@
 //   a nested aggregate                           a message, merged when it comes twice
 // Writing gives libprotobuf's deterministic serialization: fields in number order, proto3
 // scalars equal to 0 (and empty strings, vectors, messages) left out, except a field whose
-// default member initializer is not 0 (`int64_t extra = 42`): it is written always, so that a
-// 0 reads back as 0 (its schema field is `optional`). Reading skips unknown fields of every
+// default member initializer is not 0 or empty (`int64_t extra = 42`): it is written always,
+// so that a 0 reads back as 0 (its schema field is `optional`); a vector or map a message
+// lacks reads as empty, whatever its default. Reading skips unknown fields of every
 // wire type, leaves absent fields at their default member initializers, keeps the last value
 // of a singular field that comes twice (or packed, from a release where it was repeated), and
 // refuses a wire type that contradicts the field's
@@ -348,21 +349,39 @@ constexpr auto write_order() {
   return order;
 }
 
-// Whether field I of T has a default member initializer other than 0, which gives it explicit
-// presence (written even when 0, so that the 0 reads back as 0 rather than as the default).
+// Whether field I of T has a default member initializer other than 0 (an empty string, a
+// message of no fields set), which gives it explicit presence: written even when 0, so that
+// the 0 reads back as 0 rather than as the default.
 template <class T>
 const T& defaults() {
   static const T d{};
   return d;
 }
+template <class T>
+std::size_t message_size(const T& v);
 template <class T, std::size_t I>
 bool written_when_zero() {
   using F = std::remove_cvref_t<decltype(boost::pfr::get<I>(std::declval<T&>()))>;
   if constexpr (scalar<F>) {
-    static const bool nonzero = !is_zero(boost::pfr::get<I>(defaults<T>()));
-    return nonzero;
+    static const bool set = !is_zero(boost::pfr::get<I>(defaults<T>()));
+    return set;
+  } else if constexpr (bytes_field<F>) {
+    static const bool set = !boost::pfr::get<I>(defaults<T>()).empty();
+    return set;
+  } else if constexpr (message<F>) {
+    static const bool set = message_size(boost::pfr::get<I>(defaults<T>())) != 0;
+    return set;
   } else {
     return false;
+  }
+}
+
+// A repeated field (vector, map) a message does not hold is empty, whatever its default member
+// initializer: protobuf's repeated fields have no default.
+template <class F>
+void empty_unless_read(F& f, bool read) {
+  if constexpr (is_vector<F>::value || is_map<F>::value) {
+    if (!read) f.clear();
   }
 }
 
@@ -377,8 +396,6 @@ void check_message_type() {
 
 // ----- sizes and writing
 
-template <class T>
-std::size_t message_size(const T& v);
 template <class T>
 char* put_message(char* p, const T& v);
 
@@ -673,7 +690,8 @@ void read_field(protobuf_wire::cursor& in, const char* tag_start, std::uint32_t 
     f.insert_or_assign(std::move(key), std::move(value));
   } else {
     if (wire != protobuf_wire::length_delimited) wrong_wire(in, tag_start, number, "message", wire);
-    read_message(in.sub(in.get_bytes()), f, depth + 1);  // merged into what came before
+    if (count++ == 0) f = F{};  // present: from the message's defaults, not the field's initializer
+    read_message(in.sub(in.get_bytes()), f, depth + 1);  // then merged into what came before
   }
 }
 
@@ -700,6 +718,7 @@ void read_message(protobuf_wire::cursor in, T& v, int depth) {
     constexpr auto numbers = field_numbers<T>();
     constexpr std::size_t n = numbers.size();
     std::array<std::uint32_t, n == 0 ? 1 : n> counts{};  // values read into std::array fields
+    std::array<bool, n == 0 ? 1 : n> seen{};
     while (!in.done()) {
       const char* tag_start = in.p;
       const std::uint64_t tag = in.get_varint();
@@ -708,16 +727,17 @@ void read_message(protobuf_wire::cursor in, T& v, int depth) {
       if (number == 0 || number > (1u << 29) - 1)
         in.fail({"a field number from 1 to 2^29-1"}, {decimal(number)});
       const bool known = [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return (
-            (numbers[I] == number &&
-             (read_field(in, tag_start, numbers[I], wire, boost::pfr::get<I>(v), depth, counts[I]), true)) ||
-            ...);
+        return ((numbers[I] == number &&
+                 (read_field(in, tag_start, numbers[I], wire, boost::pfr::get<I>(v), depth, counts[I]),
+                  seen[I] = true)) ||
+                ...);
       }
       (std::make_index_sequence<n>{});
       if (!known) in.skip(wire);
     }
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       (check_array_count(in, numbers[I], boost::pfr::get<I>(v), counts[I]), ...);
+      (empty_unless_read(boost::pfr::get<I>(v), seen[I]), ...);
     }
     (std::make_index_sequence<n>{});
   }

@@ -1,0 +1,25 @@
+"""Reads the records examples/evolving_records.cpp wrote, with Python's protobuf and the .proto
+it emitted: protoc makes the class, tablio reads the TFRecord file's records as bytes.
+
+    read_evolving.py FOLDER
+"""
+import pathlib
+import subprocess
+import sys
+
+import tablio
+
+folder = pathlib.Path(sys.argv[1])
+subprocess.run(["protoc", f"--proto_path={folder}", f"--python_out={folder}", "utterance.proto"], check=True)
+sys.path.insert(0, str(folder))
+import utterance_pb2  # noqa: E402  (just made by protoc)
+
+count = 0
+for key, record in tablio.open(f"tfrecord:{folder / 'utterances.tfrecord'}", type="bytes"):
+    u = utterance_pb2.utterance()
+    u.ParseFromString(record)
+    assert u.id == f"utt{count}".encode() and u.speaker == 100 + count and len(u.feats) == 8  # ids are bytes
+    assert not u.HasField("transcript")  # release 1 had none: release 2 reads its "(none)"
+    print(key, u.id, u.speaker, list(u.feats)[:2])
+    count += 1
+assert count == 3
