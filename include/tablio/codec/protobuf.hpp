@@ -376,6 +376,37 @@ bool written_when_zero() {
   }
 }
 
+// Sets v to T's defaults keeping what its fields hold allocated (a table reader reads every
+// record into one value: its vectors keep their capacity).
+template <class T>
+void reset(T& v);
+template <class F>
+void reset_field(F& f, const F& d) {
+  if constexpr (is_vector<F>::value || bytes_field<F> || is_map<F>::value) {
+    if (d.empty())
+      f.clear();
+    else
+      f = d;
+  } else if constexpr (message<F> && !user_customized<protobuf, F>) {
+    reset(f);
+    if (message_size(d) != 0) f = d;
+  } else {
+    f = d;
+  }
+}
+template <class T>
+void reset(T& v) {
+  if constexpr (user_customized<protobuf, T>) {
+    v = T{};
+  } else {
+    const T& d = defaults<T>();
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (reset_field(boost::pfr::get<I>(v), boost::pfr::get<I>(d)), ...);
+    }
+    (std::make_index_sequence<field_count<T>()>{});
+  }
+}
+
 // A repeated field (vector, map) a message does not hold is empty, whatever its default member
 // initializer: protobuf's repeated fields have no default.
 template <class F>
@@ -642,7 +673,7 @@ void read_field(protobuf_wire::cursor& in, const char* tag_start, std::uint32_t 
                 {decimal(bytes), " bytes"});
           if constexpr (is_vector<F>::value) {
             const std::size_t n = bytes / fixed_width<E>(), at = f.size();
-            f.resize(at + n);
+            f.resize(at + n);  // (keeps its capacity from the record before: reset() clears, not frees)
             if constexpr (std::is_floating_point_v<E> && std::endian::native == std::endian::little) {
               if (n != 0) std::memcpy(f.data() + at, packed.p, bytes);
             } else {
@@ -690,7 +721,7 @@ void read_field(protobuf_wire::cursor& in, const char* tag_start, std::uint32_t 
     f.insert_or_assign(std::move(key), std::move(value));
   } else {
     if (wire != protobuf_wire::length_delimited) wrong_wire(in, tag_start, number, "message", wire);
-    if (count++ == 0) f = F{};  // present: from the message's defaults, not the field's initializer
+    if (count++ == 0) reset(f);  // present: from the message's defaults, not the field's initializer
     read_message(in.sub(in.get_bytes()), f, depth + 1);  // then merged into what came before
   }
 }
@@ -796,13 +827,19 @@ struct protobuf : detail::codec_defaults<protobuf> {
   // A message from the rest of the input (a record, or bytes), into a T of its defaults.
   template <class T>
   static void read_aggregate(reader& r, T& v) {
+    if (std::optional<std::uint64_t> rest = r.remaining(); rest && r.fill() && r.window().size() >= *rest) {
+      // All of it in view (a record in memory): read in place.
+      parse(std::string_view(r.window().data(), static_cast<std::size_t>(*rest)), v, r.name());
+      r.advance(static_cast<std::size_t>(*rest));
+      return;
+    }
     std::string bytes = rest_of(r);
     parse(bytes, v, r.name());
   }
   // A message from bytes, into a T of its defaults.
   template <class T>
   static void parse(std::string_view bytes, T& v, const std::string& name) {
-    v = T{};
+    detail::proto::reset(v);
     detail::proto::read_message(
         protobuf_wire::cursor{bytes.data(), bytes.data() + bytes.size(), bytes.data(), &name}, v, 0);
   }
