@@ -217,7 +217,7 @@ class _Reading:
 
     def __init__(self, source, plan, start):
         self.source, self.next = source, 0
-        self.wanted = None
+        self.wanted = self.unwanted = None
         span = plan.records if plan.span is None else plan.span
         if start or span != plan.records:
             self.wanted = np.zeros(span, bool)
@@ -230,8 +230,11 @@ class _Reading:
             if self.wanted is None:
                 self.next += take(self.next, None)
             elif self.wanted[self.next]:
-                unwanted = np.flatnonzero(~self.wanted[self.next:])
-                self.next += take(self.next, int(unwanted[0]) if len(unwanted) else len(self.wanted) - self.next)
+                if self.unwanted is None:  # once: where the records not to read again are
+                    self.unwanted = np.flatnonzero(~self.wanted)
+                at = int(np.searchsorted(self.unwanted, self.next))
+                end = int(self.unwanted[at]) if at < len(self.unwanted) else len(self.wanted)
+                self.next += take(self.next, end - self.next)
             else:
                 rest = self.wanted[self.next:last + 1]
                 found = np.flatnonzero(rest)
