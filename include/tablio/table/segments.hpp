@@ -57,7 +57,7 @@ bool parse_segment_number(std::string_view field, T& value) {
 }
 }  // namespace detail
 
-// Parses a segments line as extract-segments does (fields split at spaces, tabs and '\r');
+// Parses a segments line as extract-segments does (fields split at spaces, tabs and carriage returns);
 // nullopt for a line it rejects, with why in `why` (extract-segments' words): not 4 or 5
 // fields, a time or channel that is no number ("bad start", "bad end", "bad channel"), a
 // negative start, an end that is neither -1 nor after the start ("empty or invalid segment").
