@@ -7,9 +7,9 @@
 #include "../test_support.hpp"
 
 #include <google/protobuf/descriptor.pb.h>
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <catch2/catch.hpp>
+
+#include "peer_support.hpp"
 
 #include <bit>
 #include <random>
@@ -75,17 +75,7 @@ struct renumbered {
   std::int64_t added = 0;
 };
 
-template <class Message>
-std::string deterministic_bytes(const Message& m) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    m.SerializeToCodedStream(&coded);
-  }
-  return out;
-}
+using peer::deterministic_bytes;
 template <class T>
 std::string tablio_bytes(const T& v) {
   return std::string(encode<protobuf>(v).view());

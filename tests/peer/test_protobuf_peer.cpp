@@ -6,9 +6,9 @@
 #include <tablio/types/example.hpp>
 #include <tablio/types/example_view.hpp>
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <catch2/catch.hpp>
+
+#include "peer_support.hpp"
 
 #include <bit>
 #include <random>
@@ -19,17 +19,7 @@ using namespace tablio;
 
 namespace {
 
-template <class Message>
-std::string deterministic_bytes(const Message& m) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    m.SerializeToCodedStream(&coded);
-  }
-  return out;
-}
+using peer::deterministic_bytes;
 
 // ----- random values
 struct random_source {
