@@ -223,6 +223,20 @@ TEST_CASE("segments extract-segments skips are reported once and left out", "[se
                          test::says("segments' at byte 0 (key 'u1'): expected a channel for a segment of a "
                                     "recording of 2 channels, found none"));
   }
+  SECTION("names that are no keys, and lines past the limits") {
+    data_folder data("u1 r1 0 1\nu\x01x r1 0 1\n");
+    CHECK_THROWS_MATCHES(
+        sequential_table_reader<wave_holder>(data.spec()), format_error,
+        test::says("segments' at byte 10: expected utterance and recording names that are keys "
+                   "(line 2)"));
+    write_text(data.dir / "segments", "u1 r1 0 " + std::string(300, '1') + "\n");
+    limits tight;
+    tight.max_record_bytes = 64;
+    open_options small;
+    small.parse_limits = tight;
+    CHECK_THROWS_MATCHES(sequential_table_reader<wave_holder>(data.spec(), small), format_error,
+                         test::says("a line of at most 64 bytes (limits::max_record_bytes)"));
+  }
   SECTION("an utterance twice") {
     data_folder data("u1 r1 0 1\nu1 r1 0 0.5\n");
     CHECK_THROWS_MATCHES(sequential_table_reader<wave_holder>(data.spec()), format_error,
