@@ -73,7 +73,10 @@ class holder : public holder_storage<T> {
   // Records of a codec whose encoding does not end itself are that encoding alone, as any
   // other reader of it (libprotobuf, Python's protobuf) reads it.
   static void encode_record(std::string& out, const T& v) requires(!delimited) {
-    out.assign(encode<BinaryCodec>(v).view());
+    out.clear();  // written into the caller's string, which keeps its capacity across records
+    writer w = memory_writer(out);
+    encode_to<BinaryCodec>(w, v);
+    w.close();
   }
   void decode_record(std::string_view bytes, const std::string& name) requires(!delimited) {
     reader in = memory_reader(bytes, name);
