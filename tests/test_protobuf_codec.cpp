@@ -11,6 +11,7 @@ using namespace tablio;
 namespace {
 
 struct point {
+  static constexpr std::array<std::string_view, 2> tablio_field_names{"x", "y"};
   std::int32_t x = 0;
   std::int32_t y = 0;
   bool operator==(const point&) const = default;
@@ -240,4 +241,98 @@ TEST_CASE("fields with defaults other than empty round-trip their empty values",
   CHECK(absent.name == "anon");
   CHECK(absent.where == point{1, 2});
   CHECK(absent.ids.empty());
+}
+
+namespace {
+struct labelled {
+  static constexpr std::array<std::string_view, 3> tablio_field_names{"id", "label", "done"};
+  std::string id;                                                        // 1
+  std::variant<std::monostate, std::int32_t, std::string, point> label;  // 2, 3, 4: a oneof
+  bool done = false;                                                     // 5
+};
+struct renumbered_choice {
+  static constexpr std::array<std::uint32_t, 2> tablio_field_numbers{10, 1};
+  std::variant<float, std::string> value;  // 10, 11: no monostate, so one is always set
+  std::int32_t n = 0;                      // 1
+};
+}  // namespace
+
+TEST_CASE("a std::variant is a oneof: the alternative set is written, the last read wins",
+          "[codec][protobuf]") {
+  CHECK(std::string(encode<protobuf>(labelled{}).view()).empty());  // none set: nothing written
+  labelled l{"a", std::int32_t{0}, true};
+  CHECK(std::string(encode<protobuf>(l).view()) ==
+        bytes({0x0a, 1, 'a', 0x10, 0, 0x28, 1}));  // a 0 set is written
+  CHECK(decode<protobuf, labelled>(encode<protobuf>(l).view()).label.index() == 1);
+  l.label = std::string("x");
+  CHECK(std::string(encode<protobuf>(l).view()) == bytes({0x0a, 1, 'a', 0x1a, 1, 'x', 0x28, 1}));
+  l.label = point{0, 0};
+  CHECK(std::string(encode<protobuf>(l).view()) == bytes({0x0a, 1, 'a', 0x22, 0, 0x28, 1}));
+
+  SECTION("reading") {
+    CHECK(decode<protobuf, labelled>(std::string_view()).label.index() == 0);
+    auto last = decode<protobuf, labelled>(bytes({0x10, 5, 0x1a, 1, 'x'}));
+    CHECK(std::get<std::string>(last.label) == "x");
+    auto merged = decode<protobuf, labelled>(bytes({0x22, 2, 0x08, 5, 0x22, 2, 0x10, 6}));
+    CHECK(std::get<point>(merged.label) == point{5, 6});  // the same message twice: merged
+    auto replaced = decode<protobuf, labelled>(bytes({0x22, 2, 0x08, 5, 0x10, 3, 0x22, 2, 0x10, 6}));
+    CHECK(std::get<point>(replaced.label) == point{0, 6});  // another alternative between: anew
+    CHECK_THROWS_MATCHES((decode<protobuf, labelled>(bytes({0x19, 0, 0, 0, 0, 0, 0, 0, 0}))), format_error,
+                         test::says("at byte 0: expected field 3 (bytes) in its wire type, found wire type 1 "
+                                    "(fixed64)"));
+  }
+  SECTION("schema") {
+    CHECK(proto_schema<labelled>() ==
+          "syntax = \"proto3\";\n\n"
+          "message labelled {\n"
+          "  bytes id = 1;\n"
+          "  oneof label {\n"
+          "    int32 label_int32 = 2;\n"
+          "    bytes label_bytes = 3;\n"
+          "    point label_point = 4;\n"
+          "  }\n"
+          "  bool done = 5;\n"
+          "}\n\n"
+          "message point {\n"
+          "  int32 x = 1;\n"
+          "  int32 y = 2;\n"
+          "}\n");
+  }
+  SECTION("its numbers follow the type's own") {
+    renumbered_choice r{std::string("s"), 2};
+    CHECK(std::string(encode<protobuf>(r).view()) == bytes({0x08, 2, 0x5a, 1, 's'}));
+    CHECK(std::get<float>(decode<protobuf, renumbered_choice>(bytes({0x55, 0, 0, 0x80, 0x3f})).value) ==
+          1.0f);
+    CHECK(std::get<float>(decode<protobuf, renumbered_choice>(std::string_view()).value) == 0.0f);
+  }
+}
+
+namespace {
+struct point_v1 {
+  static constexpr std::array<std::uint32_t, 2> tablio_field_numbers{1, 0};
+  static constexpr std::array<std::string_view, 2> tablio_field_names{"x", "rest"};
+  std::int32_t x = 0;
+  pb::unknown_fields rest;  // what a later release added
+};
+struct point_v2 {
+  std::int32_t x = 0;
+  std::int32_t y = 0;
+  std::string name;
+};
+}  // namespace
+
+TEST_CASE("pb::unknown_fields keeps what a struct does not know and writes it back", "[codec][protobuf]") {
+  const auto v2_bytes = encode<protobuf>(point_v2{1, -2, "p"});
+  point_v1 old = decode<protobuf, point_v1>(v2_bytes.view());
+  CHECK(old.x == 1);
+  CHECK(old.rest.bytes.size() == v2_bytes.size() - 2);
+  old.x = 7;
+  point_v2 back = decode<protobuf, point_v2>(encode<protobuf>(old).view());
+  CHECK(back.x == 7);
+  CHECK(back.y == -2);
+  CHECK(back.name == "p");
+  // Read again into the same value, what it kept is replaced, not appended.
+  protobuf::parse(encode<protobuf>(point_v2{1, 0, "q"}).view(), old, "again");
+  CHECK(old.rest.bytes == bytes({0x1a, 1, 'q'}));
+  CHECK(proto_schema<point_v1>() == "syntax = \"proto3\";\n\nmessage point_v1 {\n  int32 x = 1;\n}\n");
 }

@@ -7,6 +7,7 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <variant>
 
 namespace {
 using namespace tablio;
@@ -40,6 +41,8 @@ struct every_kind {
   std::map<std::string, std::int64_t> counts;
   std::map<std::int32_t, part> by_id;
   std::array<std::uint32_t, 3> trio{};
+  std::variant<std::monostate, std::int32_t, std::string, part> choice;
+  pb::unknown_fields rest;  // kept and written back
 };
 }  // namespace
 

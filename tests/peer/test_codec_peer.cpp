@@ -33,10 +33,10 @@ struct inner {
 
 struct kinds {
   static constexpr std::string_view tablio_message_name = "Kinds";
-  static constexpr std::array<std::string_view, 29> tablio_field_names{
-      "flag",  "i32",    "i64",   "u32",   "u64",        "f",      "d",     "s32",    "s64",   "x32",
-      "x64",   "sx32",   "sx64",  "color", "text",       "blob",   "feats", "labels", "ds",    "us",
-      "words", "inners", "inner", "maybe", "maybe_text", "counts", "by_id", "trio",   "answer"};
+  static constexpr std::array<std::string_view, 30> tablio_field_names{
+      "flag",  "i32",    "i64",   "u32",   "u64",        "f",      "d",     "s32",    "s64",    "x32",
+      "x64",   "sx32",   "sx64",  "color", "text",       "blob",   "feats", "labels", "ds",     "us",
+      "words", "inners", "inner", "maybe", "maybe_text", "counts", "by_id", "trio",   "answer", "choice"};
   bool flag = false;
   std::int32_t i32 = 0;
   std::int64_t i64 = 0;
@@ -66,6 +66,14 @@ struct kinds {
   std::map<std::int32_t, inner> by_id;
   std::array<pb::fixed<std::uint32_t>, 3> trio{};
   std::int64_t answer = 42;  // not 0: written always, so that a 0 comes back as 0
+  std::variant<std::monostate, std::int32_t, std::string, inner> choice;  // a oneof: 30, 31, 32
+};
+
+struct few {
+  static constexpr std::array<std::uint32_t, 3> tablio_field_numbers{1, 2, 0};
+  bool flag = false;
+  std::int32_t i32 = 0;
+  pb::unknown_fields rest;
 };
 
 struct renumbered {
@@ -165,6 +173,17 @@ struct random_source {
     if (maybe())
       for (auto& t : k.trio) t = integer<std::uint32_t>();
     k.answer = below(3) == 0 ? 0 : integer<std::int64_t>();
+    switch (below(4)) {
+      case 1:
+        k.choice = integer<std::int32_t>();  // 0 included: a oneof's member set is written
+        break;
+      case 2:
+        k.choice = bytes();
+        break;
+      case 3:
+        k.choice = in();
+        break;
+    }
     return k;
   }
 };
@@ -205,6 +224,9 @@ crosscheck::Kinds to_peer(const kinds& k) {
   for (const auto& [key, value] : k.by_id) to_peer(value, (*m.mutable_by_id())[key]);
   for (auto t : k.trio) m.add_trio(t.value);  // a std::array always has its values
   m.set_answer(k.answer);
+  if (auto* n = std::get_if<std::int32_t>(&k.choice)) m.set_choice_int32(*n);
+  if (auto* b = std::get_if<std::string>(&k.choice)) m.set_choice_bytes(*b);
+  if (auto* i = std::get_if<inner>(&k.choice)) to_peer(*i, *m.mutable_choice_inner());
   return m;
 }
 
@@ -228,6 +250,22 @@ TEST_CASE("tablio::protobuf writes what libprotobuf writes, and reads it back", 
     CHECK(back.by_id == k.by_id);
     CHECK(back.answer == k.answer);
     CHECK(back.maybe == k.maybe);
+    CHECK(back.choice == k.choice);
+  }
+}
+
+TEST_CASE("pb::unknown_fields keeps what libprotobuf keeps of fields a message does not know",
+          "[protobuf][peer]") {
+  random_source random(11);
+  for (int round = 0; round < 300; ++round) {
+    const std::string newer = deterministic_bytes(to_peer(random.any()));
+    crosscheck::Few peer;
+    REQUIRE(peer.ParseFromString(newer));
+    few older = decode<protobuf, few>(std::string_view(newer));
+    CHECK(older.flag == peer.flag());
+    CHECK(older.i32 == peer.i32());
+    CHECK(tablio_bytes(older) == deterministic_bytes(peer));
+    CHECK(tablio_bytes(older) == newer);  // nothing lost: the same message back
   }
 }
 
@@ -268,6 +306,10 @@ TEST_CASE("the schema tablio emits is the one libprotobuf was built from", "[pro
       CHECK(ours->field(i).label() == theirs.label());
       CHECK(ours->field(i).proto3_optional() == theirs.proto3_optional());
       CHECK(ours->field(i).type_name() == theirs.type_name());
+      REQUIRE(ours->field(i).has_oneof_index() == theirs.has_oneof_index());
+      if (theirs.has_oneof_index())
+        CHECK(ours->oneof_decl(ours->field(i).oneof_index()).name() ==
+              peer->oneof_decl(theirs.oneof_index())->name());
     }
   }
 }

@@ -19,6 +19,10 @@
 //   std::map<K, V>                               map entries, sorted by key
 //   std::array<number, N>                        packed repeated of exactly N (checked)
 //   a nested aggregate                           a message, merged when it comes twice
+//   std::variant<A, B, ...>                      a oneof: its alternatives take consecutive
+//                                                numbers (std::monostate first: none set)
+//   pb::unknown_fields                           no number: keeps the fields this struct does
+//                                                not know, written back after its own
 // Writing gives libprotobuf's deterministic serialization: fields in number order, proto3
 // scalars equal to 0 (and empty strings, vectors, messages) left out, except a field whose
 // default member initializer is not 0 or empty (`int64_t extra = 42`): it is written always,
@@ -49,6 +53,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 TABLIO_BEGIN_NAMESPACE
@@ -73,6 +78,14 @@ requires(std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
   constexpr fixed(T v) : value(v) {}
   constexpr operator T() const { return value; }
   bool operator==(const fixed&) const = default;
+};
+// A member of this type keeps the fields of a message that its struct does not know (written
+// by a later release) as their bytes, and writes them back after the fields it knows: a
+// program built against an older struct copies newer records without losing anything. It
+// takes no field number (0 where the struct gives its numbers) and is not in the schema.
+struct unknown_fields {
+  std::string bytes;
+  bool operator==(const unknown_fields&) const = default;
 };
 }  // namespace pb
 
@@ -117,6 +130,11 @@ template <class T, std::size_t N>
 struct is_std_array<std::array<T, N>> : std::true_type {};
 
 template <class T>
+struct is_variant : std::false_type {};
+template <class... A>
+struct is_variant<std::variant<A...>> : std::true_type {};
+
+template <class T>
 concept byte_like =
     std::is_same_v<T, std::byte> || std::is_same_v<T, std::uint8_t> || std::is_same_v<T, char>;
 
@@ -133,6 +151,7 @@ concept bytes_field = std::is_same_v<T, std::string> ||
 template <class T>
 concept message = std::is_class_v<T> && !scalar<T> && !bytes_field<T> && !is_vector<T>::value &&
                   !is_optional<T>::value && !is_map<T>::value && !is_std_array<T>::value &&
+                  !is_variant<T>::value && !std::is_same_v<T, pb::unknown_fields> &&
                   (detail::reflectable_aggregate<T> || detail::user_customized<protobuf, T>);
 
 // The wire type and protobuf's name of a scalar.
@@ -304,16 +323,61 @@ template <class T>
 constexpr std::size_t field_count() {
   return boost::pfr::tuple_size_v<T>;
 }
+template <class T, std::size_t I>
+using field_type = std::remove_cvref_t<decltype(boost::pfr::get<I>(std::declval<T&>()))>;
+
+// A oneof's alternatives, std::monostate (only first: "none set") aside.
+template <class V>
+constexpr bool monostate_first = std::is_same_v<std::variant_alternative_t<0, V>, std::monostate>;
+template <class V>
+constexpr std::size_t first_alternative = monostate_first<V> ? 1 : 0;
+
+// A oneof's alternatives are what a oneof may hold: numbers, bytes and messages; std::monostate,
+// if any, first.
+template <class V>
+constexpr bool oneof_alternatives_valid() {
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    using namespace std;
+    return ((I == 0 || !is_same_v<variant_alternative_t<I, V>, monostate>)&&...) &&
+           ((I < first_alternative<V> || scalar<variant_alternative_t<I, V>> ||
+             bytes_field<variant_alternative_t<I, V>> || message<variant_alternative_t<I, V>>)&&...);
+  }
+  (std::make_index_sequence<std::variant_size_v<V>>{});
+}
+
+// How many field numbers a member takes: a oneof one per alternative, unknown fields none.
+template <class F>
+constexpr std::uint32_t field_width() {
+  if constexpr (std::is_same_v<F, pb::unknown_fields>)
+    return 0;
+  else if constexpr (is_variant<F>::value)
+    return static_cast<std::uint32_t>(std::variant_size_v<F> - first_alternative<F>);
+  else
+    return 1;
+}
+template <class T>
+constexpr auto field_widths() {
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<std::uint32_t, sizeof...(I)>{field_width<field_type<T, I>>()...};
+  }
+  (std::make_index_sequence<field_count<T>()>{});
+}
+// Each member's (first) number: given by the type, or counted in declaration order.
 template <class T>
 constexpr auto field_numbers() {
   constexpr std::size_t n = field_count<T>();
+  constexpr auto widths = field_widths<T>();
   std::array<std::uint32_t, n> numbers{};
   if constexpr (requires { proto_field_numbers<T>::value; }) {
     for (std::size_t i = 0; i < n; ++i) numbers[i] = proto_field_numbers<T>::value[i];
   } else if constexpr (requires { T::tablio_field_numbers; }) {
     for (std::size_t i = 0; i < n; ++i) numbers[i] = static_cast<std::uint32_t>(T::tablio_field_numbers[i]);
   } else {
-    for (std::size_t i = 0; i < n; ++i) numbers[i] = static_cast<std::uint32_t>(i + 1);
+    std::uint32_t next = 1;
+    for (std::size_t i = 0; i < n; ++i) {
+      numbers[i] = widths[i] == 0 ? 0 : next;
+      next += widths[i];
+    }
   }
   return numbers;
 }
@@ -329,24 +393,42 @@ constexpr bool numbers_given_for_each_field() {
 template <class T>
 constexpr bool numbers_valid() {
   constexpr auto numbers = field_numbers<T>();
+  constexpr auto widths = field_widths<T>();
+  std::size_t unknown = 0;
   for (std::size_t i = 0; i < numbers.size(); ++i) {
-    std::uint32_t n = numbers[i];
-    if (n < 1 || n > (1u << 29) - 1 || (n >= 19000 && n <= 19999)) return false;
-    for (std::size_t j = 0; j < i; ++j)
-      if (numbers[j] == n) return false;
+    if (widths[i] == 0) {  // pb::unknown_fields: no number, and one at most
+      if (numbers[i] != 0 || ++unknown > 1) return false;
+      continue;
+    }
+    for (std::uint32_t n = numbers[i]; n < numbers[i] + widths[i]; ++n) {
+      if (n < 1 || n > (1u << 29) - 1 || (n >= 19000 && n <= 19999)) return false;
+      for (std::size_t j = 0; j < i; ++j)
+        if (n >= numbers[j] && n < numbers[j] + widths[j]) return false;
+    }
   }
   return true;
 }
-// The fields in the order of their numbers, which is the order they are written in.
+// The fields in the order of their numbers, which is the order they are written in; unknown
+// fields last, as libprotobuf writes them.
 template <class T>
 constexpr auto write_order() {
   constexpr auto numbers = field_numbers<T>();
+  constexpr auto widths = field_widths<T>();
+  auto key = [&](std::size_t i) { return widths[i] == 0 ? ~std::uint32_t{0} : numbers[i]; };
   std::array<std::size_t, numbers.size()> order{};
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   for (std::size_t i = 1; i < order.size(); ++i)  // insertion sort: a handful of fields
-    for (std::size_t j = i; j > 0 && numbers[order[j - 1]] > numbers[order[j]]; --j)
+    for (std::size_t j = i; j > 0 && key(order[j - 1]) > key(order[j]); --j)
       std::swap(order[j - 1], order[j]);
   return order;
+}
+// The member that keeps unknown fields, or field_count<T>() when T keeps none.
+template <class T>
+constexpr std::size_t unknown_member() {
+  constexpr auto widths = field_widths<T>();
+  for (std::size_t i = 0; i < widths.size(); ++i)
+    if (widths[i] == 0) return i;
+  return widths.size();
 }
 
 // Whether field I of T has a default member initializer other than 0 (an empty string, a
@@ -387,6 +469,8 @@ void reset_field(F& f, const F& d) {
       f.clear();
     else
       f = d;
+  } else if constexpr (std::is_same_v<F, pb::unknown_fields>) {
+    f.bytes.clear();
   } else if constexpr (message<F> && !user_customized<protobuf, F>) {
     reset(f);
     if (message_size(d) != 0) f = d;
@@ -420,9 +504,10 @@ template <class T>
 void check_message_type() {
   static_assert(numbers_given_for_each_field<T>(),
                 "tablio::protobuf: the field numbers a type gives must number each of its fields");
-  static_assert(
-      numbers_valid<T>(),
-      "tablio::protobuf: field numbers are distinct, 1 to 2^29-1, and not 19000-19999 (protobuf's own)");
+  static_assert(numbers_valid<T>(),
+                "tablio::protobuf: field numbers are distinct (a std::variant takes one per alternative), 1 "
+                "to 2^29-1, and not 19000-19999 (protobuf's own); a pb::unknown_fields member (one at most) "
+                "is numbered 0");
 }
 
 // ----- sizes and writing
@@ -445,6 +530,25 @@ std::size_t delimited_size(const F& f) {
   return protobuf_wire::varint_size(n) + n;
 }
 
+// Calls use(number, alternative) with a oneof's set alternative and its number (the oneof's
+// first number + its place); `none` when none is set.
+template <class V, class Use, class R = std::size_t>
+R visit_alternative(const V& v, std::uint32_t first_number, Use use, R none = R{}) {
+  static_assert(oneof_alternatives_valid<V>(),
+                "tablio::protobuf: a std::variant (a oneof) holds numbers, bytes or messages, and "
+                "std::monostate only first");
+  constexpr std::size_t skip = first_alternative<V>;
+  if (v.valueless_by_exception()) return none;
+  return std::visit(
+      [&]<class A>(const A& a) -> R {
+        if constexpr (std::is_same_v<A, std::monostate>)
+          return none;
+        else
+          return use(first_number + static_cast<std::uint32_t>(v.index() - skip), a);
+      },
+      v);
+}
+
 // The bytes field `number` of value f takes, tag included; `always`: written even when 0/empty.
 template <class F>
 std::size_t field_size(std::uint32_t number, const F& f, bool always) {
@@ -455,6 +559,11 @@ std::size_t field_size(std::uint32_t number, const F& f, bool always) {
     return always || !f.empty() ? tag + protobuf_wire::varint_size(f.size()) + f.size() : 0;
   } else if constexpr (is_optional<F>::value) {
     return f ? field_size(number, *f, true) : 0;
+  } else if constexpr (is_variant<F>::value) {
+    return visit_alternative(f, number,
+                             [](std::uint32_t n, const auto& a) { return field_size(n, a, true); });
+  } else if constexpr (std::is_same_v<F, pb::unknown_fields>) {
+    return f.bytes.size();
   } else if constexpr (is_vector<F>::value || is_std_array<F>::value) {
     using E = typename F::value_type;
     if (f.empty()) return 0;
@@ -507,6 +616,12 @@ char* put_field(char* p, std::uint32_t number, const F& f, bool always) {
     return put_delimited(p, f, f.size());
   } else if constexpr (is_optional<F>::value) {
     return f ? put_field(p, number, *f, true) : p;
+  } else if constexpr (is_variant<F>::value) {
+    return visit_alternative(
+        f, number, [p](std::uint32_t n, const auto& a) { return put_field(p, n, a, true); }, p);
+  } else if constexpr (std::is_same_v<F, pb::unknown_fields>) {
+    if (!f.bytes.empty()) std::memcpy(p, f.bytes.data(), f.bytes.size());
+    return p + f.bytes.size();
   } else if constexpr (is_vector<F>::value || is_std_array<F>::value) {
     using E = typename F::value_type;
     if (f.empty()) return p;
@@ -726,6 +841,31 @@ void read_field(protobuf_wire::cursor& in, const char* tag_start, std::uint32_t 
   }
 }
 
+template <std::size_t K, class V>
+void read_alternative(protobuf_wire::cursor& in, const char* tag_start, std::uint32_t number,
+                      std::uint32_t wire, V& v, int depth) {
+  if constexpr (!std::is_same_v<std::variant_alternative_t<K, V>, std::monostate>) {
+    if (v.index() != K) v.template emplace<K>();
+    std::uint32_t merged = 1;  // a fresh alternative holds its defaults already
+    read_field(in, tag_start, number, wire, std::get<K>(v), depth, merged);
+  }
+}
+
+// Reads field `number` of a member whose first number is `first`: a oneof's alternative is
+// set by its number (a message merged into the one set before, as protobuf does).
+template <class F>
+void read_member(protobuf_wire::cursor& in, const char* tag_start, std::uint32_t first, std::uint32_t number,
+                 std::uint32_t wire, F& f, int depth, std::uint32_t& count) {
+  if constexpr (is_variant<F>::value) {
+    const std::size_t k = first_alternative<F> + (number - first);
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (void)((k == K && (read_alternative<K>(in, tag_start, number, wire, f, depth), true)) || ...);
+    }
+    (std::make_index_sequence<std::variant_size_v<F>>{});
+  } else {
+    read_field(in, tag_start, number, wire, f, depth, count);
+  }
+}
 // A std::array field holds exactly its size of values, or none (it was not written).
 template <class F>
 void check_array_count(const protobuf_wire::cursor& in, std::uint32_t number, const F&, std::uint32_t count) {
@@ -747,6 +887,7 @@ void read_message(protobuf_wire::cursor in, T& v, int depth) {
   } else {
     check_message_type<T>();
     constexpr auto numbers = field_numbers<T>();
+    constexpr auto widths = field_widths<T>();
     constexpr std::size_t n = numbers.size();
     std::array<std::uint32_t, n == 0 ? 1 : n> counts{};  // values read into std::array fields
     std::array<bool, n == 0 ? 1 : n> seen{};
@@ -758,13 +899,18 @@ void read_message(protobuf_wire::cursor in, T& v, int depth) {
       if (number == 0 || number > (1u << 29) - 1)
         in.fail({"a field number from 1 to 2^29-1"}, {decimal(number)});
       const bool known = [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return ((numbers[I] == number &&
-                 (read_field(in, tag_start, numbers[I], wire, boost::pfr::get<I>(v), depth, counts[I]),
+        return ((number - numbers[I] < widths[I] &&
+                 (read_member(in, tag_start, numbers[I], static_cast<std::uint32_t>(number), wire,
+                              boost::pfr::get<I>(v), depth, counts[I]),
                   seen[I] = true)) ||
                 ...);
       }
       (std::make_index_sequence<n>{});
-      if (!known) in.skip(wire);
+      if constexpr (constexpr std::size_t u = unknown_member<T>(); u < n) {
+        if (!known) in.keep_unknown(tag_start, wire, boost::pfr::get<u>(v).bytes);
+      } else {
+        if (!known) in.skip(wire);
+      }
     }
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       (check_array_count(in, numbers[I], boost::pfr::get<I>(v), counts[I]), ...);

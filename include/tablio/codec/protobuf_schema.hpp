@@ -108,10 +108,8 @@ class schema_builder {
     std::string body = "message " + name + " {\n";
     constexpr auto numbers = field_numbers<T>();
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((body += "  " +
-                field_line<std::remove_cvref_t<decltype(boost::pfr::get<I>(std::declval<T&>()))>>(
-                    written_when_zero<T, I>(), nested) +
-                " " + std::string(field_name<T, I>()) + " = " + std::to_string(numbers[I]) + ";\n"),
+      (member_lines<field_type<T, I>>(body, field_name<T, I>(), numbers[I], written_when_zero<T, I>(),
+                                      nested),
        ...);
     }
     (std::make_index_sequence<numbers.size()>{});
@@ -146,6 +144,42 @@ class schema_builder {
                     "tablio::proto_schema: a map's keys are integers or strings");
       return scalar_name<K>();
     }
+  }
+  // A member's lines: a field, a oneof of its alternatives, or none (unknown fields).
+  template <class F>
+  static void member_lines(std::string& body, std::string_view name, std::uint32_t number, bool presence,
+                           std::vector<void (*)(schema_builder&)>& nested) {
+    auto line = [&](std::string_view indent, const std::string& type, std::string_view field,
+                    std::uint32_t n) {
+      body.append(indent).append(type).append(" ").append(field).append(" = ").append(std::to_string(n)) +=
+          ";\n";
+    };
+    if constexpr (is_variant<F>::value) {
+      body.append("  oneof ").append(name) += " {\n";
+      std::vector<std::string> used;
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (alternative_line<std::variant_alternative_t<K + first_alternative<F>, F>>(
+             line, name, number + static_cast<std::uint32_t>(K), used, nested),
+         ...);
+      }
+      (std::make_index_sequence<field_width<F>()>{});
+      body += "  }\n";
+    } else if constexpr (!std::is_same_v<F, pb::unknown_fields>) {
+      line("  ", field_line<F>(presence, nested), name, number);
+    }
+  }
+  // An alternative of oneof `name` is named `name_` and its type (`label_int32`, `label_inner`).
+  template <class A, class Line>
+  static void alternative_line(Line& line, std::string_view name, std::uint32_t number,
+                               std::vector<std::string>& used,
+                               std::vector<void (*)(schema_builder&)>& nested) {
+    const std::string type = value_type<A>(nested);
+    std::string field = std::string(name) + "_";
+    for (char c : type) field += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const std::string& u : used)
+      if (u == field) field += "_" + std::to_string(number);  // the same type twice
+    used.push_back(field);
+    line("    ", type, field, number);
   }
   template <class F>
   static std::string field_line(bool presence, std::vector<void (*)(schema_builder&)>& nested) {
