@@ -105,6 +105,7 @@ class archive_reader {
     e.form = entry_form::object;
     e.object = &in_;
     e.followed_by_key = false;  // the next next() reads the key
+    e.read_in_sequence = true;
     e.where = {0, in_.tell()};
     return true;
   }
@@ -119,6 +120,7 @@ class archive_reader {
     e.object = &*lookup_;
     e.where = at;
     e.followed_by_key = true;
+    e.read_in_sequence = false;
     return true;
   }
   bool seekable() const noexcept { return !file_.empty(); }

@@ -259,6 +259,7 @@ struct entry {
   std::size_t max_key_bytes = default_limits.max_token_bytes;  // ...which is at most this long
   bool followed_by_key = false;   // object: read at an offset into an archive, so the next
                                   // entry's key (or the end) must follow it (check_key_follows)
+  bool read_in_sequence = false;  // object: read in an archive's order, the next key after it
   bool pending = false;           // the value is still to be loaded (framings with load())
   location where;                 // for read_at() and for scripts
   std::string_view source;        // record, array: what errors name (the file)
@@ -524,15 +525,32 @@ inline int read_archive_key(reader& in, std::string& key, std::uint64_t& at) {
 // What must follow an object read at an offset into an archive: the next entry's key, as the
 // archive's own reader reads keys (framing/ark.hpp), or the end. An object read as another
 // type than wrote it (another release of a struct) stops short or runs on, and what follows
-// it is then no key: an error here rather than a value misread in silence.
+// it is then no key: an error here rather than a value misread in silence. `after`: the byte
+// after the key, -1 at the end.
+inline void check_next_key(const reader& in, std::uint64_t at, std::string_view key, int after) {
+  if (key.empty() && after < 0) return;  // the end
+  if (!kaldi_io::is_token(key) || (after >= 0 && after != ' ' && after != '\t' && after != '\n'))
+    throw_format_error(in.name(), at, {}, {"the next entry's key or the end, after the object"},
+                       {key.empty() ? std::string("no key") : quoted_excerpt(key)});
+}
 inline void check_key_follows(reader& in) {
   std::uint64_t at;
   std::string key;
-  const int c = read_archive_key(in, key, at);
-  if (key.empty() && c < 0) return;  // the end
-  if (!kaldi_io::is_token(key) || (c >= 0 && c != ' ' && c != '\t' && c != '\n'))
-    throw_format_error(in.name(), at, {}, {"the next entry's key or the end, after the object"},
-                       {key.empty() ? std::string("no key") : quoted_excerpt(key)});
+  const int after = read_archive_key(in, key, at);
+  check_next_key(in, at, key, after);
+}
+// The same as far as the input is read already, for an object read in sequence: it never
+// waits for more input (a pipe's next entry may be written only once this one is used), and
+// leaves the key to the framing's next().
+inline void check_buffered_key_follows(const reader& in) {
+  const std::span<const char> w = in.window();
+  std::size_t i = 0;
+  while (i < w.size() && reader::is_space(w[i])) ++i;
+  const std::size_t start = i;
+  while (i < w.size() && !reader::is_space(w[i])) ++i;
+  if (i == w.size()) return;  // the end, or a key not in view yet: nothing to tell
+  check_next_key(in, in.tell() + start, std::string_view(w.data() + start, i - start),
+                 static_cast<unsigned char>(w[i]));
 }
 
 template <class F>

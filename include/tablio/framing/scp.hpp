@@ -353,6 +353,7 @@ class script_input {
       e.form = entry_form::object;
       e.object = &*whole_reader_;
       e.followed_by_key = false;  // a file of one object, whatever follows it (a WAVE file's chunks)
+      e.read_in_sequence = false;
       return;
     }
     detail::read_command_output(in, whole_);
@@ -360,6 +361,7 @@ class script_input {
     e.form = entry_form::object;
     e.object = &*whole_reader_;
     e.followed_by_key = false;
+    e.read_in_sequence = false;
   }
 
   const std::string& name() const noexcept { return name_; }
@@ -435,6 +437,7 @@ class script_input {
     e.form = entry_form::object;
     e.object = &in;
     e.followed_by_key = true;  // an archive's object, or a file's one object
+    e.read_in_sequence = false;
   }
 
   std::string name_;

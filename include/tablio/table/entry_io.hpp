@@ -265,6 +265,10 @@ class entry_reader {
           return detail::with_key(e.key, e.object->name(), [&] {
             h.read(*e.object);
             if (e.followed_by_key) detail::check_key_follows(*e.object);
+            // A user's struct in a positional codec says nothing of its length: read by another
+            // release of it, it stops short or runs on, and what follows is then no key.
+            if constexpr (std::is_class_v<value_type> && std::is_aggregate_v<value_type>)
+              if (e.read_in_sequence) detail::check_buffered_key_follows(*e.object);
           });
         break;
       case entry_form::record:
