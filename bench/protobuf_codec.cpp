@@ -1,8 +1,9 @@
 // tablio::protobuf against libprotobuf's generated code on the same messages (arena off and
 // on), and against tablio's positional raw<little> on the same structs: an utterance (an id, a
 // speaker, a 400x80 float matrix packed, its shape, 50 labels, a transcript) and a small
-// message (six scalars and a short string). Encoding writes into a buffer kept across
-// messages; decoding reads into a value kept across messages, as a table reader does.
+// message (six scalars and a short string); and the floor for the utterance, a copy of its
+// bytes. Encoding writes into a buffer kept across messages; decoding reads into a value kept
+// across messages, as a table reader does.
 #include "ratio_reporter.hpp"
 
 #include <tablio/codec/codec.hpp>
@@ -10,6 +11,7 @@
 
 #include <google/protobuf/arena.h>
 
+#include <cstring>
 #include <random>
 
 #include "bench_messages.pb.h"
@@ -147,16 +149,30 @@ void decode_libprotobuf_arena(benchmark::State& state, const M& m) {
   }
 }
 
+// ----- the floor: copying the message's bytes, which every encoder and decoder of its
+// 128 KB of packed floats does at least once
+void copy_bytes(benchmark::State& state, const std::string& bytes) {
+  std::string out(bytes.size(), '\0');
+  for (auto _ : state) {
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+}
+std::string utterance_bytes() { return std::string(tablio::encode<tablio::protobuf>(an_utterance()).view()); }
+
 #define TABLIO_BENCH(name, fn, ...) \
   BENCHMARK_CAPTURE(fn, x, __VA_ARGS__)->Name(name)->Apply(bench::fastest_of_repetitions)
 
 TABLIO_BENCH("encode_utterance/libprotobuf", encode_libprotobuf, peer(an_utterance()));
 TABLIO_BENCH("encode_utterance/tablio_protobuf", encode_tablio, an_utterance());
 TABLIO_BENCH("encode_utterance/tablio_raw", encode_raw, an_utterance());
+TABLIO_BENCH("encode_utterance/floor_memcpy", copy_bytes, utterance_bytes());
 TABLIO_BENCH("decode_utterance/libprotobuf", decode_libprotobuf, peer(an_utterance()));
 TABLIO_BENCH("decode_utterance/arena_libprotobuf", decode_libprotobuf_arena, peer(an_utterance()));
 TABLIO_BENCH("decode_utterance/tablio_protobuf", decode_tablio, an_utterance());
 TABLIO_BENCH("decode_utterance/tablio_raw", decode_raw, an_utterance());
+TABLIO_BENCH("decode_utterance/floor_memcpy", copy_bytes, utterance_bytes());
 TABLIO_BENCH("encode_small/libprotobuf", encode_libprotobuf, peer(a_small()));
 TABLIO_BENCH("encode_small/tablio_protobuf", encode_tablio, a_small());
 TABLIO_BENCH("encode_small/tablio_raw", encode_raw, a_small());

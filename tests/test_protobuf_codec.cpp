@@ -25,6 +25,12 @@ struct record {
   std::int8_t small = 0;        // 6
   std::array<float, 2> pair{};  // 7
 };
+struct nest {
+  std::int32_t n = 0;  // 1
+  std::int32_t m = 0;  // 2
+  std::int32_t o = 0;  // 3
+  record inner;        // 4
+};
 struct node {
   std::vector<node> kids;
 };
@@ -66,6 +72,26 @@ TEST_CASE("protobuf's reading rules", "[codec][protobuf]") {
     CHECK(r.n == 2);
     CHECK(r.p == point{5, 6});
     CHECK(r.v == std::vector<std::int32_t>{1, 2, 3});  // unpacked, then packed
+  }
+  SECTION("a message that comes twice is merged: its vectors appended to, its fields kept") {
+    // 4 {3: [1, 2] packed} 2: 7, 4 {2: 9}, 4 {3: 3 unpacked}
+    const std::string b = bytes({0x22, 4, 0x1a, 2, 1, 2, 0x10, 7, 0x22, 2, 0x10, 9, 0x22, 2, 0x18, 3});
+    auto n = decode<protobuf, nest>(std::string_view(b));
+    CHECK(n.m == 7);
+    CHECK(n.inner.v == std::vector<std::int32_t>{1, 2, 3});
+    CHECK(n.inner.n == 9);
+  }
+  SECTION("a value read again holds the second message alone") {
+    record r;
+    protobuf::parse(encode<protobuf>(record{"a", 1, {1, 2, 3}, {4, 5}}).view(), r, "first");
+    protobuf::parse(bytes({0x1a, 1, 9}), r, "second");
+    CHECK(r.v == std::vector<std::int32_t>{9});
+    CHECK(r.id.empty());
+    CHECK(r.p == point{});
+    protobuf::parse(bytes({0x18, 8}), r, "third");
+    CHECK(r.v == std::vector<std::int32_t>{8});
+    protobuf::parse(bytes({}), r, "fourth");
+    CHECK(r.v.empty());
   }
   SECTION("a std::array holds its count of values") {
     CHECK(read(bytes({0x3a, 8, 0, 0, 0x80, 0x3f, 0, 0, 0, 0x40})).pair == std::array<float, 2>{1, 2});
@@ -335,4 +361,21 @@ TEST_CASE("pb::unknown_fields keeps what a struct does not know and writes it ba
   protobuf::parse(encode<protobuf>(point_v2{1, 0, "q"}).view(), old, "again");
   CHECK(old.rest.bytes == bytes({0x1a, 1, 'q'}));
   CHECK(proto_schema<point_v1>() == "syntax = \"proto3\";\n\nmessage point_v1 {\n  int32 x = 1;\n}\n");
+}
+
+TEST_CASE("varints of every length read back, with the end near or far", "[codec][protobuf]") {
+  const std::string name = "varints";
+  for (int bits = 0; bits <= 64; ++bits) {
+    const std::uint64_t v = bits == 0 ? 0 : (bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1);
+    char b[10 + 10]{};
+    const std::size_t n = static_cast<std::size_t>(protobuf_wire::put_varint(b, v) - b);
+    for (std::size_t padding : {std::size_t{0}, std::size_t{10}}) {  // checked byte by byte, or not
+      protobuf_wire::cursor in{b, b + n + padding, b, &name};
+      CHECK(in.get_varint() == v);
+      CHECK(in.p == b + n);
+    }
+  }
+  const std::string eleven(10, '\xff');  // an 11th byte due
+  protobuf_wire::cursor over{eleven.data(), eleven.data() + eleven.size(), eleven.data(), &name};
+  CHECK_THROWS_MATCHES(over.get_varint(), format_error, test::says("expected a varint of at most 64 bits"));
 }

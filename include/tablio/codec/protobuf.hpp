@@ -42,7 +42,9 @@
 
 #include <boost/pfr/core.hpp>
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -279,11 +281,9 @@ void get_fixed(const char* p, T& v) {
 // Whether protobuf leaves the scalar out when it has no explicit presence: it is 0 (a float's
 // bits all 0: -0.0 is written).
 template <scalar T>
-bool is_zero(const T& v) {
+constexpr bool is_zero(const T& v) {
   if constexpr (std::is_floating_point_v<T>) {
-    std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t> bits;
-    std::memcpy(&bits, &v, sizeof v);
-    return bits == 0;
+    return std::bit_cast<std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>(v) == 0;
   } else if constexpr (is_sint<T>::value || is_fixed<T>::value) {
     return v.value == 0;
   } else {
@@ -442,9 +442,24 @@ const T& defaults() {
 template <class T>
 std::size_t message_size(const T& v);
 template <class T, std::size_t I>
+constexpr bool scalar_default_set() {
+  T d{};
+  if constexpr (scalar<field_type<T, I>>)
+    return !is_zero(boost::pfr::get<I>(d));
+  else
+    return !boost::pfr::get<I>(d).empty();
+}
+// Known at compile time where T's default is a constant (no std::map in it, say).
+template <class T, std::size_t I>
+concept constant_default = (scalar<field_type<T, I>> || bytes_field<field_type<T, I>>)&&requires {
+  typename std::bool_constant<scalar_default_set<T, I>()>;
+};
+template <class T, std::size_t I>
 bool written_when_zero() {
-  using F = std::remove_cvref_t<decltype(boost::pfr::get<I>(std::declval<T&>()))>;
-  if constexpr (scalar<F>) {
+  using F = field_type<T, I>;
+  if constexpr (constant_default<T, I>) {
+    return scalar_default_set<T, I>();
+  } else if constexpr (scalar<F>) {
     static const bool set = !is_zero(boost::pfr::get<I>(defaults<T>()));
     return set;
   } else if constexpr (bytes_field<F>) {
@@ -464,7 +479,9 @@ template <class T>
 void reset(T& v);
 template <class F>
 void reset_field(F& f, const F& d) {
-  if constexpr (is_vector<F>::value || bytes_field<F> || is_map<F>::value) {
+  if constexpr (is_vector<F>::value && !bytes_field<F>) {
+    // left as it is: replaced where the message holds it, emptied where not (read_message)
+  } else if constexpr (bytes_field<F> || is_map<F>::value) {
     if (d.empty())
       f.clear();
     else
@@ -478,15 +495,31 @@ void reset_field(F& f, const F& d) {
     f = d;
   }
 }
+template <class T, std::size_t I>
+constexpr field_type<T, I> scalar_default() {
+  T d{};
+  return boost::pfr::get<I>(d);
+}
+template <class T, std::size_t I>
+void reset_member(T& v) {
+  using F = field_type<T, I>;
+  if constexpr (constant_default<T, I> && scalar<F>) {
+    boost::pfr::get<I>(v) = scalar_default<T, I>();  // a constant: no look at defaults<T>()
+  } else if constexpr (constant_default<T, I>) {
+    if constexpr (!scalar_default_set<T, I>())
+      boost::pfr::get<I>(v).clear();
+    else
+      boost::pfr::get<I>(v) = boost::pfr::get<I>(defaults<T>());
+  } else {
+    reset_field(boost::pfr::get<I>(v), boost::pfr::get<I>(defaults<T>()));
+  }
+}
 template <class T>
 void reset(T& v) {
   if constexpr (user_customized<protobuf, T>) {
     v = T{};
   } else {
-    const T& d = defaults<T>();
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (reset_field(boost::pfr::get<I>(v), boost::pfr::get<I>(d)), ...);
-    }
+    [&]<std::size_t... I>(std::index_sequence<I...>) { (reset_member<T, I>(v), ...); }
     (std::make_index_sequence<field_count<T>()>{});
   }
 }
@@ -551,7 +584,7 @@ R visit_alternative(const V& v, std::uint32_t first_number, Use use, R none = R{
 
 // The bytes field `number` of value f takes, tag included; `always`: written even when 0/empty.
 template <class F>
-std::size_t field_size(std::uint32_t number, const F& f, bool always) {
+TABLIO_ALWAYS_INLINE std::size_t field_size(std::uint32_t number, const F& f, bool always) {
   const std::size_t tag = tag_size(number);
   if constexpr (scalar<F>) {
     return always || !is_zero(f) ? tag + scalar_size(f) : 0;
@@ -605,7 +638,7 @@ char* put_delimited(char* p, const F& f, std::size_t size) {
 }
 
 template <class F>
-char* put_field(char* p, std::uint32_t number, const F& f, bool always) {
+TABLIO_ALWAYS_INLINE char* put_field(char* p, std::uint32_t number, const F& f, bool always) {
   if constexpr (scalar<F>) {
     if (!always && is_zero(f)) return p;
     p = put_tag(p, number, wire_of<F>());
@@ -728,11 +761,37 @@ struct place {
 }
 
 template <class T>
-void read_message(protobuf_wire::cursor in, T& v, int depth);
+void read_message(protobuf_wire::cursor in, T& v, int depth, bool merging = false);
+
+template <class E>
+void copy_fixed(E* to, const char* p, std::size_t n) {
+  if constexpr (std::is_floating_point_v<E> && std::endian::native == std::endian::little) {
+    if (n != 0) std::memcpy(to, p, n * sizeof(E));  // the machine's floats are protobuf's
+  } else {
+    for (std::size_t i = 0; i < n; ++i) get_fixed(p + i * fixed_width<E>(), to[i]);
+  }
+}
+// Sets f's values from index `at` on to the n fixed-width values at p. Those f has already
+// (the record before's, in a value read again) are overwritten; the rest are appended in
+// steps of 16 KiB, zero-filled (a vector cannot grow otherwise) and overwritten while in the
+// L1 cache: one pass over memory, not two.
+template <class E, class V>
+void assign_fixed(V& f, std::size_t at, const char* p, std::size_t n) {
+  if (f.size() > at + n) f.resize(at + n);
+  const std::size_t have = f.size() - at;
+  copy_fixed(f.data() + at, p, have);
+  f.reserve(at + n);
+  constexpr std::size_t step = 16384 / sizeof(E);
+  for (std::size_t done = have; done < n; done += step) {
+    const std::size_t k = std::min(step, n - done);
+    f.resize(f.size() + k);
+    copy_fixed(f.data() + at + done, p + done * fixed_width<E>(), k);
+  }
+}
 
 // Reads one scalar of wire type `wire` (already checked) at the cursor.
 template <scalar F>
-void read_scalar(protobuf_wire::cursor& in, F& f, std::uint32_t number) {
+TABLIO_ALWAYS_INLINE void read_scalar(protobuf_wire::cursor& in, F& f, std::uint32_t number) {
   const char* at = in.p;
   if constexpr (wire_of<F>() == protobuf_wire::varint) {
     if (!from_varint(in.get_varint(), f)) out_of_range(in, at, number, scalar_name<F>());
@@ -762,10 +821,24 @@ void read_field(protobuf_wire::cursor& in, const char* tag_start, std::uint32_t 
     using E = typename F::value_type;
     f.assign(reinterpret_cast<const E*>(b.data()), reinterpret_cast<const E*>(b.data() + b.size()));
   } else if constexpr (is_optional<F>::value) {
-    if (!f) f.emplace();
+    if (!f) {
+      f.emplace();
+      count = 0;  // a message in it is new, not merged into
+    }
     read_field(in, tag_start, number, wire, *f, depth, count);
   } else if constexpr (is_vector<F>::value || is_std_array<F>::value) {
     using E = typename F::value_type;
+    // A vector's first values in this message replace what it held (the record before's, whose
+    // storage is reused); later ones are appended.
+    [[maybe_unused]] bool replacing = false;
+    if constexpr (is_vector<F>::value) {
+      replacing = count++ == 0;
+      // (packed fixed-width values overwrite the record before's in place: assign_fixed)
+      bool in_place = false;
+      if constexpr (scalar<E>)
+        in_place = wire_of<E>() != protobuf_wire::varint && wire == protobuf_wire::length_delimited;
+      if (replacing && !in_place) f.clear();
+    }
     auto append = [&]() -> E& {
       if constexpr (is_vector<F>::value) {
         return f.emplace_back();
@@ -787,13 +860,7 @@ void read_field(protobuf_wire::cursor& in, const char* tag_start, std::uint32_t 
                 {"packed field ", decimal(number), " of whole ", decimal(fixed_width<E>()), "-byte values"},
                 {decimal(bytes), " bytes"});
           if constexpr (is_vector<F>::value) {
-            const std::size_t n = bytes / fixed_width<E>(), at = f.size();
-            f.resize(at + n);  // (keeps its capacity from the record before: reset() clears, not frees)
-            if constexpr (std::is_floating_point_v<E> && std::endian::native == std::endian::little) {
-              if (n != 0) std::memcpy(f.data() + at, packed.p, bytes);
-            } else {
-              for (std::size_t i = 0; i < n; ++i) get_fixed(packed.p + i * fixed_width<E>(), f[at + i]);
-            }
+            assign_fixed<E>(f, replacing ? 0 : f.size(), packed.p, bytes / fixed_width<E>());
             return;
           }
         }
@@ -836,8 +903,11 @@ void read_field(protobuf_wire::cursor& in, const char* tag_start, std::uint32_t 
     f.insert_or_assign(std::move(key), std::move(value));
   } else {
     if (wire != protobuf_wire::length_delimited) wrong_wire(in, tag_start, number, "message", wire);
-    if (count++ == 0) reset(f);  // present: from the message's defaults, not the field's initializer
-    read_message(in.sub(in.get_bytes()), f, depth + 1);  // then merged into what came before
+    // Present: from the message's defaults, not the field's initializer; when it comes again,
+    // merged into what came before.
+    const bool merging = count++ != 0;
+    if (!merging) reset(f);
+    read_message(in.sub(in.get_bytes()), f, depth + 1, merging);
   }
 }
 
@@ -845,9 +915,9 @@ template <std::size_t K, class V>
 void read_alternative(protobuf_wire::cursor& in, const char* tag_start, std::uint32_t number,
                       std::uint32_t wire, V& v, int depth) {
   if constexpr (!std::is_same_v<std::variant_alternative_t<K, V>, std::monostate>) {
-    if (v.index() != K) v.template emplace<K>();
-    std::uint32_t merged = 1;  // a fresh alternative holds its defaults already
-    read_field(in, tag_start, number, wire, std::get<K>(v), depth, merged);
+    std::uint32_t count = v.index() == K ? 1 : 0;  // 1: a message set before is merged into
+    if (count == 0) v.template emplace<K>();
+    read_field(in, tag_start, number, wire, std::get<K>(v), depth, count);
   }
 }
 
@@ -879,7 +949,7 @@ void check_array_count(const protobuf_wire::cursor& in, std::uint32_t number, co
 }
 
 template <class T>
-void read_message(protobuf_wire::cursor in, T& v, int depth) {
+void read_message(protobuf_wire::cursor in, T& v, int depth, bool merging) {
   if (depth > max_depth) in.fail({"messages nested at most ", decimal(max_depth), " deep"}, {"deeper"});
   if constexpr (user_customized<protobuf, T>) {
     reader r = memory_reader(std::string_view(in.p, static_cast<std::size_t>(in.end - in.p)), *in.name);
@@ -889,7 +959,13 @@ void read_message(protobuf_wire::cursor in, T& v, int depth) {
     constexpr auto numbers = field_numbers<T>();
     constexpr auto widths = field_widths<T>();
     constexpr std::size_t n = numbers.size();
-    std::array<std::uint32_t, n == 0 ? 1 : n> counts{};  // values read into std::array fields
+    // Per field: values read into a std::array, occurrences of a vector or message (merged
+    // into the one read before, vectors appended to, from the second on).
+    std::array<std::uint32_t, n == 0 ? 1 : n> counts{};
+    if (merging) [&]<std::size_t... I>(std::index_sequence<I...>) {
+        ((counts[I] = !is_std_array<field_type<T, I>>::value), ...);
+      }
+    (std::make_index_sequence<n>{});
     std::array<bool, n == 0 ? 1 : n> seen{};
     while (!in.done()) {
       const char* tag_start = in.p;
@@ -914,7 +990,7 @@ void read_message(protobuf_wire::cursor in, T& v, int depth) {
     }
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       (check_array_count(in, numbers[I], boost::pfr::get<I>(v), counts[I]), ...);
-      (empty_unless_read(boost::pfr::get<I>(v), seen[I]), ...);
+      if (!merging) (empty_unless_read(boost::pfr::get<I>(v), seen[I]), ...);
     }
     (std::make_index_sequence<n>{});
   }

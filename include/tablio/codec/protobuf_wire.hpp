@@ -68,6 +68,20 @@ struct cursor {
     return get_long_varint();
   }
   std::uint64_t get_long_varint() {
+    if (end - p >= 10) [[likely]] {  // all ten bytes there: no check of the end per byte
+      const auto* q = reinterpret_cast<const unsigned char*>(p);
+      std::uint64_t v = 0;
+      for (int i = 0; i < 9; ++i) {
+        v |= std::uint64_t{q[i] & 0x7Fu} << (7 * i);
+        if (q[i] < 0x80) {
+          p += i + 1;
+          return v;
+        }
+      }
+      if (q[9] > 1) fail({"a varint of at most 64 bits"}, {"more"});
+      p += 10;
+      return v | std::uint64_t{q[9]} << 63;
+    }
     std::uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
       if (p == end) fail({"a varint"}, {"end of data"});
