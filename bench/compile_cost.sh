@@ -66,6 +66,19 @@ int main(int argc, char** argv) {
   return writer.Close() ? 0 : 1;
 }
 CPP
+# The protobuf codec, apart from tablio.hpp: included alone, and a struct through it both ways.
+cat >"$work/protobuf_included.cpp" <<'CPP'
+#include <tablio/codec/protobuf.hpp>
+int main() { return 0; }
+CPP
+cat >"$work/protobuf_used.cpp" <<'CPP'
+#include <tablio/codec/protobuf.hpp>
+struct sample { int id; std::string name; std::vector<float> values; std::optional<std::int64_t> extra; };
+int main(int argc, char**) {
+  auto bytes = tablio::encode<tablio::protobuf>(sample{argc, "a", {1.f}, 7});
+  return tablio::decode<tablio::protobuf, sample>(bytes.view()).id;
+}
+CPP
 cat >"$work/umbrella.cpp" <<'CPP'
 #include <tablio/tablio.hpp>
 int main() { return 0; }
@@ -104,4 +117,6 @@ report "writer + sequential + random access over ark_framing, one PFR struct" fi
 report "the same three over specifiers (any_framing, all formats)" any_framing.cpp 4.0
 report "Kaldi facade: copy-feats (matrix reader and writer)" kaldi_copy.cpp 3.0
 report "<tablio/tablio.hpp> included, nothing used" umbrella.cpp 1.2
+report "<tablio/codec/protobuf.hpp> included, nothing used" protobuf_included.cpp 0.8
+report "a struct encoded and decoded with tablio::protobuf" protobuf_used.cpp 2.0
 exit $over
