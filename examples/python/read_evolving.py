@@ -1,5 +1,5 @@
 """Reads the records examples/evolving_records.cpp wrote, with Python's protobuf and the .proto
-it emitted: protoc makes the class, tablio reads the TFRecord file's records as bytes.
+it emitted: protoc makes the class, tablio.messages reads the TFRecord file's records with it.
 
     read_evolving.py FOLDER
 """
@@ -15,9 +15,7 @@ sys.path.insert(0, str(folder))
 import utterance_pb2  # noqa: E402  (just made by protoc)
 
 count = 0
-for key, record in tablio.open(f"tfrecord:{folder / 'utterances.tfrecord'}", type="bytes"):
-    u = utterance_pb2.utterance()
-    u.ParseFromString(record)
+for key, u in tablio.messages(f"tfrecord:{folder / 'utterances.tfrecord'}", utterance_pb2.utterance):
     assert u.id == f"utt{count}".encode() and u.speaker == 100 + count and len(u.feats) == 8  # ids are bytes
     assert not u.HasField("transcript")  # release 1 had none: release 2 reads its "(none)"
     print(key, u.id, u.speaker, list(u.feats)[:2])

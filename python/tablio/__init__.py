@@ -24,7 +24,8 @@ from . import _tablio
 from ._tablio import RandomAccessReader, SequentialReader, Writer
 
 __all__ = [
-    "open", "random_access", "writer", "load", "load_object", "save_object", "shard", "value_types", "idx",
+    "open", "random_access", "writer", "load", "load_object", "save_object", "shard", "messages", "value_types",
+    "idx",
     "shard_index", "sample",
     "set_untrusted", "process_policy",
     "SequentialReader", "RandomAccessReader", "Writer",
@@ -214,6 +215,36 @@ def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, 
                                      allow_pipes, confine, limits,
                                      _segments(segments, max_overshoot, min_segment_length)),
                     type, decode, rspec, limits)
+
+
+def messages(rspec, message_class, batch_size=None, **options):
+    """The records of a table as protocol buffers messages of a protoc-generated class.
+
+    Yields (key, message) for each record or, with batch_size, (keys, messages) for up to that
+    many records at a time, read in one call. The records are the table's bytes values
+    (open(rspec, type="bytes", **options)): those C++ wrote with holder<T, tablio::protobuf>,
+    or any others that hold one message each. A record that does not parse is a FormatError
+    naming the table and the key.
+    """
+    parse = message_class.FromString
+    name = message_class.DESCRIPTOR.full_name
+
+    def message(key, record):
+        try:
+            return parse(record)
+        except Exception as e:  # google.protobuf.message.DecodeError, or the C++ backend's own
+            raise FormatError(f"format error in '{rspec}' (key '{errors.excerpt(key)}'): expected a {name} "
+                              f"message, found bytes that do not parse ({e})", path=rspec, key=key) from None
+
+    def read():
+        with open(rspec, type="bytes", **options) as table:
+            if batch_size is None:
+                for key, record in table:
+                    yield key, message(key, record)
+            else:
+                for keys, records in table.batches(batch_size):
+                    yield keys, [message(k, r) for k, r in zip(keys, records)]
+    return read()
 
 
 def random_access(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False,

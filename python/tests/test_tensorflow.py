@@ -540,3 +540,27 @@ def test_a_tar_read_as_another_extension_is_an_error_not_an_empty_table(tmp_path
     with tablio.writer(f"tar:{tmp_path}/empty.tar", type="datum"):
         pass
     assert tablio.load(f"tar:{tmp_path}/empty.tar", type="example")[0] == []  # no members: empty
+
+
+def test_messages_parses_each_record_with_a_generated_class(tmp_path):
+    from google.protobuf import timestamp_pb2
+    path = tmp_path / "stamps.tfrecord"
+    with tablio.writer(f"tfrecord,scp:{path},{tmp_path / 'stamps.scp'}", type="bytes") as out:
+        for i in range(5):
+            out[f"t{i}"] = timestamp_pb2.Timestamp(seconds=i, nanos=7 * i).SerializeToString()
+    rspec = f"scp:{tmp_path / 'stamps.scp'}"
+    one_by_one = [(key, m.seconds, m.nanos) for key, m in tablio.messages(rspec, timestamp_pb2.Timestamp)]
+    assert one_by_one == [(f"t{i}", i, 7 * i) for i in range(5)]
+    batched = [(keys, [m.seconds for m in ms])
+               for keys, ms in tablio.messages(rspec, timestamp_pb2.Timestamp, batch_size=2)]
+    assert batched == [(["t0", "t1"], [0, 1]), (["t2", "t3"], [2, 3]), (["t4"], [4])]
+
+    # A record that is no such message: an error naming the table and the key.
+    with tablio.writer(f"tfrecord,scp:{path},{tmp_path / 'stamps.scp'}", type="bytes") as out:
+        out["good"] = timestamp_pb2.Timestamp(seconds=1).SerializeToString()
+        out["bad"] = b"\x08"  # a varint's tag, no varint
+    records = tablio.messages(rspec, timestamp_pb2.Timestamp)
+    assert next(records)[0] == "good"
+    with pytest.raises(tablio.FormatError, match="expected a google.protobuf.Timestamp message") as error:
+        next(records)
+    assert error.value.key == "bad" and error.value.path == rspec
