@@ -3,7 +3,7 @@
 // another, reads them; and the .proto it emits lets any language read them (Python's protobuf
 // does, in examples/python/read_evolving.py).
 //
-//   evolving_records FOLDER    writes FOLDER/utterances.tfrecord and FOLDER/utterance.proto
+//   evolving_records FOLDER    writes FOLDER/utterances.{tfrecord,ark,scp} and FOLDER/utterance.proto
 #include <tablio/codec/protobuf.hpp>
 #include <tablio/codec/protobuf_schema.hpp>
 #include <tablio/tablio.hpp>
@@ -39,19 +39,26 @@ int main(int argc, char** argv) {
   try {
     const std::filesystem::path folder = argv[1];
     std::filesystem::create_directories(folder);
-    const std::string table = "tfrecord:" + (folder / "utterances.tfrecord").string();
-    {  // release 1 writes
-      tablio::table_writer<tablio::holder<release1::utterance, tablio::protobuf>> out(table);
-      for (int i = 0; i < 3; ++i)
-        out.write(tablio::ordinal_key(static_cast<std::uint64_t>(i)),
-                  {"utt" + std::to_string(i), 100 + i, std::vector<float>(8, 0.5f * static_cast<float>(i))});
-      out.close();
+    const std::string file = (folder / "utterances").string();
+    {  // release 1 writes, to a TFRecord file and to a Kaldi archive with its script
+      using release1_records = tablio::holder<release1::utterance, tablio::protobuf>;
+      tablio::table_writer<release1_records> tfrecord("tfrecord:" + file + ".tfrecord");
+      tablio::table_writer<release1_records> ark("ark,scp:" + file + ".ark," + file + ".scp");
+      for (int i = 0; i < 3; ++i) {
+        const release1::utterance u{"utt" + std::to_string(i), 100 + i,
+                                    std::vector<float>(8, 0.5f * static_cast<float>(i))};
+        tfrecord.write(tablio::ordinal_key(static_cast<std::uint64_t>(i)), u);
+        ark.write(u.id, u);
+      }
+      tfrecord.close();
+      ark.close();
     }
     // release 2 reads what release 1 wrote, and says how any language can.
-    for (auto& [key, u] :
-         tablio::sequential_table_reader<tablio::holder<release2::utterance, tablio::protobuf>>(table))
-      std::printf("%s: %s, speaker %lld, %zu values, transcript %s\n", key.c_str(), u.id.c_str(),
-                  static_cast<long long>(u.speaker), u.feats.size(), u.transcript.c_str());
+    for (const std::string& table : {"tfrecord:" + file + ".tfrecord", "scp:" + file + ".scp"})
+      for (auto& [key, u] :
+           tablio::sequential_table_reader<tablio::holder<release2::utterance, tablio::protobuf>>(table))
+        std::printf("%s: %s, speaker %lld, %zu values, transcript %s\n", key.c_str(), u.id.c_str(),
+                    static_cast<long long>(u.speaker), u.feats.size(), u.transcript.c_str());
     std::ofstream(folder / "utterance.proto") << tablio::proto_schema<release2::utterance>("speech");
     return 0;
   } catch (const std::exception& e) {

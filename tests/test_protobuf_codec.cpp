@@ -5,6 +5,7 @@
 #include "test_support.hpp"
 
 #include <tablio/codec/protobuf_schema.hpp>
+#include <tablio/holder/bytes.hpp>
 
 using namespace tablio;
 
@@ -164,11 +165,43 @@ TEST_CASE("protobuf records in every framing, and length-prefixed objects in arc
   std::string record_bytes;
   H::encode_record(record_bytes, a);
   CHECK(record_bytes == std::string(encode<protobuf>(a).view()));
-  // In an archive, "\0B" and the message's size, then the message.
+  // In an archive, the message as bytes_holder's bytes: "\0B", Kaldi's int32 size, the message.
   const std::string ark = test::read_file(dir / "r.ark");
-  CHECK(ark.substr(0, 11) == std::string("00000000 \0B", 11));
-  CHECK(static_cast<std::size_t>(ark[11]) == record_bytes.size());
-  CHECK(ark.substr(12, record_bytes.size()) == record_bytes);
+  CHECK(ark.substr(0, 12) == std::string("00000000 \0B\4", 12));
+  CHECK(static_cast<std::size_t>(ark[12]) == record_bytes.size());
+  CHECK(ark.substr(16, record_bytes.size()) == record_bytes);
+  sequential_table_reader<bytes_holder> as_bytes("ark:" + (dir / "r.ark"));
+  CHECK(as_bytes.value() == record_bytes);
+  // In a text archive too: field numbers kept, readable as bytes.
+  {
+    table_writer<H> w("ark,t:" + (dir / "t.ark"));
+    w.write("a", a);
+    w.write("b", b);
+  }
+  sequential_table_reader<H> text("ark:" + (dir / "t.ark"));
+  CHECK(text.value().n == 3);
+  text.next();
+  CHECK(text.value().n == -7);
+  CHECK(sequential_table_reader<bytes_holder>("ark:" + (dir / "t.ark")).value() == record_bytes);
+}
+
+TEST_CASE("an archive's bad message is an error at its offset in the file", "[codec][protobuf][table]") {
+  using H = holder<record, protobuf>;
+  test::temp_dir dir;
+  {
+    table_writer<bytes_holder> w("ark:" + (dir / "bad.ark"));
+    w.write("good", std::string(encode<protobuf>(record{"x"}).view()));
+    w.write("bad", bytes({0x0a, 0x05, 'a'}));  // a length past the end
+  }
+  // "good \0B\4", 4 bytes of size, 15 of message; "bad \0B\4", 4 of size: the message at 38,
+  // its length (5) past the end at its byte 2
+  auto read_both = [&] {
+    sequential_table_reader<H> r("ark:" + (dir / "bad.ark"));
+    r.next();
+    return r.value();
+  };
+  CHECK_THROWS_MATCHES(read_both(), format_error,
+                       test::says("at byte 40 (key 'bad'): expected 5 bytes, found only 1"));
 }
 
 namespace {

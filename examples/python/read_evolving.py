@@ -1,5 +1,6 @@
 """Reads the records examples/evolving_records.cpp wrote, with Python's protobuf and the .proto
-it emitted: protoc makes the class, tablio.messages reads the TFRecord file's records with it.
+it emitted: protoc makes the class, tablio.messages reads the TFRecord file's records and the
+archive's objects with it.
 
     read_evolving.py FOLDER
 """
@@ -14,10 +15,11 @@ subprocess.run(["protoc", f"--proto_path={folder}", f"--python_out={folder}", "u
 sys.path.insert(0, str(folder))
 import utterance_pb2  # noqa: E402  (just made by protoc)
 
-count = 0
-for key, u in tablio.messages(f"tfrecord:{folder / 'utterances.tfrecord'}", utterance_pb2.utterance):
-    assert u.id == f"utt{count}".encode() and u.speaker == 100 + count and len(u.feats) == 8  # ids are bytes
-    assert not u.HasField("transcript")  # release 1 had none: release 2 reads its "(none)"
-    print(key, u.id, u.speaker, list(u.feats)[:2])
-    count += 1
-assert count == 3
+for table in (f"tfrecord:{folder / 'utterances.tfrecord'}", f"scp:{folder / 'utterances.scp'}"):
+    count = 0
+    for key, u in tablio.messages(table, utterance_pb2.utterance):
+        assert u.id == f"utt{count}".encode() and u.speaker == 100 + count and len(u.feats) == 8  # ids: bytes
+        assert not u.HasField("transcript")  # release 1 had none: release 2 reads its "(none)"
+        print(key, u.id, u.speaker, list(u.feats)[:2])
+        count += 1
+    assert count == 3

@@ -30,18 +30,17 @@ class holder : public holder_storage<T> {
  public:
   // A text object ends its line, as Kaldi's text objects do, so that reading can check that
   // it took the whole object (read_text_line_end); a Kaldi-style class's text is what its
-  // Write gives, byte for byte. A binary object whose encoding does not end itself (a
-  // protobuf message) has its size before it, in the codec's way of writing sizes.
+  // Write gives, byte for byte. An encoding that does not end itself (a protobuf message) is
+  // an object as bytes_holder's bytes are, in binary and text mode alike: any reader of bytes
+  // (Python's type="bytes", the tool) reads it, and a text archive keeps its field numbers.
   static void write(writer& w, bool binary, const T& v) {
-    if (binary) {
+    if constexpr (!delimited) {
+      thread_local std::string bytes;
+      encode_record(bytes, v);
+      holder<std::string>::write(w, binary, bytes);
+    } else if (binary) {
       kaldi_io::write_binary_header(w);
-      if constexpr (delimited) {
-        encode_to<BinaryCodec>(w, v);
-      } else {
-        byte_buffer bytes = encode<BinaryCodec>(v);
-        BinaryCodec::write_size(w, bytes.size());
-        w.write(bytes.data(), bytes.size());
-      }
+      encode_to<BinaryCodec>(w, v);
     } else if constexpr (kaldi_object<T>) {
       encode_to<TextCodec>(w, v);
     } else {
@@ -54,16 +53,10 @@ class holder : public holder_storage<T> {
     }
   }
   void read(reader& r) {
-    if (kaldi_io::read_binary_header(r)) {
-      if constexpr (delimited) {
-        decode_from<BinaryCodec>(r, this->value_);
-      } else {
-        const std::uint64_t size = BinaryCodec::read_size(r);
-        r.check_available(size, 1, "bytes of the object");
-        std::string bytes(static_cast<std::size_t>(size), '\0');
-        r.read_exact(bytes.data(), bytes.size(), "bytes of the object");
-        decode_record(bytes, r.name());
-      }
+    if constexpr (!delimited) {
+      read_encoding(r);
+    } else if (kaldi_io::read_binary_header(r)) {
+      decode_from<BinaryCodec>(r, this->value_);
     } else {
       decode_from<TextCodec>(r, this->value_);
       if constexpr (!kaldi_object<T>) kaldi_io::read_text_line_end(r);
@@ -84,6 +77,28 @@ class holder : public holder_storage<T> {
     if (!in.at_end())
       in.fail({"the end of the record after the value"}, {decimal(*in.remaining()), " more bytes"});
   }
+
+ private:
+  // Reads an object of bytes (as holder<std::string> does) and decodes them; errors give
+  // offsets in the file, not in the bytes.
+  void read_encoding(reader& r) requires(!delimited) {
+    const bool binary = kaldi_io::read_binary_header(r);
+    if (binary)
+      decode_from<kaldi_binary>(r, bytes_);
+    else
+      decode_from<kaldi_text>(r, bytes_);
+    const std::uint64_t start = r.tell() - bytes_.size();
+    if (!binary) kaldi_io::read_text_line_end(r);
+    try {
+      decode_record(bytes_, r.name());
+    } catch (const format_error& e) {
+      error_location where = e.where();
+      where.offset = start + where.offset.value_or(0);
+      throw format_error(std::move(where), e.expected(), e.found());
+    }
+  }
+  struct none {};
+  [[no_unique_address]] std::conditional_t<delimited, none, std::string> bytes_;
 };
 
 // Kaldi's KaldiObjectHolder<T>, for classes with Kaldi-style Write/Read members.
