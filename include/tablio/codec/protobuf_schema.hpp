@@ -47,6 +47,16 @@ template <class T>
 constexpr bool has_names = names_given<T>;
 #endif
 
+template <class T>
+constexpr bool names_cover_fields() {
+  if constexpr (requires { proto_field_names<T>::value; })
+    return std::size(proto_field_names<T>::value) == field_count<T>();
+  else if constexpr (requires { T::tablio_field_names; })
+    return std::size(T::tablio_field_names) == field_count<T>();
+  else
+    return true;
+}
+
 template <class T, std::size_t I>
 constexpr std::string_view field_name() {
   if constexpr (requires { proto_field_names<T>::value; })
@@ -99,6 +109,9 @@ class schema_builder {
         "tablio::proto_schema: this type's fields have no names here (Boost.PFR before 1.84): give "
         "them as a static member `static constexpr std::array<std::string_view, N> tablio_field_names` "
         "or a specialization of tablio::proto_field_names<T>");
+    static_assert(names_cover_fields<T>(),
+                  "tablio::proto_schema: the field names a type gives must name each of its fields, in "
+                  "declaration order (a pb::unknown_fields member too)");
     check_message_type<T>();
     const std::string name = message_name<T>();
     for (const std::string& done : names_)

@@ -141,7 +141,8 @@ struct cursor {
     }
   }
   void need(std::size_t n) const {
-    if (static_cast<std::size_t>(end - p) < n) fail({decimal(n), " bytes"}, {"end of data"});
+    if (static_cast<std::size_t>(end - p) < n)
+      fail({decimal(n), n == 1 ? " byte" : " bytes"}, {"end of data"});
   }
 };
 
