@@ -17,6 +17,7 @@ import collections.abc as _abc
 import operator as _operator
 import os as _os
 import sys as _sys
+import warnings as _warnings
 
 from . import errors
 from .errors import AccessError, DataLossError, FormatError, StreamError, UsageError
@@ -232,18 +233,25 @@ def messages(rspec, message_class, batch_size=None, **options):
     def message(key, record):
         try:
             return parse(record)
-        except Exception as e:  # google.protobuf.message.DecodeError, or the C++ backend's own
+        except Exception as e:  # DecodeError, or the warning of a parse cut short made an error
             raise FormatError(f"format error in '{rspec}' (key '{errors.excerpt(key)}'): expected a {name} "
                               f"message, found bytes that do not parse ({e})", path=rspec, key=key) from None
+
+    def parsed(keys, records):
+        # protobuf's C++ backend stops at a stray end-group tag with a RuntimeWarning and the
+        # part before it: an error here. (Filters are the process's: set only while parsing.)
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("error", RuntimeWarning)
+            return [message(k, r) for k, r in zip(keys, records)]
 
     def read():
         with open(rspec, type="bytes", **options) as table:
             if batch_size is None:
                 for key, record in table:
-                    yield key, message(key, record)
+                    yield key, parsed((key,), (record,))[0]
             else:
                 for keys, records in table.batches(batch_size):
-                    yield keys, [message(k, r) for k, r in zip(keys, records)]
+                    yield keys, parsed(keys, records)
     return read()
 
 

@@ -559,8 +559,16 @@ def test_messages_parses_each_record_with_a_generated_class(tmp_path):
     with tablio.writer(f"tfrecord,scp:{path},{tmp_path / 'stamps.scp'}", type="bytes") as out:
         out["good"] = timestamp_pb2.Timestamp(seconds=1).SerializeToString()
         out["bad"] = b"\x08"  # a varint's tag, no varint
-    records = tablio.messages(rspec, timestamp_pb2.Timestamp)
-    assert next(records)[0] == "good"
+        out["cut"] = b"\x08\x01\x0c\x10\x02"  # an end-group tag: a parse cut short, not a message
+    for batch_size in (None, 3):
+        records = tablio.messages(rspec, timestamp_pb2.Timestamp, batch_size=batch_size)
+        if batch_size is None:
+            assert next(records)[0] == "good"
+        with pytest.raises(tablio.FormatError, match="expected a google.protobuf.Timestamp message") as error:
+            next(records)
+        assert error.value.key == "bad" and error.value.path == rspec
+    with tablio.writer(f"tfrecord,scp:{path},{tmp_path / 'stamps.scp'}", type="bytes") as out:
+        out["cut"] = b"\x08\x01\x0c\x10\x02"
     with pytest.raises(tablio.FormatError, match="expected a google.protobuf.Timestamp message") as error:
-        next(records)
-    assert error.value.key == "bad" and error.value.path == rspec
+        next(tablio.messages(rspec, timestamp_pb2.Timestamp))
+    assert error.value.key == "cut"
