@@ -3,7 +3,8 @@
 // another, reads them; and the .proto it emits lets any language read them (Python's protobuf
 // does, in examples/python/read_evolving.py).
 //
-//   evolving_records FOLDER    writes FOLDER/utterances.{tfrecord,ark,scp} and FOLDER/utterance.proto
+//   evolving_records FOLDER    writes FOLDER/utterances.{tfrecord,ark,scp} and FOLDER/utterance.proto,
+//                              and reads FOLDER/from_python.tfrecord when Python has written it
 #include <tablio/codec/protobuf.hpp>
 #include <tablio/codec/protobuf_schema.hpp>
 #include <tablio/tablio.hpp>
@@ -60,6 +61,20 @@ int main(int argc, char** argv) {
         std::printf("%s: %s, speaker %lld, %zu values, transcript %s\n", key.c_str(), u.id.c_str(),
                     static_cast<long long>(u.speaker), u.feats.size(), u.transcript.c_str());
     std::ofstream(folder / "utterance.proto") << tablio::proto_schema<release2::utterance>("speech");
+
+    // What Python's protobuf wrote from that schema (read_evolving.py), read back here.
+    const auto from_python = folder / "from_python.tfrecord";
+    if (std::filesystem::exists(from_python)) {
+      for (auto& [key, u] :
+           tablio::sequential_table_reader<tablio::holder<release2::utterance, tablio::protobuf>>(
+               "tfrecord:" + from_python.string())) {
+        std::printf("from Python %s: %s, speaker %lld, transcript %s\n", key.c_str(), u.id.c_str(),
+                    static_cast<long long>(u.speaker), u.transcript.c_str());
+        if (u.id != "py0" || u.speaker != -5 || u.transcript != "hello" ||
+            u.feats != std::vector<float>{1.5f, -2.0f})
+          return 1;
+      }
+    }
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "evolving_records: %s\n", e.what());
