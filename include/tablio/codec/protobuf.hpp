@@ -39,10 +39,10 @@
 #include <tablio/codec/dispatch.hpp>
 #include <tablio/codec/protobuf_wire.hpp>
 #include <tablio/core/endian.hpp>
+#include <tablio/core/minmax.hpp>
 
 #include <boost/pfr/core.hpp>
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -783,7 +783,7 @@ void assign_fixed(V& f, std::size_t at, const char* p, std::size_t n) {
   f.reserve(at + n);
   constexpr std::size_t step = 16384 / sizeof(E);
   for (std::size_t done = have; done < n; done += step) {
-    const std::size_t k = std::min(step, n - done);
+    const std::size_t k = detail::min_of(step, n - done);
     f.resize(f.size() + k);
     copy_fixed(f.data() + at + done, p + done * fixed_width<E>(), k);
   }
