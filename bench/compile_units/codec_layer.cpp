@@ -1,0 +1,3 @@
+// The codec layer included, nothing used.
+#include <tablio/codec/codec.hpp>
+int main() { return 0; }

@@ -1,0 +1,2 @@
+// Nothing: what every other unit is measured over.
+int main() { return 0; }
