@@ -412,3 +412,53 @@ TEST_CASE("varints of every length read back, with the end near or far", "[codec
   protobuf_wire::cursor over{eleven.data(), eleven.data() + eleven.size(), eleven.data(), &name};
   CHECK_THROWS_MATCHES(over.get_varint(), format_error, test::says("expected a varint of at most 64 bits"));
 }
+
+namespace {
+struct degrees_message {
+  double value = 0;
+};
+// A class with its own encoding (as every codec takes one): its message is degrees_message's.
+class celsius {
+ public:
+  celsius() = default;
+  explicit celsius(double d) : degrees_(d) {}
+  double degrees() const { return degrees_; }
+  template <class Codec>
+  void tablio_write(writer& w, Codec) const {
+    encode_to<Codec>(w, degrees_message{degrees_});
+  }
+  template <class Codec>
+  void tablio_read(reader& r, Codec) {
+    degrees_message m;
+    decode_from<Codec>(r, m);
+    degrees_ = m.value;
+  }
+
+ private:
+  double degrees_ = 0;
+};
+struct weather {
+  celsius now;
+  std::vector<celsius> history;
+  std::optional<celsius> forecast;
+};
+struct weather_plain {
+  degrees_message now;
+  std::vector<degrees_message> history;
+  std::optional<degrees_message> forecast;
+};
+}  // namespace
+
+TEST_CASE("a type with its own encoding is a message field as its encoding says", "[codec][protobuf]") {
+  const weather w{celsius(21.5), {celsius(-3), celsius(0)}, celsius(30)};
+  const weather_plain plain{{21.5}, {{-3}, {0}}, degrees_message{30}};
+  const auto b = encode<protobuf>(w);
+  CHECK(b.view() == encode<protobuf>(plain).view());
+  const weather back = decode<protobuf, weather>(b.view());
+  CHECK(back.now.degrees() == 21.5);
+  REQUIRE(back.history.size() == 2);
+  CHECK(back.history[0].degrees() == -3);
+  CHECK(back.history[1].degrees() == 0);
+  REQUIRE(back.forecast);
+  CHECK(back.forecast->degrees() == 30);
+}

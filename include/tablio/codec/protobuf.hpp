@@ -626,13 +626,27 @@ TABLIO_ALWAYS_INLINE std::size_t field_size(std::uint32_t number, const F& f, bo
   }
 }
 
+// The bytes of a type whose protobuf encoding its own code writes (codec_traits<protobuf, T>,
+// tablio_write/tablio_read): a message of its making.
+template <class T>
+byte_buffer own_encoding(const T& v) {
+  return encode<protobuf>(v);
+}
+
+// Bytes with their length before them.
+inline char* put_bytes(char* p, std::string_view b) {
+  p = protobuf_wire::put_varint(p, b.size());
+  if (!b.empty()) std::memcpy(p, b.data(), b.size());
+  return p + b.size();
+}
 template <class F>
-char* put_delimited(char* p, const F& f, std::size_t size) {
-  p = protobuf_wire::put_varint(p, size);
+char* put_delimited(char* p, const F& f) {
   if constexpr (bytes_field<F>) {
-    if (size != 0) std::memcpy(p, f.data(), size);
-    return p + size;
+    return put_bytes(p, bytes_of(f));
+  } else if constexpr (user_customized<protobuf, F>) {
+    return put_bytes(p, own_encoding(f).view());
   } else {
+    p = protobuf_wire::put_varint(p, message_size(f));
     return put_message(p, f);
   }
 }
@@ -646,7 +660,7 @@ TABLIO_ALWAYS_INLINE char* put_field(char* p, std::uint32_t number, const F& f, 
   } else if constexpr (bytes_field<F>) {
     if (!always && f.empty()) return p;
     p = put_tag(p, number, protobuf_wire::length_delimited);
-    return put_delimited(p, f, f.size());
+    return put_delimited(p, f);
   } else if constexpr (is_optional<F>::value) {
     return f ? put_field(p, number, *f, true) : p;
   } else if constexpr (is_variant<F>::value) {
@@ -679,7 +693,7 @@ TABLIO_ALWAYS_INLINE char* put_field(char* p, std::uint32_t number, const F& f, 
     } else {
       for (const E& e : f) {
         p = put_tag(p, number, protobuf_wire::length_delimited);
-        p = put_delimited(p, e, value_size(e));
+        p = put_delimited(p, e);
       }
       return p;
     }
@@ -691,6 +705,11 @@ TABLIO_ALWAYS_INLINE char* put_field(char* p, std::uint32_t number, const F& f, 
       p = put_field(p, 2, value, true);
     }
     return p;
+  } else if constexpr (user_customized<protobuf, F>) {
+    const byte_buffer b = own_encoding(f);  // once here, as once for the size
+    if (!always && b.size() == 0) return p;
+    p = put_tag(p, number, protobuf_wire::length_delimited);
+    return put_bytes(p, b.view());
   } else {
     std::size_t n = message_size(f);
     if (!always && n == 0) return p;
@@ -698,13 +717,6 @@ TABLIO_ALWAYS_INLINE char* put_field(char* p, std::uint32_t number, const F& f, 
     p = protobuf_wire::put_varint(p, n);
     return put_message(p, f);
   }
-}
-
-// The bytes of a type whose protobuf encoding its own code writes (codec_traits<protobuf, T>,
-// tablio_write/tablio_read): a message of its making.
-template <class T>
-byte_buffer own_encoding(const T& v) {
-  return encode<protobuf>(v);
 }
 
 template <class T>
