@@ -1,6 +1,10 @@
 // The same three opened from specifiers, so that every format may be named at run time.
 #include <tablio/tablio.hpp>
-struct sample { int id; std::string name; std::vector<float> values; };
+struct sample {
+  int id;
+  std::string name;
+  std::vector<float> values;
+};
 int main(int argc, char** argv) {
   using entry = tablio::holder<sample>;
   tablio::table_writer<entry> out(argv[1]);

@@ -13,6 +13,7 @@
 TABLIO_BEGIN_NAMESPACE
 
 namespace detail {
+struct nothing {};
 // Whether a codec's encoding of a value says where it ends (protobuf's messages do not).
 template <class C>
 constexpr bool self_delimiting() {
@@ -97,8 +98,7 @@ class holder : public holder_storage<T> {
       throw format_error(std::move(where), e.expected(), e.found());
     }
   }
-  struct none {};
-  [[no_unique_address]] std::conditional_t<delimited, none, std::string> bytes_;
+  [[no_unique_address]] std::conditional_t<delimited, detail::nothing, std::string> bytes_;
 };
 
 // Kaldi's KaldiObjectHolder<T>, for classes with Kaldi-style Write/Read members.
