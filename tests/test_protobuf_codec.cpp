@@ -122,7 +122,10 @@ TEST_CASE("bad protobuf messages are errors naming the field and the offset",
         "a varint of at most 64 bits");
   fails(bytes({0x0a, 5, 'a'}), "at byte 2: expected 5 bytes, found only 1");
   fails(bytes({0x4b, 0x4c}),
-        "expected a known wire type, found wire type 3");  // a group, of an unknown field
+        "at byte 0: expected field 9 (not the struct's) in a wire type to skip, found wire type 3 (group)");
+  fails(
+      bytes({0x10, 1, 0x7f}),
+      "at byte 2: expected field 15 (not the struct's) in a wire type to skip, found wire type 7 (unknown)");
   fails(bytes({0x0b, 0x0c}), "expected field 1 (bytes) in its wire type, found wire type 3 (group)");
   fails(bytes({0x00, 1}), "expected a field number from 1 to 2^29-1, found 0");
   fails(bytes({0x30, 0x80, 0x01}), "at byte 1: expected field 6: a number its C++ type (int32) holds");

@@ -225,7 +225,8 @@ def messages(rspec, message_class, batch_size=None, **options):
     many records at a time, read in one call. The records are the table's bytes values
     (open(rspec, type="bytes", **options)): those C++ wrote with holder<T, tablio::protobuf>,
     or any others that hold one message each. A record that does not parse is a FormatError
-    naming the table and the key.
+    with the record's key and, as its path, the specifier (its offset is None: protobuf parses
+    the record's bytes).
     """
     parse = message_class.FromString
     name = message_class.DESCRIPTOR.full_name

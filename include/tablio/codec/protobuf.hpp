@@ -765,6 +765,12 @@ struct place {
                      {"field ", decimal(number), " (", type, ") in its wire type"},
                      {"wire type ", decimal(wire), " (", wire_name(wire), ")"});
 }
+[[noreturn]] TABLIO_COLD inline void unknown_wire(const protobuf_wire::cursor& in, const char* tag_start,
+                                                  std::uint32_t number, std::uint32_t wire) {
+  throw_format_error(*in.name, static_cast<std::uint64_t>(tag_start - in.begin), {},
+                     {"field ", decimal(number), " (not the struct's) in a wire type to skip"},
+                     {"wire type ", decimal(wire), " (", wire_name(wire), ")"});
+}
 [[noreturn]] TABLIO_COLD inline void out_of_range(const protobuf_wire::cursor& in, const char* at,
                                                   std::uint32_t number, const char* type) {
   throw_format_error(*in.name, static_cast<std::uint64_t>(at - in.begin), {},
@@ -994,11 +1000,14 @@ void read_message(protobuf_wire::cursor in, T& v, int depth, bool merging) {
                 ...);
       }
       (std::make_index_sequence<n>{});
-      if constexpr (constexpr std::size_t u = unknown_member<T>(); u < n) {
-        if (!known) in.keep_unknown(tag_start, wire, boost::pfr::get<u>(v).bytes);
-      } else {
-        if (!known) in.skip(wire);
-      }
+      if (known) continue;
+      if (wire != protobuf_wire::varint && wire != protobuf_wire::fixed64 &&
+          wire != protobuf_wire::length_delimited && wire != protobuf_wire::fixed32)  // groups, or none
+        unknown_wire(in, tag_start, static_cast<std::uint32_t>(number), wire);
+      if constexpr (constexpr std::size_t u = unknown_member<T>(); u < n)
+        in.keep_unknown(tag_start, wire, boost::pfr::get<u>(v).bytes);
+      else
+        in.skip(wire);
     }
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       (check_array_count(in, numbers[I], boost::pfr::get<I>(v), counts[I]), ...);
