@@ -733,31 +733,22 @@ std::size_t message_size(const T& v) {
     (std::make_index_sequence<numbers.size()>{});
   }
 }
+// An aggregate's fields (a type with its own encoding is written by put_field and
+// put_delimited, from one encoding of it).
 template <class T>
 char* put_message(char* p, const T& v) {
-  if constexpr (user_customized<protobuf, T>) {
-    byte_buffer b = own_encoding(v);
-    if (b.size() != 0) std::memcpy(p, b.data(), b.size());
-    return p + b.size();
-  } else {
-    constexpr auto numbers = field_numbers<T>();
-    constexpr auto order = write_order<T>();
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((p = put_field(p, numbers[order[K]], boost::pfr::get<order[K]>(v), written_when_zero<T, order[K]>())),
-       ...);
-    }
-    (std::make_index_sequence<order.size()>{});
-    return p;
+  static_assert(!user_customized<protobuf, T>);
+  constexpr auto numbers = field_numbers<T>();
+  constexpr auto order = write_order<T>();
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ((p = put_field(p, numbers[order[K]], boost::pfr::get<order[K]>(v), written_when_zero<T, order[K]>())),
+     ...);
   }
+  (std::make_index_sequence<order.size()>{});
+  return p;
 }
 
 // ----- reading
-
-// Where a message is being read, for errors.
-struct place {
-  protobuf_wire::cursor& in;
-  int depth;
-};
 
 [[noreturn]] TABLIO_COLD inline void wrong_wire(const protobuf_wire::cursor& in, const char* tag_start,
                                                 std::uint32_t number, const char* type, std::uint32_t wire) {
