@@ -49,8 +49,10 @@ report "<string> <vector> <map> <optional> <span> <tuple> <charconv> <stdexcept>
 report "codec layer included" codec_layer.cpp 0.3
 report "writer + sequential + random access over ark_framing, one PFR struct" fixed_framing.cpp 1.5
 report "the same three over specifiers (any_framing, all formats)" any_framing.cpp 4.0
+report "the same, TABLIO_SEPARATE_COMPILATION (the struct's tables compiled here)" any_framing.cpp 2.5 \
+  -DTABLIO_SEPARATE_COMPILATION
 report "Kaldi facade: copy-feats (matrix reader and writer)" kaldi_copy.cpp 3.0
-report "the same, TABLIO_SEPARATE_COMPILATION (src/tablio.cpp compiled apart)" kaldi_copy.cpp 2.0 \
+report "the same, TABLIO_SEPARATE_COMPILATION (src/tablio.cpp compiled apart)" kaldi_copy.cpp 1.8 \
   -DTABLIO_SEPARATE_COMPILATION
 report "<tablio/tablio.hpp> included, nothing used" umbrella.cpp 1.2
 report "<tablio/codec/protobuf.hpp> included, nothing used" protobuf_included.cpp 0.8

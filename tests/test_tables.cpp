@@ -376,7 +376,7 @@ TEST_CASE("under 's', listing the keys after a lookup lists them all", "[table][
   in_folder there(dir.path);
   {
     table_writer<basic_holder<std::int32_t>> out("ark:sorted.ark");
-    for (int i = 0; i < 5; ++i) out.write("k" + std::to_string(i), i);
+    for (int i = 0; i < 5; ++i) out.write(std::string("k").append(std::to_string(i)), i);
   }
   random_access_table_reader<basic_holder<std::int32_t>> r("s,ark:sorted.ark");
   CHECK(r.at("k1") == 1);

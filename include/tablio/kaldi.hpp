@@ -12,11 +12,10 @@
 
 #include <tablio/codec/kaldi_io.hpp>
 #include <tablio/codec/kaldi_object.hpp>
-#include <tablio/framing/scp.hpp>
 #include <tablio/holder/holders.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/iostream.hpp>
-#include <tablio/table/table.hpp>
+#include <tablio/table/compiled_basic_tables.hpp>
 #include <tablio/types/matrix.hpp>
 #include <tablio/types/wave.hpp>
 
@@ -580,5 +579,14 @@ requires(std::same_as<C, kaldi_binary> ||
   }
   static void read(reader& r, kaldi::CompressedMatrix& m) { codec_traits<C, compressed_matrix>::read(r, m); }
 };
+
+// The facade's tables of Kaldi's common types, compiled once in the compiled mode.
+#if defined(TABLIO_SEPARATE_COMPILATION)
+TABLIO_COMPILED_TABLES(holder<kaldi::Matrix<float>>)
+TABLIO_COMPILED_TABLES(holder<kaldi::Matrix<double>>)
+TABLIO_COMPILED_TABLES(holder<kaldi::Vector<float>>)
+TABLIO_COMPILED_TABLES(holder<kaldi::CompressedMatrix>)
+TABLIO_COMPILED_TABLES(kaldi::WaveHolder)
+#endif
 
 TABLIO_END_NAMESPACE

@@ -26,6 +26,8 @@
 #include <tablio/stream/mmap.hpp>
 #include <tablio/stream/pipe.hpp>
 #include <tablio/stream/shards.hpp>
+#include <tablio/table/compiled_kaldi_tables.hpp>
+#include <tablio/table/compiled_record_tables.hpp>
 #include <tablio/table/table.hpp>
 #include <tablio/table/tfrecord_index.hpp>
 #include <tablio/types/compressed_matrix.hpp>

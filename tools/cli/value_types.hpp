@@ -199,8 +199,12 @@ std::string value_text(const typename H::value_type& v) {
     return cli::quoted(v) + "\n";
   } else if constexpr (std::is_same_v<H, webdataset_sample_holder>) {  // jpg: "..." cls: "3"
     std::string text;
-    for (const auto& m : v.members)
-      text += (text.empty() ? "" : " ") + cli::quoted(m.extension) + ": " + cli::quoted(m.data);
+    for (const auto& m : v.members) {
+      if (!text.empty()) text += ' ';
+      text += cli::quoted(m.extension);
+      text += ": ";
+      text += cli::quoted(m.data);
+    }
     return text + "\n";
   } else if constexpr (std::is_same_v<H, wave_holder>) {
     return shape_of(v) + " at " + float_text(v.sample_frequency()) + " Hz\n";  // Kaldi has no text wave

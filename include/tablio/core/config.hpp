@@ -13,9 +13,9 @@
 
 // Separate compilation, optional: with TABLIO_SEPARATE_COMPILATION defined in every
 // translation unit of a program (the tablio::compiled CMake target does it), the code that
-// opens files, pipes and tables from specifiers, with every format behind them, is compiled
-// once in src/tablio.cpp (which defines TABLIO_SOURCE) instead of in each translation unit
-// that opens a table. Header-only is the default.
+// opens files, pipes and tables from specifiers, with every format behind them, and the tables
+// of the common holders are compiled once in src/tablio.cpp (which defines TABLIO_SOURCE)
+// instead of in each translation unit that opens a table. Header-only is the default.
 #if defined(TABLIO_SEPARATE_COMPILATION)
 #define TABLIO_IMPL
 #if defined(TABLIO_SOURCE)
@@ -26,4 +26,18 @@
 #else
 #define TABLIO_IMPL inline
 #define TABLIO_HEADER_IMPLEMENTATION 1
+#endif
+
+// The three tables over specifiers for a holder that src/tablio.cpp compiles once: declared
+// extern in users' translation units, defined there (table/compiled_*_tables.hpp list them).
+#if defined(TABLIO_SEPARATE_COMPILATION)
+#if defined(TABLIO_SOURCE)
+#define TABLIO_TABLE_INSTANCE template
+#else
+#define TABLIO_TABLE_INSTANCE extern template
+#endif
+#define TABLIO_COMPILED_TABLES(...)                                 \
+  TABLIO_TABLE_INSTANCE class table_writer<__VA_ARGS__>;            \
+  TABLIO_TABLE_INSTANCE class sequential_table_reader<__VA_ARGS__>; \
+  TABLIO_TABLE_INSTANCE class random_access_table_reader<__VA_ARGS__>;
 #endif

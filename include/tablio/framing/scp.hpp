@@ -18,6 +18,7 @@
 #include <tablio/framing/tfrecord.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/memory.hpp>
+#include <tablio/types/range.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -40,26 +41,6 @@ struct script_entry {
 
 namespace detail {
 inline constexpr std::string_view script_space = " \t\n\r\f\v";
-}
-
-// Splits "name[range]" as Kaldi's ExtractRangeSpecifier does: splitting on '[' (empty pieces
-// dropped) must give exactly two pieces, the second ending in ']' after a range. Nothing for
-// a value not ending in ']' or a malformed range such as "a[", "a[]" or "a[1][2]".
-struct ranged_name {
-  std::string_view rxfilename, range;
-};
-inline std::optional<ranged_name> split_range_specifier(std::string_view value) {
-  if (value.empty() || value.back() != ']') return std::nullopt;
-  std::vector<std::string_view> pieces;
-  for (std::size_t start = 0; start <= value.size();) {
-    std::size_t bracket = value.find('[', start);
-    std::size_t end = bracket == std::string_view::npos ? value.size() : bracket;
-    if (end > start) pieces.push_back(value.substr(start, end - start));
-    if (bracket == std::string_view::npos) break;
-    start = bracket + 1;
-  }
-  if (pieces.size() != 2 || pieces[1].size() < 2) return std::nullopt;
-  return ranged_name{pieces[0], pieces[1].substr(0, pieces[1].size() - 1)};
 }
 
 // Parses one line as Kaldi does; nullopt for an invalid line (no key, no value, or a

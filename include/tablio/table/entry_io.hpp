@@ -11,6 +11,7 @@
 #include <tablio/holder/record.hpp>
 #include <tablio/table/array_entry.hpp>
 
+#include <concepts>
 #include <optional>
 #include <span>
 #include <string>
@@ -228,6 +229,20 @@ void apply_script_range(T& value, const entry& e) {
                        {"'[", e.range, "]'"});
   }
 }
+
+// Arguments that name a table, with open options or without, for a framing opened from a
+// name: tables open those through one non-template member, which the compiled mode
+// (TABLIO_SEPARATE_COMPILATION) compiles once, in src/, for the common holders.
+template <class... Args>
+inline constexpr bool name_and_options = false;
+template <class Name>
+inline constexpr bool name_and_options<Name> = std::convertible_to<Name, std::string_view>;
+template <class Name, class Options>
+inline constexpr bool name_and_options<Name, Options> =
+    std::convertible_to<Name, std::string_view>&& std::convertible_to<Options, const open_options&>;
+template <class F, class... Args>
+concept opened_by_name =
+    name_and_options<Args...> && std::constructible_from<F, std::string_view, const open_options&>;
 
 }  // namespace detail
 

@@ -63,17 +63,10 @@ class random_access_table_reader {
 
   template <class... Args>
   void open(Args&&... args) {
-    close();
-    auto framing = make_owned<framing_type>(std::forward<Args>(args)...);
-    detail::suggest_extension(*framing, record_extension<H>());
-    detail::check_key_option<H>(detail::input_key_name(*framing), detail::table_name(*framing));
-    options_ = detail::reading_options(*framing);
-    if (!options_.sorted) options_.called_sorted = false;  // as Kaldi: 'cs' means nothing without 's'
-    name_ = detail::table_name(*framing);
-    keyed_ = detail::can_find(*framing);
-    if constexpr (requires { framing->prepare_lookups(); })
-      if (keyed_) framing->prepare_lookups();
-    framing_ = std::move(framing);
+    if constexpr (detail::opened_by_name<framing_type, Args...>)
+      open_named(args...);
+    else
+      open_framing([&] { return make_owned<framing_type>(std::forward<Args>(args)...); });
   }
 
   bool is_open() const noexcept { return static_cast<bool>(framing_); }
@@ -139,20 +132,7 @@ class random_access_table_reader {
     return std::nullopt;
   }
 
-  void close() {
-    index_.clear();
-    held_.clear();
-    current_.reset();
-    reader_.release();
-    eof_ = false;
-    failure_ = nullptr;
-    last_scanned_.clear();
-    last_requested_.clear();
-    once_pending_.clear();
-    if (!framing_) return;
-    auto framing = std::move(framing_);
-    framing->close();
-  }
+  void close();
 
   ~random_access_table_reader() {
     try {
@@ -168,16 +148,11 @@ class random_access_table_reader {
   framing_type& framing() noexcept { return *framing_; }
 
  private:
-  const value_type* lookup(std::string_view key, bool load) {
-    if (!framing_) throw_usage_error({"lookup in a random_access_table_reader that is not open"});
-    if (!kaldi_io::is_token(key)) throw_usage_error({"invalid key '", key, "'"});
-    absent_reason_.clear();
-    release_previous_once();
-    if constexpr (keyed_input<framing_type>) {
-      if (keyed_) return lookup_keyed(key, load);
-    }
-    return lookup_scanned(key, load);
-  }
+  // Out of line, so that the compiled mode's instances keep them out of users' objects.
+  void open_named(std::string_view name, const open_options& options = {});
+  template <class Make>
+  void open_framing(Make make);
+  const value_type* lookup(std::string_view key, bool load);
 
   // ----- framings with keyed lookup
   const value_type* lookup_keyed(std::string_view key, bool load) {
@@ -414,6 +389,55 @@ class random_access_table_reader {
   std::string once_pending_;
   std::string absent_reason_;
 };
+
+template <holder_type H, class Framing>
+void random_access_table_reader<H, Framing>::open_named(std::string_view name, const open_options& options) {
+  open_framing([&] { return make_owned<framing_type>(name, options); });
+}
+
+template <holder_type H, class Framing>
+template <class Make>
+void random_access_table_reader<H, Framing>::open_framing(Make make) {
+  close();
+  auto framing = make();
+  detail::suggest_extension(*framing, record_extension<H>());
+  detail::check_key_option<H>(detail::input_key_name(*framing), detail::table_name(*framing));
+  options_ = detail::reading_options(*framing);
+  if (!options_.sorted) options_.called_sorted = false;  // as Kaldi: 'cs' means nothing without 's'
+  name_ = detail::table_name(*framing);
+  keyed_ = detail::can_find(*framing);
+  if constexpr (requires { framing->prepare_lookups(); })
+    if (keyed_) framing->prepare_lookups();
+  framing_ = std::move(framing);
+}
+
+template <holder_type H, class Framing>
+void random_access_table_reader<H, Framing>::close() {
+  index_.clear();
+  held_.clear();
+  current_.reset();
+  reader_.release();
+  eof_ = false;
+  failure_ = nullptr;
+  last_scanned_.clear();
+  last_requested_.clear();
+  once_pending_.clear();
+  if (!framing_) return;
+  auto framing = std::move(framing_);
+  framing->close();
+}
+
+template <holder_type H, class Framing>
+auto random_access_table_reader<H, Framing>::lookup(std::string_view key, bool load) -> const value_type* {
+  if (!framing_) throw_usage_error({"lookup in a random_access_table_reader that is not open"});
+  if (!kaldi_io::is_token(key)) throw_usage_error({"invalid key '", key, "'"});
+  absent_reason_.clear();
+  release_previous_once();
+  if constexpr (keyed_input<framing_type>) {
+    if (keyed_) return lookup_keyed(key, load);
+  }
+  return lookup_scanned(key, load);
+}
 
 // A table looked up through a map, Kaldi's RandomAccessTableReaderMapped: with utt2spk, a
 // per-speaker table answers per-utterance keys. An utterance missing from the map is an

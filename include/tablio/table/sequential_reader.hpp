@@ -49,16 +49,10 @@ class sequential_table_reader {
 
   template <class... Args>
   void open(Args&&... args) {
-    close_quietly();
-    done_ = false;
-    error_.clear();
-    auto framing = make_owned<framing_type>(std::forward<Args>(args)...);
-    detail::suggest_extension(*framing, record_extension<H>());
-    detail::offer_parts<H>(*framing);
-    detail::check_key_option<H>(detail::input_key_name(*framing), detail::table_name(*framing));
-    options_ = detail::reading_options(*framing);
-    framing_ = std::move(framing);
-    advance();
+    if constexpr (detail::opened_by_name<framing_type, Args...>)
+      open_named(args...);
+    else
+      open_framing([&] { return make_owned<framing_type>(std::forward<Args>(args)...); });
   }
 
   bool is_open() const noexcept { return static_cast<bool>(framing_); }
@@ -87,13 +81,7 @@ class sequential_table_reader {
   const std::string& error() const noexcept { return error_; }
 
   // Closes the framing; an input command is drained and its exit status checked.
-  void close() {
-    done_ = true;
-    reader_.release();
-    if (!framing_) return;
-    auto framing = std::move(framing_);
-    framing->close();
-  }
+  void close();
 
   ~sequential_table_reader() { close_quietly(); }
   sequential_table_reader(sequential_table_reader&&) noexcept = default;
@@ -143,59 +131,14 @@ class sequential_table_reader {
   std::default_sentinel_t end() { return {}; }
 
  private:
-  void load_current() {
-    detail::load_pending(*framing_, entry_);
-    reader_.read(holder_, entry_);
-  }
-
-  void advance() {
-    loaded_ = false;
-    for (;;) {
-      bool pending = false;
-      try {
-        if (!detail::next_entry(*framing_, entry_)) return finish();
-        pending = entry_.pending;
-        if (pending && !options_.permissive) return;  // loaded on first use of value()
-        load_current();
-        loaded_ = true;
-        return;
-      } catch (const tablio::error& e) {
-        // Under p, a pending entry that cannot be read is skipped, and bad data (a
-        // format_error) ends the table; anything else is thrown.
-        bool skip = pending && options_.permissive;
-        if (!skip && !(options_.permissive && dynamic_cast<const format_error*>(&e))) {
-          done_ = true;
-          throw;
-        }
-        error_ = e.what();
-        if (!skip) {
-          done_ = true;
-          return;
-        }
-      }
-    }
-  }
-
-  // The natural end. The framing is closed here, so that a command that failed is an error
-  // now rather than a table that merely looks short (under 'p', error() says so).
-  void finish() {
-    done_ = true;
-    entry_.key.clear();
-    try {
-      close();
-    } catch (const tablio::error& e) {
-      if (!options_.permissive) throw;
-      error_ = e.what();
-    }
-  }
-
-  void close_quietly() noexcept {
-    try {
-      close();
-    } catch (const std::exception& e) {
-      if (!options_.permissive) report_error(e.what());
-    }
-  }
+  // Out of line, so that the compiled mode's instances keep them out of users' objects.
+  void open_named(std::string_view name, const open_options& options = {});
+  template <class Make>
+  void open_framing(Make make);
+  void load_current();
+  void advance();
+  void finish();
+  void close_quietly() noexcept;
 
   std::optional<entry_ref> view_;  // what the iterator hands out for the current entry
   owned<framing_type> framing_;    // on the heap: entries point into it
@@ -207,5 +150,92 @@ class sequential_table_reader {
   bool loaded_ = false;
   bool done_ = true;
 };
+
+template <holder_type H, class Framing>
+void sequential_table_reader<H, Framing>::open_named(std::string_view name, const open_options& options) {
+  open_framing([&] { return make_owned<framing_type>(name, options); });
+}
+
+template <holder_type H, class Framing>
+template <class Make>
+void sequential_table_reader<H, Framing>::open_framing(Make make) {
+  close_quietly();
+  done_ = false;
+  error_.clear();
+  auto framing = make();
+  detail::suggest_extension(*framing, record_extension<H>());
+  detail::offer_parts<H>(*framing);
+  detail::check_key_option<H>(detail::input_key_name(*framing), detail::table_name(*framing));
+  options_ = detail::reading_options(*framing);
+  framing_ = std::move(framing);
+  advance();
+}
+
+template <holder_type H, class Framing>
+void sequential_table_reader<H, Framing>::close() {
+  done_ = true;
+  reader_.release();
+  if (!framing_) return;
+  auto framing = std::move(framing_);
+  framing->close();
+}
+
+template <holder_type H, class Framing>
+void sequential_table_reader<H, Framing>::load_current() {
+  detail::load_pending(*framing_, entry_);
+  reader_.read(holder_, entry_);
+}
+
+template <holder_type H, class Framing>
+void sequential_table_reader<H, Framing>::advance() {
+  loaded_ = false;
+  for (;;) {
+    bool pending = false;
+    try {
+      if (!detail::next_entry(*framing_, entry_)) return finish();
+      pending = entry_.pending;
+      if (pending && !options_.permissive) return;  // loaded on first use of value()
+      load_current();
+      loaded_ = true;
+      return;
+    } catch (const tablio::error& e) {
+      // Under p, a pending entry that cannot be read is skipped, and bad data (a
+      // format_error) ends the table; anything else is thrown.
+      bool skip = pending && options_.permissive;
+      if (!skip && !(options_.permissive && dynamic_cast<const format_error*>(&e))) {
+        done_ = true;
+        throw;
+      }
+      error_ = e.what();
+      if (!skip) {
+        done_ = true;
+        return;
+      }
+    }
+  }
+}
+
+// The natural end. The framing is closed here, so that a command that failed is an error
+// now rather than a table that merely looks short (under 'p', error() says so).
+template <holder_type H, class Framing>
+void sequential_table_reader<H, Framing>::finish() {
+  done_ = true;
+  entry_.key.clear();
+  try {
+    close();
+  } catch (const tablio::error& e) {
+    if (!options_.permissive) throw;
+    error_ = e.what();
+  }
+}
+
+template <holder_type H, class Framing>
+void sequential_table_reader<H, Framing>::close_quietly() noexcept {
+  try {
+    close();
+  } catch (const std::exception& e) {
+    if (!options_.permissive) report_error(e.what());
+  }
+}
 
 TABLIO_END_NAMESPACE

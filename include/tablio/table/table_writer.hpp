@@ -64,24 +64,15 @@ class table_writer {
 
   template <class... Args>
   void open(Args&&... args) {
-    close();
-    auto framing = make_owned<framing_type>(std::forward<Args>(args)...);
-    detail::suggest_extension(*framing, record_extension<H>());
-    detail::check_key_option<H>(detail::output_key_name(*framing), detail::table_name(*framing));
-    framing_ = std::move(framing);
+    if constexpr (detail::opened_by_name<framing_type, Args...>)
+      open_named(args...);
+    else
+      open_framing([&] { return make_owned<framing_type>(std::forward<Args>(args)...); });
   }
 
   bool is_open() const noexcept { return static_cast<bool>(framing_); }
 
-  void write(std::string_view key, const value_type& value) {
-    if (!framing_) throw_usage_error({"table_writer::write on a writer that is not open"});
-    // What readers take back (framing/concepts.hpp: check_key_read), and nothing else.
-    if (!kaldi_io::is_token(key) || key.size() > default_limits.max_token_bytes) [[unlikely]]
-      throw_key_error({"invalid key ", quoted_excerpt(key), " for '", detail::table_name(*framing_),
-                       "': keys are non-empty, have no whitespace or unprintable bytes, and are at most ",
-                       decimal(default_limits.max_token_bytes), " bytes (limits::max_token_bytes)"});
-    detail::write_entry<H>(*framing_, key, value, record_);
-  }
+  void write(std::string_view key, const value_type& value);
 
   void flush() {
     if constexpr (requires(framing_type & f) { f.flush(); })
@@ -89,11 +80,7 @@ class table_writer {
   }
 
   // Flushes and closes the framing; throws for any loss.
-  void close() {
-    if (!framing_) return;
-    auto framing = std::move(framing_);
-    framing->close();
-  }
+  void close();
 
   // Gives the table up, as after an error: an output that must appear whole (an object being
   // uploaded) is discarded; files keep what was written.
@@ -106,17 +93,57 @@ class table_writer {
   framing_type& framing() noexcept { return *framing_; }
 
  private:
-  void close_quietly() noexcept {
-    try {
-      close();
-    } catch (const std::exception& e) {
-      report_error(e.what());
-    }
-  }
+  // Out of line, so that the compiled mode's instances keep them out of users' objects.
+  void open_named(std::string_view name, const open_options& options = {});
+  template <class Make>
+  void open_framing(Make make);
+  void close_quietly() noexcept;
 
   owned<framing_type> framing_;  // on the heap, so that entries may point into it
   std::string record_;           // the encoded record, reused
   int uncaught_ = std::uncaught_exceptions();
 };
+
+template <holder_type H, class Framing>
+void table_writer<H, Framing>::open_named(std::string_view name, const open_options& options) {
+  open_framing([&] { return make_owned<framing_type>(name, options); });
+}
+
+template <holder_type H, class Framing>
+template <class Make>
+void table_writer<H, Framing>::open_framing(Make make) {
+  close();
+  auto framing = make();
+  detail::suggest_extension(*framing, record_extension<H>());
+  detail::check_key_option<H>(detail::output_key_name(*framing), detail::table_name(*framing));
+  framing_ = std::move(framing);
+}
+
+template <holder_type H, class Framing>
+void table_writer<H, Framing>::write(std::string_view key, const value_type& value) {
+  if (!framing_) throw_usage_error({"table_writer::write on a writer that is not open"});
+  // What readers take back (framing/concepts.hpp: check_key_read), and nothing else.
+  if (!kaldi_io::is_token(key) || key.size() > default_limits.max_token_bytes) [[unlikely]]
+    throw_key_error({"invalid key ", quoted_excerpt(key), " for '", detail::table_name(*framing_),
+                     "': keys are non-empty, have no whitespace or unprintable bytes, and are at most ",
+                     decimal(default_limits.max_token_bytes), " bytes (limits::max_token_bytes)"});
+  detail::write_entry<H>(*framing_, key, value, record_);
+}
+
+template <holder_type H, class Framing>
+void table_writer<H, Framing>::close() {
+  if (!framing_) return;
+  auto framing = std::move(framing_);
+  framing->close();
+}
+
+template <holder_type H, class Framing>
+void table_writer<H, Framing>::close_quietly() noexcept {
+  try {
+    close();
+  } catch (const std::exception& e) {
+    report_error(e.what());
+  }
+}
 
 TABLIO_END_NAMESPACE
