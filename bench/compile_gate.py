@@ -79,6 +79,11 @@ def main():
                     raise
                 print(f"{name:<34} (does not compile with {args.tree})")
                 continue
+            if "preprocessed_lines" not in unit:  # a unit added without budgets: --update sets them
+                print(f"{name:<34} {lines:>9} {'none':>9} {'':>6}   {size:>9} {'none':>9}")
+                over.append(f"{name}: no budget yet")
+                unit["preprocessed_lines"], unit["object_bytes"] = lines, size
+                continue
             line_ratio, size_ratio = lines / unit["preprocessed_lines"], size / unit["object_bytes"]
             print(f"{name:<34} {lines:>9} {unit['preprocessed_lines']:>9} {line_ratio:>6.3f}   "
                   f"{size:>9} {unit['object_bytes']:>9} {size_ratio:>6.3f}")
