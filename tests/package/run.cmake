@@ -1,6 +1,6 @@
 # Installs tablio as each kind of user gets it and builds tests/package/consumer against it:
 #   find_package      cmake --install, moved elsewhere, then find_package(tablio COMPONENTS
-#                     zlib lmdb curl)
+#                     zlib lmdb curl), header-only and through the package's tablio::compiled
 #   core_only         installed without components: the core works, asking for lmdb or curl fails
 #   add_subdirectory  the source tree inside a project
 #   headers_only      TABLIO_INSTALL_HEADERS_ONLY: the include directory and nothing else, which
@@ -51,6 +51,9 @@ if(MODE STREQUAL "find_package")
   install_tablio(${WORK_DIR}/installed ${all_components})
   file(RENAME ${WORK_DIR}/installed ${WORK_DIR}/prefix)
   build_consumer(consumer "zlib,lmdb,curl" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+  # The package's tablio::compiled, made from the installed src/tablio.cpp.
+  build_consumer(consumer-compiled "zlib,lmdb,curl" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
+                 -DTABLIO_CONSUMER_COMPILED=ON)
 elseif(MODE STREQUAL "core_only")
   install_tablio(${WORK_DIR}/prefix -DTABLIO_WITH_ZLIB=OFF -DTABLIO_WITH_LMDB=OFF -DTABLIO_WITH_CURL=OFF)
   build_consumer(consumer "" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
