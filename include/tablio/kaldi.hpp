@@ -12,6 +12,7 @@
 
 #include <tablio/codec/kaldi_io.hpp>
 #include <tablio/codec/kaldi_object.hpp>
+#include <tablio/core/owned.hpp>
 #include <tablio/holder/holders.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/iostream.hpp>
@@ -20,7 +21,6 @@
 #include <tablio/types/wave.hpp>
 
 #include <istream>
-#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -111,21 +111,11 @@ template <class T>
 void ReadBasicType(std::istream& is, bool binary, T* t, bool add) {
   detail::on_reader(is, [&](reader& r) { kaldi_io::read_basic_type(r, binary, *t, add); });
 }
-inline void WriteToken(std::ostream& os, bool, const std::string& token) {
-  detail::on_writer(os, [&](writer& w) { kaldi_io::write_token(w, token); });
-}
-inline void ReadToken(std::istream& is, bool, std::string* token) {
-  detail::on_reader(is, [&](reader& r) { kaldi_io::read_token(r, *token); });
-}
-inline void ExpectToken(std::istream& is, bool, const std::string& token) {
-  detail::on_reader(is, [&](reader& r) { kaldi_io::expect_token(r, token); });
-}
-inline int PeekToken(std::istream& is, bool) {
-  return detail::on_reader(is, [&](reader& r) { return kaldi_io::peek_token(r); });
-}
-inline int Peek(std::istream& is, bool binary) {
-  return detail::on_reader(is, [&](reader& r) { return kaldi_io::peek(r, binary); });
-}
+TABLIO_IMPL void WriteToken(std::ostream& os, bool binary, const std::string& token);
+TABLIO_IMPL void ReadToken(std::istream& is, bool binary, std::string* token);
+TABLIO_IMPL void ExpectToken(std::istream& is, bool binary, const std::string& token);
+TABLIO_IMPL int PeekToken(std::istream& is, bool binary);
+TABLIO_IMPL int Peek(std::istream& is, bool binary);
 template <class T>
 void WriteIntegerVector(std::ostream& os, bool binary, const std::vector<T>& v) {
   detail::on_writer(os, [&](writer& w) { kaldi_io::write_integer_vector(w, binary, v); });
@@ -142,119 +132,49 @@ template <class T>
 void ReadIntegerPairVector(std::istream& is, bool binary, std::vector<std::pair<T, T>>* v) {
   detail::on_reader(is, [&](reader& r) { kaldi_io::read_integer_pair_vector(r, binary, *v); });
 }
-inline void InitKaldiOutputStream(std::ostream& os, bool binary) {
-  if (binary) os.write("\0B", 2);
-  if (os.precision() < 7) os.precision(7);
-}
-inline bool InitKaldiInputStream(std::istream& is, bool* binary) {
-  *binary = detail::on_reader(is, [&](reader& r) { return kaldi_io::read_binary_header(r); });
-  return true;
-}
+TABLIO_IMPL void InitKaldiOutputStream(std::ostream& os, bool binary);
+TABLIO_IMPL bool InitKaldiInputStream(std::istream& is, bool* binary);
 
 // ----- extended filenames
 enum InputType { kNoInput, kFileInput, kStandardInput, kOffsetFileInput, kPipeInput };
 enum OutputType { kNoOutput, kFileOutput, kStandardOutput, kPipeOutput };
-inline InputType ClassifyRxfilename(const std::string& name) {
-  switch (classify_rxfilename(name)) {
-    case input_kind::file:
-      return kFileInput;
-    case input_kind::standard_input:
-      return kStandardInput;
-    case input_kind::offset_file:
-      return kOffsetFileInput;
-    case input_kind::pipe:
-      return kPipeInput;
-    default:
-      return kNoInput;
-  }
-}
-inline OutputType ClassifyWxfilename(const std::string& name) {
-  switch (classify_wxfilename(name)) {
-    case output_kind::file:
-      return kFileOutput;
-    case output_kind::standard_output:
-      return kStandardOutput;
-    case output_kind::pipe:
-      return kPipeOutput;
-    default:
-      return kNoOutput;
-  }
-}
+TABLIO_IMPL InputType ClassifyRxfilename(const std::string& name);
+TABLIO_IMPL OutputType ClassifyWxfilename(const std::string& name);
 
 // Input: an rxfilename as a std::istream; with contents_binary, reads the "\0B" header.
 class Input {
  public:
   Input() = default;
-  explicit Input(const std::string& rxfilename, bool* contents_binary = nullptr) {
-    open(rxfilename, contents_binary);
-  }
-  bool Open(const std::string& rxfilename, bool* contents_binary = nullptr) {
-    return detail::succeeded([&] { open(rxfilename, contents_binary); });
-  }
-  bool OpenTextMode(const std::string& rxfilename) { return Open(rxfilename); }
-  bool IsOpen() const noexcept { return stream_ != nullptr; }
-  std::istream& Stream() {
-    if (!stream_) throw_usage_error({"Input::Stream() on an input that is not open"});
-    return *stream_;
-  }
-  int32 Close() {
-    stream_.reset();
-    buffer_.reset();
-    if (!reader_) return 0;
-    auto in = std::move(reader_);
-    return detail::succeeded([&] { in->close(); }) ? 0 : 1;
-  }
-  ~Input() { Close(); }
+  explicit Input(const std::string& rxfilename, bool* contents_binary = nullptr);
+  bool Open(const std::string& rxfilename, bool* contents_binary = nullptr);
+  bool IsOpen() const noexcept { return static_cast<bool>(stream_); }
+  std::istream& Stream();
+  int32 Close();
+  ~Input();
 
  private:
-  void open(const std::string& rxfilename, bool* contents_binary) {
-    Close();
-    reader_ = std::make_unique<reader>(open_input(rxfilename));
-    if (contents_binary) *contents_binary = kaldi_io::read_binary_header(*reader_);
-    buffer_ = std::make_unique<reader_streambuf>(*reader_);
-    stream_ = std::make_unique<std::istream>(buffer_.get());
-  }
-  std::unique_ptr<reader> reader_;
-  std::unique_ptr<reader_streambuf> buffer_;
-  std::unique_ptr<std::istream> stream_;
+  void open(const std::string& rxfilename, bool* contents_binary);
+  owned<reader> reader_;
+  owned<reader_streambuf> buffer_;
+  owned<std::istream> stream_;
 };
 
 // Output: a wxfilename as a std::ostream; binary outputs start with "\0B".
 class Output {
  public:
   Output() = default;
-  Output(const std::string& wxfilename, bool binary, bool write_header = true) {
-    open(wxfilename, binary, write_header);
-  }
-  bool Open(const std::string& wxfilename, bool binary, bool write_header) {
-    return detail::succeeded([&] { open(wxfilename, binary, write_header); });
-  }
-  bool IsOpen() const noexcept { return stream_ != nullptr; }
-  std::ostream& Stream() {
-    if (!stream_) throw_usage_error({"Output::Stream() on an output that is not open"});
-    return *stream_;
-  }
-  bool Close() {
-    stream_.reset();
-    buffer_.reset();
-    if (!writer_) return true;
-    auto out = std::move(writer_);
-    return detail::succeeded([&] { out->close(); });
-  }
-  ~Output() { Close(); }
+  Output(const std::string& wxfilename, bool binary, bool write_header = true);
+  bool Open(const std::string& wxfilename, bool binary, bool write_header);
+  bool IsOpen() const noexcept { return static_cast<bool>(stream_); }
+  std::ostream& Stream();
+  bool Close();
+  ~Output();
 
  private:
-  void open(const std::string& wxfilename, bool binary, bool write_header) {
-    Close();
-    writer_ = std::make_unique<writer>(open_output(wxfilename));
-    if (binary && write_header) kaldi_io::write_binary_header(*writer_);
-    buffer_ = std::make_unique<writer_streambuf>(*writer_);
-    stream_ = std::make_unique<std::ostream>(buffer_.get());
-    stream_->precision(7);
-  }
-  std::unique_ptr<writer> writer_;
-  std::unique_ptr<writer_streambuf> buffer_;
-  std::unique_ptr<std::ostream> stream_;
+  void open(const std::string& wxfilename, bool binary, bool write_header);
+  owned<writer> writer_;
+  owned<writer_streambuf> buffer_;
+  owned<std::ostream> stream_;
 };
 
 // ----- value types with Kaldi's accessors
@@ -356,22 +276,8 @@ class CompressedMatrix : public compressed_matrix {
     m->Resize(NumRows(), NumCols());
     if (!empty()) decompress(m->Data());
   }
-  void Write(std::ostream& os, bool binary) const {
-    detail::on_writer(os, [&](writer& w) {
-      if (binary)
-        encode_to<kaldi_binary>(w, static_cast<const compressed_matrix&>(*this));
-      else
-        encode_to<kaldi_text>(w, static_cast<const compressed_matrix&>(*this));
-    });
-  }
-  void Read(std::istream& is, bool binary) {
-    detail::on_reader(is, [&](reader& r) {
-      if (binary)
-        decode_from<kaldi_binary>(r, static_cast<compressed_matrix&>(*this));
-      else
-        decode_from<kaldi_text>(r, static_cast<compressed_matrix&>(*this));
-    });
-  }
+  void Write(std::ostream& os, bool binary) const;
+  void Read(std::istream& is, bool binary);
 };
 
 class WaveData {
@@ -383,18 +289,9 @@ class WaveData {
   BaseFloat Duration() const noexcept {
     return samp_freq_ > 0 ? static_cast<BaseFloat>(data_.NumCols()) / samp_freq_ : 0;
   }
-  void Write(std::ostream& os) const {
-    detail::on_writer(os, [&](writer& w) { wave_data(samp_freq_, data_).write(w); });
-  }
-  void Read(std::istream& is) {
-    detail::on_reader(is, [&](reader& r) { from(r); });
-  }
-  void from(reader& r) {
-    wave_data w;
-    w.read(r);
-    samp_freq_ = w.sample_frequency();
-    data_ = Matrix<BaseFloat>(w.data());
-  }
+  void Write(std::ostream& os) const;
+  void Read(std::istream& is);
+  void from(reader& r);
   wave_data to_wave() const { return wave_data(samp_freq_, data_); }
 
  private:
@@ -418,10 +315,8 @@ using KaldiObjectHolder = holder<T>;
 
 class WaveHolder : public holder_storage<WaveData> {
  public:
-  static void write(writer& w, bool binary, const WaveData& wave) {
-    wave_holder::write(w, binary, wave.to_wave());
-  }
-  void read(reader& r) { value_.from(r); }
+  static void write(writer& w, bool binary, const WaveData& wave);
+  void read(reader& r);
 };
 
 // ----- tables
@@ -590,3 +485,152 @@ TABLIO_COMPILED_TABLES(kaldi::WaveHolder)
 #endif
 
 TABLIO_END_NAMESPACE
+
+#if TABLIO_HEADER_IMPLEMENTATION
+TABLIO_BEGIN_NAMESPACE
+
+namespace kaldi {
+
+TABLIO_IMPL void WriteToken(std::ostream& os, bool, const std::string& token) {
+  detail::on_writer(os, [&](writer& w) { kaldi_io::write_token(w, token); });
+}
+TABLIO_IMPL void ReadToken(std::istream& is, bool, std::string* token) {
+  detail::on_reader(is, [&](reader& r) { kaldi_io::read_token(r, *token); });
+}
+TABLIO_IMPL void ExpectToken(std::istream& is, bool, const std::string& token) {
+  detail::on_reader(is, [&](reader& r) { kaldi_io::expect_token(r, token); });
+}
+TABLIO_IMPL int PeekToken(std::istream& is, bool) {
+  return detail::on_reader(is, [&](reader& r) { return kaldi_io::peek_token(r); });
+}
+TABLIO_IMPL int Peek(std::istream& is, bool binary) {
+  return detail::on_reader(is, [&](reader& r) { return kaldi_io::peek(r, binary); });
+}
+TABLIO_IMPL void InitKaldiOutputStream(std::ostream& os, bool binary) {
+  if (binary) os.write("\0B", 2);
+  if (os.precision() < 7) os.precision(7);
+}
+TABLIO_IMPL bool InitKaldiInputStream(std::istream& is, bool* binary) {
+  *binary = detail::on_reader(is, [&](reader& r) { return kaldi_io::read_binary_header(r); });
+  return true;
+}
+
+TABLIO_IMPL InputType ClassifyRxfilename(const std::string& name) {
+  switch (classify_rxfilename(name)) {
+    case input_kind::file:
+      return kFileInput;
+    case input_kind::standard_input:
+      return kStandardInput;
+    case input_kind::offset_file:
+      return kOffsetFileInput;
+    case input_kind::pipe:
+      return kPipeInput;
+    default:
+      return kNoInput;
+  }
+}
+TABLIO_IMPL OutputType ClassifyWxfilename(const std::string& name) {
+  switch (classify_wxfilename(name)) {
+    case output_kind::file:
+      return kFileOutput;
+    case output_kind::standard_output:
+      return kStandardOutput;
+    case output_kind::pipe:
+      return kPipeOutput;
+    default:
+      return kNoOutput;
+  }
+}
+
+TABLIO_IMPL Input::Input(const std::string& rxfilename, bool* contents_binary) {
+  open(rxfilename, contents_binary);
+}
+TABLIO_IMPL bool Input::Open(const std::string& rxfilename, bool* contents_binary) {
+  return detail::succeeded([&] { open(rxfilename, contents_binary); });
+}
+TABLIO_IMPL std::istream& Input::Stream() {
+  if (!stream_) throw_usage_error({"Input::Stream() on an input that is not open"});
+  return *stream_;
+}
+TABLIO_IMPL int32 Input::Close() {
+  stream_.reset();
+  buffer_.reset();
+  if (!reader_) return 0;
+  auto in = std::move(reader_);
+  return detail::succeeded([&] { in->close(); }) ? 0 : 1;
+}
+TABLIO_IMPL Input::~Input() { Close(); }
+TABLIO_IMPL void Input::open(const std::string& rxfilename, bool* contents_binary) {
+  Close();
+  reader_ = make_owned<reader>(open_input(rxfilename));
+  if (contents_binary) *contents_binary = kaldi_io::read_binary_header(*reader_);
+  buffer_ = make_owned<reader_streambuf>(*reader_);
+  stream_ = make_owned<std::istream>(buffer_.get());
+}
+
+TABLIO_IMPL Output::Output(const std::string& wxfilename, bool binary, bool write_header) {
+  open(wxfilename, binary, write_header);
+}
+TABLIO_IMPL bool Output::Open(const std::string& wxfilename, bool binary, bool write_header) {
+  return detail::succeeded([&] { open(wxfilename, binary, write_header); });
+}
+TABLIO_IMPL std::ostream& Output::Stream() {
+  if (!stream_) throw_usage_error({"Output::Stream() on an output that is not open"});
+  return *stream_;
+}
+TABLIO_IMPL bool Output::Close() {
+  stream_.reset();
+  buffer_.reset();
+  if (!writer_) return true;
+  auto out = std::move(writer_);
+  return detail::succeeded([&] { out->close(); });
+}
+TABLIO_IMPL Output::~Output() { Close(); }
+TABLIO_IMPL void Output::open(const std::string& wxfilename, bool binary, bool write_header) {
+  Close();
+  writer_ = make_owned<writer>(open_output(wxfilename));
+  if (binary && write_header) kaldi_io::write_binary_header(*writer_);
+  buffer_ = make_owned<writer_streambuf>(*writer_);
+  stream_ = make_owned<std::ostream>(buffer_.get());
+  stream_->precision(7);
+}
+
+TABLIO_IMPL void CompressedMatrix::Write(std::ostream& os, bool binary) const {
+  detail::on_writer(os, [&](writer& w) {
+    if (binary)
+      encode_to<kaldi_binary>(w, static_cast<const compressed_matrix&>(*this));
+    else
+      encode_to<kaldi_text>(w, static_cast<const compressed_matrix&>(*this));
+  });
+}
+TABLIO_IMPL void CompressedMatrix::Read(std::istream& is, bool binary) {
+  detail::on_reader(is, [&](reader& r) {
+    if (binary)
+      decode_from<kaldi_binary>(r, static_cast<compressed_matrix&>(*this));
+    else
+      decode_from<kaldi_text>(r, static_cast<compressed_matrix&>(*this));
+  });
+}
+
+TABLIO_IMPL void WaveData::Write(std::ostream& os) const {
+  detail::on_writer(os, [&](writer& w) { wave_data(samp_freq_, data_).write(w); });
+}
+TABLIO_IMPL void WaveData::Read(std::istream& is) {
+  detail::on_reader(is, [&](reader& r) { from(r); });
+}
+TABLIO_IMPL void WaveData::from(reader& r) {
+  wave_data w;
+  w.read(r);
+  samp_freq_ = w.sample_frequency();
+  data_ = Matrix<BaseFloat>(w.data());
+}
+
+TABLIO_IMPL void WaveHolder::write(writer& w, bool binary, const WaveData& wave) {
+  wave_holder::write(w, binary, wave.to_wave());
+}
+TABLIO_IMPL void WaveHolder::read(reader& r) { value_.from(r); }
+
+}  // namespace kaldi
+
+TABLIO_END_NAMESPACE
+#endif  // TABLIO_HEADER_IMPLEMENTATION

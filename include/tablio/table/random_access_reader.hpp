@@ -49,11 +49,12 @@ class random_access_table_reader {
   using framing_type = input_side<Framing>;
 
   random_access_table_reader() = default;
-  // Opens the framing with these arguments (an rspecifier for any_framing).
+  // Opens the framing with these arguments; a name (an rspecifier for any_framing), with open
+  // options or without, goes to the constructor below, which is no template.
   template <class... Args>
   requires(
-      sizeof...(Args) > 0 &&
-      std::constructible_from<framing_type, Args...>) explicit random_access_table_reader(Args&&... args) {
+      sizeof...(Args) > 0 && std::constructible_from<framing_type, Args...> &&
+      !detail::opened_by_name<framing_type, Args...>) explicit random_access_table_reader(Args&&... args) {
     open(std::forward<Args>(args)...);
   }
   explicit random_access_table_reader(std::string_view rspec, const open_options& options = {}) requires
@@ -134,13 +135,7 @@ class random_access_table_reader {
 
   void close();
 
-  ~random_access_table_reader() {
-    try {
-      close();
-    } catch (const std::exception& e) {
-      if (!options_.permissive) report_error(e.what());
-    }
-  }
+  ~random_access_table_reader();
   random_access_table_reader(random_access_table_reader&&) noexcept = default;
   random_access_table_reader& operator=(random_access_table_reader&&) noexcept = default;
 
@@ -389,6 +384,15 @@ class random_access_table_reader {
   std::string once_pending_;
   std::string absent_reason_;
 };
+
+template <holder_type H, class Framing>
+random_access_table_reader<H, Framing>::~random_access_table_reader() {
+  try {
+    close();
+  } catch (const std::exception& e) {
+    if (!options_.permissive) report_error(e.what());
+  }
+}
 
 template <holder_type H, class Framing>
 void random_access_table_reader<H, Framing>::open_named(std::string_view name, const open_options& options) {

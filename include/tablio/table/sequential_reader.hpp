@@ -36,10 +36,11 @@ class sequential_table_reader {
   using framing_type = input_side<Framing>;
 
   sequential_table_reader() = default;
-  // Opens the framing with these arguments (an rspecifier for any_framing).
+  // Opens the framing with these arguments; a name (an rspecifier for any_framing), with open
+  // options or without, goes to the constructor below, which is no template.
   template <class... Args>
-  requires(sizeof...(Args) > 0 &&
-           std::constructible_from<framing_type, Args...>) explicit sequential_table_reader(Args&&... args) {
+  requires(sizeof...(Args) > 0 && std::constructible_from<framing_type, Args...> &&
+           !detail::opened_by_name<framing_type, Args...>) explicit sequential_table_reader(Args&&... args) {
     open(std::forward<Args>(args)...);
   }
   explicit sequential_table_reader(std::string_view rspec, const open_options& options = {}) requires
@@ -83,7 +84,7 @@ class sequential_table_reader {
   // Closes the framing; an input command is drained and its exit status checked.
   void close();
 
-  ~sequential_table_reader() { close_quietly(); }
+  ~sequential_table_reader();
   sequential_table_reader(sequential_table_reader&&) noexcept = default;
   sequential_table_reader& operator=(sequential_table_reader&& o) noexcept {
     if (this != &o) {
@@ -150,6 +151,11 @@ class sequential_table_reader {
   bool loaded_ = false;
   bool done_ = true;
 };
+
+template <holder_type H, class Framing>
+sequential_table_reader<H, Framing>::~sequential_table_reader() {
+  close_quietly();
+}
 
 template <holder_type H, class Framing>
 void sequential_table_reader<H, Framing>::open_named(std::string_view name, const open_options& options) {

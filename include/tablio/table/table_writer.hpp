@@ -35,10 +35,11 @@ class table_writer {
   using framing_type = output_side<Framing>;
 
   table_writer() = default;
-  // Opens the framing with these arguments (a wspecifier for any_framing).
+  // Opens the framing with these arguments; a name (a wspecifier for any_framing), with open
+  // options or without, goes to the constructor below, which is no template.
   template <class... Args>
-  requires(sizeof...(Args) > 0 &&
-           std::constructible_from<framing_type, Args...>) explicit table_writer(Args&&... args) {
+  requires(sizeof...(Args) > 0 && std::constructible_from<framing_type, Args...> &&
+           !detail::opened_by_name<framing_type, Args...>) explicit table_writer(Args&&... args) {
     open(std::forward<Args>(args)...);
   }
   explicit table_writer(std::string_view wspec, const open_options& options = {}) requires
@@ -55,12 +56,7 @@ class table_writer {
     }
     return *this;
   }
-  ~table_writer() {
-    if (detail::giving_up(uncaught_))
-      abandon();
-    else
-      close_quietly();
-  }
+  ~table_writer();
 
   template <class... Args>
   void open(Args&&... args) {
@@ -103,6 +99,14 @@ class table_writer {
   std::string record_;           // the encoded record, reused
   int uncaught_ = std::uncaught_exceptions();
 };
+
+template <holder_type H, class Framing>
+table_writer<H, Framing>::~table_writer() {
+  if (detail::giving_up(uncaught_))
+    abandon();
+  else
+    close_quietly();
+}
 
 template <holder_type H, class Framing>
 void table_writer<H, Framing>::open_named(std::string_view name, const open_options& options) {

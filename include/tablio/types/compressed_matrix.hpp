@@ -9,10 +9,10 @@
 
 #include <tablio/codec/concepts.hpp>
 #include <tablio/core/endian.hpp>
+#include <tablio/core/float_math.hpp>
 #include <tablio/types/kaldi_matrix_io.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -162,8 +162,10 @@ class compressed_matrix {
         if (find_range(data, n, lo, hi)) throw_nan();
         min_value = static_cast<float>(lo);
         float max_value = static_cast<float>(hi);
-        if (max_value == min_value) max_value = static_cast<float>(min_value + (1.0 + std::fabs(min_value)));
-        if (!std::isfinite(min_value) || !std::isfinite(max_value) || !std::isfinite(max_value - min_value))
+        if (max_value == min_value)
+          max_value = static_cast<float>(min_value + (1.0 + detail::magnitude(min_value)));
+        if (!detail::is_finite(min_value) || !detail::is_finite(max_value) ||
+            !detail::is_finite(max_value - min_value))
           throw_usage_error({"cannot compress a matrix with infinite values or a range beyond float's"});
         range = max_value - min_value;
       }
@@ -588,8 +590,8 @@ class compressed_matrix {
   // multiply-add would change nothing either: the scaled product is exact.
   TABLIO_ALWAYS_INLINE static void fill_power_of_two_run(float* table, int from, int to, float base,
                                                          float slope, int offset, float scale) noexcept {
-    const bool exact_in_float =
-        std::isfinite(base) && std::isfinite(slope) && (slope == 0 || std::fabs(slope) >= 0x1p-119f);
+    const bool exact_in_float = detail::is_finite(base) && detail::is_finite(slope) &&
+                                (slope == 0 || detail::magnitude(slope) >= 0x1p-119f);
     if (!exact_in_float) return fill_run(table, from, to, base, slope, offset, scale);
     int v = from;
 #if defined(TABLIO_VECTOR_EXTENSIONS)

@@ -9,12 +9,12 @@
 #pragma once
 
 #include <tablio/core/endian.hpp>
+#include <tablio/core/float_math.hpp>
 #include <tablio/core/minmax.hpp>
 #include <tablio/stream/reader.hpp>
 #include <tablio/stream/writer.hpp>
 #include <tablio/types/matrix.hpp>
 
-#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -32,7 +32,7 @@ class wave_data {
   // A sample as a WAVE file stores it, as Kaldi's WaveData::Write stores it: truncated toward
   // zero and cut to int16's range (NaN as 0).
   static std::int16_t pcm16(float sample) noexcept {
-    const double v = std::trunc(sample);
+    const double v = detail::truncated(sample);
     return v != v       ? std::int16_t(0)
            : v < -32768 ? std::int16_t(-32768)
            : v > 32767  ? std::int16_t(32767)
