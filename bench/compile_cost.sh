@@ -47,6 +47,7 @@ report() {
 }
 report "<string> <vector> <map> <optional> <span> <tuple> <charconv> <stdexcept>" standard_headers.cpp 0.5
 report "codec layer included" codec_layer.cpp 0.3
+report "a file opened by name and copied (the stream layer every table compiles)" open_by_name.cpp 2.5
 report "writer + sequential + random access over ark_framing, one PFR struct" fixed_framing.cpp 1.5
 report "the same three over specifiers (any_framing, all formats)" any_framing.cpp 4.0
 report "the same, TABLIO_SEPARATE_COMPILATION (the struct's tables compiled here)" any_framing.cpp 2.5 \
@@ -55,6 +56,8 @@ report "Kaldi facade: copy-feats (matrix reader and writer)" kaldi_copy.cpp 3.0
 report "the same, TABLIO_SEPARATE_COMPILATION (src/tablio.cpp compiled apart)" kaldi_copy.cpp 1.8 \
   -DTABLIO_SEPARATE_COMPILATION
 report "<tablio/tablio.hpp> included, nothing used" umbrella.cpp 1.2
+report "the same, TABLIO_SEPARATE_COMPILATION (the extern template lists)" umbrella.cpp 2.0 \
+  -DTABLIO_SEPARATE_COMPILATION
 report "<tablio/codec/protobuf.hpp> included, nothing used" protobuf_included.cpp 0.8
 report "a struct encoded and decoded with tablio::protobuf" protobuf_used.cpp 2.0
 if [ -n "${KALDI_ROOT:-}" ]; then
