@@ -18,10 +18,14 @@ TABLIO_BEGIN_NAMESPACE
 
 // Out of line and cold: what throw sites call, so that building a message costs each site a
 // call rather than inlined string code (which every includer would compile again).
+// Cold only: for functions declared apart from their definitions (noinline may not follow an
+// inline declaration), which paths that are rarely taken call.
 #if defined(__GNUC__) || defined(__clang__)
 #define TABLIO_COLD __attribute__((cold, noinline))
+#define TABLIO_RARELY_USED __attribute__((cold))
 #else
 #define TABLIO_COLD
+#define TABLIO_RARELY_USED
 #endif
 
 // The pieces of an error message, joined only when the error is thrown:

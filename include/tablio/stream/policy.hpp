@@ -73,14 +73,17 @@ TABLIO_IMPL void check_standard_stream_allowed(std::string_view name, const open
 
 // The path to open for a local name: under closed options, the name resolved (no symbolic
 // link left) after checking it lies inside each confining folder (the options', and for
-// input the process's) and is a regular file where it exists; else the name itself.
-TABLIO_IMPL std::string checked_local_path(const std::string& name, const open_options& governed_options,
-                                           local_use use = local_use::read);
+// input the process's) and is a regular file where it exists; else the name itself. Cold, as
+// open_local_file: only closed options come here, and every header-only translation unit that
+// opens files compiles them (cold code is compiled for size, a tenth less of it).
+TABLIO_RARELY_USED TABLIO_IMPL std::string checked_local_path(const std::string& name,
+                                                              const open_options& governed_options,
+                                                              local_use use = local_use::read);
 // Opens a local file under the governed options (checked_local_path), as open(2) with
 // `flags`; under closed options, never a device, FIFO or folder, and never through a link
 // swapped in between the check and the open.
-TABLIO_IMPL int open_local_file(const std::string& name, int flags, const open_options& governed_options,
-                                const char* action);
+TABLIO_RARELY_USED TABLIO_IMPL int open_local_file(const std::string& name, int flags,
+                                                   const open_options& governed_options, const char* action);
 // Refuses a file an output would write through to another: a symbolic link or a second name of
 // a file (a link planted beside an upload for a file elsewhere), a device, a FIFO, a folder.
 // A missing file passes.
@@ -133,7 +136,7 @@ inline std::string resolved_folder(const std::string& folder) {
   return f;
 }
 
-inline process_policy policy_from_environment() {
+TABLIO_COLD inline process_policy policy_from_environment() {  // once a process
   process_policy p;
   if (const char* v = std::getenv("TABLIO_UNTRUSTED"); v && *v && std::string_view(v) != "0") {
     p.untrusted = true;
@@ -153,7 +156,7 @@ inline process_policy policy_from_environment() {
       printable(join({quoted_excerpt(name), " lies outside the confining folder '", folder, "'"})));
 }
 // The absolute form of a path with '.' and '..' taken as written (no link followed).
-inline std::string lexical_absolute(const std::string& path) {
+TABLIO_COLD inline std::string lexical_absolute(const std::string& path) {
   std::string whole = path;
   char cwd[PATH_MAX];
   if (path.empty() || path[0] != '/') whole = std::string(::getcwd(cwd, sizeof cwd) ? cwd : "") + "/" + path;
