@@ -51,9 +51,13 @@ if(MODE STREQUAL "find_package")
   install_tablio(${WORK_DIR}/installed ${all_components})
   file(RENAME ${WORK_DIR}/installed ${WORK_DIR}/prefix)
   build_consumer(consumer "zlib,lmdb,curl" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
-  # The package's tablio::compiled, made from the installed src/tablio.cpp.
+  # The package's tablio::compiled, made from the installed src/tablio.cpp, with the header the
+  # consumer includes precompiled through TABLIO_PRECOMPILE_HEADERS.
   build_consumer(consumer-compiled "zlib,lmdb,curl" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
-                 -DTABLIO_CONSUMER_COMPILED=ON)
+                 -DTABLIO_CONSUMER_COMPILED=ON -DTABLIO_PRECOMPILE_HEADERS=tablio/tablio.hpp)
+  if(NOT EXISTS ${WORK_DIR}/consumer-compiled/CMakeFiles/consumer.dir/cmake_pch.hxx)
+    message(FATAL_ERROR "TABLIO_PRECOMPILE_HEADERS gave the consumer no precompiled header")
+  endif()
 elseif(MODE STREQUAL "core_only")
   install_tablio(${WORK_DIR}/prefix -DTABLIO_WITH_ZLIB=OFF -DTABLIO_WITH_LMDB=OFF -DTABLIO_WITH_CURL=OFF)
   build_consumer(consumer "" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)

@@ -1,0 +1,26 @@
+# tablio::compiled, the separately compiled variant (docs/packaging.md), made the same way in
+# tablio's own tree and from its installed package: a static library of SOURCE (src/tablio.cpp)
+# with TABLIO_SEPARATE_COMPILATION, linking tablio::tablio and the component targets given.
+# EXCLUDE_FROM_ALL builds it only when a target links it. src/remote.cpp, with tablio::curl, is
+# left to the programs (TABLIO_REMOTE_LINKED), which compile it once each. The cache variable
+# TABLIO_PRECOMPILE_HEADERS lists headers every target linking it precompiles.
+#   tablio_add_compiled(SOURCE [EXCLUDE_FROM_ALL] COMPONENTS target...)
+function(tablio_add_compiled source)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "EXCLUDE_FROM_ALL" "" "COMPONENTS")
+  if(arg_EXCLUDE_FROM_ALL)
+    add_library(tablio_compiled STATIC EXCLUDE_FROM_ALL ${source})
+  else()
+    add_library(tablio_compiled STATIC ${source})
+  endif()
+  add_library(tablio::compiled ALIAS tablio_compiled)
+  set_target_properties(tablio_compiled PROPERTIES TABLIO_REMOTE_LINKED ON)
+  target_compile_definitions(tablio_compiled PUBLIC TABLIO_SEPARATE_COMPILATION)
+  target_link_libraries(tablio_compiled PUBLIC tablio::tablio ${arg_COMPONENTS})
+  # Such a target parses these headers once, not once per translation unit.
+  set(TABLIO_PRECOMPILE_HEADERS "" CACHE STRING
+      "tablio headers that targets linking tablio::compiled precompile (e.g. tablio/kaldi.hpp)")
+  if(TABLIO_PRECOMPILE_HEADERS)
+    list(TRANSFORM TABLIO_PRECOMPILE_HEADERS REPLACE "^(.+)$" "<\\1>" OUTPUT_VARIABLE precompiled)
+    target_precompile_headers(tablio_compiled INTERFACE ${precompiled})
+  endif()
+endfunction()
