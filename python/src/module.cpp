@@ -783,6 +783,64 @@ PYBIND11_MODULE(_tablio, m) {
       [](const std::string& type) { return std::string(find_value_type(type).tar_extension); },
       py::arg("type"),
       "The extension of the tar members a value type reads unless told (ext=): '*' for samples.");
+  m.def(
+      "parse_wspecifier",
+      [](std::string_view wspec) {
+        tablio::wspecifier w = tablio::require_wspecifier(wspec);
+        std::optional<tablio::table_format> format = tablio::find_format(w.format);
+        // Whether reading numbers its entries, so that it takes no keys of its own.
+        bool numbered = format && (format->read_options & tablio::format_option::numbered_keys) &&
+                        w.records.key_feature.empty() && w.script.empty();
+        py::dict out;
+        out["format"] = w.format;
+        out["archive"] = w.archive;
+        out["script"] = w.script;
+        out["extension"] = w.extension;
+        out["numbered"] = numbered;
+        out["split"] = w.max_count != 0 || w.max_size != 0;
+        return out;
+      },
+      py::arg("wspec"),
+      "A wspecifier's parts: format, archive, script, extension (ext=), numbered (whether its "
+      "entries are keyed by their record numbers), split (maxcount= or maxsize=).");
+  m.def(
+      "shard_wspecifier",
+      [](std::string_view wspec, std::uint64_t i, std::uint64_t n) {
+        return tablio::shard_wspecifier(wspec, i, n);
+      },
+      py::arg("wspec"), py::arg("i"), py::arg("n"),
+      "The wspecifier of shard i of n, named as tablio.shard() names it.");
+  m.def(
+      "shard_index_json",
+      [](const std::string& name, const std::string& format, const std::string& value_type, py::list shards) {
+        tablio::shard_index index{name, format, value_type, {}};
+        for (py::handle shard : shards) {
+          auto s = py::cast<py::tuple>(shard);
+          if (s.size() != 6)
+            throw py::value_error("a shard is (url, samples, bytes, first_key, last_key, sorted)");
+          index.shards.push_back({py::cast<std::string>(s[0]), py::cast<std::uint64_t>(s[1]),
+                                  py::cast<std::uint64_t>(s[2]), key_from_python(s[3]), key_from_python(s[4]),
+                                  py::cast<bool>(s[5])});
+        }
+        return tablio::to_json(index);
+      },
+      py::arg("name"), py::arg("format"), py::arg("value_type"), py::arg("shards"),
+      "A shard index's JSON, as the writers of shards write it: shards are (url, samples, bytes, "
+      "first_key, last_key, sorted).");
+  m.def(
+      "write_file",
+      [](const std::string& name, const py::bytes& data, py::handle access) {
+        // A file or an object, never a command: what it is given is written whole or not at all.
+        tablio::open_options open = access_of(access);
+        open.allow_pipes = false;
+        std::string_view bytes = data;
+        py::gil_scoped_release unlocked;
+        tablio::writer out = tablio::open_output(name, open);
+        out.write(bytes);
+        out.close();
+      },
+      py::arg("name"), py::arg("data"), py::arg("access") = py::none(),
+      "Writes bytes to a file or an object (s3://, which appears whole when written).");
   m.def("shard_index_name", &tablio::shard_index_name, py::arg("pattern"),
         "Where the shard index of the shards a name or pattern gives goes: beside them.");
   m.def("shard_index_folder", &tablio::shard_index_folder, py::arg("pattern"),
