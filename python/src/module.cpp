@@ -796,12 +796,13 @@ PYBIND11_MODULE(_tablio, m) {
         out["archive"] = w.archive;
         out["script"] = w.script;
         out["extension"] = w.extension;
+        out["key"] = w.records.key_feature;
         out["numbered"] = numbered;
         out["split"] = w.max_count != 0 || w.max_size != 0;
         return out;
       },
       py::arg("wspec"),
-      "A wspecifier's parts: format, archive, script, extension (ext=), numbered (whether its "
+      "A wspecifier's parts: format, archive, script, extension (ext=), key (key=), numbered (whether its "
       "entries are keyed by their record numbers), split (maxcount= or maxsize=).");
   m.def(
       "shard_wspecifier",
@@ -812,8 +813,9 @@ PYBIND11_MODULE(_tablio, m) {
       "The wspecifier of shard i of n, named as tablio.shard() names it.");
   m.def(
       "shard_index_json",
-      [](const std::string& name, const std::string& format, const std::string& value_type, py::list shards) {
-        tablio::shard_index index{name, format, value_type, {}};
+      [](const std::string& name, const std::string& format, const std::string& value_type,
+         const std::string& key, py::list shards) {
+        tablio::shard_index index{name, format, value_type, {}, key};
         for (py::handle shard : shards) {
           auto s = py::cast<py::tuple>(shard);
           if (s.size() != 6)
@@ -824,9 +826,9 @@ PYBIND11_MODULE(_tablio, m) {
         }
         return tablio::to_json(index);
       },
-      py::arg("name"), py::arg("format"), py::arg("value_type"), py::arg("shards"),
+      py::arg("name"), py::arg("format"), py::arg("value_type"), py::arg("key"), py::arg("shards"),
       "A shard index's JSON, as the writers of shards write it: shards are (url, samples, bytes, "
-      "first_key, last_key, sorted).");
+      "first_key, last_key, sorted); key is a TFRecord table's key= feature, or empty.");
   m.def(
       "write_file",
       [](const std::string& name, const py::bytes& data, py::handle access) {

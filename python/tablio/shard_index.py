@@ -47,6 +47,7 @@ class ShardIndex(NamedTuple):
     value_type: str  # a tar table's member extension, or None
     shards: list  # [Shard]
     access: tuple = (True, True, None, None)  # what it was read with (shard_index.access()); its shards: no commands
+    key: str = None  # the Example feature a TFRecord table keeps its keys in (key=), or None
 
     def options(self):
         """The keywords of tablio.open() its shards are opened with: the index's access, and
@@ -57,10 +58,12 @@ class ShardIndex(NamedTuple):
     def rspecs(self, options=None):
         """A specifier per shard, in the index's order, with `options` ("tar,cache=DIR"; by
         default the index's format, tar for wids') and, for tar tables, ext= the index's member
-        extension unless the options give one."""
+        extension, for TFRecord tables key= its key feature, unless the options give one."""
         options = options or self.format or "tar"
         if options.split(",")[0] == "tar" and self.value_type and "ext=" not in options:
             options += f",ext={self.value_type}"
+        if options.split(",")[0] == "tfrecord" and self.key and "key=" not in options:
+            options += f",key={self.key}"
         return [f"{options}:{shard.url}" for shard in self.shards]
 
     def check_reads(self, type, options=None):
@@ -274,8 +277,8 @@ def load(source, allow_network=True, allow_pipes=True, confine=None, limits=None
         if shard.url in seen:
             _fail(source, f"it lists {shown(shard.url)} twice")
         seen.add(shard.url)
-    name, fmt, value_type = (desc.get(k) for k in ("name", "format", "value_type"))
-    for field, value in (("name", name), ("format", fmt), ("value_type", value_type)):
+    name, fmt, value_type, key = (desc.get(k) for k in ("name", "format", "value_type", "key"))
+    for field, value in (("name", name), ("format", fmt), ("value_type", value_type), ("key", key)):
         if value is not None and not isinstance(value, str):
             _fail(source, f"its '{field}' is not a string")
     # The format and the extension become parts of specifiers (rspecs()): they name one, no more.
@@ -283,6 +286,8 @@ def load(source, allow_network=True, allow_pipes=True, confine=None, limits=None
         _fail(source, f"its 'format' {_quoted(fmt)} is none of {', '.join(_MIN_RECORD_BYTES)}")
     if value_type is not None and not re.fullmatch(r"\*|[A-Za-z0-9_][A-Za-z0-9_.-]*", value_type):
         _fail(source, f"its 'value_type' {_quoted(value_type)} is no member extension")
+    if key is not None and not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_./-]*", key):
+        _fail(source, f"its 'key' {_quoted(key)} is no feature name")
     total = sum(shard.samples for shard in shards)
     if total > _MAX_COUNT:
         _fail(source, "its shards hold more than 2**63-1 samples in all")
@@ -290,7 +295,7 @@ def load(source, allow_network=True, allow_pipes=True, confine=None, limits=None
         if total > _UNTRUSTED_MOST_SAMPLES:
             _fail(source, f"its shards claim {total} samples, more than untrusted input may ({_UNTRUSTED_MOST_SAMPLES})")
         _check_sizes(source, shards, fmt or "tar", given)
-    return ShardIndex(source, name, fmt, value_type, shards, given)
+    return ShardIndex(source, name, fmt, value_type, shards, given, key)
 
 
 # The fewest bytes a record takes in an uncompressed shard of each format: a tar member's

@@ -479,7 +479,7 @@ class tar_output {
     if (!out_) return;
     end_file();
     if (numbered_)
-      write_shard_index(pattern_, {{}, "tar", std::string(extension()), std::move(written_)}, open_);
+      write_shard_index(pattern_, {{}, "tar", std::string(extension()), std::move(written_), {}}, open_);
   }
 
  private:

@@ -3,11 +3,12 @@
 // epoch over thousands of remote shards without reading them:
 //
 //   {"__kind__": "wids-shard-index-v1", "wids_version": 1, "name": "train",
-//    "format": "tar", "value_type": "example",
+//    "format": "tar", "value_type": "example",   (or "format": "tfrecord", "key": "id")
 //    "shardlist": [{"url": "train-000000.tar", "nsamples": 100, "filesize": 1034240,
 //                   "first_key": "s00000", "last_key": "s00099", "sorted": true}, ...]}
 //
-// "format", "value_type" (the tar members' extension), the keys and "sorted" are tablio's,
+// "format", "value_type" (the tar members' extension), "key" (the Example feature a TFRecord
+// table keeps its keys in, key=), the shards' keys and "sorted" are tablio's,
 // fields wids ignores. URLs are relative to the index's folder, as wids resolves them. Writers of shards
 // write the index last, once every shard is complete, beside the shards (shard_index_name):
 // a dataset with an index is whole.
@@ -52,6 +53,7 @@ struct shard_index {
   std::string format;      // tablio's format name: "tar", "tfrecord"
   std::string value_type;  // a tar table's member extension ("example", "bin"); else empty
   std::vector<shard_index_entry> shards;
+  std::string key;  // the Example feature a TFRecord table keeps its keys in (key=); else empty
 };
 
 namespace detail {
@@ -133,6 +135,10 @@ inline std::string to_json(const shard_index& index) {
   if (!index.value_type.empty()) {
     out += ",\n  \"value_type\": ";
     detail::append_json_string(out, index.value_type);
+  }
+  if (!index.key.empty()) {
+    out += ",\n  \"key\": ";
+    detail::append_json_string(out, index.key);
   }
   out += ",\n  \"shardlist\": [";
   for (std::size_t i = 0; i < index.shards.size(); ++i) {

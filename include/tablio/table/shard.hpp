@@ -227,7 +227,7 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
   wspecifier out_spec = require_wspecifier(wspec);
   std::optional<table_format> out_format = find_format(out_spec.format);
   bool indexed = out_format && (out_format->read_options & format_option::files);
-  shard_index index{{}, out_spec.format, {}, {}};
+  shard_index index{{}, out_spec.format, {}, {}, out_spec.records.key_feature};
   if (out_spec.format == "tar")
     index.value_type = out_spec.extension.empty() ? std::string(record_extension<W>()) : out_spec.extension;
   std::string folder = shard_index_folder(out_spec.archive);
@@ -275,7 +275,7 @@ shard_index index_shards(std::string_view rspec, const open_options& open = {}) 
   if (!format || !(format->read_options & format_option::files) ||
       (kind != input_kind::file && kind != input_kind::remote))
     throw_usage_error({"'", rspec, "': a shard index lists the files or objects of a TFRecord or tar table"});
-  shard_index index{{}, r.format, {}, {}};
+  shard_index index{{}, r.format, {}, {}, r.records.key_feature};
   if (r.format == "tar")
     index.value_type = r.extension.empty() ? std::string(record_extension<H>()) : r.extension;
   std::string folder = shard_index_folder(r.filename);
