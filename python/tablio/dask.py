@@ -19,6 +19,7 @@ import os
 import re
 import secrets
 import shutil
+import sys
 import threading
 from typing import NamedTuple
 
@@ -49,9 +50,14 @@ class _Folder:
 
     @contextlib.contextmanager
     def of_client(self, folder):
-        if getattr(self.held, "depth", 0) or not os.path.isdir(folder):  # nested, or no such folder here
+        """Runs the block in `folder` (None: where it is, for tasks that name nothing relative)."""
+        if folder is None or getattr(self.held, "depth", 0):  # nothing relative, or nested
             yield
             return
+        if not os.path.isdir(folder):  # relative names would reach other files here: no
+            raise tablio.UsageError(
+                f"relative names are the client's, in {folder}, a folder this worker does not have: run the "
+                "workers where it is shared (at the same path), or give absolute names (or s3://)")
         with self.changed:
             self.changed.wait_for(lambda: self.folder in (None, folder))
             if self.folder is None:
@@ -77,6 +83,22 @@ class _Folder:
 _folder = _Folder()
 
 
+def _relative(name):
+    """Whether a name is a local path relative to the working directory."""
+    return bool(name) and not _tablio.is_remote_name(name) and not os.path.isabs(name) and "|" not in name
+
+
+def _option_names(rspec):
+    """The names a specifier's options give (segments=FILE, cache=DIR)."""
+    return [o.partition("=")[2] for o in rspec.partition(":")[0].split(",") if o.startswith(("segments=", "cache="))]
+
+
+def _client_folder(names, script=False):
+    """The client's working directory, for tasks that open relative names (or a script, whose
+    lines may be); None for tasks that need none."""
+    return os.getcwd() if script or any(_relative(n) for n in names) else None
+
+
 # ---- reading
 
 
@@ -88,26 +110,48 @@ def _access(options):
 _ACCESS = ("allow_network", "allow_pipes", "confine", "limits")
 
 
-def _pieces(rspec, type, npartitions, options):
-    """[(rspec, options, k, n)] for the partitions of one table: k of n ranges of its entries
-    (n == 1: the whole table, read in order), with the options its tables are opened with."""
+def _pieces(rspec, type, npartitions, index, options):
+    """[(rspec, options, k, n, first)] for the partitions of one table: k of n ranges of its
+    entries (n == 1: the whole table, read in order), with the options its tables are opened
+    with; `first` numbers a file's records on from the files before it, for tables keyed by
+    their record numbers (TFRecord without key=), or is None."""
     access = {k: options[k] for k in _ACCESS if k in options}
+    fmt = rspec.partition(":")[0]
+    planned = None
     if (named := shard_index.named_by(rspec)) is not None:
-        index = shard_index.load(named, **access)
-        index.check_reads(type)
-        files, options = index.rspecs(), {**options, **index.options()}
-    elif (found := shard_index.find(rspec, **access)) is not None:  # planned with no listing
-        found.check_reads(type, rspec.partition(":")[0])
-        files, options = found.rspecs(rspec.partition(":")[0]), {**options, **found.options()}
+        planned = shard_index.load(named, **access)
+        planned.check_reads(type)
+    elif index and (found := shard_index.find(rspec, **access)) is not None:  # planned with no listing
+        found.check_reads(type, fmt)
+        planned = found
+    if planned is not None:
+        files, options = planned.rspecs(None if named else fmt), {**options, **planned.options()}
+        counts = [shard.samples for shard in planned.shards]
     else:
-        files = _tablio.table_files(rspec, _access(options))
+        files, counts = _tablio.table_files(rspec, _access(options)), None
     if len(files) > 1:
         if npartitions not in (None, len(files)):
             raise tablio.UsageError(f"'{rspec}' names {len(files)} files, read as a partition each, not "
                                     f"npartitions={npartitions}: repartition the bag (bag.repartition(n))")
-        return [(f, options, 0, 1) for f in files]
+        firsts = [None] * len(files)
+        if _tablio.ordinal_keys(files[0]):  # numbered on across the files, as tablio.open() numbers them
+            counts = counts or _counts(files, options)
+            firsts = [sum(counts[:j]) for j in range(len(files))]
+        return [(f, options, 0, 1, first) for f, first in zip(files, firsts)]
     n = 1 if npartitions is None else _partition_count(npartitions)
-    return [(files[0] if files else rspec, options, k, n) for k in range(n)]
+    return [(files[0] if files else rspec, options, k, n, None) for k in range(n)]
+
+
+def _count(rspec, options):
+    with tablio.open(rspec, type="bytes", **options) as table:
+        return table.skip(sys.maxsize)
+
+
+def _counts(files, options):
+    """The records of each file, counted in the workers: what numbers them on across files
+    when no shard index says it."""
+    access = {k: options[k] for k in _ACCESS if k in options}
+    return list(dask.compute(*[dask.delayed(_count, pure=False)(f, access) for f in files]))
 
 
 def _partition_count(n):
@@ -131,15 +175,19 @@ _LOOKUP_BATCH = 256
 def _read_partition(piece, folder, type, keys):
     """The entries of one partition ([its piece]), read in the worker (in the client's folder):
     a whole table in order, or range k of n of its entries, looked up by key."""
-    rspec, options, k, n = piece[0]
+    rspec, options, k, n, first = piece[0]
     with _folder.of_client(folder):
-        return _read_entries(rspec, type, options, k, n, keys)
+        return _read_entries(rspec, type, options, k, n, keys, first)
 
 
-def _read_entries(rspec, type, options, k, n, keys):
+def _read_entries(rspec, type, options, k, n, keys, first=None):
     if n == 1:
         with tablio.open(rspec, type=type, **options) as table:
-            return list(table) if keys else [value for _, value in table]
+            if not keys:
+                return [value for _, value in table]
+            if first is None:
+                return list(table)
+            return [(_ordinal(first + j), value) for j, (_, value) in enumerate(table)]
     out = []
     with tablio.random_access(rspec, type=type, **options) as table:
         names = table.keys()
@@ -151,7 +199,7 @@ def _read_entries(rspec, type, options, k, n, keys):
     return out
 
 
-def read(rspecs, type=None, npartitions=None, keys=True, **options):
+def read(rspecs, type=None, npartitions=None, keys=True, index=True, **options):
     """A dask.bag.Bag of a table's (key, value) pairs (its values with keys=False), a partition
     per shard, each opened and read in the worker that computes it, never in the client.
 
@@ -162,6 +210,11 @@ def read(rspecs, type=None, npartitions=None, keys=True, **options):
         LMDB database, an IDX file, one TFRecord or tar file) is one partition, or with
         npartitions=N, N ranges of its entries, looked up by key (a script's by its lines, as
         split_scp.pl splits it).
+    index: False plans shards from the listing of their files, not from a shard index beside
+        them.
+    Records that keep no keys (TFRecord without key=) are numbered on across the files, as
+        tablio.open() numbers them: from the shard index's counts, else from counts the
+        workers make first.
     type and the other options (dtype, features, decode_raw, scale, decode, limits, confine,
     allow_network, allow_pipes, ...) as tablio.open() takes them. Values cross processes
     pickled: view=True's memoryviews cannot; decode= functions must be importable by the
@@ -175,11 +228,13 @@ def read(rspecs, type=None, npartitions=None, keys=True, **options):
     for rspec in rspecs:
         rspec = tablio._specifier(rspec, "dask.read")
         value_type = tablio._value_type(rspec, type)
-        pieces = _pieces(rspec, value_type, npartitions, options)
+        pieces = _pieces(rspec, value_type, npartitions, index, options)
+        names = [p[0].partition(":")[2] for p in pieces] + _option_names(rspec)
+        folder = _client_folder(names, "scp" in rspec.partition(":")[0].split(","))
         # Partitions as blocks of one graph layer, which what maps them (and writes them) joins:
         # a partition is read, transformed and written in one task, where it is.
         bags.append(dask.bag.from_sequence(pieces, npartitions=len(pieces))
-                    .map_partitions(_read_partition, os.getcwd(), value_type, bool(keys)))
+                    .map_partitions(_read_partition, folder, value_type, bool(keys)))
     return bags[0] if len(bags) == 1 else dask.bag.concat(bags)
 
 
@@ -228,6 +283,8 @@ def _checked(wspec):
     if parts["split"]:
         raise tablio.UsageError(f"'{wspec}': a partition is written as one shard; for shards of a size, "
                                 "repartition the bag (bag.repartition(n)) instead of maxcount= or maxsize=")
+    if any(len(_PRINTF.findall(name)) > 1 or (_JOB in name and _PRINTF.search(name)) for name in files):
+        raise tablio.UsageError(f"'{wspec}': a name takes the partition's number once (JOB, or one %d)")
     numbered = [_JOB in name or bool(_PRINTF.search(name)) for name in files]
     if any(numbered) and not all(numbered):
         raise tablio.UsageError(f"'{wspec}': every file needs the partition's number (JOB or %d), or none does "
@@ -286,25 +343,29 @@ def _record_key(record, name):
     return key
 
 
-def _write_record(table, numbered, key, value, name):
+def _write_record(table, numbered, key, value, name, partials):
     try:
         if numbered and key.isascii() and key.isdigit():  # record numbers: each shard's own, from 0
             table.append(value)
         else:
             table.write(key, value)
     except Exception as e:
-        raise _with_key(e, key, name) from None
+        raise _with_key(e, key, name, partials) from None
 
 
-def _with_key(error, key, name):
-    """The error, saying the key and the shard it was being written to."""
-    where = f"writing key '{excerpt(key)}' to {shard_index.shown(name)}"
+def _with_key(error, key, name, partials):
+    """The error, saying the key (None: at close) and the shard it was being written to (by its
+    own name, not the hidden one it is written under)."""
+    where = (f"writing key '{excerpt(key)}' to" if key is not None else "closing") + f" {shard_index.shown(name)}"
+    message = str(error)
+    for final, partial in partials.items():
+        message = message.replace(partial, final)
     if isinstance(error, tablio.FormatError):
-        return type(error)(f"{error} ({where})", error.path or name, error.offset, key)
+        return type(error)(f"{message} ({where})", name, error.offset, key)
     if type(error) in (TypeError, ValueError, OverflowError, tablio.UsageError, tablio.AccessError):
-        return type(error)(f"{error} ({where})")
+        return type(error)(f"{message} ({where})")
     if type(error) is OSError or isinstance(error, tablio.StreamError):
-        return type(error)(error.errno, f"{error.strerror or error} ({where})", error.filename)
+        return type(error)(error.errno, f"{error.strerror or message} ({where})", name)
     error.add_note(where)
     return error
 
@@ -356,13 +417,19 @@ def _write_shard(records, wspec, type, options, access):
     try:
         for record in records:
             key = _record_key(record, files[0])
-            _write_record(table, parts["numbered"], key, record[1], files[0])
+            _write_record(table, parts["numbered"], key, record[1], files[0], partials)
             counted.add(key)
-        table.close()
-    except BaseException:  # what made the records raised, or the writer did: no shard appears
+        try:
+            table.close()
+        except Exception as e:
+            raise _with_key(e, None, files[0], partials) from None
+    except BaseException as e:  # what made the records raised, or the writer did: no shard appears
         table.abandon()
         for partial in partials.values():
             _remove(partial)
+        if isinstance(e, Exception) and not getattr(e, "__notes__", None) and shard_index.shown(files[0]) not in str(e):
+            e.add_note(f"while making the records of {shard_index.shown(files[0])}"
+                       + (f", after key '{excerpt(counted.last)}'" if counted.samples else ""))
         raise
     if partials:
         if parts["script"]:  # its lines name the table's file under its final name
@@ -395,20 +462,78 @@ def _publish_bytes(name, data, access):
     if _tablio.is_remote_name(name):
         _tablio.write_file(name, data, access)
         return
+    if os.path.dirname(name):
+        os.makedirs(os.path.dirname(name), exist_ok=True)
     partial = _partial(name, secrets.token_hex(8))
     with open(partial, "wb") as f:
         f.write(data)
     _publish(partial, name)
 
 
-def _unnumbered(name):
-    """A numbered name as a pattern of all of them: JOB and printf numbers become '*'."""
-    return _PRINTF.sub("*", name.replace(_JOB, "*"), count=1)
+def _shard_glob(wspec, name, i):
+    """A glob of every shard name `name` (the i-th file of wspec's names) gives, whatever the
+    number of partitions: JOB and printf numbers, or the number tablio.shard() adds, as '*'."""
+    if _JOB in name or _PRINTF.search(name):
+        return _PRINTF.sub("*", name.replace(_JOB, "*"), count=1)
+    plain = glob.escape(name)
+    first = glob.escape(_tablio.shard_wspecifier(wspec, 0, 2).partition(":")[2].split(",")[i])
+    at = len(os.path.commonprefix([plain, first]))
+    return plain[:at] + re.sub(r"\d+", "*", first[at:at + len(first) - len(plain)]) + plain[at:]
 
 
-def _write_index(parts, wspec, wspecs, stats, type, index, access):
+def _index_name(parts, wspec, index):
+    """What the client writes last: the shard index of TFRecord and tar shards, the script of
+    the whole table beside Kaldi's splits, or nothing (None)."""
+    if index is False or not (parts["script"] or parts["format"] in ("tar", "tfrecord")):
+        return None
+    if isinstance(index, str):
+        return index
+    if parts["script"]:  # feats.JOB.scp, feats.%d.scp, feats.scp -> feats.scp
+        return re.sub(r"[._-]?(JOB|%0?\d*d)", "", parts["script"], count=1)
+    return shard_index.name_for(_shard_glob(wspec, parts["archive"], 0))
+
+
+def _check_target(parts, wspec, wspecs, index_name, access):
+    """Refuses a write that would leave shards of an earlier writing beside its own (with more
+    partitions, or other names of the same pattern), or an index that could outlive a failed
+    rewrite; removes a local index of the earlier writing, so that it is written last again."""
+    ours = set()
+    for w in wspecs:
+        ours.update(_files(_tablio.parse_wspecifier(w)))
+    if index_name in ours:
+        raise tablio.UsageError(f"'{index_name}', written last, would replace a shard's file; name it with index=")
+    names = _files(parts)
+    for i, name in enumerate(names):
+        pattern = _shard_glob(wspec, name, i)
+        if _tablio.is_remote_name(name):
+            if parts["format"] not in ("tar", "tfrecord"):
+                continue  # other formats' objects are not listed: a new dataset goes under a new prefix
+            try:
+                found = [f.partition(":")[2] for f in _tablio.table_files(f"{parts['format']}:{pattern}", access)]
+            except (tablio.UsageError, OSError):  # none yet
+                found = []
+        else:
+            found = glob.glob(pattern)
+        others = sorted(set(found) - ours)
+        if others:
+            shown = ", ".join(shard_index.shown(o) for o in others[:3]) + (", ..." if len(others) > 3 else "")
+            raise tablio.UsageError(f"{shown}: shards of an earlier writing, which this one ({len(wspecs)} "
+                                    f"partitions) would leave beside its own; remove them, or write elsewhere")
+    if index_name is None:
+        return
+    if not _tablio.is_remote_name(index_name):
+        _remove(index_name)
+        return
+    try:
+        _tablio.stored_size(index_name, access)
+    except (OSError, tablio.UsageError):
+        return
+    raise tablio.UsageError(f"{shard_index.shown(index_name)} exists: a dataset in a bucket is written once, "
+                            "under a new prefix (its index could outlive a rewrite that fails)")
+
+
+def _write_index(name, parts, wspecs, stats, type, access):
     """The shard index of TFRecord and tar shards, from what their tasks counted."""
-    name = index if isinstance(index, str) else shard_index.name_for(_unnumbered(parts["archive"]))
     folder = name[:name.rfind("/") + 1]
     stem = name[len(folder):]
     stem = stem[:-len(".shardindex.json")] if stem.endswith(".shardindex.json") else stem.rsplit(".", 1)[0]
@@ -423,27 +548,22 @@ def _write_index(parts, wspec, wspecs, stats, type, index, access):
             first, last, ordered = _ordinal(before), _ordinal(before + samples - 1), True
         entries.append((url, samples, size, first or "", last or "", ordered))
         before += samples
-    _publish_bytes(name, _tablio.shard_index_json(stem, parts["format"], value_type, entries).encode(), access)
-    return name
+    json = _tablio.shard_index_json(stem, parts["format"], value_type, parts["key"], entries)
+    _publish_bytes(name, json.encode(), access)
 
 
 def _ordinal(n):
+    """The key of record n of a table that keeps none, as tablio numbers them."""
     return f"{n:08d}"
 
 
-def _write_scripts(parts, wspecs, index, access):
+def _write_script(name, wspecs, access):
     """Kaldi's splits' scripts, one after the other: the script of the whole table."""
-    script = parts["script"]
-    name = index if isinstance(index, str) else re.sub(r"[._-]?(JOB|%0?\d*d)", "", script, count=1)
-    if name in {_tablio.parse_wspecifier(w)["script"] for w in wspecs}:
-        raise tablio.UsageError(f"the script of the whole table, '{name}', would replace a split's; name "
-                                "it with index=")
     text = b""
     for shard_wspec in wspecs:
         part = _tablio.parse_wspecifier(shard_wspec)["script"]
         text += _tablio.read_file(part, shard_index.MAX_INDEX_BYTES, access)
     _publish_bytes(name, text, access)
-    return name
 
 
 def write(bag, wspec, type="matrix", dtype=None, compression_method=None, index=True, allow_network=True,
@@ -480,20 +600,22 @@ def write(bag, wspec, type="matrix", dtype=None, compression_method=None, index=
     wspecs = [_numbered(wspec, i, bag.npartitions) for i in range(bag.npartitions)]
     if len(set(wspecs)) != len(wspecs):
         raise tablio.UsageError(f"'{wspec}' gives partitions the same name")
+    shard_access = _access(access)
+    index_name = _index_name(parts, wspec, index)
+    _check_target(parts, wspec, wspecs, index_name, shard_access)
     # A task per partition that depends on that partition alone, so that the scheduler joins
     # it to those that make the partition: a partition is read, transformed and written in one
     # task, where it is. The name is this call's own: writing again is never a result the
     # scheduler still holds.
     name = "tablio-write-" + secrets.token_hex(8)
-    tasks = {(name, i): (_write_partition, (bag.name, i), w, os.getcwd(), type, options, access)
+    folder = _client_folder(_files(parts))
+    tasks = {(name, i): (_write_partition, (bag.name, i), w, folder, type, options, access)
              for i, w in enumerate(wspecs)}
     graph = HighLevelGraph.from_collections(name, tasks, dependencies=[bag])
     stats = dask.bag.Bag(graph, name, len(wspecs)).compute(**compute)
-    shard_access = _access({**access, "allow_pipes": False})
     shards = [shard_index.Shard(_tablio.parse_wspecifier(w)["archive"], *s) for w, s in zip(wspecs, stats)]
-    written_index = None
-    if index is not False and parts["format"] in ("tar", "tfrecord") and not parts["script"]:
-        written_index = _write_index(parts, wspec, wspecs, stats, type, index, shard_access)
-    elif index is not False and parts["script"]:
-        written_index = _write_scripts(parts, wspecs, index, shard_access)
-    return Written(wspecs, shards, written_index)
+    if index_name is not None and parts["script"]:
+        _write_script(index_name, wspecs, shard_access)
+    elif index_name is not None:
+        _write_index(index_name, parts, wspecs, stats, type, shard_access)
+    return Written(wspecs, shards, index_name)

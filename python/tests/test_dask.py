@@ -211,11 +211,86 @@ def test_names_a_partition_cannot_write_alone_are_refused(tmp_path):
                         ("tar,maxcount=10:t-%06d.tar", "repartition"),
                         ("scp:feats.scp", "files a script lists"),
                         ("ark:| gzip -c > x.gz", "not a command"),
-                        ("ark,scp:s3://b/f.JOB.ark,f.JOB.scp", "both local or both remote")]:
+                        ("ark,scp:s3://b/f.JOB.ark,f.JOB.scp", "both local or both remote"),
+                        ("tar:s-%04d-%04d.tar", "number once")]:
         with pytest.raises(tablio.UsageError, match=what):
             tablio.dask.write(bag, wspec)
     with pytest.raises(tablio.UsageError, match="repartition"):
         tablio.dask.read(f"tar:{tmp_path}/a.tar,{tmp_path}/b.tar", type="sample", npartitions=3)
+
+
+def test_a_rewrite_that_fails_leaves_no_index_of_the_earlier_writing(client, tmp_path):
+    feats = matrices(12)
+    write_ark(tmp_path / "feats.ark", feats)
+    bag = tablio.dask.read(f"ark:{tmp_path}/feats.ark", type="matrix", npartitions=3)
+    tablio.dask.write(bag.map(as_example), f"tar:{tmp_path}/out/s-%04d.tar", type="example")
+    tablio.dask.write(bag, f"ark,scp:{tmp_path}/k/f.JOB.ark,{tmp_path}/k/f.JOB.scp")
+    assert os.path.exists(tmp_path / "out" / "s.shardindex.json") and os.path.exists(tmp_path / "k" / "f.scp")
+    bad = bag.map(lambda kv: (kv[0], "not a matrix") if kv[0] == "utt010" else kv)
+    with pytest.raises(ValueError, match="utt010"):  # not an Example
+        tablio.dask.write(bad.map(lambda kv: kv if isinstance(kv[1], str) else as_example(kv)),
+                          f"tar:{tmp_path}/out/s-%04d.tar", type="example")
+    with pytest.raises(TypeError, match="utt010"):
+        tablio.dask.write(bad, f"ark,scp:{tmp_path}/k/f.JOB.ark,{tmp_path}/k/f.JOB.scp")
+    assert not os.path.exists(tmp_path / "out" / "s.shardindex.json")  # the dataset is not whole
+    assert not os.path.exists(tmp_path / "k" / "f.scp")
+
+
+def test_shards_of_an_earlier_writing_are_not_left_beside_new_ones(client, tmp_path):
+    write_ark(tmp_path / "feats.ark", matrices(12))
+    bag = tablio.dask.read(f"ark:{tmp_path}/feats.ark", type="matrix", npartitions=4)
+    tablio.dask.write(bag, f"ark:{tmp_path}/out/feats.ark")
+    with pytest.raises(tablio.UsageError, match=r"feats\.3\.ark, .*feats\.4\.ark: shards of an earlier writing"):
+        tablio.dask.write(bag.repartition(2), f"ark:{tmp_path}/out/feats.ark")
+    tablio.dask.write(bag, f"ark:{tmp_path}/out/feats.ark")  # the same names again: a rewrite
+
+
+def test_records_without_keys_are_numbered_on_across_shards_as_tablio_open_numbers_them(client, tmp_path):
+    with tablio.writer(f"tfrecord:{tmp_path}/in.tfrecord", type="bytes") as w:
+        for i in range(10):
+            w.append(f"record {i}".encode())
+    source = tablio.dask.read(f"tfrecord:{tmp_path}/in.tfrecord", type="bytes", npartitions=3)
+    assert source.pluck(0).compute() == [f"{i:08d}" for i in range(10)]
+    written = tablio.dask.write(source, f"tfrecord:{tmp_path}/out/part.tfrecord", type="bytes")
+    expected = tablio.load(f"tfrecord:{tmp_path}/out/part-*-of-00003.tfrecord", type="bytes")
+    assert expected[0] == [f"{i:08d}" for i in range(10)]
+    for rspec, options in [(f"tfrecord:{tmp_path}/out/part-*-of-00003.tfrecord", {}),  # planned by its index
+                           (f"tfrecord:{tmp_path}/out/part-*-of-00003.tfrecord", {"index": False}),  # counted
+                           (f"index:{written.index}", {})]:
+        assert tablio.dask.read(rspec, type="bytes", **options).compute() == list(zip(*expected)), rspec
+
+
+def test_the_index_keeps_the_key_feature_of_tfrecord_shards(client, tmp_path):
+    feats = matrices(9)
+    write_ark(tmp_path / "feats.ark", feats)
+    bag = tablio.dask.read(f"ark:{tmp_path}/feats.ark", type="matrix", npartitions=3).map(as_example)
+    written = tablio.dask.write(bag, f"tfrecord,key=utt:{tmp_path}/out/train.tfrecord", type="example",
+                                index=f"{tmp_path}/elsewhere/train.json")  # a folder of its own, made
+    assert tablio.shard_index.load(written.index).key == "utt"
+    assert tablio.dask.read(f"index:{written.index}", type="example").pluck(0).compute() == list(feats)
+    assert list(tablio.random_access(f"index:{written.index}", type="example").keys()) == list(feats)
+
+
+def test_errors_name_shards_by_their_own_names(client, tmp_path):
+    bag = dask.bag.from_sequence([("a", {"f": np.zeros(1, np.float32)})], npartitions=1)
+    with pytest.raises(tablio.UsageError) as raised:  # a TFRecord without key= keeps no keys
+        tablio.dask.write(bag, f"tfrecord:{tmp_path}/t.tfrecord", type="example")
+    assert "partial" not in str(raised.value) and f"{tmp_path}/t-00000-of-00001.tfrecord" in str(raised.value)
+
+    def broken(pairs):
+        for pair in pairs:
+            yield pair
+            raise RuntimeError("the feature function failed")
+    with pytest.raises(RuntimeError, match="feature function") as raised:
+        tablio.dask.write(bag.map_partitions(broken), f"tar:{tmp_path}/t-%04d.tar", type="example")
+    assert any("after key 'a'" in note for note in raised.value.__notes__)
+    assert partials(str(tmp_path)) == []
+
+
+def test_a_worker_without_the_clients_folder_refuses_relative_names(tmp_path):
+    with pytest.raises(tablio.UsageError, match="a folder this worker does not have"):
+        with tablio.dask._folder.of_client(str(tmp_path / "not-here")):
+            pass
 
 
 @pytest.fixture
