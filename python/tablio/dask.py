@@ -7,10 +7,11 @@
 
 read() makes a dask.bag.Bag with one partition per shard (or per range of one table's
 entries), each opened in the worker that reads it. write() writes each partition of a bag as a
-shard of its own, named after the partition's number, and publishes it whole: a task that dies
+shard of its own, named after the partition's number, under a hidden name: a task that dies
 leaves nothing readable, and one run again (a retry, a duplicate) writes the same shard under
-the same name. The client writes the shard index (or, for Kaldi's splits, the concatenated
-script) last, once every shard is written: a dataset with an index is whole. See docs/dask.md.
+the same name. Once every partition is written, the client renames the shards into place and
+writes the shard index (or, for Kaldi's splits, the concatenated script) last: a dataset with
+an index is whole, and a write that fails leaves a folder as it was. See docs/dask.md.
 """
 
 import contextlib
@@ -319,8 +320,8 @@ def _remove(path):
 
 
 def _publish(partial, name):
-    """Renames a written file (or LMDB folder) to its name, in one step: readers see the old
-    one or the new one, whole."""
+    """Renames a written file (or LMDB folder) to its name: readers see the old one or the new
+    one, whole (a folder that replaces another: for a moment, neither)."""
     if os.path.isdir(name) and not os.path.islink(name):  # a folder replaces none in one rename
         old = _partial(name, "old-" + secrets.token_hex(6))
         os.replace(name, old)
@@ -390,8 +391,8 @@ def _bytes(key):
 
 def _write_partition(records, wspec, folder, type, options, access):
     """Writes one partition's (key, value) pairs as the shard `wspec` names, in the worker that
-    computes the partition (in the client's folder), and publishes it whole; gives
-    [(samples, size, first_key, last_key, sorted)]."""
+    computes the partition (in the client's folder); gives [(samples, size, first_key,
+    last_key, sorted, {name: where it was written, to publish})]."""
     with _folder.of_client(folder):
         return [_write_shard(records, wspec, type, options, access)]
 
@@ -431,13 +432,11 @@ def _write_shard(records, wspec, type, options, access):
             e.add_note(f"while making the records of {shard_index.shown(files[0])}"
                        + (f", after key '{excerpt(counted.last)}'" if counted.samples else ""))
         raise
-    if partials:
-        if parts["script"]:  # its lines name the table's file under its final name
-            _rename_in_script(partials[parts["script"]], partials[parts["archive"]], parts["archive"])
-        for name in files:  # the script last: what it names is in place before it
-            _publish(partials[name], name)
-    size = _folder_size(files[0]) if os.path.isdir(files[0]) else _tablio.stored_size(files[0], _access(access))
-    return counted.samples, size, counted.first, counted.last, counted.sorted
+    if parts["script"] and partials:  # its lines name the table's file under its final name
+        _rename_in_script(partials[parts["script"]], partials[parts["archive"]], parts["archive"])
+    written = partials.get(files[0], files[0])
+    size = _folder_size(written) if os.path.isdir(written) else _tablio.stored_size(written, _access(access))
+    return counted.samples, size, counted.first, counted.last, counted.sorted, partials
 
 
 def _folder_size(folder):
@@ -495,8 +494,8 @@ def _index_name(parts, wspec, index):
 
 def _check_target(parts, wspec, wspecs, index_name, access):
     """Refuses a write that would leave shards of an earlier writing beside its own (with more
-    partitions, or other names of the same pattern), or an index that could outlive a failed
-    rewrite; removes a local index of the earlier writing, so that it is written last again."""
+    partitions, other names of the same pattern, or another naming under the same index), or
+    an index in a bucket that could outlive a failed rewrite."""
     ours = set()
     for w in wspecs:
         ours.update(_files(_tablio.parse_wspecifier(w)))
@@ -522,7 +521,7 @@ def _check_target(parts, wspec, wspecs, index_name, access):
     if index_name is None:
         return
     if not _tablio.is_remote_name(index_name):
-        _remove(index_name)
+        _check_earlier_index(index_name, ours, len(wspecs))
         return
     try:
         _tablio.stored_size(index_name, access)
@@ -530,6 +529,21 @@ def _check_target(parts, wspec, wspecs, index_name, access):
         return
     raise tablio.UsageError(f"{shard_index.shown(index_name)} exists: a dataset in a bucket is written once, "
                             "under a new prefix (its index could outlive a rewrite that fails)")
+
+
+def _check_earlier_index(index_name, ours, partitions):
+    """Refuses to replace an index whose shards this writing would leave beside its own (shards
+    of another naming, in the same folder)."""
+    try:
+        earlier = shard_index.load(index_name)
+    except (OSError, ValueError):  # none, or no index: nothing it lists is left
+        return
+    others = sorted(s.url for s in earlier.shards if os.path.exists(s.url) and s.url not in ours)
+    if others:
+        shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+        raise tablio.UsageError(f"{index_name} lists {shown}, shards of an earlier writing, which this one "
+                                f"({partitions} partitions) would leave beside its own; remove them (and the "
+                                "index), or write elsewhere")
 
 
 def _write_index(name, parts, wspecs, stats, type, access):
@@ -583,11 +597,12 @@ def write(bag, wspec, type="matrix", dtype=None, compression_method=None, index=
         puts it there; False writes none.
     compute: keywords for compute() (scheduler=, retries=, ...).
 
-    A shard is written under a hidden name beside its own (.NAME.partial-*) and renamed when
-    complete; an s3:// object appears when its upload completes. A task that dies leaves no
-    shard (its next attempt removes what it left), and one that runs again writes the same
-    shard under the same name. A record that cannot be written fails the write with its key,
-    and no index is written. A table whose reading numbers its records (TFRecord without
+    A shard is written under a hidden name beside its own (.NAME.partial-*), and once every
+    partition is written the client renames them into place, then writes the index: a write
+    that fails leaves a folder as it was (an s3:// object appears when its upload completes,
+    and a bucket's dataset is written once). A task that dies leaves no shard (its next attempt
+    removes what it left), and one that runs again writes the same shard under the same name.
+    A record that cannot be written fails the write with its key. A table whose reading numbers its records (TFRecord without
     key=, IDX) keeps no keys: records keyed by numbers are numbered from 0 in each shard.
     """
     if not isinstance(bag, dask.bag.Bag):
@@ -612,7 +627,22 @@ def write(bag, wspec, type="matrix", dtype=None, compression_method=None, index=
     tasks = {(name, i): (_write_partition, (bag.name, i), w, folder, type, options, access)
              for i, w in enumerate(wspecs)}
     graph = HighLevelGraph.from_collections(name, tasks, dependencies=[bag])
-    stats = dask.bag.Bag(graph, name, len(wspecs)).compute(**compute)
+    try:
+        stats = dask.bag.Bag(graph, name, len(wspecs)).compute(**compute)
+    except BaseException:  # nothing of this writing appears; what earlier attempts left goes
+        for w in wspecs:
+            for file in _files(_tablio.parse_wspecifier(w)):
+                if not _tablio.is_remote_name(file):
+                    _clear_partials(file)
+        raise
+    # Every shard is written: published now, the earlier index first out of the way, and the
+    # index last. A writing that fails before this point leaves the folder as it was.
+    if index_name is not None and not _tablio.is_remote_name(index_name):
+        _remove(index_name)
+    for partition in stats:
+        for final, partial in partition[5].items():  # the table's file, then its script
+            _publish(partial, final)
+    stats = [partition[:5] for partition in stats]
     shards = [shard_index.Shard(_tablio.parse_wspecifier(w)["archive"], *s) for w, s in zip(wspecs, stats)]
     if index_name is not None and parts["script"]:
         _write_script(index_name, wspecs, shard_access)

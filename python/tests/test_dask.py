@@ -200,8 +200,7 @@ def test_a_record_that_cannot_be_written_fails_with_its_key_and_no_index(client,
     bad = bag.map(lambda kv: (kv[0], "not a matrix") if kv[0] == "utt004" else kv)
     with pytest.raises(TypeError, match="utt004"):
         tablio.dask.write(bad, f"ark,scp:{tmp_path}/out/feats.JOB.ark,{tmp_path}/out/feats.JOB.scp")
-    assert not os.path.exists(tmp_path / "out" / "feats.scp")
-    assert not os.path.exists(tmp_path / "out" / "feats.2.ark")  # the failed split left nothing
+    assert os.listdir(tmp_path / "out") == []  # no split appears, and no script of them all
     assert partials(str(tmp_path)) == []
 
 
@@ -219,21 +218,25 @@ def test_names_a_partition_cannot_write_alone_are_refused(tmp_path):
         tablio.dask.read(f"tar:{tmp_path}/a.tar,{tmp_path}/b.tar", type="sample", npartitions=3)
 
 
-def test_a_rewrite_that_fails_leaves_no_index_of_the_earlier_writing(client, tmp_path):
+def test_a_rewrite_that_fails_leaves_the_earlier_dataset_as_it_was(client, tmp_path):
     feats = matrices(12)
     write_ark(tmp_path / "feats.ark", feats)
     bag = tablio.dask.read(f"ark:{tmp_path}/feats.ark", type="matrix", npartitions=3)
     tablio.dask.write(bag.map(as_example), f"tar:{tmp_path}/out/s-%04d.tar", type="example")
     tablio.dask.write(bag, f"ark,scp:{tmp_path}/k/f.JOB.ark,{tmp_path}/k/f.JOB.scp")
-    assert os.path.exists(tmp_path / "out" / "s.shardindex.json") and os.path.exists(tmp_path / "k" / "f.scp")
-    bad = bag.map(lambda kv: (kv[0], "not a matrix") if kv[0] == "utt010" else kv)
+    before = {folder: {n: (tmp_path / folder / n).read_bytes() for n in os.listdir(tmp_path / folder)}
+              for folder in ("out", "k")}
+    changed = bag.map(lambda kv: (kv[0], kv[1] + 1))  # tonight's data, with one bad record
+    bad = changed.map(lambda kv: (kv[0], "not a matrix") if kv[0] == "utt010" else kv)
     with pytest.raises(ValueError, match="utt010"):  # not an Example
         tablio.dask.write(bad.map(lambda kv: kv if isinstance(kv[1], str) else as_example(kv)),
                           f"tar:{tmp_path}/out/s-%04d.tar", type="example")
     with pytest.raises(TypeError, match="utt010"):
         tablio.dask.write(bad, f"ark,scp:{tmp_path}/k/f.JOB.ark,{tmp_path}/k/f.JOB.scp")
-    assert not os.path.exists(tmp_path / "out" / "s.shardindex.json")  # the dataset is not whole
-    assert not os.path.exists(tmp_path / "k" / "f.scp")
+    after = {folder: {n: (tmp_path / folder / n).read_bytes() for n in os.listdir(tmp_path / folder)}
+             for folder in ("out", "k")}
+    assert after == before  # no shard of the failed writing appears, none of the earlier is lost
+    assert partials(str(tmp_path)) == []
 
 
 def test_shards_of_an_earlier_writing_are_not_left_beside_new_ones(client, tmp_path):
@@ -243,6 +246,10 @@ def test_shards_of_an_earlier_writing_are_not_left_beside_new_ones(client, tmp_p
     with pytest.raises(tablio.UsageError, match=r"feats\.3\.ark, .*feats\.4\.ark: shards of an earlier writing"):
         tablio.dask.write(bag.repartition(2), f"ark:{tmp_path}/out/feats.ark")
     tablio.dask.write(bag, f"ark:{tmp_path}/out/feats.ark")  # the same names again: a rewrite
+    examples = bag.map(as_example)
+    tablio.dask.write(examples, f"tar:{tmp_path}/t/fm-%05d.tar", type="example")
+    with pytest.raises(tablio.UsageError, match=r"fm\.shardindex\.json lists .*fm-00000\.tar"):
+        tablio.dask.write(examples, f"tar:{tmp_path}/t/fm.tar", type="example")  # another naming, one index
 
 
 def test_records_without_keys_are_numbered_on_across_shards_as_tablio_open_numbers_them(client, tmp_path):
@@ -332,5 +339,5 @@ def test_dask_guide_examples_run(tmp_path, monkeypatch):
         exec(compile(block, "docs/dask.md", "exec"), {"__name__": "__main__"})
     assert sorted(os.listdir("out")) == [f"train-0000{i}-of-00004.tfrecord" for i in range(4)] + \
         ["train.shardindex.json"]
-    assert tablio.load("scp:data/feats.scp", type="matrix")[0] == [f"rec{i}" for i in range(12)]
+    assert tablio.load("scp:data/feats.scp", type="matrix")[0] == [f"rec{i:02d}" for i in range(12)]
     assert sorted(os.listdir("labels")) == ["part-0000.tar", "part-0001.tar", "part-0002.tar", "part.shardindex.json"]
