@@ -41,11 +41,14 @@ def features(tablio, path):
 
 
 def by_hand(k, archive, out):
-    """One split, as tablio.dask's tasks make it: a range of the archive read by key, written."""
+    """One split, as tablio.dask's tasks make it: a range of the archive read by key, written,
+    then renamed into place."""
     import tablio.dask as td
     entries = td._read_entries(f"ark:{archive}", "matrix", {}, k, SPLITS, True)
-    td._write_shard(entries, f"ark:{out}/feats.{k + 1}.ark", "matrix", {"compression_method": METHOD},
-                    {"allow_network": True, "allow_pipes": False, "confine": None})
+    written = td._write_shard(entries, f"ark:{out}/feats.{k + 1}.ark", "matrix", {"compression_method": METHOD},
+                              {"allow_network": True, "allow_pipes": False, "confine": None})
+    for final, partial in written[5].items():  # published, as the client publishes them
+        os.replace(partial, final)
 
 
 def same_splits(a, b):
