@@ -93,11 +93,15 @@ def test_an_index_that_nests_or_counts_past_any_dataset_is_a_format_error(tmp_pa
 def test_an_index_names_one_format_one_extension_and_counts_that_add_up(tmp_path):
     shards(tmp_path)
     pwned = tmp_path / "PWNED"
-    for field, value in (("format", f"tar:touch {pwned} |,"), ("format", "scp"), ("value_type", "x,scp:/etc/x")):
+    for field, value in (("format", f"tar:touch {pwned} |,"), ("format", "scp"), ("value_type", "x,scp:/etc/x"),
+                         ("key", f"id,cache={tmp_path}/elsewhere"), ("key", "id:x"), ("key", ["id"])):
         desc = {"shardlist": [{"url": "train-000000.tar", "nsamples": 2}], field: value}
         (tmp_path / "x.json").write_text(json.dumps(desc))
-        with pytest.raises(tablio.FormatError, match=f"its '{field}'"):
+        with pytest.raises(tablio.FormatError, match=f"its '{field}'") as caught:
             shard_index.load(str(tmp_path / "x.json"))
+        if field == "key" and isinstance(value, str):  # quoting at most 16 characters of the input
+            assert "is no feature name" in str(caught.value)
+            assert value[:16] in str(caught.value) and (len(value) <= 16 or value not in str(caught.value))
     assert not pwned.exists()
     for desc in ({"shardlist": [{"url": "a.tar", "nsamples": 2**62 + 1}, {"url": "b.tar", "nsamples": 2**62 + 1}]},
                  {"shardlist": [{"url": "train-000000.tar\u0000.x", "nsamples": 1}]}):
