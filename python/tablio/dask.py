@@ -372,16 +372,19 @@ def _with_key(error, key, name, partials):
 
 
 class _Counted:
-    """A shard's entries as its index counts them."""
+    """A shard's entries as its index counts them; keys compared bytewise, as the C++ index
+    compares them (each key encoded once)."""
 
     def __init__(self):
         self.samples, self.first, self.last, self.sorted = 0, None, None, True
+        self._last_bytes = None
 
     def add(self, key):
-        if self.samples and self.sorted and not _bytes(self.last) < _bytes(key):
+        encoded = _bytes(key)
+        if self.samples and self.sorted and not self._last_bytes < encoded:
             self.sorted = False
         self.first = key if self.samples == 0 else self.first
-        self.last = key
+        self.last, self._last_bytes = key, encoded
         self.samples += 1
 
 
@@ -428,7 +431,8 @@ def _write_shard(records, wspec, type, options, access):
         table.abandon()
         for partial in partials.values():
             _remove(partial)
-        if isinstance(e, Exception) and not getattr(e, "__notes__", None) and shard_index.shown(files[0]) not in str(e):
+        said = shard_index.shown(files[0]) in str(e) or getattr(e, "__notes__", None)
+        if isinstance(e, Exception) and not said:
             e.add_note(f"while making the records of {shard_index.shown(files[0])}"
                        + (f", after key '{excerpt(counted.last)}'" if counted.samples else ""))
         raise
@@ -602,8 +606,9 @@ def write(bag, wspec, type="matrix", dtype=None, compression_method=None, index=
     that fails leaves a folder as it was (an s3:// object appears when its upload completes,
     and a bucket's dataset is written once). A task that dies leaves no shard (its next attempt
     removes what it left), and one that runs again writes the same shard under the same name.
-    A record that cannot be written fails the write with its key. A table whose reading numbers its records (TFRecord without
-    key=, IDX) keeps no keys: records keyed by numbers are numbered from 0 in each shard.
+    A record that cannot be written fails the write with its key. A table whose reading numbers
+    its records (TFRecord without key=, IDX) keeps no keys: records keyed by numbers are
+    numbered from 0 in each shard.
     """
     if not isinstance(bag, dask.bag.Bag):
         raise TypeError("tablio.dask.write() takes a dask.bag.Bag of (key, value) pairs, not "
