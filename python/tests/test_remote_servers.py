@@ -526,7 +526,9 @@ def test_the_environments_deadlines_end_a_read_the_server_holds(tablio_remote, r
     passed = r"\] the stream deadline of 1\.5 s passed at byte 20\d\d of"
     with pytest.raises(TimeoutError, match=passed) as caught:
         tablio.load(f"ark:{url}")
-    assert 1.5 <= time.monotonic() - start < 2.5 and caught.value.filename == url
+    # libcurl times a transfer in whole milliseconds and can end it a fraction of one early:
+    # "passed" is checked to the millisecond.
+    assert 1.499 <= time.monotonic() - start < 2.5 and caught.value.filename == url
     # Asked to wait past it: at once.
     proxy.faults.clear()
     proxy.faults.add(remote.Status(503, retry_after=60))
