@@ -1,0 +1,173 @@
+// ordered_pipeline<Job>: threads that run jobs handed in one by one, which are taken back in
+// the order they came in, so that work done in parallel is seen in sequence (a table's
+// entries decoded ahead of its reader, encoded behind its writer). At most `depth` jobs are in
+// flight (handed in, not yet released), so memory stays bounded by depth jobs.
+//
+// One thread, the owner, hands jobs in and takes them back; the pipeline's threads only run
+// them. A job is a slot the owner fills and reuses: run(context, job) is called for it on a
+// pipeline thread, and an exception it throws is kept and rethrown where the owner takes that
+// job back, so that an error surfaces at its job's position in the sequence.
+//
+// Over POSIX threads, as core/mutex.hpp, for what <thread> and <condition_variable> would cost
+// every includer.
+#pragma once
+
+#include <tablio/core/error.hpp>
+#include <tablio/core/mutex.hpp>
+
+#include <cerrno>
+#include <cstddef>
+#include <exception>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace detail {
+
+template <class Job>
+class ordered_pipeline {
+ public:
+  using run_function = void (*)(void* context, Job& job);
+
+  // Starts `threads` threads (at least 1) for at most `depth` jobs in flight (at least threads).
+  ordered_pipeline(unsigned threads, std::size_t depth, run_function run, void* context)
+      : slots_(depth < threads ? threads : depth),
+        threads_count_(threads < 1 ? 1 : threads),
+        run_(run),
+        context_(context) {
+    threads_.reserve(threads);
+    for (unsigned i = 0; i < threads; ++i) {
+      pthread_t t;
+      if (int err = pthread_create(&t, nullptr, &thread_main, this)) {
+        stop();
+        throw_io_error({}, err, {"could not start thread ", decimal(i + 1), " of ", decimal(threads)});
+      }
+      threads_.push_back(t);
+    }
+  }
+  ordered_pipeline(const ordered_pipeline&) = delete;
+  ordered_pipeline& operator=(const ordered_pipeline&) = delete;
+  // Jobs not started are dropped, started ones end, and the threads are joined.
+  ~ordered_pipeline() { stop(); }
+
+  std::size_t depth() const noexcept { return slots_.size(); }
+  std::size_t in_flight() const noexcept { return tail_ - head_; }
+  bool full() const noexcept { return in_flight() == depth(); }
+  bool empty() const noexcept { return tail_ == head_; }
+
+  // The slot to fill for the next job; only when not full().
+  Job& next_slot() noexcept { return slots_[tail_ % depth()].job; }
+  // Hands the job filled in next_slot() to the threads; `wake`: wakes those that wait for work
+  // (busy ones find the job when they are done). Jobs handed in without waking wait for a later
+  // hand_in, wake() or take(): waking a thread per small job costs more than the job.
+  void hand_in(bool wake = true) {
+    __atomic_store_n(&tail_, tail_ + 1, __ATOMIC_RELEASE);
+    if (wake) this->wake();
+  }
+  // Wakes the threads that wait for work, for the jobs handed in.
+  void wake() {
+    lock l(mutex_);
+    if (idle_ > 0 && next_run_ != tail_) work_.broadcast();
+  }
+
+  // The oldest job in flight, once run; rethrows what its run threw. It stays in flight,
+  // its slot untouched, until release().
+  Job& take() {
+    slot& s = slots_[head_ % depth()];
+    if (!__atomic_load_n(&s.done, __ATOMIC_ACQUIRE)) {
+      lock l(mutex_);
+      if (idle_ > 0 && next_run_ != tail_) work_.broadcast();
+      // A thread that ends the job sees this, or this sees the job done (both sequentially
+      // consistent), so that no wake-up is lost.
+      __atomic_store_n(&awaited_, head_, __ATOMIC_SEQ_CST);
+      while (!__atomic_load_n(&s.done, __ATOMIC_SEQ_CST)) done_.wait(mutex_);
+      __atomic_store_n(&awaited_, no_job, __ATOMIC_RELAXED);
+    }
+    if (s.error) std::rethrow_exception(s.error);
+    return s.job;
+  }
+  // The oldest job in flight, as it was handed in or as its run left it: for after take() threw.
+  Job& oldest() noexcept { return slots_[head_ % depth()].job; }
+  // Ends the oldest job (taken), freeing its slot for the next.
+  void release() noexcept {
+    slot& s = slots_[head_ % depth()];
+    __atomic_store_n(&s.done, false, __ATOMIC_RELAXED);  // no thread reads it until handed in again
+    s.error = nullptr;
+    ++head_;
+  }
+
+ private:
+  struct slot {
+    Job job{};
+    std::exception_ptr error;
+    bool done = false;  // run: set by its thread, read and cleared by the owner (atomically)
+  };
+
+  static void* thread_main(void* self) {
+    static_cast<ordered_pipeline*>(self)->work();
+    return nullptr;
+  }
+
+  void work() {
+    lock l(mutex_);
+    for (;;) {
+      std::size_t tail;
+      while (!stopping_ && next_run_ == (tail = __atomic_load_n(&tail_, __ATOMIC_ACQUIRE))) {
+        ++idle_;
+        work_.wait(mutex_);
+        --idle_;
+      }
+      if (stopping_) return;
+      // A share of the jobs waiting, taken at once: one lock for many small jobs.
+      std::size_t first = next_run_, count = (tail - first + threads_count_ - 1) / threads_count_;
+      next_run_ += count;
+      mutex_.unlock();
+      for (std::size_t i = first; i < first + count; ++i) run_one(i);
+      mutex_.lock();
+    }
+  }
+
+  void run_one(std::size_t i) {
+    slot& s = slots_[i % depth()];
+    try {
+      run_(context_, s.job);
+    } catch (...) {
+      s.error = std::current_exception();
+    }
+    __atomic_store_n(&s.done, true, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&awaited_, __ATOMIC_SEQ_CST) == i) {
+      lock l(mutex_);  // the owner waits, or is about to: it holds the mutex until it does
+      done_.signal();
+    }
+  }
+
+  void stop() noexcept {
+    {
+      lock l(mutex_);
+      stopping_ = true;
+      work_.broadcast();
+    }
+    for (pthread_t t : threads_) pthread_join(t, nullptr);
+    threads_.clear();
+  }
+
+  std::vector<slot> slots_;
+  std::vector<pthread_t> threads_;
+  std::size_t threads_count_;
+  run_function run_;
+  void* context_;
+  mutex mutex_;
+  condition work_, done_;  // jobs handed in or stopping; the awaited job done
+  // The owner's: the oldest job in flight, and the next to hand in (read by threads atomically).
+  std::size_t head_ = 0, tail_ = 0;
+  static constexpr std::size_t no_job = ~std::size_t{0};
+  std::size_t awaited_ = no_job;  // the job the owner waits for (atomically)
+  // Under mutex_: the next job a thread takes up, threads waiting for work, the end.
+  std::size_t next_run_ = 0;
+  unsigned idle_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace detail
+
+TABLIO_END_NAMESPACE
