@@ -39,7 +39,7 @@ std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) 
   std::uint64_t count = 0;
   cli::with_form<In>(read_form, [&]<class R>() {
     cli::with_form<Out>(write_form, [&]<class W>() {
-      sequential_table_reader<R> in(rspec);
+      sequential_table_reader<R> in(rspec, cli::input_access());
       table_writer<W> out(wspec, cli::output_access());
       cli::progress shown("copy");
       for (auto& [key, value] : in) {
@@ -47,12 +47,14 @@ std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) 
         // bad input, named by its key; an output that takes none of this type is a bad command.
         bool converted = false;
         try {
-          const auto& v = convert(value);
+          decltype(auto) v = convert(value);
           converted = true;
-          out.write(key, v);
+          out.write(key, std::forward<decltype(v)>(v));
         } catch (const usage_error& e) {
-          // A key the output cannot hold came from the input, the first one too.
-          if (converted && count == 0 && !dynamic_cast<const key_error*>(&e)) throw;
+          // A key the output cannot hold came from the input, the first one too, as does a
+          // matrix it cannot compress.
+          constexpr bool compresses = std::is_same_v<Out, holder<matrix_to_compress>>;
+          if (converted && count == 0 && !compresses && !dynamic_cast<const key_error*>(&e)) throw;
           throw error("the entry of key " + quoted_excerpt(key) + " of '" + rspec + "': " + e.what());
         }
         shown.add();
@@ -79,9 +81,10 @@ int copy(arguments& args) {
       return copy_table<H, H>(
           rspec, wspec, [](const auto& v) -> const auto& { return v; });
     if constexpr (std::is_same_v<H, holder<matrix<float>>>) {
+      // Compressed where written: by the output's threads, with --threads.
       auto how = static_cast<compression_method>(method);
-      return copy_table<H, holder<compressed_matrix>>(rspec, wspec, [how](const matrix<float>& m) {
-        return compressed_matrix(m.data(), m.num_rows(), m.num_cols(), how);
+      return copy_table<H, holder<matrix_to_compress>>(rspec, wspec, [how](matrix<float>& m) {
+        return matrix_to_compress{std::move(m), how};
       });
     } else {
       throw usage_error("--compress applies to --type=matrix");

@@ -28,7 +28,8 @@ inline constexpr const char* access_help =
     "                     one container, bytes of one key or word, bytes from one input, and how\n"
     "                     many times its size a compressed input may inflate)\n"
     "  --request-deadline=S, --stream-deadline=S  seconds one remote request (with its retries) and\n"
-    "                     all one remote object's transfers may take (0: none)\n";
+    "                     all one remote object's transfers may take (0: none)\n"
+    "  --threads=N        decode and encode entries in N threads, in table order (docs/threads.md)\n";
 
 inline std::uint64_t limit_option(arguments& args, const std::string& name, std::uint64_t otherwise) {
   std::string v = args.get(name, "");
@@ -45,6 +46,12 @@ inline tablio::open_options& output_access() {
   return options;
 }
 
+// The options the tool's inputs open with (the process's policy says what they may open).
+inline tablio::open_options& input_access() {
+  static tablio::open_options options;
+  return options;
+}
+
 // Reads the access options and sets the process's policy from them.
 inline void apply_access_options(arguments& args) {
   tablio::process_policy p;
@@ -54,6 +61,11 @@ inline void apply_access_options(arguments& args) {
   p.confine = args.get("confine", "");
   if (p.confine == "true") throw tablio::usage_error("--confine takes a folder: --confine=DIR");
   output_access().confine = p.confine;
+  if (std::string threads = args.get("threads", ""); !threads.empty()) {
+    std::uint64_t n = limit_option(args, "threads", 1);
+    if (n < 1 || n > 256) throw tablio::usage_error("--threads is 1 to 256, not '" + threads + "'");
+    input_access().threads = output_access().threads = static_cast<unsigned>(n);
+  }
   tablio::limits& l = p.parse_limits;
   l.max_record_bytes = limit_option(args, "max-record-bytes", l.max_record_bytes);
   l.max_element_count = limit_option(args, "max-element-count", l.max_element_count);

@@ -48,6 +48,10 @@ struct open_options {
   // Bounds for what parsers reading this input may allocate.
   limits parse_limits = default_limits;
   remote_options remote;
+  // Threads a table decodes its entries in ahead of its reader, or encodes them in behind its
+  // writer, handing them on in table order (docs/threads.md); 1: the caller's thread alone. A
+  // specifier's threads=N says it for that table.
+  unsigned threads = 1;
 };
 
 TABLIO_END_NAMESPACE

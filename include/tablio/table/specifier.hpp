@@ -17,6 +17,8 @@
 //   cache_limit=BYTES   (reading, any format) the cache's size, past which old copies go
 //   maxcount=N, maxsize=BYTES   (writing) a new shard file after N entries or BYTES bytes
 //   FORMAT,scp:A,S      (writing) also a script S with a "key A:offset" line per entry
+//   threads=N           (any format) entries decoded ahead of the reader, or encoded behind the
+//                       writer, by N threads, in table order (docs/threads.md)
 //
 // "scp" alone names a script: read the objects it points at, or write each object to the file
 // it lists for its key.
@@ -70,6 +72,7 @@ struct wspecifier {
   output_compression compression = output_compression::by_suffix;  // gzip / zlib / nz
   std::string extension;                                           // ext=EXT
   std::uint64_t max_count = 0, max_size = 0;                       // maxcount=, maxsize=
+  unsigned threads = 0;                                            // threads=N (0: open_options')
 };
 
 // How a segments file cuts recordings (table/segments.hpp): extract-segments' options.
@@ -96,6 +99,7 @@ struct rspecifier {
   remote_options remote;                           // cache=DIR, cache_limit=BYTES
   std::string segments;                            // segments=FILE
   segment_options segmenting;
+  unsigned threads = 0;  // threads=N (0: open_options')
 };
 
 // What a format takes in a specifier besides Kaldi's options (bits of table_format's masks).
@@ -157,6 +161,17 @@ inline bool parse_seconds_option(std::string_view o, std::string_view name, floa
   return true;
 }
 
+// Threads a table may be given (threads=N): more would only hold memory.
+inline constexpr std::uint64_t max_table_threads = 256;
+
+// Parses "threads=N", 1 to max_table_threads; false otherwise.
+inline bool parse_threads_option(std::string_view o, unsigned& threads) {
+  std::uint64_t n;
+  if (!parse_number_option(o, "threads", n) || n > max_table_threads) return false;
+  threads = static_cast<unsigned>(n);
+  return true;
+}
+
 // Parses "shard=I/N" with I < N; false otherwise.
 inline bool parse_shard_option(std::string_view o, std::uint64_t& index, std::uint64_t& count) {
   std::string value;
@@ -214,6 +229,8 @@ TABLIO_IMPL std::optional<wspecifier> parse_wspecifier(std::string_view spec) {
     } else if (detail::parse_number_option(o, "maxcount", w.max_count) ||
                detail::parse_number_option(o, "maxsize", w.max_size)) {
       used |= format_option::split;
+    } else if (detail::parse_threads_option(o, w.threads)) {
+      continue;  // any format's
     } else if (o == "scp") {
       if (with_script) return std::nullopt;
       with_script = true;
@@ -281,6 +298,8 @@ TABLIO_IMPL std::optional<rspecifier> parse_rspecifier(std::string_view spec) {
     else if (detail::parse_named_option(o, "cache", r.remote.cache) ||
              detail::parse_number_option(o, "cache_limit", r.remote.cache_limit))
       continue;  // for the files of any format
+    else if (detail::parse_threads_option(o, r.threads))
+      continue;  // any format's table
     else if (auto f = find_format(o); f && f->open_input) {
       if (format) return std::nullopt;
       format = f;

@@ -11,12 +11,16 @@
 // and reports instead of throwing. A writer destroyed by an exception that leaves the scope
 // that made it, or given up with abandon(), gives its output up instead: an object being
 // uploaded (s3://) never appears, while files keep what was written.
+// With threads (open_options::threads, or threads=N in the wspecifier), values are encoded by
+// that many threads and written in order (table/write_behind.hpp): the same bytes, and an
+// error in a value's encoding is thrown by a later write() or by close(), naming its key.
 #pragma once
 
 #include <tablio/core/owned.hpp>
 #include <tablio/framing/concepts.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/table/entry_io.hpp>
+#include <tablio/table/write_behind.hpp>
 
 #include <string>
 #include <string_view>
@@ -51,6 +55,7 @@ class table_writer {
     if (this != &o) {
       close_quietly();
       framing_ = std::move(o.framing_);
+      behind_ = std::move(o.behind_);
       record_ = std::move(o.record_);
       uncaught_ = o.uncaught_;
     }
@@ -69,11 +74,11 @@ class table_writer {
   bool is_open() const noexcept { return static_cast<bool>(framing_); }
 
   void write(std::string_view key, const value_type& value);
+  // The same, moving the value in where threads encode it.
+  void write(std::string_view key, value_type&& value);
 
-  void flush() {
-    if constexpr (requires(framing_type & f) { f.flush(); })
-      if (framing_) framing_->flush();
-  }
+  // Writes what threads still encode, and flushes the framing.
+  void flush();
 
   // Flushes and closes the framing; throws for any loss.
   void close();
@@ -82,21 +87,27 @@ class table_writer {
   // uploaded) is discarded; files keep what was written.
   void abandon() noexcept {
     detail::abandon_scope scope;
+    behind_ = {};
     framing_ = {};
   }
 
-  // The framing, for what only it knows (e.g. where the last entry went).
+  // The framing, for what only it knows (e.g. where the last entry went; with threads, after
+  // flush()).
   framing_type& framing() noexcept { return *framing_; }
 
  private:
   // Out of line, so that the compiled mode's instances keep them out of users' objects.
   void open_named(std::string_view name, const open_options& options = {});
   template <class Make>
-  void open_framing(Make make);
+  void open_framing(Make make, unsigned threads = 1);
   void close_quietly() noexcept;
+  template <class V>
+  void write_value(std::string_view key, V&& value);
 
-  owned<framing_type> framing_;  // on the heap, so that entries may point into it
-  std::string record_;           // the encoded record, reused
+  owned<framing_type> framing_;        // on the heap, so that entries may point into it
+  owned<detail::table_stage> behind_;  // with threads: the values being encoded
+  detail::write_behind<H>& behind() noexcept { return static_cast<detail::write_behind<H>&>(*behind_); }
+  std::string record_;  // the encoded record, reused
   int uncaught_ = std::uncaught_exceptions();
 };
 
@@ -110,34 +121,67 @@ table_writer<H, Framing>::~table_writer() {
 
 template <holder_type H, class Framing>
 void table_writer<H, Framing>::open_named(std::string_view name, const open_options& options) {
-  open_framing([&] { return make_owned<framing_type>(name, options); });
+  open_framing([&] { return make_owned<framing_type>(name, options); }, options.threads);
 }
 
 template <holder_type H, class Framing>
 template <class Make>
-void table_writer<H, Framing>::open_framing(Make make) {
+void table_writer<H, Framing>::open_framing(Make make, unsigned threads) {
   close();
   auto framing = make();
   detail::suggest_extension(*framing, record_extension<H>());
   detail::check_key_option<H>(detail::output_key_name(*framing), detail::table_name(*framing));
+  threads = detail::table_threads(*framing, threads);
+  if (threads > 1 && detail::write_behind<H>::takes(*framing))
+    behind_ = make_owned<detail::write_behind<H>>(threads);
   framing_ = std::move(framing);
 }
 
 template <holder_type H, class Framing>
 void table_writer<H, Framing>::write(std::string_view key, const value_type& value) {
+  write_value(key, value);
+}
+
+template <holder_type H, class Framing>
+void table_writer<H, Framing>::write(std::string_view key, value_type&& value) {
+  write_value(key, std::move(value));
+}
+
+template <holder_type H, class Framing>
+template <class V>
+void table_writer<H, Framing>::write_value(std::string_view key, V&& value) {
   if (!framing_) throw_usage_error({"table_writer::write on a writer that is not open"});
   // What readers take back (framing/concepts.hpp: check_key_read), and nothing else.
   if (!kaldi_io::is_token(key) || key.size() > default_limits.max_token_bytes) [[unlikely]]
     throw_key_error({"invalid key ", quoted_excerpt(key), " for '", detail::table_name(*framing_),
                      "': keys are non-empty, have no whitespace or unprintable bytes, and are at most ",
                      decimal(default_limits.max_token_bytes), " bytes (limits::max_token_bytes)"});
-  detail::write_entry<H>(*framing_, key, value, record_);
+  if (behind_)
+    behind().write(*framing_, key, std::forward<V>(value));
+  else
+    detail::write_entry<H>(*framing_, key, value, record_);
+}
+
+template <holder_type H, class Framing>
+void table_writer<H, Framing>::flush() {
+  if (behind_) behind().drain(*framing_);
+  if constexpr (requires(framing_type & f) { f.flush(); })
+    if (framing_) framing_->flush();
 }
 
 template <holder_type H, class Framing>
 void table_writer<H, Framing>::close() {
   if (!framing_) return;
   auto framing = std::move(framing_);
+  if (behind_) {
+    auto behind = std::move(behind_);
+    try {
+      static_cast<detail::write_behind<H>&>(*behind).drain(*framing);
+    } catch (...) {
+      framing->close();  // what was written is kept; the value's error is the one to see
+      throw;
+    }
+  }
   framing->close();
 }
 

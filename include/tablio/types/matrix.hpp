@@ -228,4 +228,29 @@ struct codec_traits<kaldi_text, compressed_matrix> {
   }
 };
 
+// A float matrix written as compressed_matrix(values, method) writes it, compressed where it
+// is written: in a table writer's threads, which so share copy-feats --compress's work. It
+// reads as the matrix decompressed (method left automatic).
+struct matrix_to_compress {
+  matrix<float> values;
+  compression_method method = compression_method::automatic;
+
+  compressed_matrix compressed() const {
+    return compressed_matrix(values.data(), values.num_rows(), values.num_cols(), method);
+  }
+};
+
+template <>
+struct codec_traits<kaldi_binary, matrix_to_compress> {
+  static void write(writer& w, const matrix_to_compress& m) { m.compressed().write_binary(w); }
+  static void read(reader& r, matrix_to_compress& m) { m.values.read_kaldi(r, true); }
+};
+template <>
+struct codec_traits<kaldi_text, matrix_to_compress> {
+  static void write(writer& w, const matrix_to_compress& m) {
+    codec_traits<kaldi_text, compressed_matrix>::write(w, m.compressed());
+  }
+  static void read(reader& r, matrix_to_compress& m) { m.values.read_kaldi(r, false); }
+};
+
 TABLIO_END_NAMESPACE
