@@ -272,6 +272,13 @@ class entry_reader {
   }
   void release() { cached_.reset(); }
 
+  // Reads e's value into h.value() on its own, without the cache of ranged entries: for a
+  // thread that decodes entries apart from the table's.
+  static void read_alone(H& h, entry& e) {
+    decode(h, e);
+    if (!e.range.empty()) detail::apply_script_range(h.value(), e);
+  }
+
  private:
   static void decode(H& h, entry& e) {
     switch (e.form) {

@@ -11,12 +11,16 @@
 // the permissive option 'p' a bad entry ends the table instead (the entries before it are
 // kept) and an entry the framing could not load is skipped; error() then says what happened.
 // Entries a framing hands out pending (a script's) are loaded on the first use of value().
+// With threads (open_options::threads, or threads=N in the rspecifier), entries are decoded
+// ahead by that many threads and handed out in the same order, with the same errors at the
+// same entries (table/read_ahead.hpp).
 #pragma once
 
 #include <tablio/core/owned.hpp>
 #include <tablio/framing/concepts.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/table/entry_io.hpp>
+#include <tablio/table/read_ahead.hpp>
 
 #include <iterator>
 #include <optional>
@@ -58,11 +62,12 @@ class sequential_table_reader {
 
   bool is_open() const noexcept { return static_cast<bool>(framing_); }
   bool done() const noexcept { return done_; }
-  const std::string& key() const noexcept { return entry_.key; }
+  const std::string& key() const noexcept { return current_ ? current_->e.key : entry_.key; }
 
   // The current value; a pending entry is loaded here, on first use.
   value_type& value() {
     if (done_) throw_usage_error({"sequential_table_reader::value() after the end of the table"});
+    if (current_) return current_->holder.value();
     if (!loaded_) {
       load_current();
       loaded_ = true;
@@ -76,7 +81,7 @@ class sequential_table_reader {
   }
 
   // Frees the current value's memory (Kaldi's FreeCurrent).
-  void free_current() { holder_.clear(); }
+  void free_current() { current_ ? current_->holder.clear() : holder_.clear(); }
 
   // Under 'p', the error that ended or thinned the table; empty when all was well.
   const std::string& error() const noexcept { return error_; }
@@ -91,6 +96,8 @@ class sequential_table_reader {
       close_quietly();
       view_.reset();
       framing_ = std::move(o.framing_);
+      ahead_ = std::move(o.ahead_);
+      current_ = std::exchange(o.current_, nullptr);
       reader_ = std::move(o.reader_);
       holder_ = std::move(o.holder_);
       entry_ = std::move(o.entry_);
@@ -135,15 +142,22 @@ class sequential_table_reader {
   // Out of line, so that the compiled mode's instances keep them out of users' objects.
   void open_named(std::string_view name, const open_options& options = {});
   template <class Make>
-  void open_framing(Make make);
+  void open_framing(Make make, unsigned threads = 1);
   void load_current();
   void advance();
+  void advance_ahead();
   void finish();
   void close_quietly() noexcept;
 
-  std::optional<entry_ref> view_;  // what the iterator hands out for the current entry
-  owned<framing_type> framing_;    // on the heap: entries point into it
-  entry_reader<H, detail::input_forms<framing_type>()> reader_;
+  static constexpr unsigned forms = detail::input_forms<framing_type>();
+  using ahead_type = detail::read_ahead<H, forms>;
+
+  std::optional<entry_ref> view_;     // what the iterator hands out for the current entry
+  owned<framing_type> framing_;       // on the heap: entries point into it
+  owned<detail::table_stage> ahead_;  // with threads: the entries decoded ahead...
+  ahead_type& ahead() noexcept { return static_cast<ahead_type&>(*ahead_); }
+  typename ahead_type::job* current_ = nullptr;  // ...and the current one among them
+  entry_reader<H, forms> reader_;
   H holder_;
   entry entry_;
   read_options options_;
@@ -159,12 +173,12 @@ sequential_table_reader<H, Framing>::~sequential_table_reader() {
 
 template <holder_type H, class Framing>
 void sequential_table_reader<H, Framing>::open_named(std::string_view name, const open_options& options) {
-  open_framing([&] { return make_owned<framing_type>(name, options); });
+  open_framing([&] { return make_owned<framing_type>(name, options); }, options.threads);
 }
 
 template <holder_type H, class Framing>
 template <class Make>
-void sequential_table_reader<H, Framing>::open_framing(Make make) {
+void sequential_table_reader<H, Framing>::open_framing(Make make, unsigned threads) {
   close_quietly();
   done_ = false;
   error_.clear();
@@ -173,13 +187,17 @@ void sequential_table_reader<H, Framing>::open_framing(Make make) {
   detail::offer_parts<H>(*framing);
   detail::check_key_option<H>(detail::input_key_name(*framing), detail::table_name(*framing));
   options_ = detail::reading_options(*framing);
+  threads = detail::table_threads(*framing, threads);
   framing_ = std::move(framing);
+  if (threads > 1) ahead_ = make_owned<ahead_type>(threads);
   advance();
 }
 
 template <holder_type H, class Framing>
 void sequential_table_reader<H, Framing>::close() {
   done_ = true;
+  current_ = nullptr;
+  ahead_ = {};  // its threads end before the framing its entries point into
   reader_.release();
   if (!framing_) return;
   auto framing = std::move(framing_);
@@ -194,6 +212,7 @@ void sequential_table_reader<H, Framing>::load_current() {
 
 template <holder_type H, class Framing>
 void sequential_table_reader<H, Framing>::advance() {
+  if (ahead_) return advance_ahead();
   loaded_ = false;
   for (;;) {
     bool pending = false;
@@ -217,6 +236,39 @@ void sequential_table_reader<H, Framing>::advance() {
         done_ = true;
         return;
       }
+    }
+  }
+}
+
+// advance() with threads: the same entries, skips and errors, from the jobs read ahead.
+template <holder_type H, class Framing>
+void sequential_table_reader<H, Framing>::advance_ahead() {
+  if (current_) {
+    current_ = nullptr;
+    ahead().release();
+  }
+  for (;;) {
+    ahead().top_up(*framing_, options_, [this](H& h, entry& e) { reader_.read(h, e); });
+    if (ahead().empty()) return finish();
+    try {
+      auto& job = ahead().take();
+      if (job.skipped) {
+        error_ = job.why_skipped;
+        ahead().release();
+        continue;
+      }
+      current_ = &job;
+      return;
+    } catch (...) {
+      ahead().release();
+      done_ = true;
+      try {
+        throw;
+      } catch (const format_error& e) {  // under p, bad data ends the table
+        if (!options_.permissive) throw;
+        error_ = e.what();
+      }
+      return;
     }
   }
 }
