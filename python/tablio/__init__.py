@@ -85,6 +85,18 @@ def _specifier(spec, function):
     raise TypeError(f"tablio.{function}() takes a specifier, a str such as 'ark:feats.ark', "
                     f"'scp:feats.scp' or 'tfrecord:train.tfrecord', not {what}")
 
+def _threaded(spec, threads):
+    """spec with threads=N among its options; threads None leaves it as it is."""
+    if threads is None:
+        return spec
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 256:
+        raise UsageError(f"threads is a number of threads, 1 to 256, not {threads!r}"[:120])
+    options, colon, rest = spec.partition(":")
+    if not colon:
+        return spec  # no specifier: the table says so
+    return f"{options},threads={threads}:{rest}"
+
+
 _ABSENT = object()
 
 
@@ -153,7 +165,7 @@ def _segments_type(rspec, segments, type):
 
 def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, features=None,
          allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None, segments=None,
-         max_overshoot=None, min_segment_length=None):
+         max_overshoot=None, min_segment_length=None, threads=None):
     """Opens a table for reading in order: iterate it for (key, value) pairs.
 
     rspec: a Kaldi rspecifier, e.g. "ark:feats.ark", "scp:feats.scp", "ark,p:gunzip -c x.gz |",
@@ -204,6 +216,9 @@ def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, 
         (type "wave"); max_overshoot and min_segment_length are extract-segments' options, in
         seconds (0.5 and 0.1, or what the specifier's options of those names say). Segments it
         skips are reported on standard error, once each, and left out.
+    threads: entries decoded ahead by this many threads (the specifier's threads=N), handed
+        out in the same order with the same errors: for tables whose records cost more to
+        decode than to read (Examples, Datums, samples); docs/threads.md.
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
     Raises FormatError (with .path, .offset, .key), OSError, UsageError or AccessError.
     """
@@ -212,8 +227,8 @@ def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, 
         raise UsageError(f"'{rspec}' names a shard index, which random_access() looks keys up through and "
                          "tablio.torch's datasets plan epochs with; to read its shards in order, open "
                          "each of index.rspecs() with **index.options(), for index = tablio.shard_index.load(PATH_OR_URL)")
-    return _decoded(SequentialReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
-                                     allow_pipes, confine, limits,
+    return _decoded(SequentialReader(_threaded(rspec, threads), type, dtype, scale, decode_raw, view, features,
+                                     allow_network, allow_pipes, confine, limits,
                                      _segments(segments, max_overshoot, min_segment_length)),
                     type, decode, rspec, limits)
 
@@ -289,7 +304,7 @@ def random_access(rspec, type=None, dtype=None, scale=None, decode_raw=None, vie
 
 
 def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_network=True, allow_pipes=True,
-           confine=None):
+           confine=None, threads=None):
     """Opens a table for writing: w[key] = value, or w.write(key, value).
 
     wspec: a Kaldi wspecifier, e.g. "ark:out.ark", "ark,scp:out.ark,out.scp",
@@ -306,15 +321,17 @@ def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_netw
     Leaving a with-block by an exception, or abandon(), gives the table up instead: an object
     being uploaded never appears (files keep what was written).
     allow_network, allow_pipes and confine as open() takes them (confine: the files written).
+    threads: values encoded behind the writer by this many threads (the specifier's threads=N),
+        written in order, byte for byte as one thread writes them; docs/threads.md.
     """
-    return Writer(_specifier(wspec, "writer"), type, dtype, compression_method, allow_network, allow_pipes, confine)
+    return Writer(_threaded(_specifier(wspec, "writer"), threads), type, dtype, compression_method, allow_network, allow_pipes, confine)
 
 
 def load(rspec, type=None, dtype=None, scale=None, decode_raw=None, features=None, allow_network=True,
-         allow_pipes=True, decode=None, confine=None, limits=None):
+         allow_pipes=True, decode=None, confine=None, limits=None, threads=None):
     """Reads a whole table in one call: (keys, values), values stacked as batches() stacks them."""
     with open(rspec, type, dtype, scale, decode_raw, False, features, allow_network, allow_pipes,
-              decode, confine, limits) as table:
+              decode, confine, limits, threads=threads) as table:
         return table._batch(_sys.maxsize)
 
 
