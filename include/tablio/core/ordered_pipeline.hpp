@@ -71,9 +71,21 @@ class ordered_pipeline {
   }
 
   // The oldest job in flight, once run; rethrows what its run threw. It stays in flight,
-  // its slot untouched, until release().
+  // its slot untouched, until release(). A job no thread has taken up yet the owner runs
+  // itself, rather than wait for a thread to wake to it.
   Job& take() {
     slot& s = slots_[head_ % depth()];
+    if (!__atomic_load_n(&s.done, __ATOMIC_ACQUIRE)) {
+      bool mine = false;
+      {
+        lock l(mutex_);
+        if (next_run_ == head_) {
+          ++next_run_;
+          mine = true;
+        }
+      }
+      if (mine) run_one(head_);
+    }
     if (!__atomic_load_n(&s.done, __ATOMIC_ACQUIRE)) {
       lock l(mutex_);
       if (idle_ > 0 && next_run_ != tail_) work_.broadcast();
