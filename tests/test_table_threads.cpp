@@ -58,7 +58,7 @@ template <class H>
 void same_with_threads(const std::string& rspec, std::size_t expected_entries) {
   INFO(rspec);
   auto one = entries<H>(rspec, 1);
-  CHECK(one.size() == expected_entries + 1);
+  CHECK(one.size() == expected_entries + 1);  // entries, then how reading ended
   for (unsigned threads : {2u, 3u, 8u}) CHECK(entries<H>(rspec, threads) == one);
 }
 
@@ -95,6 +95,34 @@ TEST_CASE("tables read with threads give the entries one thread gives, in every 
       "idx:" + test::data_path("idx/fashion/t10k-images-100-idx3-ubyte"), 100);  // arrays
   same_with_threads<example_holder>(
       "tfrecord:" + test::data_path("tfrecord/generated/tutorial10.gz.tfrecord"), 10);
+  // Objects decoded in threads (skimmed): compressed, double read as float, text; Kaldi's own.
+  for (const char* name :
+       {"compressed/cm-method1.bin.ark", "compressed/cm-method2.bin.ark", "compressed/cm-method3.bin.ark",
+        "compressed/cm-method7.bin.ark", "compressed/cm-method1.txt.ark", "holders/double-matrix.bin.ark",
+        "holders/double-matrix.txt.ark", "scp/ranges.scp", "bad/matrix-rows-marker08.ark",
+        "bad/trunc-in-object.ark", "bad/trunc-in-key.ark", "bad/duplicate.ark"}) {
+    std::string table = (std::string(name).ends_with(".scp") ? "scp:" : "ark:") +
+                        test::data_path(std::string("kaldi/") + name);
+    test::in_folder folder(test::data_path("kaldi/scp"));
+    same_with_threads<H>(table, entries<H>(table, 1).size() - 1);
+    same_with_threads<holder<compressed_matrix>>(table,
+                                                 entries<holder<compressed_matrix>>(table, 1).size() - 1);
+  }
+  write_table<holder<matrix_to_compress>>("ark:" + dir / "cm.ark", 1, [](int i) {
+    return matrix_to_compress{matrix_of(i), static_cast<compression_method>(1 + i % 7)};
+  });
+  same_with_threads<H>("ark:" + dir / "cm.ark", entry_count);
+  // Cut inside objects, binary and text, and one whose rows are not followed by a key.
+  for (const char* name : {"cm.ark", "m.ark", "m.txt.ark"}) {
+    std::string bytes = test::read_file(dir / name);
+    for (std::size_t cut : {bytes.size() / 3 + 1, bytes.size() / 2 + 17, bytes.size() - 3}) {
+      std::ofstream(dir / "cut.ark", std::ios::binary) << bytes.substr(0, cut);
+      auto one = entries<H>("ark:" + dir / "cut.ark", 1);
+      INFO(name << " cut at " << cut << ": " << one.back().substr(0, 300));
+      CHECK(one.back().find("thrown: ") == 0);
+      same_with_threads<H>("ark:" + dir / "cut.ark", one.size() - 1);
+    }
+  }
   // The specifier says it too.
   CHECK(entries<H>("tfrecord,threads=3:" + dir / "m.tfrecord.gz", 1) ==
         entries<H>("tfrecord:" + dir / "m.tfrecord.gz", 1));

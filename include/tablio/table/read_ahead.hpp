@@ -4,8 +4,10 @@
 //
 // The table's own thread reads the framing (files, commands, remote objects, inflating) and
 // hands each entry in with its bytes made the job's own; the threads decode records (an
-// Example, a Datum, a sample's members) into the holder. Entries whose decoding is reading
-// their bytes (archive objects, arrays) are decoded where they are read, in order. At most
+// Example, a Datum, a sample's members) and the archive objects whose holder can tell where
+// they end (H::skim: Kaldi's matrices, compressed or not, binary or text) into the holder.
+// Other entries, whose decoding is their reading (arrays, other objects), are decoded where
+// they are read, in order. At most
 // jobs_per_thread entries per thread are in flight, so memory stays a few entries per thread.
 //
 // An error, where it was met (reading the framing, or decoding), surfaces when its entry's
@@ -16,6 +18,7 @@
 #include <tablio/table/entry_io.hpp>
 #include <tablio/table/table_threads.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,26 +35,36 @@ class read_ahead final : public table_stage {
     entry e;
     std::string bytes, part_names, part_bytes, key_name, source, range, origin;
     std::vector<entry_part> parts;
-    bool decoded = false;        // where it was read (objects, arrays)
-    std::exception_ptr failure;  // met reading the framing, at this entry
-    bool skipped = false;        // under 'p': an entry the framing could not load
+    std::optional<reader> object;  // a skimmed object's bytes, for e.object...
+    std::uint64_t object_at = 0;   // ...which start at this offset of its stream
+    std::exception_ptr after;      // ...which is not followed by a key: thrown once it is decoded
+    bool decoded = false;          // where it was read (objects its holder cannot skim, arrays)
+    std::size_t counted = 0;       // its bytes, as counted against the budget
+    std::exception_ptr failure;    // met reading the framing, at this entry
+    bool skipped = false;          // under 'p': an entry the framing could not load
     std::string why_skipped;
   };
 
-  explicit read_ahead(unsigned threads) : jobs_(threads, threads * jobs_per_thread, &decode, nullptr) {}
+  explicit read_ahead(unsigned threads)
+      : jobs_(threads, threads * jobs_per_thread, &decode, nullptr),
+        byte_budget_(threads * bytes_per_thread) {}
 
   // Once half of them are taken, reads entries from the framing until jobs_per_thread per
   // thread are in flight, the table ends, or an error ends the reading. `read_here` reads an entry's value
   // where it is read.
   template <class F, class ReadHere>
   void top_up(F& f, const read_options& options, ReadHere read_here) {
-    // Half empty first, so that the threads are woken for many entries at once.
-    if (jobs_.in_flight() > jobs_.depth() / 2) return;
+    // Half of what the last top-up left first, so that the threads are woken for many entries
+    // at once.
+    if (jobs_.in_flight() > filled_ / 2) return;
     struct wake_on_exit {
-      ordered_pipeline<job>& jobs;
-      ~wake_on_exit() { jobs.wake(); }
-    } wake{jobs_};
-    while (!ended_ && !jobs_.full()) {
+      read_ahead& self;
+      ~wake_on_exit() {
+        self.filled_ = self.jobs_.in_flight();
+        self.jobs_.wake();
+      }
+    } wake{*this};
+    while (!ended_ && !jobs_.full() && bytes_in_flight_ < byte_budget_) {
       job& j = jobs_.next_slot();
       j.decoded = j.skipped = false;
       j.failure = nullptr;
@@ -73,6 +86,8 @@ class read_ahead final : public table_stage {
         j.failure = std::current_exception();
         ended_ = true;
       }
+      j.counted = j.decoded || j.failure || j.skipped ? 0 : j.bytes.size();
+      bytes_in_flight_ += j.counted;
       jobs_.hand_in(false);
     }
   }
@@ -84,18 +99,25 @@ class read_ahead final : public table_stage {
     if (j.failure) std::rethrow_exception(j.failure);
     return j;
   }
-  void release() noexcept { jobs_.release(); }
+  void release() noexcept {
+    bytes_in_flight_ -= jobs_.oldest().counted;
+    jobs_.release();
+  }
 
  private:
   // Makes e_ the job's own: its bytes moved or copied in, its views into the job's storage.
   template <class ReadHere>
   void capture(job& j, ReadHere& read_here) {
     entry& e = j.e;
+    j.object.reset();
     if (e_.form != entry_form::record) {
-      // Reading is decoding here: in order, into the job's holder.
-      read_here(j.holder, e_);
       e.key.assign(e_.key);
       e.form = e_.form;
+      if constexpr (requires(reader & r, std::string & out) { H::skim(r, out); }) {
+        if (e_.form == entry_form::object && skim(j)) return;
+      }
+      // Reading is decoding here: in order, into the job's holder.
+      read_here(j.holder, e_);
       j.decoded = true;
       return;
     }
@@ -127,6 +149,31 @@ class read_ahead final : public table_stage {
     e.data_offset = e_.data_offset;
   }
 
+  // An archive's object, its bytes moved into the job undecoded, where its holder can tell where
+  // it ends; the checks of what follows it are made here, on the stream, in order.
+  bool skim(job& j) {
+    reader& in = *e_.object;
+    if (!H::skim(in, j.bytes)) return false;
+    j.object_at = in.tell() - j.bytes.size();
+    j.object.emplace(memory_reader(std::string_view(j.bytes), in.name(), in.limits()));
+    j.after = nullptr;
+    if (e_.followed_by_key) {
+      try {
+        detail::with_key(e_.key, in.name(), [&] { detail::check_key_follows(in); });
+      } catch (...) {
+        j.after = std::current_exception();
+      }
+    }
+    entry& e = j.e;
+    e.object = &*j.object;
+    e.followed_by_key = e.read_in_sequence = false;
+    j.range.assign(e_.range);
+    j.origin.assign(e_.origin);
+    e.range = j.range;
+    e.origin = j.origin;
+    return true;
+  }
+
   // A record's parts: their names copied, their bytes kept by the keeper or else copied.
   void capture_parts(job& j) {
     j.part_names.clear();
@@ -151,11 +198,21 @@ class read_ahead final : public table_stage {
 
   static void decode(void*, job& j) {
     if (j.decoded || j.failure || j.skipped) return;
-    entry_reader<H, Forms>::read_alone(j.holder, j.e);
+    if (!j.object) return entry_reader<H, Forms>::read_alone(j.holder, j.e);
+    try {
+      entry_reader<H, Forms>::read_alone(j.holder, j.e);
+    } catch (const format_error& error) {  // offsets in the stream, not in the bytes
+      error_location where = error.where();
+      if (where.offset) where.offset = j.object_at + *where.offset;
+      throw format_error(std::move(where), error.expected(), error.found());
+    }
+    if (j.after) std::rethrow_exception(j.after);
   }
 
   ordered_pipeline<job> jobs_;
-  entry e_;  // the framing's entry being read
+  std::size_t byte_budget_, bytes_in_flight_ = 0;  // of entries' bytes
+  std::size_t filled_ = 0;                         // entries in flight after the last top-up
+  entry e_;                                        // the framing's entry being read
   bool ended_ = false;
 };
 

@@ -140,6 +140,60 @@ void read_matrix_text(reader& r, std::int32_t& rows, std::int32_t& cols, std::ve
   }
 }
 
+// Moves one matrix object, binary ("\0B" then FM, DM, CM, CM2 or CM3) or text ("[ ... ]"), from
+// r into out without decoding it, its end read off its header (or its closing ']'), so that a
+// table's threads can decode it apart from the stream (table/read_ahead.hpp), from the same bytes
+// and with the same errors. False, having consumed nothing, for what a header does not end
+// plainly (an empty compressed matrix, a malformed header, a binary object cut short): it is
+// then read from the stream, as without threads.
+inline bool skim_matrix_object(reader& r, std::string& out) {
+  out.clear();
+  if (r.peek() != 0) {  // text: through the ']' that closes it (no number holds one)
+    r.skip_whitespace();
+    if (r.peek() != '[') return false;
+    for (;;) {
+      if (!r.fill()) return true;  // cut short: decoding says so, at the same offset
+      std::span<const char> w = r.window();
+      const void* end = std::memchr(w.data(), ']', w.size());
+      std::size_t n = end ? static_cast<std::size_t>(static_cast<const char*>(end) - w.data()) + 1 : w.size();
+      out.append(w.data(), n);
+      r.advance(n);
+      if (end) return true;
+    }
+  }
+  // Binary: "\0B", a token, then M(rows) M(cols) (FM, DM) or a 16-byte header (CM*).
+  if (!r.ensure(7)) return false;
+  const char* h = r.window().data();
+  std::string_view token(h + 2, 4);
+  std::size_t header, size;
+  auto load_int = [&](std::size_t at) { return load<std::endian::little, std::int32_t>(h + at); };
+  if (h[1] != 'B') return false;
+  if (token.starts_with("FM ") || token.starts_with("DM ")) {
+    if (!r.ensure(header = 15)) return false;
+    h = r.window().data();
+    std::int32_t rows = load_int(6), cols = load_int(11);
+    if (h[5] != 4 || h[10] != 4 || rows < 0 || cols < 0 || (rows == 0) != (cols == 0)) return false;
+    size = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * (token[0] == 'F' ? 4 : 8);
+  } else if (token.starts_with("CM")) {
+    header = token[2] == ' ' ? 21 : 22;
+    if ((token[2] != ' ' && token.substr(2) != "2 " && token.substr(2) != "3 ") || !r.ensure(header))
+      return false;
+    h = r.window().data();
+    std::int32_t rows = load_int(header - 8), cols = load_int(header - 4);
+    if (rows <= 0 || cols <= 0) return false;
+    auto values = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+    size = header == 21 ? 8 * static_cast<std::size_t>(cols) + values : token[2] == '2' ? 2 * values : values;
+  } else {
+    return false;
+  }
+  std::size_t total = header + size;
+  if (total > r.limits().max_record_bytes) return false;  // decoding says what is wrong
+  if (auto left = r.remaining(); left ? *left < total : !r.ensure(total)) return false;
+  out.resize(total);
+  r.read_exact(out.data(), total, "matrix bytes");
+  return true;
+}
+
 }  // namespace kaldi_io
 
 TABLIO_END_NAMESPACE
