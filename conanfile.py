@@ -89,6 +89,8 @@ class TablioConan(ConanFile):
         core.set_property("cmake_target_name", "tablio::tablio")
         core.set_property("pkg_config_name", "tablio")
         core.requires = ["boost::headers"]
+        if self.settings.os in ("Linux", "FreeBSD"):
+            core.system_libs = ["pthread"]  # tables' threads (threads=N)
         core.bindirs = []
         core.libdirs = []
         for name, (_, library) in COMPONENTS.items():
