@@ -55,6 +55,8 @@ class ordered_pipeline {
   bool full() const noexcept { return in_flight() == depth(); }
   bool empty() const noexcept { return tail_ == head_; }
 
+  // Slot i of depth(), to prepare before any job is handed in.
+  Job& job_at(std::size_t i) noexcept { return slots_[i].job; }
   // The slot to fill for the next job; only when not full().
   Job& next_slot() noexcept { return slots_[tail_ % depth()].job; }
   // Hands the job filled in next_slot() to the threads; `wake`: wakes those that wait for work

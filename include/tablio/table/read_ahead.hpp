@@ -10,6 +10,10 @@
 // they are read, in order. At most
 // jobs_per_thread entries per thread are in flight, so memory stays a few entries per thread.
 //
+// Entries that decode in less time than handing them to a thread costs (small records: a few
+// microseconds, by the running average of what decoding took) are decoded where they are read,
+// so that threads never make a table slower than one thread reads it.
+//
 // An error, where it was met (reading the framing, or decoding), surfaces when its entry's
 // turn comes, after the entries before it; the framing is not read past it.
 #pragma once
@@ -17,6 +21,8 @@
 #include <tablio/core/ordered_pipeline.hpp>
 #include <tablio/table/entry_io.hpp>
 #include <tablio/table/table_threads.hpp>
+
+#include <time.h>
 
 #include <optional>
 #include <string>
@@ -35,19 +41,24 @@ class read_ahead final : public table_stage {
     entry e;
     std::string bytes, part_names, part_bytes, key_name, source, range, origin;
     std::vector<entry_part> parts;
-    std::optional<reader> object;  // a skimmed object's bytes, for e.object...
-    std::uint64_t object_at = 0;   // ...which start at this offset of its stream
-    std::exception_ptr after;      // ...which is not followed by a key: thrown once it is decoded
-    bool decoded = false;          // where it was read (objects its holder cannot skim, arrays)
-    std::size_t counted = 0;       // its bytes, as counted against the budget
-    std::exception_ptr failure;    // met reading the framing, at this entry
-    bool skipped = false;          // under 'p': an entry the framing could not load
+    std::optional<reader> object;   // a skimmed object's bytes, for e.object...
+    std::uint64_t object_at = 0;    // ...which start at this offset of its stream
+    std::exception_ptr after;       // ...which is not followed by a key: thrown once it is decoded
+    bool decoded = false;           // where it was read (objects its holder cannot skim, arrays)
+    std::size_t counted = 0;        // its bytes, as counted against the budget
+    std::uint64_t nanoseconds = 0;  // its decoding took, in a thread
+    std::exception_ptr failure;     // met reading the framing, at this entry
+    bool skipped = false;           // under 'p': an entry the framing could not load
     std::string why_skipped;
   };
 
-  explicit read_ahead(unsigned threads)
+  // Each thread's holders start as copies of `prototype` (a holder's options).
+  read_ahead(unsigned threads, const H& prototype)
       : jobs_(threads, threads * jobs_per_thread, &decode, nullptr),
-        byte_budget_(threads * bytes_per_thread) {}
+        byte_budget_(threads * bytes_per_thread) {
+    if constexpr (std::is_copy_assignable_v<H>)
+      for (std::size_t i = 0; i < jobs_.depth(); ++i) jobs_.job_at(i).holder = prototype;
+  }
 
   // Once half of them are taken, reads entries from the framing until jobs_per_thread per
   // thread are in flight, the table ends, or an error ends the reading. `read_here` reads an entry's value
@@ -61,7 +72,8 @@ class read_ahead final : public table_stage {
       read_ahead& self;
       ~wake_on_exit() {
         self.filled_ = self.jobs_.in_flight();
-        self.jobs_.wake();
+        if (self.for_threads_) self.jobs_.wake();  // else the table's thread ends the jobs itself
+        self.for_threads_ = 0;
       }
     } wake{*this};
     while (!ended_ && !jobs_.full() && bytes_in_flight_ < byte_budget_) {
@@ -87,6 +99,7 @@ class read_ahead final : public table_stage {
         ended_ = true;
       }
       j.counted = j.decoded || j.failure || j.skipped ? 0 : j.bytes.size();
+      for_threads_ += j.counted != 0;
       bytes_in_flight_ += j.counted;
       jobs_.hand_in(false);
     }
@@ -97,6 +110,7 @@ class read_ahead final : public table_stage {
   job& take() {
     job& j = jobs_.take();
     if (j.failure) std::rethrow_exception(j.failure);
+    if (!j.decoded && !j.skipped) timed(j.nanoseconds);
     return j;
   }
   void release() noexcept {
@@ -110,14 +124,25 @@ class read_ahead final : public table_stage {
   void capture(job& j, ReadHere& read_here) {
     entry& e = j.e;
     j.object.reset();
-    if (e_.form != entry_form::record) {
+    const bool threaded = e_.form == entry_form::record || (e_.form == entry_form::object && skims);
+    if (!threaded || cheap()) {
+      // Decoded here, in order, into the job's holder: entries whose decoding is their reading
+      // (arrays, objects a holder cannot skim), and those cheaper to decode than to hand over.
+      std::uint64_t start = threaded ? nanoseconds_now() : 0;
+      read_here(j.holder, e_);
+      if (threaded) timed(nanoseconds_now() - start);
       e.key.assign(e_.key);
       e.form = e_.form;
-      if constexpr (requires(reader & r, std::string & out) { H::skim(r, out); }) {
-        if (e_.form == entry_form::object && skim(j)) return;
+      j.decoded = true;
+      return;
+    }
+    if (e_.form == entry_form::object) {
+      e.key.assign(e_.key);
+      e.form = e_.form;
+      if constexpr (skims) {
+        if (skim(j)) return;
       }
-      // Reading is decoding here: in order, into the job's holder.
-      read_here(j.holder, e_);
+      read_here(j.holder, e_);  // what its header does not end plainly
       j.decoded = true;
       return;
     }
@@ -196,8 +221,29 @@ class read_ahead final : public table_stage {
     j.e.parts = j.parts;
   }
 
+  static std::uint64_t nanoseconds_now() noexcept {
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
+  }
+  // What decoding an entry took, into the running average (an eighth of the new time).
+  void timed(std::uint64_t nanoseconds) noexcept {
+    average_nanoseconds_ = average_nanoseconds_ - average_nanoseconds_ / 8 + nanoseconds / 8;
+  }
+  // Whether entries decode in less than a thread's hand-over costs (waking, moving the bytes and
+  // the value between cores): a few microseconds.
+  bool cheap() const noexcept { return average_nanoseconds_ < hand_over_nanoseconds; }
+
+  static constexpr bool skims = requires(reader & r, std::string& out) { H::skim(r, out); };
+
   static void decode(void*, job& j) {
     if (j.decoded || j.failure || j.skipped) return;
+    std::uint64_t start = nanoseconds_now();
+    struct timed_on_exit {
+      job& j;
+      std::uint64_t start;
+      ~timed_on_exit() { j.nanoseconds = nanoseconds_now() - start; }
+    } timing{j, start};
     if (!j.object) return entry_reader<H, Forms>::read_alone(j.holder, j.e);
     try {
       entry_reader<H, Forms>::read_alone(j.holder, j.e);
@@ -212,6 +258,8 @@ class read_ahead final : public table_stage {
   ordered_pipeline<job> jobs_;
   std::size_t byte_budget_, bytes_in_flight_ = 0;  // of entries' bytes
   std::size_t filled_ = 0;                         // entries in flight after the last top-up
+  std::uint64_t average_nanoseconds_ = 1000000;    // an entry's decoding, till one is timed
+  std::size_t for_threads_ = 0;                    // entries of this top-up the threads decode
   entry e_;                                        // the framing's entry being read
   bool ended_ = false;
 };

@@ -83,6 +83,10 @@ class sequential_table_reader {
   // Frees the current value's memory (Kaldi's FreeCurrent).
   void free_current() { current_ ? current_->holder.clear() : holder_.clear(); }
 
+  // The holder values are read into, for a holder with options of its own (an image decoder's
+  // size) to be given them before open(); a table with threads copies it for each thread.
+  H& holder() noexcept { return holder_; }
+
   // Under 'p', the error that ended or thinned the table; empty when all was well.
   const std::string& error() const noexcept { return error_; }
 
@@ -189,7 +193,7 @@ void sequential_table_reader<H, Framing>::open_framing(Make make, unsigned threa
   options_ = detail::reading_options(*framing);
   threads = detail::table_threads(*framing, threads);
   framing_ = std::move(framing);
-  if (threads > 1) ahead_ = make_owned<ahead_type>(threads);
+  if (threads > 1) ahead_ = make_owned<ahead_type>(threads, holder_);
   advance();
 }
 
