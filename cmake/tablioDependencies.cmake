@@ -3,7 +3,10 @@
 #   zlib: find_package(ZLIB), which CMake's module, vcpkg and Conan all answer with ZLIB::ZLIB;
 #   lmdb: Conan writes an lmdb package (lmdb::lmdb), vcpkg's port is unofficial-lmdb
 #         (unofficial::lmdb::lmdb), and Debian's liblmdb-dev has no CMake package at all;
-#   curl: find_package(CURL), CMake's module or curl's own package: CURL::libcurl.
+#   curl: find_package(CURL), CMake's module or curl's own package: CURL::libcurl;
+#   jpeg: libjpeg-turbo's TurboJPEG (libjpeg-turbo's package: libjpeg-turbo::turbojpeg; else
+#         turbojpeg.h and libturbojpeg, as Debian's libturbojpeg0-dev has them) and libpng
+#         (find_package(PNG): PNG::PNG).
 # Each function sets OUT to whether the library was found, and leaves its target defined.
 
 function(tablio_find_zlib out)
@@ -43,6 +46,31 @@ function(tablio_find_curl out)
   find_package(CURL QUIET)
   find_package(Threads QUIET)  # the remote layer reads ahead and uploads on threads of its own
   if(CURL_FOUND AND Threads_FOUND)
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(tablio_find_jpeg out)
+  if(NOT TARGET tablio_turbojpeg)
+    find_package(libjpeg-turbo CONFIG QUIET)
+    if(TARGET libjpeg-turbo::turbojpeg)
+      add_library(tablio_turbojpeg INTERFACE IMPORTED)
+      set_target_properties(tablio_turbojpeg PROPERTIES INTERFACE_LINK_LIBRARIES libjpeg-turbo::turbojpeg)
+    else()
+      find_path(TABLIO_TURBOJPEG_INCLUDE_DIR turbojpeg.h)
+      find_library(TABLIO_TURBOJPEG_LIBRARY turbojpeg)
+      mark_as_advanced(TABLIO_TURBOJPEG_INCLUDE_DIR TABLIO_TURBOJPEG_LIBRARY)
+      if(TABLIO_TURBOJPEG_INCLUDE_DIR AND TABLIO_TURBOJPEG_LIBRARY)
+        add_library(tablio_turbojpeg UNKNOWN IMPORTED)
+        set_target_properties(tablio_turbojpeg PROPERTIES IMPORTED_LOCATION "${TABLIO_TURBOJPEG_LIBRARY}"
+                                                          INTERFACE_INCLUDE_DIRECTORIES "${TABLIO_TURBOJPEG_INCLUDE_DIR}")
+      endif()
+    endif()
+  endif()
+  find_package(PNG QUIET)
+  if(TARGET tablio_turbojpeg AND TARGET PNG::PNG)
     set(${out} TRUE PARENT_SCOPE)
   else()
     set(${out} FALSE PARENT_SCOPE)

@@ -10,7 +10,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
   clang-14 libclang-rt-14-dev python3 pkg-config mkdocs doxygen \
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest python3-pip python3-setuptools \
   python3-protobuf python3-lmdb python3-torch python3-torchvision python3-dask python3-distributed python3-pandas \
-  libcurl4-openssl-dev curl nginx-light openssl awscli python3-botocore python3-boto3 nodejs
+  libcurl4-openssl-dev curl nginx-light openssl awscli python3-botocore python3-boto3 nodejs \
+  libturbojpeg0-dev libpng-dev python3-pil
 jobs=$(nproc)
 
 # Remote objects are tested against real servers on loopback: nginx (above), and s3rver, an S3

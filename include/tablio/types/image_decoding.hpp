@@ -1,0 +1,207 @@
+// decode_image (types/image.hpp), over TurboJPEG and libpng: the tablio::jpeg component.
+#pragma once
+
+#include <tablio/types/image.hpp>
+
+#include <png.h>
+#include <turbojpeg.h>
+
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace detail {
+
+// Pillow's MAX_IMAGE_PIXELS: a larger image is refused (a few bytes of header can claim any
+// size), so that what one image may allocate stays bounded.
+inline constexpr std::uint64_t max_image_pixels = 89478485;
+
+[[noreturn]] TABLIO_COLD inline void bad_image(std::string_view source, std::string_view key,
+                                               message expected, message found) {
+  throw_format_error(source, std::nullopt, key, std::move(expected), std::move(found));
+}
+
+inline void check_image_size(std::uint64_t width, std::uint64_t height, std::string_view source,
+                             std::string_view key) {
+  if (width == 0 || height == 0 || width * height > max_image_pixels)
+    bad_image(source, key, {"an image of 1 to ", decimal(max_image_pixels), " pixels"},
+              {decimal(width), "x", decimal(height)});
+}
+
+// Reorders (H, W, C) pixels as (C, H, W).
+inline void to_channels_first(image& im) {
+  if (im.channels == 1) return;
+  thread_local std::vector<std::uint8_t> planes;
+  const std::size_t area = std::size_t{im.height} * im.width;
+  planes.resize(im.pixels.size());
+  for (std::size_t c = 0; c < im.channels; ++c)
+    for (std::size_t i = 0; i < area; ++i) planes[c * area + i] = im.pixels[i * im.channels + c];
+  im.pixels.swap(planes);
+}
+
+// One TurboJPEG decompressor per thread, made on first use, and made again after an image it
+// failed on (a handle that failed can give the next image no size).
+class jpeg_decompressor {
+ public:
+  jpeg_decompressor() = default;
+  ~jpeg_decompressor() { destroy(); }
+  jpeg_decompressor(const jpeg_decompressor&) = delete;
+  jpeg_decompressor& operator=(const jpeg_decompressor&) = delete;
+  tjhandle get() noexcept {
+    if (!handle_) handle_ = tjInitDecompress();
+    return handle_;
+  }
+  void destroy() noexcept {
+    if (handle_) tjDestroy(handle_);
+    handle_ = nullptr;
+  }
+  static jpeg_decompressor& of_thread() {
+    thread_local jpeg_decompressor d;
+    return d;
+  }
+
+ private:
+  tjhandle handle_ = nullptr;
+};
+
+// Pillow's draft: the largest of 8, 4, 2 that the image is at least that many times the size
+// asked for, in both dimensions given.
+inline int draft_scale(std::uint32_t width, std::uint32_t height, const image_options::size& at_least) {
+  if (at_least.width == 0 && at_least.height == 0) return 1;
+  std::uint32_t fits = ~std::uint32_t{0};
+  if (at_least.width) fits = width / at_least.width;
+  if (at_least.height) fits = std::min(fits, height / at_least.height);
+  for (int s : {8, 4, 2})
+    if (fits >= static_cast<std::uint32_t>(s)) return s;
+  return 1;
+}
+
+inline void decode_jpeg(std::string_view bytes, image& out, const image_options& options,
+                        std::string_view source, std::string_view key) {
+  jpeg_decompressor& decompressor = jpeg_decompressor::of_thread();
+  tjhandle tj = decompressor.get();
+  if (!tj) bad_image(source, key, {"a JPEG decompressor"}, {tjGetErrorStr2(nullptr)});
+  struct fresh_after_failure {
+    jpeg_decompressor& d;
+    int uncaught = std::uncaught_exceptions();
+    ~fresh_after_failure() {
+      if (std::uncaught_exceptions() > uncaught) d.destroy();
+    }
+  } fresh{decompressor};
+  auto data = reinterpret_cast<const unsigned char*>(bytes.data());
+  const auto size = static_cast<unsigned long>(bytes.size());
+  int width = 0, height = 0, subsampling = 0, colorspace = 0;
+  if (tjDecompressHeader3(tj, data, size, &width, &height, &subsampling, &colorspace) != 0)
+    bad_image(source, key, {"a JPEG image"}, {tjGetErrorStr2(tj)});
+  if (width <= 0 || height <= 0) bad_image(source, key, {"a JPEG image"}, {"no frame header"});
+  check_image_size(static_cast<std::uint64_t>(width), static_cast<std::uint64_t>(height), source, key);
+  if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK)
+    bad_image(source, key, {"a JPEG image in RGB, YCbCr or gray"},
+              {"one in CMYK, which Pillow converts to RGB by its own formula"});
+  const bool gray = colorspace == TJCS_GRAY;
+  const unsigned channels = options.channels == 0 ? (gray ? 1 : 3) : options.channels;
+  if (channels == 1 && !gray) bad_image(source, key, {"a gray JPEG image for channels=1"}, {"a colour one"});
+  const int s =
+      draft_scale(static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height), options.at_least);
+  const int w = (width + s - 1) / s, h = (height + s - 1) / s;
+  out.width = static_cast<std::uint32_t>(w);
+  out.height = static_cast<std::uint32_t>(h);
+  out.channels = channels;
+  out.pixels.resize(std::size_t{out.width} * out.height * channels);
+  const int format = channels == 1 ? TJPF_GRAY : options.bgr ? TJPF_BGR : TJPF_RGB;
+  // The accurate DCT and smooth upsampling (Pillow's), and a warning (a cut or damaged image,
+  // which Pillow refuses) is an error.
+  if (tjDecompress2(tj, data, size, out.pixels.data(), w, 0, h, format,
+                    TJFLAG_ACCURATEDCT | TJFLAG_STOPONWARNING) != 0)
+    bad_image(source, key, {"a whole JPEG image"}, {tjGetErrorStr2(tj)});
+}
+
+// libpng reports errors by longjmp: it reads from here, and its messages are kept for the
+// format_error thrown once it has jumped back.
+struct png_reading {
+  std::string_view bytes;
+  std::size_t at = 0;
+  char message[160] = {};
+
+  static void read(png_structp png, png_bytep out, png_size_t n) {
+    auto* self = static_cast<png_reading*>(png_get_io_ptr(png));
+    if (self->bytes.size() - self->at < n) png_error(png, "the image is cut short");
+    std::memcpy(out, self->bytes.data() + self->at, n);
+    self->at += n;
+  }
+  [[noreturn]] static void fail(png_structp png, png_const_charp text) {
+    auto* self = static_cast<png_reading*>(png_get_error_ptr(png));
+    std::snprintf(self->message, sizeof self->message, "%s", text);
+    png_longjmp(png, 1);
+  }
+  static void warn(png_structp, png_const_charp) {}  // Pillow reads on past warnings too
+};
+
+struct png_structs {
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  ~png_structs() { png_destroy_read_struct(&png, info ? &info : nullptr, nullptr); }
+};
+
+inline void decode_png(std::string_view bytes, image& out, const image_options& options,
+                       std::string_view source, std::string_view key) {
+  // Everything with a destructor is made before setjmp, which libpng's errors jump back to.
+  png_reading reading{bytes};
+  png_structs s;
+  std::vector<png_bytep> rows;
+  s.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reading, &png_reading::fail, &png_reading::warn);
+  if (!s.png || !(s.info = png_create_info_struct(s.png)))
+    bad_image(source, key, {"memory to read a PNG image"}, {"none"});
+  if (setjmp(png_jmpbuf(s.png))) bad_image(source, key, {"a whole PNG image"}, {reading.message});
+  png_set_read_fn(s.png, &reading, &png_reading::read);
+  png_read_info(s.png, s.info);
+  png_uint_32 width, height;
+  int depth, color, interlace;
+  png_get_IHDR(s.png, s.info, &width, &height, &depth, &color, &interlace, nullptr, nullptr);
+  check_image_size(width, height, source, key);
+  const bool gray = (color & PNG_COLOR_MASK_COLOR) == 0;
+  if (color == PNG_COLOR_TYPE_GRAY && depth == 16)
+    bad_image(source, key, {"a PNG image of 8-bit gray or colour"},
+              {"16-bit gray, which Pillow reads as 32-bit integers and clips"});
+  const unsigned channels = options.channels == 0 ? (gray ? 1 : 3) : options.channels;
+  if (channels == 1 && !gray) bad_image(source, key, {"a gray PNG image for channels=1"}, {"a colour one"});
+  if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(s.png);  // transparency left out
+  if (gray && depth < 8) png_set_expand_gray_1_2_4_to_8(s.png);
+  if (depth == 16) png_set_strip_16(s.png);  // the high byte, as Pillow's ";16B" modes take
+  png_set_strip_alpha(s.png);
+  if (gray && channels == 3) png_set_gray_to_rgb(s.png);
+  if (options.bgr && channels == 3) png_set_bgr(s.png);
+  png_set_interlace_handling(s.png);
+  png_read_update_info(s.png, s.info);
+  if (png_get_rowbytes(s.png, s.info) != std::size_t{width} * channels)
+    bad_image(source, key, {"a PNG image tablio can read"},
+              {"colour type ", decimal(color), ", depth ", decimal(depth)});
+  out.width = width;
+  out.height = height;
+  out.channels = channels;
+  out.pixels.resize(std::size_t{width} * height * channels);
+  rows.resize(height);
+  for (std::size_t y = 0; y < height; ++y) rows[y] = out.pixels.data() + y * width * channels;
+  png_read_image(s.png, rows.data());
+}
+
+}  // namespace detail
+
+inline void decode_image(std::string_view bytes, image& out, const image_options& options,
+                         std::string_view source, std::string_view key = {}) {
+  if (options.channels != 0 && options.channels != 1 && options.channels != 3)
+    throw_usage_error({"an image has 0 (as stored), 1 or 3 channels, not ", decimal(options.channels)});
+  if (is_jpeg(bytes))
+    detail::decode_jpeg(bytes, out, options, source, key);
+  else if (is_png(bytes))
+    detail::decode_png(bytes, out, options, source, key);
+  else
+    detail::bad_image(source, key, {"a JPEG or PNG image"}, {bytes.empty() ? "no bytes" : "other bytes"});
+  out.channels_first = options.channels_first;
+  if (options.channels_first) detail::to_channels_first(out);
+}
+
+TABLIO_END_NAMESPACE
