@@ -8,6 +8,7 @@
 
 #include <tablio/table/shard.hpp>
 #include <tablio/tablio.hpp>
+#include <tablio/types/image.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -54,6 +55,7 @@ struct value_options {
   tablio::open_options open;                               // allow_network=, allow_pipes=
   std::string segments;                                    // segments=: a segments file over the recordings
   std::optional<float> max_overshoot, min_segment_length;  // given: in place of the specifier's
+  std::optional<tablio::image_options> images;             // type="sample": images= decodes these
 
   const raw_feature* raw(std::string_view feature) const {
     for (const raw_feature& r : decode_raw)

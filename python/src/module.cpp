@@ -289,6 +289,23 @@ value_options with_segments(value_options o, py::handle segments) {
   return o;
 }
 
+// images=(channels, width, height, channels_first, bgr), as tablio.open() makes it, or None.
+value_options with_images(value_options o, py::handle images, const std::string& type) {
+  if (images.is_none()) return o;
+  if (type != "sample") throw tablio::usage_error("images= applies to type 'sample', not '" + type + "'");
+#if !defined(TABLIO_WITH_JPEG)
+  throw tablio::usage_error("images= needs the tablio::jpeg component (libjpeg-turbo and libpng)");
+#endif
+  py::tuple t = py::cast<py::tuple>(images);
+  tablio::image_options image;
+  image.channels = py::cast<unsigned>(t[0]);
+  image.at_least = {py::cast<std::uint32_t>(t[1]), py::cast<std::uint32_t>(t[2])};
+  image.channels_first = py::cast<bool>(t[3]);
+  image.bgr = py::cast<bool>(t[4]);
+  o.images = image;
+  return o;
+}
+
 // ---- the Python classes
 
 // What the three Python classes share: the C++ table behind them, its specifier, and use by
@@ -339,13 +356,15 @@ class sequential_reader : public python_table<sequential_base> {
  public:
   sequential_reader(std::string rspec, const std::string& type, py::handle dtype, py::handle scale,
                     py::handle decode_raw, bool view, py::handle features, bool allow_network,
-                    bool allow_pipes, py::handle confine, py::handle limits, py::handle segments)
+                    bool allow_pipes, py::handle confine, py::handle limits, py::handle segments,
+                    py::handle images)
       : python_table(std::move(rspec)), type_(type) {
     table_ = find_value_type(type).sequential(
-        spec_,
-        with_segments(with_access(options_from(dtype, py::none(), type, scale, decode_raw, view, features),
-                                  allow_network, allow_pipes, confine, limits),
-                      segments));
+        spec_, with_images(with_segments(with_access(options_from(dtype, py::none(), type, scale, decode_raw,
+                                                                  view, features),
+                                                     allow_network, allow_pipes, confine, limits),
+                                         segments),
+                           images, type));
   }
   py::object next() {
     return use([this](sequential_base& t) -> py::object {
@@ -391,13 +410,15 @@ class random_access_reader : public python_table<random_access_base> {
  public:
   random_access_reader(std::string rspec, const std::string& type, py::handle dtype, py::handle scale,
                        py::handle decode_raw, bool view, py::handle features, bool allow_network,
-                       bool allow_pipes, py::handle confine, py::handle limits, py::handle segments)
+                       bool allow_pipes, py::handle confine, py::handle limits, py::handle segments,
+                       py::handle images)
       : python_table(std::move(rspec)),
         type_(type),
-        options_(with_segments(
-            with_access(options_from(dtype, py::none(), type, scale, decode_raw, view, features),
-                        allow_network, allow_pipes, confine, limits),
-            segments)) {
+        options_(with_images(with_segments(with_access(options_from(dtype, py::none(), type, scale,
+                                                                    decode_raw, view, features),
+                                                       allow_network, allow_pipes, confine, limits),
+                                           segments),
+                             images, type)) {
     table_ = find_value_type(type).random_access(spec_, options_);
   }
   py::object get(py::handle key, py::object fallback) {
@@ -697,11 +718,12 @@ PYBIND11_MODULE(_tablio, m) {
 
   py::class_<sequential_reader>(m, "SequentialReader")
       .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle,
-                    bool, bool, py::handle, py::handle, py::handle>(),
+                    bool, bool, py::handle, py::handle, py::handle, py::handle>(),
            py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
            py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false,
            py::arg("features") = py::none(), py::arg("allow_network") = true, py::arg("allow_pipes") = true,
-           py::arg("confine") = py::none(), py::arg("limits") = py::none(), py::arg("segments") = py::none())
+           py::arg("confine") = py::none(), py::arg("limits") = py::none(), py::arg("segments") = py::none(),
+           py::arg("images") = py::none())
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &sequential_reader::next)
       .def("_batch", &sequential_reader::batch, py::arg("n"))
@@ -716,11 +738,12 @@ PYBIND11_MODULE(_tablio, m) {
 
   py::class_<random_access_reader>(m, "RandomAccessReader")
       .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle,
-                    bool, bool, py::handle, py::handle, py::handle>(),
+                    bool, bool, py::handle, py::handle, py::handle, py::handle>(),
            py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
            py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false,
            py::arg("features") = py::none(), py::arg("allow_network") = true, py::arg("allow_pipes") = true,
-           py::arg("confine") = py::none(), py::arg("limits") = py::none(), py::arg("segments") = py::none())
+           py::arg("confine") = py::none(), py::arg("limits") = py::none(), py::arg("segments") = py::none(),
+           py::arg("images") = py::none())
       .def("__getitem__", &random_access_reader::at)
       .def("get", &random_access_reader::get, py::arg("key"), py::arg("default") = py::none())
       .def("lookup", &random_access_reader::lookup, py::arg("keys"),

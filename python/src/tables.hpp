@@ -67,6 +67,8 @@ class sequential_table final : public sequential_base {
   using value_type = typename C::holder::value_type;
 
   sequential_table(const std::string& rspec, const value_options& options) : options_(options) {
+    if constexpr (requires { C::configure(table_.holder(), options_); })
+      C::configure(table_.holder(), options_);
     py::gil_scoped_release unlocked;
     open_table(table_, rspec, options);
   }

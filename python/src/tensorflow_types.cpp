@@ -760,6 +760,11 @@ struct sample_read {
   std::string record;
   std::vector<std::pair<std::string, std::string_view>> members;  // extension, data
   tablio::keeper keeper;
+  // images=: the image members decoded (the first image_count of images, storage reused), and
+  // the ordinal of the member each comes from.
+  std::vector<tablio::image> images;
+  std::vector<std::size_t> image_members;
+  std::size_t image_count = 0;
 
   void let_go() {  // of the windows: the views go with them
     members.clear();
@@ -767,9 +772,47 @@ struct sample_read {
   }
 };
 
+// Whether a sample member holds an image images= decodes: WebDataset's extensions for them, alone
+// or last ("left.jpg").
+bool is_image_member(std::string_view extension) {
+  for (std::string_view image : {"jpg", "jpeg", "png"})
+    if (extension == image || (extension.size() > image.size() && extension.ends_with(image) &&
+                               extension[extension.size() - image.size() - 1] == '.'))
+      return true;
+  return false;
+}
+
+// Decodes a sample's image members, for images=.
+void decode_images(sample_read& v, const tablio::image_options& options, std::string_view source) {
+#if !defined(TABLIO_WITH_JPEG)
+  (void)v, (void)options, (void)source;
+  throw tablio::usage_error("images= needs the tablio::jpeg component (libjpeg-turbo and libpng)");
+#else
+  v.image_count = 0;
+  v.image_members.clear();
+  auto decode = [&](std::size_t ordinal, std::string_view extension, std::string_view data) {
+    if (!is_image_member(extension)) return;
+    if (v.image_count == v.images.size()) v.images.emplace_back();
+    tablio::decode_image(data, v.images[v.image_count++], options, source);
+    v.image_members.push_back(ordinal);
+  };
+  if (!v.members.empty()) {
+    for (std::size_t i = 0; i < v.members.size(); ++i) decode(i, v.members[i].first, v.members[i].second);
+    return;
+  }
+  std::size_t at = 0;
+  for (std::size_t i = 0; at < v.record.size(); ++i) {
+    auto [extension, data] = tablio::detail::sample_member_at(v.record, at);
+    decode(i, extension, data);
+  }
+#endif
+}
+
 class sample_parts_holder : public tablio::holder_storage<sample_read> {
  public:
   static constexpr std::string_view extension = tablio::webdataset_sample::tar_extension;
+  // images=: decode image members as they are read (in the table's threads, with threads=).
+  std::optional<tablio::image_options> images;
   static void write(tablio::writer& w, bool binary, const sample_read& v) {
     tablio::bytes_holder::write(w, binary, v.record);
   }
@@ -782,11 +825,13 @@ class sample_parts_holder : public tablio::holder_storage<sample_read> {
     check_sample_record(bytes, name);
     value_.let_go();
     value_.record.assign(bytes);
+    decoded(name);
   }
   void take_record(std::string& record, const std::string& name) {
     check_sample_record(record, name);
     value_.let_go();
     value_.record.swap(record);
+    decoded(name);
   }
   template <class Parts>
   void take_parts(const Parts& parts, tablio::keeper keeper, const std::string& name) {
@@ -800,9 +845,15 @@ class sample_parts_holder : public tablio::holder_storage<sample_read> {
       value_.members[i].second = parts[i].bytes;
     }
     value_.keeper = std::move(keeper);
+    decoded(name);
   }
 
  private:
+  void decoded(const std::string& name) {
+    value_.image_count = 0;
+    if (images) decode_images(value_, *images, name);
+  }
+
   tablio::bytes_holder records_;
 };
 
@@ -844,16 +895,53 @@ struct sample {
     }
     return std::move(out);
   }
-  static py::object to_dict(const sample_read& v, extension_names& names) {
-    if (v.members.empty()) return to_dict(v.record, names);
-    py::dict out;
-    for (const auto& [extension, data] : v.members) set_member(out, names(extension), data);
+  // An image as an array: (H, W, C), (C, H, W), or (H, W) for one channel, as Pillow's.
+  static py::object image_array(const tablio::image& im) {
+    auto h = static_cast<py::ssize_t>(im.height), w = static_cast<py::ssize_t>(im.width),
+         c = static_cast<py::ssize_t>(im.channels);
+    py::array_t<std::uint8_t> out = c == 1              ? new_array<std::uint8_t>({h, w})
+                                    : im.channels_first ? new_array<std::uint8_t>({c, h, w})
+                                                        : new_array<std::uint8_t>({h, w, c});
+    std::memcpy(out.mutable_data(), im.pixels.data(), im.pixels.size());
     return std::move(out);
   }
-  static py::object to_python(std::string_view record, const value_options&) {
-    extension_names names;
-    return to_dict(record, names);
+  static py::object to_dict(const sample_read& v, extension_names& names) {
+    if (v.members.empty() && v.image_count == 0) return to_dict(v.record, names);
+    py::dict out;
+    std::size_t next = 0;  // image
+    auto add = [&](std::size_t i, std::string_view extension, std::string_view data) {
+      if (next < v.image_count && v.image_members[next] == i) {
+        if (PyDict_SetItem(out.ptr(), names(extension).ptr(), image_array(v.images[next++]).ptr()) != 0)
+          throw py::error_already_set();
+      } else {
+        set_member(out, names(extension), data);
+      }
+    };
+    if (v.members.empty()) {
+      std::size_t at = 0;
+      for (std::size_t i = 0; at < v.record.size(); ++i) {
+        auto [extension, data] = tablio::detail::sample_member_at(v.record, at);
+        add(i, extension, data);
+      }
+    } else {
+      for (std::size_t i = 0; i < v.members.size(); ++i) add(i, v.members[i].first, v.members[i].second);
+    }
+    return std::move(out);
   }
+  static py::object to_python(std::string_view record, const value_options& o) {
+    extension_names names;
+    if (!o.images) return to_dict(record, names);
+    thread_local sample_read looked_up;  // random access: images decoded here
+    looked_up.let_go();
+    looked_up.record.assign(record);
+    {
+      py::gil_scoped_release unlocked;
+      decode_images(looked_up, *o.images, "");
+    }
+    return to_dict(looked_up, names);
+  }
+  // The holder decodes images= in the table's threads.
+  static void configure(holder& h, const value_options& o) { h.images = o.images; }
   static py::object to_python(sample_read&& v, const value_options&) {
     extension_names names;
     py::object out = to_dict(v, names);

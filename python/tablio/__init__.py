@@ -97,6 +97,24 @@ def _threaded(spec, threads):
     return f"{options},threads={threads}:{rest}"
 
 
+def _images(images):
+    """images= as the readers take it: (channels, width, height, channels_first, bgr), or None."""
+    if images is None or images is False:
+        return None
+    given = {} if images is True else images
+    if not isinstance(given, dict) or set(given) - {"channels", "draft", "channels_first", "bgr"}:
+        raise UsageError("images= is True or a dict of channels (3, 1 or 0: as stored), draft ((width, height)), "
+                         f"channels_first and bgr, not {images!r}"[:200])
+    channels = given.get("channels", 3)
+    draft = given.get("draft") or (0, 0)
+    if channels not in (0, 1, 3) or isinstance(channels, bool):
+        raise UsageError(f"images: channels is 3 (RGB), 1 (gray) or 0 (as stored), not {channels!r}")
+    if (not isinstance(draft, (tuple, list)) or len(draft) != 2
+            or not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 2**31 for d in draft)):
+        raise UsageError(f"images: draft is (width, height), the least size a JPEG is scaled down to, not {draft!r}")
+    return (channels, draft[0], draft[1], bool(given.get("channels_first", False)), bool(given.get("bgr", False)))
+
+
 _ABSENT = object()
 
 
@@ -165,7 +183,7 @@ def _segments_type(rspec, segments, type):
 
 def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, features=None,
          allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None, segments=None,
-         max_overshoot=None, min_segment_length=None, threads=None):
+         max_overshoot=None, min_segment_length=None, threads=None, images=None):
     """Opens a table for reading in order: iterate it for (key, value) pairs.
 
     rspec: a Kaldi rspecifier, e.g. "ark:feats.ark", "scp:feats.scp", "ark,p:gunzip -c x.gz |",
@@ -218,7 +236,13 @@ def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, 
         skips are reported on standard error, once each, and left out.
     threads: entries decoded ahead by this many threads (the specifier's threads=N), handed
         out in the same order with the same errors: for tables whose records cost more to
-        decode than to read (Examples, Datums, samples); docs/threads.md.
+        decode than to read (Examples, Datums, samples, images); docs/threads.md.
+    images: for type "sample", True decodes the image members (extensions jpg, jpeg, png, or
+        ending in them) to uint8 arrays (H, W, 3), the pixels Pillow gives for
+        Image.open(f).convert("RGB"), in the table's threads; a dict sets channels (3, 1 for
+        gray images, 0 as stored), draft ((width, height): a JPEG decoded scaled down by 1/2,
+        1/4 or 1/8 in its DCT while at least that size, as Pillow's Image.draft), channels_first
+        ((3, H, W)) and bgr (B, G, R, as OpenCV and Caffe give them). docs/images.md.
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
     Raises FormatError (with .path, .offset, .key), OSError, UsageError or AccessError.
     """
@@ -229,7 +253,7 @@ def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, 
                          "each of index.rspecs() with **index.options(), for index = tablio.shard_index.load(PATH_OR_URL)")
     return _decoded(SequentialReader(_threaded(rspec, threads), type, dtype, scale, decode_raw, view, features,
                                      allow_network, allow_pipes, confine, limits,
-                                     _segments(segments, max_overshoot, min_segment_length)),
+                                     _segments(segments, max_overshoot, min_segment_length), _images(images)),
                     type, decode, rspec, limits)
 
 
@@ -273,7 +297,7 @@ def messages(rspec, message_class, batch_size=None, **options):
 
 def random_access(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False,
                   features=None, allow_network=True, allow_pipes=True, decode=None, confine=None, limits=None,
-                  segments=None, max_overshoot=None, min_segment_length=None):
+                  segments=None, max_overshoot=None, min_segment_length=None, images=None):
     """Opens a table for lookup by key, a collections.abc.Mapping: r[key] (KeyError when
     absent), key in r, r.get(key), len(r), r.keys() (a list, in table order), r.items() and
     r.values(); r.lookup(keys) gives the values of many keys in one call. Values are copies
@@ -296,10 +320,10 @@ def random_access(rspec, type=None, dtype=None, scale=None, decode_raw=None, vie
         index = shard_index.load(named, allow_network, allow_pipes, confine, limits)
         index.check_reads(type)
         return _lookup.IndexedTable(index, lambda spec: random_access(  # a shard is never a command
-            spec, type, dtype, scale, decode_raw, view, features, decode=decode, **index.options()))
+            spec, type, dtype, scale, decode_raw, view, features, decode=decode, images=images, **index.options()))
     return _decoded(RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
                                        allow_pipes, confine, limits,
-                                       _segments(segments, max_overshoot, min_segment_length)),
+                                       _segments(segments, max_overshoot, min_segment_length), _images(images)),
                     type, decode, rspec, limits)
 
 
@@ -328,10 +352,10 @@ def writer(wspec, type="matrix", dtype=None, compression_method=None, allow_netw
 
 
 def load(rspec, type=None, dtype=None, scale=None, decode_raw=None, features=None, allow_network=True,
-         allow_pipes=True, decode=None, confine=None, limits=None, threads=None):
+         allow_pipes=True, decode=None, confine=None, limits=None, threads=None, images=None):
     """Reads a whole table in one call: (keys, values), values stacked as batches() stacks them."""
     with open(rspec, type, dtype, scale, decode_raw, False, features, allow_network, allow_pipes,
-              decode, confine, limits, threads=threads) as table:
+              decode, confine, limits, threads=threads, images=images) as table:
         return table._batch(_sys.maxsize)
 
 

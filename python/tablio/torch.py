@@ -328,7 +328,8 @@ class TableDataset(torch.utils.data.Dataset):
 
     Any table with random access: scp, ark (indexed when opened), TFRecord, LMDB, IDX, tar.
     Works with any sampler, DistributedSampler included. dtype, scale, decode_raw, features and
-    decode (samples), and the access options allow_network, allow_pipes, confine and limits, as tablio.open()
+    decode (samples), images (samples: jpg and png members as uint8 arrays), and the access options
+    allow_network, allow_pipes, confine and limits, as tablio.open()
     takes them (scale=1/255 gives a Datum's images as float tensors, converted
     in C++; features=["image_raw", "label"] reads only those of an Example). transform is
     applied to the value (after numpy arrays become tensors). ds[[i, j, ...]] (a BatchSampler
@@ -349,11 +350,11 @@ class TableDataset(torch.utils.data.Dataset):
 
     def __init__(self, rspec, type=None, transform=None, dtype=None, scale=None, decode_raw=None,
                  features=None, decode=None, allow_network=True, allow_pipes=True, confine=None, limits=None,
-                 on_error="raise", segments=None):
+                 on_error="raise", segments=None, images=None):
         self.rspec, self.type, self.transform = rspec, _dataset_type(rspec, type, segments), transform
         self._skips = _Skips(on_error)
         self.options = {"dtype": dtype, "scale": scale, "decode_raw": decode_raw, "features": features,
-                        "decode": decode}
+                        "decode": decode, "images": images}
         if segments is not None:
             self.options["segments"] = segments
         self.access = _access_options(allow_network, allow_pipes, confine, limits)
@@ -495,7 +496,12 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     (keys, values) batches. dtype, scale, decode_raw, features and decode (type="sample": a tar
     table's WebDataset samples, whose batches are {extension: batched values} as collate()
     batches them), and the access options allow_network, allow_pipes, confine and limits, as
-    tablio.open() takes them (a shard index's shards are never commands).
+    tablio.open() takes them (a shard index's shards are never commands). threads=N decodes
+    each table's records ahead in N threads of the process that reads it (the same records in
+    the same order: plans, resume states and errors are unchanged), and images= decodes a
+    sample's jpg and png members there to uint8 arrays, as tablio.open() takes it: with
+    batch_size, ready batches come from the main process's threads without DataLoader workers
+    (docs/threads.md says when threads beat workers).
 
     The epoch is planned from each shard's number of records. A shard index gives them with no
     pass over the data (tablio.shard_index): "index:PATH_OR_URL" as the specifier, or index=
@@ -517,7 +523,8 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     def __init__(self, rspecs, type=None, shuffle=False, seed=0, shuffle_buffer=0, uneven="drop",
                  batch_size=None, transform=None, with_keys=False, dtype=None, scale=None, decode_raw=None,
                  features=None, drop_last=False, rank=None, world_size=None, index=None, decode=None,
-                 allow_network=True, allow_pipes=True, confine=None, limits=None, on_error="raise", segments=None):
+                 allow_network=True, allow_pipes=True, confine=None, limits=None, on_error="raise", segments=None,
+                 threads=None, images=None):
         if uneven not in _plan.UNEVEN:
             raise tablio.UsageError(f"uneven is 'drop', 'pad' or 'allow', not '{uneven}'")
         if batch_size is not None and batch_size < 1:
@@ -533,6 +540,9 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
                         "decode": decode}
         if segments is not None:
             self.options["segments"] = segments
+        # Reading decodes images in threads of its own; counting decodes nothing.
+        self._reading = {"threads": threads, "images": images}
+        tablio._images(images)  # refuses a bad one now
         access = _access_options(allow_network, allow_pipes, confine, limits)
         self._given = (rank, world_size)
         _where(rank, world_size)  # refuses a bad pair now
@@ -712,7 +722,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     def _open_table(self, table):
         if self.index is not None:
             shard_index.check_size(self.index.shards[table], self.index.source, self.index.access)
-        reader = tablio.open(self.tables[table], type=self.type, **self.options)
+        reader = tablio.open(self.tables[table], type=self.type, **self.options, **self._reading)
         first = self._first_ordinal[table]
         return reader if first is None else _Renumbered(reader, first)
 
