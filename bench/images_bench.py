@@ -20,6 +20,7 @@ import shutil
 import tarfile
 import tempfile
 import time
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -52,6 +53,9 @@ def main():
     import tablio.torch as tt
 
     torch.set_num_threads(1)
+    # Pillow's arrays are read-only: torch warns once per worker, and the peer keeps its
+    # zero-copy conversion.
+    warnings.filterwarnings("ignore", "The given NumPy array is not writable")
     folder = tempfile.mkdtemp(prefix="tablio-imagesbench-")
     try:
         with gzip.open(FASHION) as f:
