@@ -80,8 +80,10 @@ auto converted_in(const std::string& path, const std::string& key, F f) -> declt
   try {
     return f();
   } catch (const tablio::format_error& e) {
-    if (!e.path().empty()) throw;
-    throw tablio::format_error({path, e.offset(), e.key().empty() ? key : e.key()}, e.expected(), e.found());
+    if (!e.path().empty() && (!e.key().empty() || key.empty())) throw;
+    throw tablio::format_error(
+        {e.path().empty() ? path : e.path(), e.offset(), e.key().empty() ? key : e.key()}, e.expected(),
+        e.found());
   }
 }
 

@@ -765,6 +765,9 @@ struct sample_read {
   std::vector<tablio::image> images;
   std::vector<std::size_t> image_members;
   std::size_t image_count = 0;
+  // An image that would not decode: thrown when the sample is converted, so that the table reads
+  // on past it (skip() and on_error="skip" leave out that sample alone).
+  std::exception_ptr image_error;
 
   void let_go() {  // of the windows: the views go with them
     members.clear();
@@ -851,7 +854,13 @@ class sample_parts_holder : public tablio::holder_storage<sample_read> {
  private:
   void decoded(const std::string& name) {
     value_.image_count = 0;
-    if (images) decode_images(value_, *images, name);
+    value_.image_error = nullptr;
+    if (!images) return;
+    try {
+      decode_images(value_, *images, name);
+    } catch (const tablio::format_error&) {
+      value_.image_error = std::current_exception();
+    }
   }
 
   tablio::bytes_holder records_;
@@ -906,6 +915,7 @@ struct sample {
     return std::move(out);
   }
   static py::object to_dict(const sample_read& v, extension_names& names) {
+    if (v.image_error) std::rethrow_exception(v.image_error);
     if (v.members.empty() && v.image_count == 0) return to_dict(v.record, names);
     py::dict out;
     std::size_t next = 0;  // image

@@ -349,6 +349,23 @@ def _as_glob(pattern):
     return re.sub(r"@(\d+)$", lambda m: f"-*-of-{int(m.group(1)):05d}", glob)
 
 
+def _expand_braces(pattern):
+    """The names a pattern's braces name: "{000..099}" (zero-padded as its bounds are) and
+    "{a,b}", each brace in turn; a pattern without braces is itself."""
+    m = re.search(r"\{([^{}]*)\}", pattern)
+    if not m:
+        return [pattern]
+    body, head, tail = m.group(1), pattern[:m.start()], pattern[m.end():]
+    r = re.fullmatch(r"(\d+)\.\.(\d+)", body)
+    if r:
+        first, last = r.group(1), r.group(2)
+        width = len(first) if first.startswith("0") and len(first) > 1 else 0
+        items = [f"{i:0{width}d}" for i in range(int(first), int(last) + 1)]
+    else:
+        items = body.split(",")
+    return [name for item in items for name in _expand_braces(head + item + tail)]
+
+
 def find(rspec, allow_network=True, allow_pipes=True, confine=None, limits=None):
     """The index beside the shards a TFRecord or tar specifier names, or None when there is
     none (one request for a remote one) or it lists other shards than the pattern names
@@ -360,8 +377,12 @@ def find(rspec, allow_network=True, allow_pipes=True, confine=None, limits=None)
         index = load(name_for(name), allow_network, allow_pipes, confine, limits)
     except FileNotFoundError:
         return None
+    if not index.shards:
+        return None
+    if re.search(r"\{[^{}]*\}", name):  # braces name their shards: exactly the index's, or not it
+        return index if sorted(_expand_braces(name)) == sorted(shard.url for shard in index.shards) else None
     glob = _as_glob(name)
-    if not index.shards or not all(fnmatch.fnmatchcase(shard.url, glob) for shard in index.shards):
+    if not all(fnmatch.fnmatchcase(shard.url, glob) for shard in index.shards):
         return None
     return index
 

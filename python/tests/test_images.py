@@ -119,3 +119,43 @@ def test_torch_batches_from_threads_match_one_thread(shard):
     assert len(batches[None]) == len(batches[2]) == 15
     assert all(same(one, two) for one, two in zip(batches[None], batches[2]))
     assert batches[2][0]["jpg"].shape[1:] == (48, 64, 3) and batches[2][0]["jpg"].dtype == torch.uint8
+
+
+def test_a_bad_image_is_left_out_alone_under_on_error_skip(tmp_path):
+    torch = pytest.importorskip("torch")
+    import tablio.torch as tt
+    good = encoded(np.full((8, 8, 3), 90, np.uint8), "JPEG")
+    with tablio.writer(f"tar:{tmp_path}/skip.tar", type="sample") as w:
+        for i in range(10):
+            w[f"s{i}"] = {"jpg": good if i != 3 else good[: len(good) // 2], "cls": str(i).encode()}
+    # The table reads on past it: skipping it decodes nothing; converting it is the error.
+    with tablio.open(f"tar:{tmp_path}/skip.tar", type="sample", images=True) as table:
+        assert table.skip(4) == 4 and [k for k, _ in table] == ["s4", "s5", "s6", "s7", "s8", "s9"]
+    for threads, batch_size in ((None, None), (2, None), (2, 4)):
+        ds = tt.TableIterableDataset(f"tar:{tmp_path}/skip.tar", type="sample", images=True, on_error="skip",
+                                     with_keys=True, threads=threads, batch_size=batch_size)
+        with pytest.warns(RuntimeWarning, match="s3"):
+            items = list(torch.utils.data.DataLoader(ds, batch_size=None))
+        keys = [k for item in items for k in ([item[0]] if isinstance(item[0], str) else item[0])]
+        # Only s3 is left out: a batch is short of it; a single record's place is taken by the
+        # next one (the epoch keeps its length).
+        assert set(keys) == {f"s{i}" for i in range(10) if i != 3}, (threads, batch_size)
+        assert len(keys) == (9 if batch_size else 10)
+
+
+def test_corrupt_jpeg_data_decodes_as_pillow_decodes_it(tmp_path):
+    data = bytearray(encoded(np.tile(np.arange(64, dtype=np.uint8), (64, 1))[..., None].repeat(3, -1), "JPEG"))
+    scan = data.find(b"\xff\xda")
+    for at in range(scan + 40, len(data) - 10, 97):
+        data[at] = data[at] ^ 0x55 if data[at] != 0xff and data[at] ^ 0x55 != 0xff else data[at]
+    bad = bytes(data)
+    with tablio.writer(f"tar:{tmp_path}/c.tar", type="sample") as w:
+        w["k"] = {"jpg": bad}
+    try:
+        expected = pillow(bad)
+    except OSError:
+        with pytest.raises(tablio.FormatError):
+            tablio.load(f"tar:{tmp_path}/c.tar", type="sample", images=True)
+        return
+    got = dict(tablio.open(f"tar:{tmp_path}/c.tar", type="sample", images=True))["k"]["jpg"]
+    assert np.array_equal(got, expected)
