@@ -11,7 +11,8 @@
 // 1, 2 or 4 bits and 16-bit color are expanded or reduced as Pillow reads them; alpha is
 // dropped, as Pillow's convert("RGB") drops it. What Pillow converts by its own formulas
 // (CMYK JPEG, 16-bit gray PNG) is refused rather than given other pixels. Bad or cut images are
-// a format_error naming the file and key.
+// a format_error naming the file and key; a JPEG with corrupt data that libjpeg decodes past
+// with a warning is decoded, as Pillow decodes it.
 #pragma once
 
 #include <tablio/core/config.hpp>

@@ -112,11 +112,15 @@ inline void decode_jpeg(std::string_view bytes, image& out, const image_options&
   out.channels = channels;
   out.pixels.resize(std::size_t{out.width} * out.height * channels);
   const int format = channels == 1 ? TJPF_GRAY : options.bgr ? TJPF_BGR : TJPF_RGB;
-  // The accurate DCT and smooth upsampling (Pillow's), and a warning (a cut or damaged image,
-  // which Pillow refuses) is an error.
-  if (tjDecompress2(tj, data, size, out.pixels.data(), w, 0, h, format,
-                    TJFLAG_ACCURATEDCT | TJFLAG_STOPONWARNING) != 0)
-    bad_image(source, key, {"a whole JPEG image"}, {tjGetErrorStr2(tj)});
+  // The accurate DCT and smooth upsampling (Pillow's). Of libjpeg's warnings, Pillow refuses
+  // an image cut short ("image file is truncated") and decodes past the others (corrupt data
+  // in a segment), as is done here.
+  if (tjDecompress2(tj, data, size, out.pixels.data(), w, 0, h, format, TJFLAG_ACCURATEDCT) != 0) {
+    const std::string_view why = tjGetErrorStr2(tj);
+    if (tjGetErrorCode(tj) != TJERR_WARNING ||
+        why.find("Premature end of JPEG file") != std::string_view::npos)
+      bad_image(source, key, {"a whole JPEG image"}, {why});
+  }
 }
 
 // libpng reports errors by longjmp: it reads from here, and its messages are kept for the
