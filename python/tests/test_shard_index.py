@@ -405,3 +405,20 @@ def test_messages_never_show_a_presigned_urls_signature_or_credentials(tmp_path)
     for secret in ("secret", "abc123", "AKIA", "user"):
         assert secret not in str(caught.value)
     assert shard_index.shown("/data/a?b#c.tar") == "/data/a?b#c.tar"  # a file's name is its own
+
+
+def test_braces_use_the_index_only_when_they_name_its_shards(tmp_path):
+    pytest.importorskip("torch")
+    import tablio.torch as tt
+    write_shards(tmp_path, n=12, per_shard=3)  # train-000000.tar .. train-000003.tar, indexed
+    some = f"tar:{tmp_path}/train-{{000000..000001}}.tar"
+    assert shard_index.find(some) is None  # a subset: its records are not the index's
+    ds = tt.TableIterableDataset(some, type="int32")
+    assert ds.index is None and len(ds) == 6 and sorted(list(ds)) == list(range(6))
+    every = f"tar:{tmp_path}/train-{{000000..000003}}.tar"
+    assert shard_index.find(every) is not None and len(tt.TableIterableDataset(every, type="int32")) == 12
+    # Braces naming shards that are not there are an error, as opening them is.
+    more = f"tar:{tmp_path}/train-{{000000..000099}}.tar"
+    assert shard_index.find(more) is None
+    with pytest.raises(FileNotFoundError):
+        tt.TableIterableDataset(more, type="int32")
