@@ -184,6 +184,21 @@ expect 2 "$tablio" copy --compress --type=vector ark:a ark:b
 printf 'a [ 1 2 ]\nb [ nan 1 ]\n' >nan.txt
 expect 1 "$tablio" copy --compress ark,t:nan.txt ark:nan.ark
 contains err.txt "the entry of key 'b' of 'ark,t:nan.txt': cannot compress a matrix with NaN values"
+# What one thread wrote before the bad matrix, and nothing of it: with threads as without.
+"$tablio" info ark:nan.ark >/dev/null
+expect 1 "$tablio" copy --compress --threads=3 ark,t:nan.txt ark:nan3.ark
+contains err.txt "key 'b'"
+contains err.txt "cannot compress a matrix with NaN values"
+cmp nan.ark nan3.ark
+expect 2 "$tablio" copy --threads=0 ark:a ark:b
+# --threads: the same bytes as one thread.
+printf 'u1 [ 1 2 3\n 4 5 6 ]\nu2 [ 7 8 9\n 1 2 3 ]\nu3 [ 0.5 0.25 2 ]\n' >t.txt
+"$tablio" copy --compress --compression-method=2 ark,t:t.txt ark,scp:one.ark,one.scp 2>/dev/null
+"$tablio" copy --compress --compression-method=2 --threads=2 ark,t:t.txt ark,scp:two.ark,two.scp 2>/dev/null
+cmp one.ark two.ark
+"$tablio" copy --threads=2 "ark,threads=2:one.ark" ark,t:back.txt 2>/dev/null
+"$tablio" copy ark:one.ark ark,t:back1.txt 2>/dev/null
+cmp back.txt back1.txt
 expect 2 "$tablio" nonsense
 expect 2 "$tablio"
 # shard: the shards' entries, read one after the other, are the table's; names as TensorFlow
