@@ -7,8 +7,8 @@
 // Example, a Datum, a sample's members) and the archive objects whose holder can tell where
 // they end (H::skim: Kaldi's matrices, compressed or not, binary or text) into the holder.
 // Other entries, whose decoding is their reading (arrays, other objects), are decoded where
-// they are read, in order. At most
-// jobs_per_thread entries per thread are in flight, so memory stays a few entries per thread.
+// they are read, in order. At most jobs_per_thread entries and bytes_per_thread of their bytes
+// per thread are in flight, so memory stays a few entries per thread.
 //
 // Entries that decode in less time than handing them to a thread costs (small records: a few
 // microseconds, by the running average of what decoding took) are decoded where they are read,
@@ -60,8 +60,8 @@ class read_ahead final : public table_stage {
       for (std::size_t i = 0; i < jobs_.depth(); ++i) jobs_.job_at(i).holder = prototype;
   }
 
-  // Once half of them are taken, reads entries from the framing until jobs_per_thread per
-  // thread are in flight, the table ends, or an error ends the reading. `read_here` reads an entry's value
+  // Once half of them are taken, reads entries from the framing until the budget is in
+  // flight, the table ends, or an error ends the reading. `read_here` reads an entry's value
   // where it is read.
   template <class F, class ReadHere>
   void top_up(F& f, const read_options& options, ReadHere read_here) {
@@ -98,8 +98,13 @@ class read_ahead final : public table_stage {
         j.failure = std::current_exception();
         ended_ = true;
       }
-      j.counted = j.decoded || j.failure || j.skipped ? 0 : j.bytes.size();
-      for_threads_ += j.counted != 0;
+      const bool threaded = !j.decoded && !j.failure && !j.skipped;
+      j.counted = 0;
+      if (threaded) {
+        j.counted = j.bytes.size();
+        for (const entry_part& p : j.e.parts) j.counted += p.bytes.size();
+      }
+      for_threads_ += threaded;
       bytes_in_flight_ += j.counted;
       jobs_.hand_in(false);
     }
@@ -124,6 +129,7 @@ class read_ahead final : public table_stage {
   void capture(job& j, ReadHere& read_here) {
     entry& e = j.e;
     j.object.reset();
+    e.parts = {};
     const bool threaded = e_.form == entry_form::record || (e_.form == entry_form::object && skims);
     if (!threaded || cheap()) {
       // Decoded here, in order, into the job's holder: entries whose decoding is their reading
