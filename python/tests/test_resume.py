@@ -208,3 +208,21 @@ def test_the_sampler_resumes_a_map_style_dataset(shards):
         delivered += [i for b in items for i in b]
     assert len(consumed) == 40 and len(delivered) == N - 40  # 63 over 3 ranks: none repeated to pad them
     assert set(consumed + delivered) == set(range(N)) and not set(consumed) & set(delivered)
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_state_saved_with_threads_resumes_without_and_the_other_way(shards, batched):
+    def loader(threads):
+        dataset = TableIterableDataset(shards, type="sample", with_keys=True, shuffle=True, shuffle_buffer=16,
+                                       seed=5, batch_size=4 if batched else None, threads=threads)
+        dataset.set_epoch(1)
+        return DataLoader(dataset, batch_size=None, collate_fn=collate)
+
+    whole, _ = run(loader(None))
+    assert run(loader(3))[0] == whole  # the same items, in the same order
+    for saved, resumed in ((3, None), (None, 2), (2, 4)):
+        first, state = run(loader(saved), len(whole) // 2)
+        again = loader(resumed)
+        again.load_state_dict(state)
+        rest, _ = run(again)
+        assert first + rest == whole
