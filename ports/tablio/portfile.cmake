@@ -21,11 +21,15 @@ vcpkg_cmake_configure(
     ${FEATURE_OPTIONS}
 )
 vcpkg_cmake_install()
-# vcpkg keeps share/pkgconfig for modules that link nothing; tablio-curl links threads.
-if("curl" IN_LIST FEATURES)
-  file(MAKE_DIRECTORY "${CURRENT_PACKAGES_DIR}/lib/pkgconfig")
-  file(RENAME "${CURRENT_PACKAGES_DIR}/share/pkgconfig/tablio-curl.pc" "${CURRENT_PACKAGES_DIR}/lib/pkgconfig/tablio-curl.pc")
-endif()
+# vcpkg keeps share/pkgconfig for modules that link nothing; tablio's link threads (its tables'
+# threads=N, the remote layer's).
+file(MAKE_DIRECTORY "${CURRENT_PACKAGES_DIR}/lib/pkgconfig")
+file(GLOB tablio_pc_files "${CURRENT_PACKAGES_DIR}/share/pkgconfig/*.pc")
+foreach(pc IN LISTS tablio_pc_files)
+  get_filename_component(name "${pc}" NAME)
+  file(RENAME "${pc}" "${CURRENT_PACKAGES_DIR}/lib/pkgconfig/${name}")
+endforeach()
+file(REMOVE_RECURSE "${CURRENT_PACKAGES_DIR}/share/pkgconfig")
 vcpkg_cmake_config_fixup()
 vcpkg_fixup_pkgconfig()
 
