@@ -5,29 +5,20 @@
 // The limits: read() of the file's bytes, and for the gzip file zlib's inflate of it alone,
 // which no number of threads can split (a gzip stream inflates in order).
 #include "ratio_reporter.hpp"
+#include "scratch_folder.hpp"
 
 #include <tablio/tablio.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
-#include <filesystem>
 #include <random>
 
 namespace {
 
-namespace fs = std::filesystem;
 using matrix_holder = tablio::holder<tablio::matrix<float>>;
 
-const fs::path& work_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("tablio-bench-threads-" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-std::string path(const char* name) { return (work_dir() / name).string(); }
+std::string path(const char* name) { return bench::scratch_folder() + "/" + name; }
 
 std::string key(int i) {
   char buf[16];
@@ -150,9 +141,4 @@ TABLIO_BENCH(limit_inflate, "read_gzip_tfrecord/limit_inflate", "examples.tfreco
 TABLIO_BENCH(read_examples, "read_gzip_tfrecord/one_thread", "tfrecord:" + path("examples.tfrecord.gz"), 1);
 TABLIO_BENCH(read_examples, "read_gzip_tfrecord/two_threads", "tfrecord:" + path("examples.tfrecord.gz"), 2);
 
-int main(int argc, char** argv) {
-  int rc = bench::run(argc, argv, "one_thread");
-  std::error_code ec;
-  fs::remove_all(work_dir(), ec);
-  return rc;
-}
+int main(int argc, char** argv) { return bench::run(argc, argv, "one_thread"); }
