@@ -125,7 +125,7 @@ class ordered_pipeline {
   void work() {
     lock l(mutex_);
     for (;;) {
-      std::size_t tail;
+      std::size_t tail = 0;
       while (!stopping_ && next_run_ == (tail = __atomic_load_n(&tail_, __ATOMIC_ACQUIRE))) {
         ++idle_;
         work_.wait(mutex_);
