@@ -55,12 +55,20 @@ struct value_options {
   tablio::open_options open;                               // allow_network=, allow_pipes=
   std::string segments;                                    // segments=: a segments file over the recordings
   std::optional<float> max_overshoot, min_segment_length;  // given: in place of the specifier's
-  std::optional<tablio::image_options> images;             // type="sample": images= decodes these
+  std::optional<tablio::image_options> images;             // images= decodes these
+  std::vector<std::string> image_features;                 // type="example": images= decodes these
 
   const raw_feature* raw(std::string_view feature) const {
     for (const raw_feature& r : decode_raw)
       if (r.name == feature) return &r;
     return nullptr;
+  }
+  // Whether images= decodes a record's feature.
+  bool decodes_images(std::string_view feature) const {
+    if (!images) return false;
+    for (const std::string& f : image_features)
+      if (f == feature) return true;
+    return false;
   }
   // Whether a record's feature is read: all are unless features= names some. A handful of
   // names, compared in place, costs less than hashing each record's keys.

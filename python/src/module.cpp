@@ -289,10 +289,10 @@ value_options with_segments(value_options o, py::handle segments) {
   return o;
 }
 
-// images=(channels, width, height, channels_first, bgr), as tablio.open() makes it, or None.
-value_options with_images(value_options o, py::handle images, const std::string& type) {
+// images=(channels, width, height, channels_first, bgr, features), as tablio.open() makes it
+// (checked there), or None.
+value_options with_images(value_options o, py::handle images) {
   if (images.is_none()) return o;
-  if (type != "sample") throw tablio::usage_error("images= applies to type 'sample', not '" + type + "'");
 #if !defined(TABLIO_WITH_JPEG)
   throw tablio::usage_error("images= needs the tablio::jpeg component (libjpeg-turbo and libpng)");
 #endif
@@ -303,6 +303,8 @@ value_options with_images(value_options o, py::handle images, const std::string&
   image.channels_first = py::cast<bool>(t[3]);
   image.bgr = py::cast<bool>(t[4]);
   o.images = image;
+  for (py::handle feature : py::cast<py::tuple>(t[5]))
+    o.image_features.push_back(py::cast<std::string>(feature));
   return o;
 }
 
@@ -364,7 +366,7 @@ class sequential_reader : public python_table<sequential_base> {
                                                                   view, features),
                                                      allow_network, allow_pipes, confine, limits),
                                          segments),
-                           images, type));
+                           images));
   }
   py::object next() {
     return use([this](sequential_base& t) -> py::object {
@@ -418,7 +420,7 @@ class random_access_reader : public python_table<random_access_base> {
                                                                     decode_raw, view, features),
                                                        allow_network, allow_pipes, confine, limits),
                                            segments),
-                             images, type)) {
+                             images)) {
     table_ = find_value_type(type).random_access(spec_, options_);
   }
   py::object get(py::handle key, py::object fallback) {

@@ -3,6 +3,7 @@
 // feature_lists); a Caffe Datum as (ndarray[c, h, w], label) or (bytes, label) when encoded;
 // any entry's raw bytes as bytes; a WebDataset sample as a dict of extension to bytes.
 #include "arrays.hpp"
+#include "images.hpp"
 #include "tables.hpp"
 
 #include <tablio/holder/sample.hpp>
@@ -157,6 +158,7 @@ class record_values {
 struct record_room {
   std::size_t arrays = 0, array_bytes = 0, bytes = 0;
   void add(const tablio::feature_view& f, const value_options& o) {
+    if (o.decodes_images(f.key)) return;
     if (f.kind == tablio::feature_kind::bytes && !o.raw(f.key)) {
       for (std::string_view b : f.bytes()) bytes += b.size();
     } else if (f.kind == tablio::feature_kind::floats || f.kind == tablio::feature_kind::int64s) {
@@ -165,6 +167,7 @@ struct record_room {
     }
   }
   void add(const tablio::feature& f, std::string_view name, const value_options& o) {
+    if (o.decodes_images(name)) return;
     if (auto* b = std::get_if<std::vector<std::string>>(&f); b && !o.raw(name)) {
       for (const std::string& v : *b) bytes += v.size();
     } else if (auto* floats = std::get_if<std::vector<float>>(&f)) {
@@ -178,6 +181,30 @@ struct record_room {
   record_values values() const { return record_values(arrays, array_bytes, bytes); }
 };
 
+// An image feature's values as images= gives them: its one image as an array, or a list of
+// arrays for any other count of them.
+template <class Image>
+py::object image_feature_to_python(std::size_t count, Image&& image_at) {
+  if (count == 1) return image_array(image_at(0));
+  py::list out(count);
+  for (std::size_t i = 0; i < count; ++i) out[i] = image_array(image_at(i));
+  return std::move(out);
+}
+
+// A looked-up Example's image feature, decoded here.
+inline py::object images_looked_up(const std::vector<std::string>& values, const value_options& o) {
+  decoded_images images;
+  {
+    py::gil_scoped_release unlocked;
+    images.decode_all([&] {
+      for (std::size_t i = 0; i < values.size(); ++i) images.add(values[i], i, *o.images, "");
+    });
+  }
+  images.throw_error();
+  return image_feature_to_python(images.size(),
+                                 [&](std::size_t i) -> const tablio::image& { return images[i]; });
+}
+
 // A feature's values: arrays that take over an owned feature's storage, or copies of a
 // feature a table keeps (Feature is const), or in view=True's shared buffer.
 template <class Feature>
@@ -190,6 +217,7 @@ py::object feature_to_python(Feature&& f, std::string_view name, const value_opt
         if constexpr (std::is_same_v<L, std::monostate>) {
           return py::none();
         } else if constexpr (std::is_same_v<L, std::vector<std::string>>) {
+          if (o.decodes_images(name)) return images_looked_up(list, o);
           if (const raw_feature* r = o.raw(name))
             return decode_raw_values(list, {py::ssize_t(list.size())}, *r, o.scale);
           py::list out(list.size());
@@ -297,11 +325,92 @@ py::object feature_view_to_python(const tablio::feature_view& f, const value_opt
   }
 }
 
+// An Example read as a view of its record, and under images= its image features decoded (each
+// image with the ordinal of its value in its feature, and the feature's name).
+struct example_read {
+  tablio::example_view example;
+  decoded_images images;
+  std::vector<std::string_view> image_features;  // of each image: its feature's name
+
+  // The images of feature `name`: [first, last).
+  std::pair<std::size_t, std::size_t> images_of(std::string_view name) const {
+    std::size_t first = 0;
+    while (first < image_features.size() && image_features[first] != name) ++first;
+    std::size_t last = first;
+    while (last < image_features.size() && image_features[last] == name) ++last;
+    return {first, last};
+  }
+};
+
+// Reads Examples as views of the record, decoding the image features images= names (in the
+// table's threads, with threads=). Keys kept in a feature (key=NAME) are taken out as
+// example_view_holder takes them.
+class example_images_holder : public tablio::holder_storage<example_read> {
+ public:
+  static constexpr std::string_view extension = tablio::example_view_holder::extension;
+  std::optional<tablio::image_options> images;
+  std::vector<std::string> image_features;
+
+  static void write(tablio::writer& w, bool binary, const value_type& v) {
+    tablio::example_view_holder::write(w, binary, v.example);
+  }
+  static void encode_record(std::string& out, const value_type& v) {
+    tablio::example_view_holder::encode_record(out, v.example);
+  }
+  static void encode_record(std::string& out, const value_type& v, std::string_view key_name,
+                            std::string_view key) {
+    tablio::example_view_holder::encode_record(out, v.example, key_name, key);
+  }
+  void read(tablio::reader& r) {
+    bytes_.read(r);
+    decode_record(bytes_.value(), r.name());
+  }
+  void decode_record(std::string_view bytes, const std::string& name) {
+    value_.example.parse(bytes, name);
+    value_.image_features.clear();
+    if (!images) return value_.images.clear();
+    value_.images.decode_all([&] {
+      for (const tablio::feature_view& f : value_.example.features()) {
+        if (f.kind != tablio::feature_kind::bytes || !is_image_feature(f.key)) continue;
+        std::size_t i = 0;
+        for (std::string_view encoded : f.bytes()) {
+          value_.images.add(encoded, i++, *images, name);
+          value_.image_features.push_back(f.key);
+        }
+      }
+    });
+  }
+  std::string take_record_key(std::string_view key_name, const std::string& name) {
+    return tablio::detail::take_key_feature(value_.example, key_name, name);
+  }
+
+ private:
+  bool is_image_feature(std::string_view name) const {
+    return std::find(image_features.begin(), image_features.end(), name) != image_features.end();
+  }
+  tablio::bytes_holder bytes_;  // an archive's copy of the bytes, which the view points into
+};
+
 // Read as a view of the record (no owned copy of it); written from an owned example.
 struct example {
-  using holder = tablio::example_view_holder;
+  using holder = example_images_holder;
   using owned_holder = tablio::example_holder;
-  using value_type = tablio::example_view;
+  using value_type = example_read;
+
+  static void configure(holder& h, const value_options& o) {
+    h.images = o.images;
+    h.image_features = o.image_features;
+  }
+  // Feature f's value: its images, when images= decodes it.
+  static py::object feature_value(const value_type& r, const tablio::feature_view& f, const value_options& o,
+                                  record_values& values) {
+    if (f.kind == tablio::feature_kind::bytes && o.decodes_images(f.key)) {
+      auto [first, last] = r.images_of(f.key);
+      return image_feature_to_python(
+          last - first, [&](std::size_t i) -> const tablio::image& { return r.images[first + i]; });
+    }
+    return feature_view_to_python(f, o, values);
+  }
   // An owned example: taken over when an rvalue, copied when a table keeps it.
   template <class Example>
   requires std::is_same_v<std::remove_cvref_t<Example>, tablio::example>
@@ -315,18 +424,19 @@ struct example {
     }
     return features_to_python(std::forward<Example>(e), o, values);
   }
-  static py::object to_python(value_type&& e, const value_options& o) {
+  static py::object to_python(value_type&& r, const value_options& o) {
+    r.images.throw_error();
     record_values values;
     if (o.view) {
       record_room room;
-      for (const tablio::feature_view& f : e.features())
+      for (const tablio::feature_view& f : r.example.features())
         if (o.keeps(f.key)) room.add(f, o);
       values = room.values();
     }
     py::dict out;
-    for (const tablio::feature_view& f : e.features())
-      if (o.keeps(f.key) && PyDict_SetItem(out.ptr(), name_to_python(f.key).ptr(),
-                                           feature_view_to_python(f, o, values).ptr()) != 0)
+    for (const tablio::feature_view& f : r.example.features())
+      if (o.keeps(f.key) &&
+          PyDict_SetItem(out.ptr(), name_to_python(f.key).ptr(), feature_value(r, f, o, values).ptr()) != 0)
         throw py::error_already_set();
     return std::move(out);
   }
@@ -340,19 +450,80 @@ struct example {
   class stacker {
    public:
     stacker(const value_options& o, std::size_t expected) : options_(o), expected_(expected) {}
-    void add(const value_type& e) {
+    void add(value_type& r) {
+      if (r.images.error() && !failed_) failed_ = r.images.error();
       std::size_t i = 0;
-      for (const tablio::feature_view& f : e.features())
-        if (options_.keeps(f.key)) column_for(f, i++).add(records_, f);
+      for (const tablio::feature_view& f : r.example.features()) {
+        if (!options_.keeps(f.key)) continue;
+        if (f.kind == tablio::feature_kind::bytes && options_.decodes_images(f.key))
+          image_column_for(f.key).add(records_, r, f.key);
+        else
+          column_for(f, i++).add(records_, f);
+      }
       ++records_;
     }
     py::object finish() {
+      if (failed_) std::rethrow_exception(failed_);  // a bad image fails its batch
       py::dict out;
       for (auto& [name, c] : columns_) out[name_to_python(name)] = c.finish(records_, options_);
+      for (auto& [name, c] : image_columns_) out[name_to_python(name)] = c.finish(records_);
       return std::move(out);
     }
 
    private:
+    // An image feature's column: an (N, H, W, C) array when every record has one image of one
+    // shape, else a list with each record's value (None where a record lacks it).
+    struct image_column {
+      std::vector<std::uint32_t> records, counts;
+      std::vector<std::vector<py::ssize_t>> dims;  // of each image
+      std::vector<std::uint8_t> pixels;            // every image's, one after the other
+
+      void add(std::size_t record, const example_read& r, std::string_view name) {
+        auto [first, last] = r.images_of(name);
+        records.push_back(static_cast<std::uint32_t>(record));
+        counts.push_back(static_cast<std::uint32_t>(last - first));
+        for (std::size_t i = first; i < last; ++i) {
+          dims.push_back(image_dims(r.images[i]));
+          pixels.insert(pixels.end(), r.images[i].pixels.begin(), r.images[i].pixels.end());
+        }
+      }
+      py::object finish(std::size_t n) {
+        bool uniform = records.size() == n && n != 0 &&
+                       std::all_of(counts.begin(), counts.end(), [](std::uint32_t c) { return c == 1; }) &&
+                       std::all_of(dims.begin(), dims.end(), [&](const auto& d) { return d == dims[0]; });
+        if (uniform) {
+          std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(n)};
+          shape.insert(shape.end(), dims[0].begin(), dims[0].end());
+          return adopt(std::move(pixels), shape);
+        }
+        py::list out(n);
+        for (std::size_t i = 0; i < n; ++i) out[i] = py::none();
+        std::size_t image = 0, at = 0;
+        auto next_array = [&] {
+          py::array_t<std::uint8_t> a = new_array<std::uint8_t>(dims[image++]);
+          auto size = static_cast<std::size_t>(a.size());
+          if (size != 0) std::memcpy(a.mutable_data(), pixels.data() + at, size);
+          at += size;
+          return a;
+        };
+        for (std::size_t i = 0; i < records.size(); ++i) {
+          if (counts[i] == 1) {
+            out[records[i]] = next_array();
+            continue;
+          }
+          py::list list(counts[i]);
+          for (std::size_t j = 0; j < counts[i]; ++j) list[j] = next_array();
+          out[records[i]] = std::move(list);
+        }
+        return std::move(out);
+      }
+    };
+    image_column& image_column_for(std::string_view name) {
+      for (auto& [n, c] : image_columns_)
+        if (n == name) return c;
+      return image_columns_.emplace_back(std::string(name), image_column{}).second;
+    }
+
     struct column {
       const raw_feature* raw = nullptr;            // decode_raw's entry for it
       std::size_t first = 0;                       // the record it first appeared in
@@ -469,6 +640,8 @@ struct example {
     std::size_t expected_;
     std::size_t records_ = 0;
     std::vector<std::pair<std::string, column>> columns_;  // a handful: a list beats a map
+    std::vector<std::pair<std::string, image_column>> image_columns_;
+    std::exception_ptr failed_;
   };
 };
 
@@ -519,27 +692,91 @@ struct sequence_example {
   }
 };
 
-// (ndarray[c, h, w] uint8, label), float32 when the Datum holds float_data, or
-// (bytes, label) for an encoded image. Read as a view of the record; written owned.
+// A Datum read, and under images= its encoded image decoded. Datum is a tablio::datum_view
+// (read in order: it views the record) or a tablio::datum (random access, written).
+template <class Datum>
+struct datum_read {
+  Datum datum;
+  decoded_images image;
+};
+
+// Decodes an encoded Datum's image, for images=.
+template <class Datum>
+void decode_datum_image(datum_read<Datum>& r, const tablio::image_options& options, std::string_view source) {
+  r.image.decode_all([&] {
+    if (r.datum.encoded) r.image.add(r.datum.data, 0, options, source);
+  });
+}
+
+// Reads Datums as views of the record, decoding encoded images under images= (in the table's
+// threads, with threads=).
+class datum_images_holder : public tablio::holder_storage<datum_read<tablio::datum_view>> {
+ public:
+  static constexpr std::string_view extension = tablio::datum_view_holder::extension;
+  std::optional<tablio::image_options> images;
+  static void write(tablio::writer& w, bool binary, const value_type& v) {
+    tablio::datum_view_holder::write(w, binary, v.datum);
+  }
+  static void encode_record(std::string& out, const value_type& v) {
+    tablio::datum_view_holder::encode_record(out, v.datum);
+  }
+  void read(tablio::reader& r) {
+    bytes_.read(r);
+    decode_record(bytes_.value(), r.name());
+  }
+  void decode_record(std::string_view bytes, const std::string& name) {
+    tablio::decode_datum(bytes, value_.datum, name);
+    if (images)
+      decode_datum_image(value_, *images, name);
+    else
+      value_.image.clear();
+  }
+
+ private:
+  tablio::bytes_holder bytes_;  // an archive's copy of the bytes, which the view points into
+};
+
+// (ndarray[c, h, w] uint8, label), float32 when the Datum holds float_data, or (bytes, label)
+// for an encoded image (its pixels under images=: (c, h, w) BGR, as Caffe's data layer gives
+// them, unless asked otherwise). Read as a view of the record; written owned.
 struct datum {
-  using holder = tablio::datum_view_holder;
+  using holder = datum_images_holder;
   using owned_holder = tablio::datum_holder;
-  using value_type = tablio::datum_view;
+  using value_type = datum_read<tablio::datum_view>;
+
+  static void configure(holder& h, const value_options& o) { h.images = o.images; }
 
   enum class image_kind { bytes, floats, encoded };
-  static image_kind kind_of(const value_type& d) {
-    if (d.encoded) return image_kind::encoded;
-    return !d.float_data.empty() && d.data.empty() ? image_kind::floats : image_kind::bytes;
+  // A Datum's image as Python gets it: its bytes (or floats), or its decoded pixels.
+  struct pixels {
+    image_kind kind;
+    std::string_view bytes;
+    const std::vector<float>* floats;
+    const tablio::image* decoded;
+  };
+  template <class Datum>
+  static pixels pixels_of(const datum_read<Datum>& r) {
+    r.image.throw_error();
+    const Datum& d = r.datum;
+    if (r.image.size() != 0) return {image_kind::bytes, {}, nullptr, &r.image[0]};
+    image_kind k = d.encoded                                 ? image_kind::encoded
+                   : !d.float_data.empty() && d.data.empty() ? image_kind::floats
+                                                             : image_kind::bytes;
+    return {k, d.data, &d.float_data, nullptr};
+  }
+  static std::string_view bytes_of(const pixels& p) {
+    if (!p.decoded) return p.bytes;
+    return {reinterpret_cast<const char*>(p.decoded->pixels.data()), p.decoded->pixels.size()};
   }
   // What Python gets: under scale=, float32 images for bytes and floats alike.
-  static image_kind output_kind(const value_type& d, const value_options& o) {
-    image_kind k = kind_of(d);
-    if (k == image_kind::encoded && o.scale)
-      throw tablio::usage_error("scale= applies to raw images: this Datum holds an encoded image");
-    return o.scale ? image_kind::floats : k;
+  static image_kind output_kind(const pixels& p, const value_options& o) {
+    if (p.kind == image_kind::encoded && o.scale)
+      throw tablio::usage_error(
+          "scale= applies to raw images: this Datum holds an encoded image (images= decodes it)");
+    return o.scale ? image_kind::floats : p.kind;
   }
-  static std::size_t values_of(const value_type& d) {
-    return kind_of(d) == image_kind::floats ? d.float_data.size() : d.data.size();
+  static std::size_t values_of(const pixels& p) {
+    return p.kind == image_kind::floats ? p.floats->size() : bytes_of(p).size();
   }
   // An image's array shape, kept in place: one is taken per record.
   struct image_shape {
@@ -552,20 +789,26 @@ struct datum {
       return n;
     }
   };
-  static image_shape shape(const value_type& d) {
-    std::size_t values = values_of(d);
+  template <class Datum>
+  static image_shape shape(const Datum& d, const pixels& p) {
+    if (p.decoded) {
+      std::vector<py::ssize_t> dims = image_dims(*p.decoded, true);
+      return {{dims[0], dims[1], dims[2]}, 3};
+    }
+    std::size_t values = values_of(p);
     bool fits = d.channels >= 0 && d.height >= 0 && d.width >= 0 &&
                 std::uint64_t(d.channels) * std::uint64_t(d.height) * std::uint64_t(d.width) == values;
     if (fits) return {{d.channels, d.height, d.width}, 3};
     return {{static_cast<py::ssize_t>(values)}, 1};  // dimensions that do not describe the data
   }
   // Each value times scale, in float as Caffe's DataTransformer computes it.
-  static void scale_into(const value_type& d, float scale, float* out) {
-    if (kind_of(d) == image_kind::floats) {
-      for (std::size_t i = 0; i < d.float_data.size(); ++i) out[i] = d.float_data[i] * scale;
+  static void scale_into(const pixels& p, float scale, float* out) {
+    if (p.kind == image_kind::floats) {
+      for (std::size_t i = 0; i < p.floats->size(); ++i) out[i] = (*p.floats)[i] * scale;
     } else {
-      const auto* pixels = reinterpret_cast<const std::uint8_t*>(d.data.data());
-      for (std::size_t i = 0; i < d.data.size(); ++i) out[i] = static_cast<float>(pixels[i]) * scale;
+      std::string_view b = bytes_of(p);
+      const auto* values = reinterpret_cast<const std::uint8_t*>(b.data());
+      for (std::size_t i = 0; i < b.size(); ++i) out[i] = static_cast<float>(values[i]) * scale;
     }
   }
   template <class T>
@@ -575,30 +818,38 @@ struct datum {
       std::memcpy(out.mutable_data(), values, static_cast<std::size_t>(out.size()) * sizeof(T));
     return std::move(out);
   }
-  static py::object image(const value_type& d, const value_options& o) {
-    switch (output_kind(d, o)) {
+  template <class Datum>
+  static py::object image(const datum_read<Datum>& r, const value_options& o) {
+    pixels p = pixels_of(r);
+    switch (output_kind(p, o)) {
       case image_kind::encoded:
-        return py::bytes(d.data.data(), d.data.size());
+        return py::bytes(p.bytes.data(), p.bytes.size());
       case image_kind::floats:
         if (o.scale) {
-          image_shape s = shape(d);
+          image_shape s = shape(r.datum, p);
           py::array_t<float> out = new_array<float>(s.dims, s.rank);
-          scale_into(d, *o.scale, out.mutable_data());
+          scale_into(p, *o.scale, out.mutable_data());
           return std::move(out);
         }
-        return filled(d.float_data.data(), shape(d));
+        return filled(p.floats->data(), shape(r.datum, p));
       default:
-        return filled(reinterpret_cast<const std::uint8_t*>(d.data.data()), shape(d));
+        return filled(reinterpret_cast<const std::uint8_t*>(bytes_of(p).data()), shape(r.datum, p));
     }
   }
-  static py::object to_python(value_type&& d, const value_options& o) {
-    return py::make_tuple(image(d, o), d.label);
+  static py::object to_python(value_type&& r, const value_options& o) {
+    return py::make_tuple(image(r, o), r.datum.label);
   }
+  // Random access: the image decoded here, at the lookup.
   static py::object to_python(const tablio::datum& d, const value_options& o) {
-    return to_python(view_of(d), o);
+    datum_read<tablio::datum_view> r{view_of(d), {}};
+    if (o.images && d.encoded) {
+      py::gil_scoped_release unlocked;
+      decode_datum_image(r, *o.images, "");
+    }
+    return to_python(std::move(r), o);
   }
-  static value_type view_of(const tablio::datum& d) {
-    value_type v;
+  static tablio::datum_view view_of(const tablio::datum& d) {
+    tablio::datum_view v;
     v.channels = d.channels;
     v.height = d.height;
     v.width = d.width;
@@ -638,30 +889,37 @@ struct datum {
     return d;
   }
 
-  // (images, labels): images of one shape and kind, unencoded, stacked into an (N, c, h, w)
-  // array as they are read (scaled to float32 under scale=); any other batch's images as a
-  // list. Labels: an (N,) int64 array, the dtype a label alone takes in a DataLoader batch.
+  // (images, labels): images of one shape and kind, unencoded (or decoded), stacked into an
+  // (N, c, h, w) array as they are read (scaled to float32 under scale=); any other batch's
+  // images as a list. Labels: an (N,) int64 array, the dtype a label alone takes in a
+  // DataLoader batch. A bad image fails the batch where it is converted.
   class stacker {
    public:
     stacker(const value_options& o, std::size_t expected) : options_(o), expected_(expected) {
       labels_.reserve(expected);
     }
-    void add(const value_type& d) {
-      labels_.push_back(d.label);
-      if (rest_.empty() && stacks(d)) {
-        if (options_.scale) {
-          std::size_t at = floats_.size();
-          floats_.resize(at + values_of(d));
-          scale_into(d, *options_.scale, floats_.data() + at);
-        } else if (kind_ == image_kind::floats) {
-          floats_.insert(floats_.end(), d.float_data.begin(), d.float_data.end());
-        } else {
-          pixels_.insert(pixels_.end(), d.data.begin(), d.data.end());
+    void add(value_type& r) {
+      labels_.push_back(r.datum.label);
+      if (rest_.empty() && !r.image.error()) {
+        pixels p = pixels_of(r);
+        if (stacks(r.datum, p)) {
+          if (options_.scale) {
+            std::size_t at = floats_.size();
+            floats_.resize(at + values_of(p));
+            scale_into(p, *options_.scale, floats_.data() + at);
+          } else if (kind_ == image_kind::floats) {
+            floats_.insert(floats_.end(), p.floats->begin(), p.floats->end());
+          } else {
+            std::string_view b = bytes_of(p);
+            pixels_.insert(pixels_.end(), b.begin(), b.end());
+          }
+          ++stacked_;
+          return;
         }
-        ++stacked_;
-        return;
       }
-      rest_.push_back(owned(d));  // from the first that does not stack on, each on its own
+      rest_.emplace_back();  // from the first that does not stack on (or fails), each on its own
+      rest_.back().datum = owned(r.datum);
+      std::swap(rest_.back().image, r.image);
     }
     py::object finish() {
       py::ssize_t n = static_cast<py::ssize_t>(labels_.size());
@@ -677,27 +935,26 @@ struct datum {
       for (std::size_t i = 0; i < stacked_; ++i)
         images[i] = kind_ == image_kind::floats ? filled(floats_.data() + i * each, shape_)
                                                 : filled(pixels_.data() + i * each, shape_);
-      for (std::size_t i = 0; i < rest_.size(); ++i)
-        images[stacked_ + i] = image(view_of(rest_[i]), options_);
+      for (std::size_t i = 0; i < rest_.size(); ++i) images[stacked_ + i] = image(rest_[i], options_);
       return py::make_tuple(std::move(images), labels);
     }
 
    private:
-    bool stacks(const value_type& d) {
-      image_kind k = output_kind(d, options_);
+    bool stacks(const tablio::datum_view& d, const pixels& p) {
+      image_kind k = output_kind(p, options_);
       if (k == image_kind::encoded) return false;
       if (stacked_ == 0) {
         kind_ = k;
-        shape_ = shape(d);
+        shape_ = shape(d, p);
         if (k == image_kind::floats)
-          floats_.reserve(reservation<float>(values_of(d), expected_));
+          floats_.reserve(reservation<float>(values_of(p), expected_));
         else
-          pixels_.reserve(reservation<std::uint8_t>(d.data.size(), expected_));
+          pixels_.reserve(reservation<std::uint8_t>(values_of(p), expected_));
         return true;
       }
-      return k == kind_ && shape(d) == shape_;
+      return k == kind_ && shape(d, p) == shape_;
     }
-    static tablio::datum owned(const value_type& d) {
+    static tablio::datum owned(const tablio::datum_view& d) {
       tablio::datum o;
       o.channels = d.channels;
       o.height = d.height;
@@ -716,7 +973,7 @@ struct datum {
     std::vector<std::uint8_t> pixels_;
     std::vector<float> floats_;
     std::size_t stacked_ = 0;
-    std::vector<tablio::datum> rest_;
+    std::vector<datum_read<tablio::datum>> rest_;
   };
 };
 
@@ -760,14 +1017,7 @@ struct sample_read {
   std::string record;
   std::vector<std::pair<std::string, std::string_view>> members;  // extension, data
   tablio::keeper keeper;
-  // images=: the image members decoded (the first image_count of images, storage reused), and
-  // the ordinal of the member each comes from.
-  std::vector<tablio::image> images;
-  std::vector<std::size_t> image_members;
-  std::size_t image_count = 0;
-  // An image that would not decode: thrown when the sample is converted, so that the table reads
-  // on past it (skip() and on_error="skip" leave out that sample alone).
-  std::exception_ptr image_error;
+  decoded_images images;  // images=: the image members decoded
 
   void let_go() {  // of the windows: the views go with them
     members.clear();
@@ -787,28 +1037,20 @@ bool is_image_member(std::string_view extension) {
 
 // Decodes a sample's image members, for images=.
 void decode_images(sample_read& v, const tablio::image_options& options, std::string_view source) {
-#if !defined(TABLIO_WITH_JPEG)
-  (void)v, (void)options, (void)source;
-  throw tablio::usage_error("images= needs the tablio::jpeg component (libjpeg-turbo and libpng)");
-#else
-  v.image_count = 0;
-  v.image_members.clear();
-  auto decode = [&](std::size_t ordinal, std::string_view extension, std::string_view data) {
-    if (!is_image_member(extension)) return;
-    if (v.image_count == v.images.size()) v.images.emplace_back();
-    tablio::decode_image(data, v.images[v.image_count++], options, source);
-    v.image_members.push_back(ordinal);
-  };
-  if (!v.members.empty()) {
-    for (std::size_t i = 0; i < v.members.size(); ++i) decode(i, v.members[i].first, v.members[i].second);
-    return;
-  }
-  std::size_t at = 0;
-  for (std::size_t i = 0; at < v.record.size(); ++i) {
-    auto [extension, data] = tablio::detail::sample_member_at(v.record, at);
-    decode(i, extension, data);
-  }
-#endif
+  v.images.decode_all([&] {
+    auto decode = [&](std::size_t ordinal, std::string_view extension, std::string_view data) {
+      if (is_image_member(extension)) v.images.add(data, ordinal, options, source);
+    };
+    if (!v.members.empty()) {
+      for (std::size_t i = 0; i < v.members.size(); ++i) decode(i, v.members[i].first, v.members[i].second);
+      return;
+    }
+    std::size_t at = 0;
+    for (std::size_t i = 0; at < v.record.size(); ++i) {
+      auto [extension, data] = tablio::detail::sample_member_at(v.record, at);
+      decode(i, extension, data);
+    }
+  });
 }
 
 class sample_parts_holder : public tablio::holder_storage<sample_read> {
@@ -853,14 +1095,10 @@ class sample_parts_holder : public tablio::holder_storage<sample_read> {
 
  private:
   void decoded(const std::string& name) {
-    value_.image_count = 0;
-    value_.image_error = nullptr;
-    if (!images) return;
-    try {
+    if (images)
       decode_images(value_, *images, name);
-    } catch (const tablio::format_error&) {
-      value_.image_error = std::current_exception();
-    }
+    else
+      value_.images.clear();
   }
 
   tablio::bytes_holder records_;
@@ -904,23 +1142,13 @@ struct sample {
     }
     return std::move(out);
   }
-  // An image as an array: (H, W, C), (C, H, W), or (H, W) for one channel, as Pillow's.
-  static py::object image_array(const tablio::image& im) {
-    auto h = static_cast<py::ssize_t>(im.height), w = static_cast<py::ssize_t>(im.width),
-         c = static_cast<py::ssize_t>(im.channels);
-    py::array_t<std::uint8_t> out = c == 1              ? new_array<std::uint8_t>({h, w})
-                                    : im.channels_first ? new_array<std::uint8_t>({c, h, w})
-                                                        : new_array<std::uint8_t>({h, w, c});
-    std::memcpy(out.mutable_data(), im.pixels.data(), im.pixels.size());
-    return std::move(out);
-  }
   static py::object to_dict(const sample_read& v, extension_names& names) {
-    if (v.image_error) std::rethrow_exception(v.image_error);
-    if (v.members.empty() && v.image_count == 0) return to_dict(v.record, names);
+    v.images.throw_error();
+    if (v.members.empty() && v.images.size() == 0) return to_dict(v.record, names);
     py::dict out;
     std::size_t next = 0;  // image
     auto add = [&](std::size_t i, std::string_view extension, std::string_view data) {
-      if (next < v.image_count && v.image_members[next] == i) {
+      if (next < v.images.size() && v.images.from(next) == i) {
         if (PyDict_SetItem(out.ptr(), names(extension).ptr(), image_array(v.images[next++]).ptr()) != 0)
           throw py::error_already_set();
       } else {

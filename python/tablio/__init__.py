@@ -97,14 +97,23 @@ def _threaded(spec, threads):
     return f"{options},threads={threads}:{rest}"
 
 
-def _images(images):
-    """images= as the readers take it: (channels, width, height, channels_first, bgr), or None."""
+_IMAGE_TYPES = ("sample", "datum", "example")
+
+
+def _images(images, type):
+    """images= as the readers take it: (channels, width, height, channels_first, bgr, features),
+    or None. A Datum's images come as Caffe's data layer gives them, (C, H, W) in B, G, R with
+    the channels stored, unless asked otherwise; an Example's are its "image/encoded" feature unless features= names
+    others."""
     if images is None or images is False:
         return None
+    if type not in _IMAGE_TYPES:
+        raise UsageError(f"images= applies to types {', '.join(map(repr, _IMAGE_TYPES))}, not {type!r}")
     given = {} if images is True else images
-    if not isinstance(given, dict) or set(given) - {"channels", "draft", "channels_first", "bgr"}:
-        raise UsageError("images= is True or a dict of channels (3, 1 or 0: as stored), draft ((width, height)), "
-                         f"channels_first and bgr, not {images!r}"[:200])
+    allowed = {"channels", "draft", "channels_first", "bgr"} | ({"features"} if type == "example" else set())
+    if not isinstance(given, dict) or set(given) - allowed:
+        raise UsageError(f"images= is True or a dict of {', '.join(sorted(allowed))} for type {type!r}, "
+                         f"not {images!r}"[:240])
     channels = given.get("channels", 3)
     draft = given.get("draft") or (0, 0)
     if channels not in (0, 1, 3) or isinstance(channels, bool):
@@ -112,7 +121,13 @@ def _images(images):
     if (not isinstance(draft, (tuple, list)) or len(draft) != 2
             or not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 2**31 for d in draft)):
         raise UsageError(f"images: draft is (width, height), the least size a JPEG is scaled down to, not {draft!r}")
-    return (channels, draft[0], draft[1], bool(given.get("channels_first", False)), bool(given.get("bgr", False)))
+    features = given.get("features", ["image/encoded"])
+    if isinstance(features, (str, bytes)) or not all(isinstance(f, str) for f in features):
+        raise UsageError(f"images: features is a list of feature names, such as [\"image/encoded\"], not {features!r}")
+    caffe = type == "datum"
+    channels = given.get("channels", 0 if caffe else 3)  # Caffe's data layer decodes as stored
+    return (channels, draft[0], draft[1], bool(given.get("channels_first", caffe)), bool(given.get("bgr", caffe)),
+            tuple(features))
 
 
 _ABSENT = object()
@@ -237,12 +252,15 @@ def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, 
     threads: entries decoded ahead by this many threads (the specifier's threads=N), handed
         out in the same order with the same errors: for tables whose records cost more to
         decode than to read (Examples, Datums, samples, images); docs/threads.md.
-    images: for type "sample", True decodes the image members (extensions jpg, jpeg, png, or
-        ending in them) to uint8 arrays (H, W, 3), the pixels Pillow gives for
-        Image.open(f).convert("RGB"), in the table's threads; a dict sets channels (3, 1 for
-        gray images, 0 as stored), draft ((width, height): a JPEG decoded scaled down by 1/2,
-        1/4 or 1/8 in its DCT while at least that size, as Pillow's Image.draft), channels_first
-        ((3, H, W)) and bgr (B, G, R, as OpenCV and Caffe give them). docs/images.md.
+    images: True decodes JPEG and PNG images to uint8 arrays with the pixels Pillow gives for
+        Image.open(f).convert("RGB"), in the table's threads: for type "sample" the image
+        members (extensions jpg, jpeg, png, or ending in them), (H, W, 3); for type "datum" an
+        encoded Datum's image (convert_imageset --encoded), (C, H, W) in B, G, R with the
+        channels stored, as Caffe's data layer gives it; for type "example" the "image/encoded" feature, (H, W, 3). A dict
+        sets channels (3, 1 for gray images, 0 as stored), draft ((width, height): a JPEG
+        decoded scaled down by 1/2, 1/4 or 1/8 in its DCT while at least that size, as Pillow's
+        Image.draft), channels_first ((3, H, W)), bgr (B, G, R, as OpenCV and Caffe give them)
+        and, for Examples, features (the names of the features holding images). docs/images.md.
     Under the "p" option a bad entry ends the table quietly; the reader's .error says why.
     Raises FormatError (with .path, .offset, .key), OSError, UsageError or AccessError.
     """
@@ -253,7 +271,7 @@ def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, 
                          "each of index.rspecs() with **index.options(), for index = tablio.shard_index.load(PATH_OR_URL)")
     return _decoded(SequentialReader(_threaded(rspec, threads), type, dtype, scale, decode_raw, view, features,
                                      allow_network, allow_pipes, confine, limits,
-                                     _segments(segments, max_overshoot, min_segment_length), _images(images)),
+                                     _segments(segments, max_overshoot, min_segment_length), _images(images, type)),
                     type, decode, rspec, limits)
 
 
@@ -323,7 +341,7 @@ def random_access(rspec, type=None, dtype=None, scale=None, decode_raw=None, vie
             spec, type, dtype, scale, decode_raw, view, features, decode=decode, images=images, **index.options()))
     return _decoded(RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
                                        allow_pipes, confine, limits,
-                                       _segments(segments, max_overshoot, min_segment_length), _images(images)),
+                                       _segments(segments, max_overshoot, min_segment_length), _images(images, type)),
                     type, decode, rspec, limits)
 
 

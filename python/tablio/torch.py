@@ -328,7 +328,8 @@ class TableDataset(torch.utils.data.Dataset):
 
     Any table with random access: scp, ark (indexed when opened), TFRecord, LMDB, IDX, tar.
     Works with any sampler, DistributedSampler included. dtype, scale, decode_raw, features and
-    decode (samples), images (samples: jpg and png members as uint8 arrays), and the access options
+    decode (samples), images (decoded JPEG and PNG images: samples' members, encoded Datums,
+    Examples' image/encoded), and the access options
     allow_network, allow_pipes, confine and limits, as tablio.open()
     takes them (scale=1/255 gives a Datum's images as float tensors, converted
     in C++; features=["image_raw", "label"] reads only those of an Example). transform is
@@ -499,7 +500,8 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     tablio.open() takes them (a shard index's shards are never commands). threads=N decodes
     each table's records ahead in N threads of the process that reads it (the same records in
     the same order: plans, resume states and errors are unchanged), and images= decodes a
-    sample's jpg and png members there to uint8 arrays, as tablio.open() takes it: with
+    sample's jpg and png members, an encoded Datum's image or an Example's image/encoded
+    feature there to uint8 arrays, as tablio.open() takes it: with
     batch_size, ready batches come from the main process's threads without DataLoader workers
     (docs/threads.md says when threads beat workers).
 
@@ -542,7 +544,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             self.options["segments"] = segments
         # Reading decodes images in threads of its own; counting decodes nothing.
         self._reading = {"threads": threads, "images": images}
-        tablio._images(images)  # refuses a bad one now
+        tablio._images(images, type)  # refuses a bad one now
         access = _access_options(allow_network, allow_pipes, confine, limits)
         self._given = (rank, world_size)
         _where(rank, world_size)  # refuses a bad pair now

@@ -1,6 +1,8 @@
-"""images=: a sample's JPEG and PNG members decoded to the pixels Pillow gives, in the table's
-threads, the same with threads or without; bad images are FormatErrors naming their key."""
+"""images=: a sample's JPEG and PNG members, a Caffe encoded Datum's image and an Example's
+image/encoded feature decoded to the pixels Pillow gives, in the table's threads, the same with
+threads or without; bad images are FormatErrors naming their key."""
 import io
+import shutil
 
 import pytest
 
@@ -91,7 +93,7 @@ def test_bad_images_name_their_key(tmp_path):
                 keys.append(key)
         assert len(keys) == 25, (threads, str(caught.value))
         assert caught.value.key == "k25" and caught.value.path.endswith("bad.tar")
-    with pytest.raises(tablio.UsageError, match="type 'sample'"):
+    with pytest.raises(tablio.UsageError, match="applies to types 'sample', 'datum', 'example', not 'bytes'"):
         tablio.open(f"tar:{tmp_path}/bad.tar", type="bytes", images=True)
     for bad in ({"size": 3}, {"channels": 2}, {"draft": (1, 2, 3)}, "yes"):
         with pytest.raises(tablio.UsageError):
@@ -159,3 +161,186 @@ def test_corrupt_jpeg_data_decodes_as_pillow_decodes_it(tmp_path):
         return
     got = dict(tablio.open(f"tar:{tmp_path}/c.tar", type="sample", images=True))["k"]["jpg"]
     assert np.array_equal(got, expected)
+
+
+def photo(i, height=40, width=56):
+    yy, xx = np.mgrid[0:height, 0:width]
+    return np.stack([(xx * 3 + i) % 256, (yy * 5) % 256, (xx + yy + 7 * i) % 256], -1).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def encoded_datums(tmp_path_factory):
+    """An LMDB of encoded Datums, as convert_imageset --encoded writes them: JPEG and PNG,
+    color and gray."""
+    images = {}
+    for i in range(30):
+        a = photo(i)
+        images[f"{i:08d}_img{i}.jpg"] = (encoded(a[..., 1], "JPEG") if i % 5 == 4 else
+                                        encoded(a, "PNG") if i % 5 == 3 else encoded(a, "JPEG", quality=90), i % 7)
+    path = tmp_path_factory.mktemp("datums") / "train_lmdb"
+    with tablio.writer(f"lmdb:{path}", type="datum") as w:
+        for key, (data, label) in images.items():
+            w[key] = (data, label)
+    return path, images
+
+
+def caffe_pixels(data, force_color=False):
+    """What Caffe's data layer gives for an encoded Datum: OpenCV's imdecode, the channels
+    stored (or force_color's three), (C, H, W) in B, G, R; libjpeg-turbo's and libpng's pixels,
+    as Pillow's."""
+    if Image.open(io.BytesIO(data)).mode == "L" and not force_color:
+        return pillow(data, "L")[None]
+    return pillow(data)[..., ::-1].transpose(2, 0, 1)
+
+
+@pytest.mark.parametrize("threads", [None, 2])
+def test_encoded_datums_decode_as_caffes_data_layer_gives_them(encoded_datums, threads):
+    path, images = encoded_datums
+    read = list(tablio.open(f"lmdb:{path}", type="datum", images=True, threads=threads))
+    assert [k for k, _ in read] == list(images)
+    for key, (image, label) in read:
+        data, expected_label = images[key]
+        assert label == expected_label and image.dtype == np.uint8
+        assert np.array_equal(image, caffe_pixels(data)), key
+    # Without images= they stay encoded bytes, as before.
+    key, (image, label) = next(iter(tablio.open(f"lmdb:{path}", type="datum")))
+    assert image == images[key][0]
+
+
+def test_encoded_datum_options_batches_and_lookup(encoded_datums):
+    path, images = encoded_datums
+    key = "00000001_img1.jpg"
+    data = images[key][0]
+    table = tablio.random_access(f"lmdb:{path}", type="datum", images=True)
+    assert np.array_equal(table[key][0], caffe_pixels(data))
+    as_pillow = tablio.random_access(f"lmdb:{path}", type="datum",
+                                     images={"channels": 3, "channels_first": False, "bgr": False})
+    assert np.array_equal(as_pillow[key][0], pillow(data))
+    gray_key = "00000004_img4.jpg"
+    assert np.array_equal(table[gray_key][0], pillow(images[gray_key][0], "L")[None])  # (1, H, W), as Caffe's
+    color = tablio.random_access(f"lmdb:{path}", type="datum", images={"channels": 3})
+    assert np.array_equal(color[gray_key][0], caffe_pixels(images[gray_key][0], force_color=True))
+    scaled = tablio.random_access(f"lmdb:{path}", type="datum", images=True, scale=1 / 255)[key][0]
+    assert scaled.dtype == np.float32 and np.array_equal(scaled, caffe_pixels(data).astype(np.float32) * np.float32(1 / 255))
+    with tablio.open(f"lmdb:{path}", type="datum", images={"channels": 3}, threads=2) as t:
+        keys, (pixels, labels) = next(t.batches(8))
+    assert pixels.shape == (8, 3, 40, 56) and labels.tolist() == [images[k][1] for k in keys]
+    assert all(np.array_equal(pixels[i], caffe_pixels(images[k][0], True)) for i, k in enumerate(keys))
+    with tablio.open(f"lmdb:{path}", type="datum", images=True) as t:  # gray and color: a list
+        keys, (pixels, labels) = next(t.batches(8))
+    assert [p.shape[0] for p in pixels] == [1 if k.startswith("00000004") else 3 for k in keys]
+    small = dict(tablio.open(f"lmdb:{path}", type="datum", images={"draft": (28, 20)}))
+    assert small[key][0].shape == (3, 20, 28)
+
+
+def test_caffes_own_encoded_datum_decodes(data, tmp_path):
+    """float_encoded_lmdb: a Datum with an encoded JPEG (and float_data beside it), as Caffe's
+    tools write them."""
+    db = tmp_path / "float_encoded_lmdb"
+    shutil.copytree(data / "caffe" / "float_encoded_lmdb", db)
+    raw = dict(tablio.open(f"lmdb:{db}", type="datum"))
+    decoded = dict(tablio.open(f"lmdb:{db}", type="datum", images=True))
+    assert isinstance(raw["00000001"][0], bytes) and decoded["00000001"][1] == 7
+    assert np.array_equal(decoded["00000001"][0], caffe_pixels(raw["00000001"][0]))
+    assert np.array_equal(decoded["00000000"][0], raw["00000000"][0])  # not encoded: as it was
+
+
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory):
+    """A TFRecord file of Examples as TensorFlow's image datasets (slim, object detection)
+    write them: image/encoded, image/format, image/class/label."""
+    records = {}
+    for i in range(24):
+        a = photo(i, 32 + 8 * (i == 17), 48)  # one taller than the rest
+        data = encoded(a, "PNG") if i % 6 == 5 else encoded(a, "JPEG", quality=90)
+        records[f"r{i:03d}"] = {"image/encoded": [data], "image/format": [b"png" if i % 6 == 5 else b"jpeg"],
+                                "image/class/label": [i % 5]}
+    path = tmp_path_factory.mktemp("examples") / "train.tfrecord"
+    with tablio.writer(f"tfrecord,key=id:{path}", type="example") as w:
+        for key, features in records.items():
+            w[key] = features
+    return path, records
+
+
+@pytest.mark.parametrize("threads", [None, 3])
+def test_example_image_encoded_decodes_to_pillows_pixels(examples, threads):
+    path, records = examples
+    read = list(tablio.open(f"tfrecord,key=id:{path}", type="example", images=True, threads=threads))
+    assert [k for k, _ in read] == list(records)
+    for key, features in read:
+        expected = records[key]
+        image = features["image/encoded"]
+        assert image.dtype == np.uint8 and np.array_equal(image, pillow(expected["image/encoded"][0])), key
+        assert features["image/format"] == expected["image/format"]
+        assert features["image/class/label"].tolist() == expected["image/class/label"]
+    looked_up = tablio.random_access(f"tfrecord,key=id:{path}", type="example", images={"bgr": True})["r005"]
+    assert np.array_equal(looked_up["image/encoded"], pillow(records["r005"]["image/encoded"][0])[..., ::-1])
+
+
+def test_example_image_batches_stack_and_named_features(examples, tmp_path):
+    path, records = examples
+    with tablio.open(f"tfrecord,key=id:{path}", type="example", images=True, threads=2) as t:
+        (keys, first), _, (ragged_keys, ragged) = t.batches(8)  # the third holds the taller r017
+    assert first["image/encoded"].shape == (8, 32, 48, 3) and first["image/class/label"].shape == (8, 1)
+    assert all(np.array_equal(first["image/encoded"][i], pillow(records[k]["image/encoded"][0]))
+               for i, k in enumerate(keys))
+    assert isinstance(ragged["image/encoded"], list) and ragged["image/encoded"][1].shape == (40, 48, 3)
+    # Other names, and a feature of several images: a list of arrays.
+    views = encoded(photo(1), "JPEG"), encoded(photo(2), "PNG")
+    with tablio.writer(f"tfrecord:{tmp_path}/views.tfrecord", type="example") as w:
+        w["00000000"] = {"left/jpeg": [views[0]], "views": list(views)}
+    ((_, features),) = tablio.open(f"tfrecord:{tmp_path}/views.tfrecord", type="example",
+                                   images={"features": ["left/jpeg", "views"]})
+    assert np.array_equal(features["left/jpeg"], pillow(views[0]))
+    assert [v.shape for v in features["views"]] == [(40, 56, 3)] * 2
+    assert np.array_equal(features["views"][1], pillow(views[1]))
+    with pytest.raises(tablio.UsageError, match="features"):
+        tablio.open(f"tfrecord:{tmp_path}/views.tfrecord", type="datum", images={"features": ["x"]})
+
+
+def test_bad_datum_and_example_images_name_their_key(tmp_path):
+    good = encoded(photo(0), "JPEG")
+    with tablio.writer(f"lmdb:{tmp_path}/bad_lmdb", type="datum") as w:
+        for i in range(12):
+            w[f"{i:08d}"] = (good if i != 9 else good[:100], 0)
+    with tablio.writer(f"tfrecord:{tmp_path}/bad.tfrecord", type="example") as w:
+        for i in range(12):
+            w[f"{i:08d}"] = {"image/encoded": [good if i != 9 else b"GIF89a"]}
+    for spec, type in ((f"lmdb:{tmp_path}/bad_lmdb", "datum"), (f"tfrecord:{tmp_path}/bad.tfrecord", "example")):
+        for threads in (None, 2):
+            keys = []
+            with pytest.raises(tablio.FormatError) as caught:
+                for key, _ in tablio.open(spec, type=type, images=True, threads=threads):
+                    keys.append(key)
+            assert len(keys) == 9 and caught.value.key == "00000009", (spec, threads, str(caught.value))
+            assert str(tmp_path) in caught.value.path
+        with tablio.open(spec, type=type, images=True) as table:  # reads on past it
+            assert table.skip(10) == 10 and [k for k, _ in table] == ["00000010", "00000011"]
+
+
+def start_methods():
+    """Every way users start DataLoader workers (fork only where conftest.py allows it)."""
+    import os
+    return ("spawn", "forkserver") if os.environ.get("TABLIO_SANITIZED") else ("fork", "spawn", "forkserver")
+
+
+def test_datum_images_in_threads_inside_workers_of_every_start_method(encoded_datums):
+    """threads= and images= inside DataLoader workers, however they are started: the same
+    batches, each record once, as in the main process."""
+    torch = pytest.importorskip("torch")
+    import tablio.torch as tt
+    path, images = encoded_datums
+    def epoch(**loader):
+        ds = tt.TableIterableDataset(f"lmdb:{path}", type="datum", images=True, threads=2, batch_size=4,
+                                     with_keys=True, shuffle=True, seed=5)
+        batches = list(torch.utils.data.DataLoader(ds, batch_size=None, **loader))
+        return {key: (pixels[i], labels[i]) for keys, (pixels, labels) in batches for i, key in enumerate(keys)}
+    alone = epoch()
+    assert sorted(alone) == sorted(images)
+    for key, (pixels, label) in alone.items():
+        assert pixels.dtype == torch.uint8 and np.array_equal(pixels.numpy(), caffe_pixels(images[key][0]))
+        assert int(label) == images[key][1]
+    for method in start_methods():
+        got = epoch(num_workers=2, multiprocessing_context=method, timeout=120)
+        assert got.keys() == alone.keys(), method
+        assert all(torch.equal(got[k][0], alone[k][0]) for k in alone), method

@@ -42,6 +42,14 @@ inline std::string take_key_feature(example& features, std::string_view key_name
   return key;
 }
 
+// The key a viewed record keeps in a bytes feature, removed from its features.
+inline std::string take_key_feature(example_view& features, std::string_view key_name,
+                                    const std::string& name) {
+  std::optional<feature_view> f = features.take(key_name);
+  if (!f || f->kind != feature_kind::bytes || f->count != 1) fail_key_feature(name, key_name, !f);
+  return std::string(f->bytes().front());
+}
+
 inline example& features_of(example& ex) noexcept { return ex; }
 inline example& features_of(sequence_example& seq) noexcept { return seq.context; }
 inline const example& features_of(const example& ex) noexcept { return ex; }
@@ -109,9 +117,7 @@ class example_view_record_holder : public encoded_holder<example_view, example_v
     example_holder::encode_record(out, v.to_example(), key_name, key);
   }
   std::string take_record_key(std::string_view key_name, const std::string& name) {
-    std::optional<feature_view> f = this->value_.take(key_name);
-    if (!f || f->kind != feature_kind::bytes || f->count != 1) fail_key_feature(name, key_name, !f);
-    return std::string(f->bytes().front());
+    return take_key_feature(this->value_, key_name, name);
   }
 };
 }  // namespace detail

@@ -1,0 +1,84 @@
+// images=: the encoded images a value holds (a sample's jpg/png members, an encoded Datum, an
+// Example's image/encoded feature) decoded where the value is read, in the table's threads
+// under threads=, and handed to Python as uint8 arrays.
+#pragma once
+
+#include "arrays.hpp"
+#include "binding.hpp"
+
+#include <tablio/types/image.hpp>
+
+#include <cstring>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tablio_python {
+
+// A value's decoded images, each with the ordinal of the member or value it comes from. Storage
+// is reused from value to value. An image that would not decode is kept as `error`, thrown when
+// the value is converted, so that the table reads on past it (skip() and on_error="skip" leave
+// out that value alone).
+class decoded_images {
+ public:
+  void clear() noexcept {
+    count_ = 0;
+    from_.clear();
+    error_ = nullptr;
+  }
+  // Decodes one image of the value, from its member or value `ordinal`.
+  void add(std::string_view bytes, std::size_t ordinal, const tablio::image_options& options,
+           std::string_view source) {
+#if defined(TABLIO_WITH_JPEG)
+    if (count_ == images_.size()) images_.emplace_back();
+    tablio::decode_image(bytes, images_[count_], options, source);
+    ++count_;
+    from_.push_back(ordinal);
+#else
+    (void)bytes, (void)ordinal, (void)options, (void)source;
+    throw tablio::usage_error("images= needs the tablio::jpeg component (libjpeg-turbo and libpng)");
+#endif
+  }
+  // Runs decode (which calls add), keeping a bad image's error for the conversion.
+  template <class Decode>
+  void decode_all(Decode&& decode) {
+    clear();
+    try {
+      decode();
+    } catch (const tablio::format_error&) {
+      error_ = std::current_exception();
+    }
+  }
+  const std::exception_ptr& error() const noexcept { return error_; }
+  void throw_error() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  std::size_t size() const noexcept { return count_; }
+  const tablio::image& operator[](std::size_t i) const noexcept { return images_[i]; }
+  std::size_t from(std::size_t i) const noexcept { return from_[i]; }
+
+ private:
+  std::vector<tablio::image> images_;  // the first count_ are this value's
+  std::size_t count_ = 0;
+  std::vector<std::size_t> from_;
+  std::exception_ptr error_;
+};
+
+// An image's array dimensions: (H, W, C), (C, H, W), or (H, W) for one channel unless three
+// are asked for (a Datum's images are (C, H, W) even in gray, as Caffe's).
+inline std::vector<py::ssize_t> image_dims(const tablio::image& im, bool always_three = false) {
+  auto h = static_cast<py::ssize_t>(im.height), w = static_cast<py::ssize_t>(im.width),
+       c = static_cast<py::ssize_t>(im.channels);
+  if (c == 1 && !always_three) return {h, w};
+  return im.channels_first ? std::vector<py::ssize_t>{c, h, w} : std::vector<py::ssize_t>{h, w, c};
+}
+
+inline py::object image_array(const tablio::image& im, bool always_three = false) {
+  py::array_t<std::uint8_t> out = new_array<std::uint8_t>(image_dims(im, always_three));
+  if (!im.pixels.empty()) std::memcpy(out.mutable_data(), im.pixels.data(), im.pixels.size());
+  return std::move(out);
+}
+
+}  // namespace tablio_python
