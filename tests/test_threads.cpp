@@ -124,6 +124,30 @@ TEST_CASE("LMDB readers in many threads, each holding its snapshot while a write
   CHECK(done.size() == 5000);
 }
 
+TEST_CASE("an LMDB reader opened after the writer has committed twice since its snapshot was held",
+          "[threads][lmdb]") {
+  // What the readers above meet when two commits come between a reader's hold and its opening:
+  // both meta pages rewritten, the held snapshot's gone. The reader reads the current snapshot,
+  // whose pages the hold keeps as well, however many commits follow.
+  test::temp_dir dir;
+  const std::string db = dir / "twice";
+  lmdb_writer writer(db, {.initial_map_size = 64 << 20, .batch_size = 1});  // a map that never moves
+  writer.put(ordinal_key(0), "first");
+  lmdb_snapshot held = hold_lmdb_snapshot(db);
+  REQUIRE(held.hold);
+  for (std::uint64_t i : {1, 2}) writer.put(ordinal_key(i), "later");
+  lmdb_reader reader(db, {}, {}, {}, std::move(held));
+  for (std::uint64_t i = 3; i < 300; ++i) writer.put(ordinal_key(i), std::string(500, 'x'));
+  std::string_view key, value;
+  std::uint64_t i = 0;
+  while (reader.next(key, value)) {
+    CHECK(key == ordinal_key(i));
+    CHECK(value == (i++ == 0 ? "first" : "later"));
+  }
+  CHECK(i == 3);
+  CHECK(reader.size() == 3);
+}
+
 TEST_CASE("a writer does not grow the map under the open readers of its process", "[threads][lmdb]") {
   test::temp_dir dir;
   const std::string db = dir / "small";

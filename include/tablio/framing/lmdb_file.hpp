@@ -32,6 +32,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -86,31 +87,22 @@ inline constexpr unsigned min_leaf_node = 2 + node_header + 1;
 class lmdb_file {
  public:
   // Opens, maps and checks the data file (a folder's data.mdb, or the file of a no_subdir
-  // database): its meta pages and its main database's description. `transaction`: the
-  // snapshot of that transaction (held for the reader, framing/lmdb.hpp), rather than the
-  // current one; a format_error when neither meta page describes it any more.
-  explicit lmdb_file(const std::string& file, const open_options& options = {}, std::uint64_t transaction = 0)
+  // database): its meta pages and its main database's description. `held`: the transaction of
+  // a snapshot held for the reader in the lock table (framing/lmdb.hpp). The current snapshot
+  // is read all the same, that one or a later one: the writer may have committed twice since,
+  // rewriting both meta pages, and liblmdb reuses only the pages freed by transactions older
+  // than its oldest reader's, which no later snapshot uses either: the hold keeps those too. A
+  // format_error when the file holds only older snapshots (written anew outside the lock table).
+  explicit lmdb_file(const std::string& file, const open_options& options = {}, std::uint64_t held = 0)
       : path_(file) {
     int fd = detail::open_lmdb_data_file(file, options);
-    // A writer may grow the file between its size and its meta page being read: a meta page
-    // that describes pages past the map is read again over the file's new size.
-    for (int attempt = 1;; ++attempt) {
-      try {
-        map(fd);
-        read_meta_pages(transaction);
-        break;
-      } catch (const format_error&) {
-        struct stat st;
-        bool grew = map_ && ::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) > size_;
-        unmap();
-        if (grew && attempt < 4) continue;
-        ::close(fd);
-        throw;
-      } catch (...) {
-        unmap();
-        ::close(fd);
-        throw;
-      }
+    try {
+      map(fd);
+      read_meta_pages(fd, held);
+    } catch (...) {
+      unmap();
+      ::close(fd);
+      throw;
     }
     ::close(fd);
   }
@@ -226,10 +218,16 @@ class lmdb_file {
     if (map_) ::munmap(const_cast<unsigned char*>(map_), size_);
     map_ = nullptr;
   }
+  void map_again_if_grown(int fd) {
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) <= size_) return;
+    unmap();
+    map(fd);
+  }
 
   // The page size comes from meta page 0, as liblmdb takes it; then of the two meta pages, the
   // one with the larger transaction id describes the snapshot.
-  void read_meta_pages(std::uint64_t transaction) {
+  void read_meta_pages(int fd, std::uint64_t held) {
     namespace l = detail::lmdb_layout;
     std::uint32_t magic = u32(map_ + l::meta_magic);
     if (magic != l::magic)
@@ -242,34 +240,56 @@ class lmdb_file {
     page_size_ = size;
     if (size_ / size < 2)
       fail(size_, {"two meta pages of ", decimal(size), " bytes"}, {"the end of the file"});
-    if (transaction != 0) {
-      for (std::uint64_t number : {0u, 1u})
-        if (u64(map_ + number * size + l::meta_transaction) == transaction && is_meta_page(number))
-          return use_meta_page(number);
-      fail(0, {"the meta page of transaction ", decimal(transaction), ", the snapshot held"},
-           {"none: the writer has committed twice since"});
+    // A commit rewrites the older meta page in place, under the map. So the newer one is
+    // copied, and the copy kept once neither page's transaction id has moved meanwhile: the
+    // newer page is rewritten only after a commit to the other one, so the copy is never half
+    // old, half new. liblmdb's readers check the lock table's transaction id the same way.
+    unsigned char meta[l::meta_end];
+    std::uint64_t current;
+    for (;;) {
+      const std::uint64_t ids[2] = {transaction_id(0), transaction_id(1)};
+      current = ids[1] > ids[0] ? 1 : 0;
+      copy_meta_page(current, meta);
+      if (transaction_id(0) == ids[0] && transaction_id(1) == ids[1]) break;
     }
     // liblmdb takes the newer page whatever else it holds, its page size included: a damaged
     // newer page is an error, never a fall back to the older snapshot (data silently lost) nor
     // a database handed to liblmdb to map with a wrong page size.
-    std::uint64_t current = u64(map_ + size + l::meta_transaction) > u64(map_ + l::meta_transaction) ? 1 : 0;
-    check_meta_page(current);
-    use_meta_page(current);
+    check_meta_page(current, meta);
+    if (std::uint64_t transaction = u64(meta + l::meta_transaction); transaction < held)
+      fail(current * size + l::meta_transaction,
+           {"transaction ", decimal(held), " (the snapshot held) or a later one"},
+           {"transaction ", decimal(transaction), ": the file was written anew outside the lock table"});
+    // A snapshot's pages are written before its meta page: those of one committed since the
+    // file's size was read lie past the map, and in the file now.
+    if (u64(meta + l::meta_last_page) >= size_ / size) map_again_if_grown(fd);
+    use_meta_page(current, meta);
   }
 
-  bool is_meta_page(std::uint64_t number) const {
-    try {
-      check_meta_page(number);
-      return true;
-    } catch (const format_error&) {
-      return false;
+  // The transaction id of meta page `number`.
+  std::uint64_t transaction_id(std::uint64_t number) const noexcept {
+    std::uint64_t id = load_acquire(map_ + number * page_size_ + detail::lmdb_layout::meta_transaction);
+    return std::endian::native == std::endian::little ? id : byteswap(id);
+  }
+  // Meta page `number` up to meta_end, as the file has it.
+  void copy_meta_page(std::uint64_t number,
+                      unsigned char (&to)[detail::lmdb_layout::meta_end]) const noexcept {
+    const unsigned char* from = map_ + number * page_size_;
+    for (std::size_t at = 0; at < sizeof to; at += 8) {
+      std::uint64_t word = load_acquire(from + at);
+      std::memcpy(to + at, &word, 8);
     }
   }
-  // What liblmdb checks of a meta page, and that it is this one.
-  void check_meta_page(std::uint64_t number) const {
+  // Eight aligned bytes of the map, read before this thread's later reads: the copy of a meta
+  // page after the ids that choose it, and the ids that check it after the copy.
+  static std::uint64_t load_acquire(const unsigned char* p) noexcept {
+    return __atomic_load_n(reinterpret_cast<const std::uint64_t*>(p), __ATOMIC_ACQUIRE);
+  }
+
+  // What liblmdb checks of a meta page (`meta`, its copy), and that it is page `number`.
+  void check_meta_page(std::uint64_t number, const unsigned char* meta) const {
     namespace l = detail::lmdb_layout;
     const std::uint64_t offset = number * page_size_;
-    const unsigned char* meta = map_ + offset;
     if (u64(meta) != number || (u16(meta + 10) & l::page_kinds) != l::meta_page)
       fail(offset, {"meta page ", decimal(number)}, {kind_of(meta), " numbered ", decimal(u64(meta))});
     if (u32(meta + l::meta_magic) != l::magic || u32(meta + l::meta_version) != l::version)
@@ -280,11 +300,11 @@ class lmdb_file {
            {decimal(u32(meta + l::meta_free_db + l::db_pad))});
   }
 
-  // Takes the snapshot meta page `number` describes, once its description is checked.
-  void use_meta_page(std::uint64_t number) {
+  // Takes the snapshot meta page `number` describes (`meta`, its copy), once its description is
+  // checked.
+  void use_meta_page(std::uint64_t number, const unsigned char* meta) {
     namespace l = detail::lmdb_layout;
     const std::uint64_t offset = number * page_size_;
-    const unsigned char* meta = map_ + offset;
     const unsigned char* db = meta + l::meta_main_db;
     const std::uint64_t db_offset = offset + l::meta_main_db;
     if (std::uint16_t flags = u16(db + l::db_flags); flags != 0)

@@ -49,7 +49,8 @@ struct lmdb_snapshot {
 // By itself the reader takes no lock: a writer (in this process or another) may then reuse
 // the snapshot's pages meanwhile, which makes reading fail with a format_error, never crash.
 // Given a held snapshot (open_lmdb_reader() in framing/lmdb.hpp holds one for a database that
-// may be written meanwhile), it reads that snapshot whatever writers do.
+// may be written meanwhile), it reads one the hold keeps whatever writers do: that snapshot,
+// or one committed between its hold and the reader's opening (lmdb_file).
 class lmdb_reader {
  public:
   explicit lmdb_reader(const std::string& path, const lmdb_options& options = {},
