@@ -2,6 +2,7 @@
 #include <tablio/table/object.hpp>
 
 #include <filesystem>
+#include <limits>
 
 #include "test_support.hpp"
 
@@ -568,4 +569,65 @@ TEST_CASE("single objects are read and written as Kaldi's ReadKaldiObject and Wr
   CHECK(test::read_file(dir / "utt1.mat") == archive.substr(5, 85 - 5 - std::string("utt2 ").size()));
   write_object<matrix_holder>(dir / "utt1.txt", utt1, false);
   CHECK(read_object<matrix_holder>(dir / "utt1.txt") == utt1);
+}
+
+namespace {
+
+// A value whose write fails after `written` bytes of its object: a matrix to compress with a
+// NaN fails before any, a holder of its own may fail later.
+struct failing_value {
+  std::size_t written = 0;
+  bool fails = true;
+};
+struct failing_holder : holder_storage<failing_value> {
+  static constexpr std::string_view extension = "bin";
+  static void write(writer& w, bool, const failing_value& v) {
+    w.write(std::string(v.written, 'x'));
+    if (v.fails) throw usage_error("this value cannot be written");
+    w.put('\n');
+  }
+  void read(reader&) {}
+};
+
+}  // namespace
+
+TEST_CASE("a value that fails to be written leaves nothing of its entry, in the archive or its script",
+          "[table][bad]") {
+  temp_dir dir;
+  matrix<float> fine(2, 3), nan(2, 3);
+  for (std::size_t k = 0; k < fine.size(); ++k) fine.data()[k] = nan.data()[k] = static_cast<float>(k);
+  nan.data()[4] = std::numeric_limits<float>::quiet_NaN();
+  for (std::string options : {"ark,scp:", "ark,scp,f:"}) {
+    INFO(options);
+    {
+      table_writer<holder<matrix_to_compress>> out(options + dir / "c.ark," + dir / "c.scp");
+      out.write("a", matrix_to_compress{fine});
+      CHECK_THROWS_WITH(out.write("b", matrix_to_compress{nan}), Catch::Contains("NaN"));
+      out.write("c", matrix_to_compress{fine});
+      out.close();
+    }
+    std::vector<std::string> keys, script_keys;
+    for (auto [key, value] : sequential_table_reader<holder<matrix<float>>>("ark:" + dir / "c.ark"))
+      keys.push_back(key);
+    for (auto [key, value] : sequential_table_reader<holder<matrix<float>>>("scp:" + dir / "c.scp"))
+      script_keys.push_back(key);
+    CHECK(keys == std::vector<std::string>{"a", "c"});
+    CHECK(script_keys == keys);
+  }
+}
+
+TEST_CASE("a value that fails after part of it reached the file ends the archive with an error",
+          "[table][bad]") {
+  temp_dir dir;
+  table_writer<failing_holder> out("ark:" + dir / "f.ark");
+  out.write("a", failing_value{10, false});
+  CHECK_THROWS_WITH(out.write("b", failing_value{100, true}), "this value cannot be written");  // taken back
+  out.write("c", failing_value{10, false});
+  CHECK_THROWS_WITH(out.write("d", failing_value{4 << 20, true}), "this value cannot be written");
+  CHECK_THROWS_WITH(
+      out.write("e", failing_value{10, false}),
+      Catch::Contains("ends in the object of key 'd'") && Catch::Contains("no entry can follow"));
+  out.close();
+  std::string written = test::read_file(dir / "f.ark");
+  CHECK(written.starts_with("a xxxxxxxxxx\nc xxxxxxxxxx\nd xxxx"));
 }

@@ -82,15 +82,10 @@ int copy(arguments& args) {
           rspec, wspec, [](const auto& v) -> const auto& { return v; });
     if constexpr (std::is_same_v<H, holder<matrix<float>>>) {
       auto how = static_cast<compression_method>(method);
-      // With --threads, compressed where written, by the output's threads (whole, in memory,
-      // before any of it is written); else before it is written, as copy-feats does, so that a
-      // matrix that cannot be compressed leaves nothing of its entry.
-      if (cli::output_access().threads > 1)
-        return copy_table<H, holder<matrix_to_compress>>(rspec, wspec, [how](matrix<float>& m) {
-          return matrix_to_compress{std::move(m), how};
-        });
-      return copy_table<H, holder<compressed_matrix>>(rspec, wspec, [how](const matrix<float>& m) {
-        return compressed_matrix(m.data(), m.num_rows(), m.num_cols(), how);
+      // Compressed where written (by the output's threads, with --threads); a matrix that
+      // cannot be compressed leaves nothing of its entry.
+      return copy_table<H, holder<matrix_to_compress>>(rspec, wspec, [how](matrix<float>& m) {
+        return matrix_to_compress{std::move(m), how};
       });
     } else {
       throw usage_error("--compress applies to --type=matrix");

@@ -35,6 +35,8 @@ class archive_writer {
   // Kaldi tokens: non-empty, printable, no whitespace.
   std::uint64_t begin_entry(std::string_view key) {
     if (!kaldi_io::is_token(key) || key.size() > default_limits.max_token_bytes) bad_key(key);
+    if (!cut_key_.empty()) cut_entry();
+    entry_offset_ = out_.tell();
     out_.write(key);
     out_.put(' ');
     return object_offset_ = out_.tell();
@@ -50,6 +52,11 @@ class archive_writer {
     return out_;
   }
   void end() { end_entry(); }
+  // The entry begun for key failed before its object was whole: it is taken back, or, when
+  // part of it has reached the file already, the archive ends in it and takes no more entries.
+  void abandon(std::string_view key) {
+    if (!out_.take_back(entry_offset_)) cut_key_ = key;
+  }
   bool binary() const noexcept { return options_.binary; }
   location entry_location() const noexcept { return {0, object_offset_}; }
   const std::string& file_name(std::uint32_t /*file*/) const noexcept { return name_; }
@@ -66,10 +73,16 @@ class archive_writer {
                      decimal(default_limits.max_token_bytes), " bytes (limits::max_token_bytes)"});
   }
 
+  [[noreturn]] void cut_entry() const {
+    throw_usage_error({"archive '", out_.name(), "' ends in the object of key ", quoted_excerpt(cut_key_),
+                       ", whose writing failed after part of it reached the file: no entry can follow it"});
+  }
+
   writer out_;
   std::string name_;  // as given: what script lines name
   archive_options options_;
-  std::uint64_t object_offset_ = 0;
+  std::uint64_t entry_offset_ = 0, object_offset_ = 0;
+  std::string cut_key_;  // of an entry abandoned with part of it written
 };
 
 class archive_reader {

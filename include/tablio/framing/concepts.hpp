@@ -476,6 +476,12 @@ bool writes_binary(const F& f) {
   else
     return true;
 }
+// The object entry begun for key failed before it was whole: a framing that can takes it back
+// (abandon(key)), so that it leaves nothing.
+template <class F>
+void abandon_entry(F& f, std::string_view key) {
+  if constexpr (requires { f.abandon(key); }) f.abandon(key);
+}
 template <class F>
 std::string_view output_key_name(const F& f) {
   if constexpr (requires { f.key_name(); })

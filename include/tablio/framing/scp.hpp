@@ -111,6 +111,7 @@ class script_writer {
     out_.put('\n');
   }
   writer& out() noexcept { return out_; }
+  const std::string& name() const noexcept { return out_.name(); }
   void close() { out_.close(); }
 
  private:
@@ -512,14 +513,25 @@ class scripted_output {
   writer& begin(std::string_view key) requires object_output<F> {
     check_scriptable();
     writer& out = inner_.begin(key);
+    line_offset_ = script_.out().tell();
     line(key);
     return out;
   }
-  void end() requires object_output<F> { inner_.end(); }
+  void end() requires object_output<F> {
+    inner_.end();
+    if (flush_each_) script_.out().flush();  // the line, once its object is whole
+  }
+  // The entry's object failed: taken back from both (or, were its line gone to the script
+  // already, the script takes no more entries).
+  void abandon(std::string_view key) requires object_output<F> {
+    detail::abandon_entry(inner_, key);
+    if (!script_.out().take_back(line_offset_)) cut_key_ = key;
+  }
   void put(std::string_view key, std::string_view bytes) requires record_output<F> {
     check_scriptable();
     inner_.put(key, bytes);
     line(key);
+    if (flush_each_) script_.out().flush();
   }
   entry_form form() const { return detail::output_form(inner_); }
   bool binary() const { return detail::writes_binary(inner_); }
@@ -551,6 +563,9 @@ class scripted_output {
  private:
   // Checked per entry: what a framing writes may change once the holder's extension is known.
   void check_scriptable() const {
+    if (!cut_key_.empty())
+      throw_usage_error({"script '", script_.name(), "' lists key ", quoted_excerpt(cut_key_),
+                         ", whose object failed to be written: no entry can follow it"});
     if constexpr (requires { inner_.script_refusal(); }) {
       if (std::string_view why = inner_.script_refusal(); !why.empty()) throw_usage_error({why});
     }
@@ -566,12 +581,13 @@ class scripted_output {
     out.write(file);
     out.write(offset, static_cast<std::size_t>(n));
     out.put('\n');
-    if (flush_each_) out.flush();
   }
 
   F inner_;
   script_writer script_;
   bool flush_each_;
+  std::uint64_t line_offset_ = 0;  // of the entry's line
+  std::string cut_key_;            // of an entry abandoned with its line gone
 };
 
 // Kaldi scripts as a framing family.

@@ -184,6 +184,14 @@ class writer {
     return pos_;
   }
   void advance(std::size_t n) noexcept { pos_ += n; }
+  // Takes back what was written since `offset` (an earlier tell()) when all of it is still in
+  // the current window, so that an entry that failed midway leaves nothing; false when some
+  // of it has gone to the sink.
+  bool take_back(std::uint64_t offset) noexcept {
+    if (offset < committed_ || offset > tell()) return false;
+    pos_ = begin_ + (offset - committed_);
+    return true;
+  }
   // The writable bytes of the current window (may be empty before the first write).
   std::span<char> window() const noexcept { return {pos_, end_}; }
 

@@ -88,7 +88,12 @@ void write_entry(F& f, std::string_view key, const typename H::value_type& v, st
     case entry_form::object:
       if constexpr (object_output<F>) {
         writer& out = f.begin(key);
-        H::write(out, writes_binary(f), v);
+        try {
+          H::write(out, writes_binary(f), v);
+        } catch (...) {
+          abandon_entry(f, key);  // a value that fails midway (a NaN to compress) leaves nothing
+          throw;
+        }
         f.end();
         return;
       }

@@ -21,6 +21,7 @@ class any_output_base {
   virtual entry_form form() const = 0;
   virtual writer& begin(std::string_view key) = 0;
   virtual void end() = 0;
+  virtual void abandon(std::string_view key) = 0;
   virtual void put(std::string_view key, std::string_view bytes) = 0;
   virtual void put(std::string_view key, const array_view& array) = 0;
   virtual bool binary() const = 0;
@@ -77,6 +78,7 @@ class erased_output final : public any_output_base {
   void end() override {
     if constexpr (object_output<F>) f_.end();
   }
+  void abandon(std::string_view key) override { detail::abandon_entry(f_, key); }
   void put(std::string_view key, std::string_view bytes) override {
     if constexpr (record_output<F>)
       f_.put(key, bytes);
@@ -184,6 +186,7 @@ class any_output {
   entry_form form() const { return impl_->form(); }
   writer& begin(std::string_view key) { return impl_->begin(key); }
   void end() { impl_->end(); }
+  void abandon(std::string_view key) { impl_->abandon(key); }
   void put(std::string_view key, std::string_view bytes) { impl_->put(key, bytes); }
   void put(std::string_view key, const array_view& array) { impl_->put(key, array); }
   bool binary() const { return impl_->binary(); }

@@ -231,9 +231,8 @@ struct codec_traits<kaldi_text, compressed_matrix> {
 };
 
 // A float matrix written as compressed_matrix(values, method) writes it, compressed where it
-// is written: in a table writer's threads, which so share copy-feats --compress's work (they
-// encode each value whole before it is written). Without threads, write a compressed_matrix:
-// a matrix that cannot be compressed (NaN) fails after its key and header are written. It
+// is written: in a table writer's threads, which so share copy-feats --compress's work. A
+// matrix that cannot be compressed (NaN) fails its write, and its entry is taken back. It
 // reads as the matrix decompressed (method left automatic).
 struct matrix_to_compress {
   matrix<float> values;
