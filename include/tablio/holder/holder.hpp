@@ -53,10 +53,10 @@ class holder : public holder_storage<T> {
       w.write(line);
     }
   }
-  // Moves one object from r into out undecoded, where T's codecs tell where it ends plainly,
+  // Takes one object off r into out undecoded, where T's codecs tell where it ends plainly,
   // for a table's threads to decode (table/read_ahead.hpp); false, having consumed nothing,
   // where they do not.
-  static bool skim(reader& r, std::string& out) requires(std::is_same_v<TextCodec, kaldi_text>&& requires {
+  static bool skim(reader& r, skimmed_object& out) requires(std::is_same_v<TextCodec, kaldi_text>&& requires {
     codec_traits<BinaryCodec, T>::skim_object(r, out);
   }) {
     return codec_traits<BinaryCodec, T>::skim_object(r, out);

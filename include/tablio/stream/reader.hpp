@@ -559,4 +559,33 @@ class reader {
   tablio::limits limits_;
 };
 
+// An object's bytes taken off a reader undecoded, for another thread to decode: a view of the
+// reader's window, kept alive by `window`, or a copy where the window cannot be kept or does
+// not hold them whole.
+struct skimmed_object {
+  std::string_view bytes;
+  keeper window;
+  std::string copy;
+
+  void clear() noexcept {
+    bytes = {};
+    window.reset();
+    copy.clear();
+  }
+  // Takes the next n bytes of r (they are known to be there).
+  void take(reader& r, std::size_t n, const char* what) {
+    if (r.window().size() >= n) {
+      if (keeper kept = r.keep_window()) {
+        bytes = std::string_view(r.window().data(), n);
+        r.advance(n);
+        window = std::move(kept);
+        return;
+      }
+    }
+    copy.resize(n);
+    r.read_exact(copy.data(), n, what);
+    bytes = copy;
+  }
+};
+
 TABLIO_END_NAMESPACE

@@ -41,7 +41,8 @@ class read_ahead final : public table_stage {
     entry e;
     std::string bytes, part_names, part_bytes, key_name, source, range, origin;
     std::vector<entry_part> parts;
-    std::optional<reader> object;   // a skimmed object's bytes, for e.object...
+    skimmed_object skimmed;         // an object's bytes, undecoded...
+    std::optional<reader> object;   // ...for e.object...
     std::uint64_t object_at = 0;    // ...which start at this offset of its stream
     std::exception_ptr after;       // ...which is not followed by a key: thrown once it is decoded
     bool decoded = false;           // where it was read (objects its holder cannot skim, arrays)
@@ -101,7 +102,7 @@ class read_ahead final : public table_stage {
       const bool threaded = !j.decoded && !j.failure && !j.skipped;
       j.counted = 0;
       if (threaded) {
-        j.counted = j.bytes.size();
+        j.counted = j.bytes.size() + j.skimmed.bytes.size();
         for (const entry_part& p : j.e.parts) j.counted += p.bytes.size();
       }
       for_threads_ += threaded;
@@ -119,7 +120,9 @@ class read_ahead final : public table_stage {
     return j;
   }
   void release() noexcept {
-    bytes_in_flight_ -= jobs_.oldest().counted;
+    job& j = jobs_.oldest();
+    bytes_in_flight_ -= j.counted;
+    j.skimmed.clear();  // lets the reader's window go
     jobs_.release();
   }
 
@@ -184,9 +187,10 @@ class read_ahead final : public table_stage {
   // it ends; the checks of what follows it are made here, on the stream, in order.
   bool skim(job& j) {
     reader& in = *e_.object;
-    if (!H::skim(in, j.bytes)) return false;
-    j.object_at = in.tell() - j.bytes.size();
-    j.object.emplace(memory_reader(std::string_view(j.bytes), in.name(), in.limits()));
+    if (!H::skim(in, j.skimmed)) return false;
+    j.bytes.clear();
+    j.object_at = in.tell() - j.skimmed.bytes.size();
+    j.object.emplace(memory_reader(j.skimmed.bytes, in.name(), in.limits()));
     j.after = nullptr;
     if (e_.followed_by_key) {
       try {
@@ -240,7 +244,7 @@ class read_ahead final : public table_stage {
   // the value between cores): a few microseconds.
   bool cheap() const noexcept { return average_nanoseconds_ < hand_over_nanoseconds; }
 
-  static constexpr bool skims = requires(reader & r, std::string& out) { H::skim(r, out); };
+  static constexpr bool skims = requires(reader & r, skimmed_object& out) { H::skim(r, out); };
 
   static void decode(void*, job& j) {
     if (j.decoded || j.failure || j.skipped) return;

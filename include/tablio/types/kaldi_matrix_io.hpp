@@ -140,26 +140,28 @@ void read_matrix_text(reader& r, std::int32_t& rows, std::int32_t& cols, std::ve
   }
 }
 
-// Moves one matrix object, binary ("\0B" then FM, DM, CM, CM2 or CM3) or text ("[ ... ]"), from
-// r into out without decoding it, its end read off its header (or its closing ']'), so that a
+// Takes one matrix object, binary ("\0B" then FM, DM, CM, CM2 or CM3) or text ("[ ... ]"), off
+// r into out without decoding it (a view of r's window where it can be kept), its end read off its header (or its closing ']'), so that a
 // table's threads can decode it apart from the stream (table/read_ahead.hpp), from the same bytes
 // and with the same errors. False, having consumed nothing, for what a header does not end
 // plainly (an empty compressed matrix, a malformed header, a binary object cut short): it is
 // then read from the stream, as without threads.
-inline bool skim_matrix_object(reader& r, std::string& out) {
+inline bool skim_matrix_object(reader& r, skimmed_object& out) {
   out.clear();
   if (r.peek() != 0) {  // text: through the ']' that closes it (no number holds one)
     r.skip_whitespace();
     if (r.peek() != '[') return false;
     for (;;) {
-      if (!r.fill()) return true;  // cut short: decoding says so, at the same offset
+      if (!r.fill()) break;  // cut short: decoding says so, at the same offset
       std::span<const char> w = r.window();
       const void* end = std::memchr(w.data(), ']', w.size());
       std::size_t n = end ? static_cast<std::size_t>(static_cast<const char*>(end) - w.data()) + 1 : w.size();
-      out.append(w.data(), n);
+      out.copy.append(w.data(), n);
       r.advance(n);
-      if (end) return true;
+      if (end) break;
     }
+    out.bytes = out.copy;
+    return true;
   }
   // Binary: "\0B", a token, then M(rows) M(cols) (FM, DM) or a 16-byte header (CM*).
   if (!r.ensure(7)) return false;
@@ -189,8 +191,7 @@ inline bool skim_matrix_object(reader& r, std::string& out) {
   std::size_t total = header + size;
   if (total > r.limits().max_record_bytes) return false;  // decoding says what is wrong
   if (auto left = r.remaining(); left ? *left < total : !r.ensure(total)) return false;
-  out.resize(total);
-  r.read_exact(out.data(), total, "matrix bytes");
+  out.take(r, total, "matrix bytes");
   return true;
 }
 

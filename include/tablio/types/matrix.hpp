@@ -185,7 +185,7 @@ template <std::floating_point T>
 struct codec_traits<kaldi_binary, matrix<T>> {
   static void write(writer& w, const matrix<T>& m) { m.write_kaldi(w, true); }
   static void read(reader& r, matrix<T>& m) { m.read_kaldi(r, true); }
-  static bool skim_object(reader& r, std::string& out) { return kaldi_io::skim_matrix_object(r, out); }
+  static bool skim_object(reader& r, skimmed_object& out) { return kaldi_io::skim_matrix_object(r, out); }
 };
 template <std::floating_point T>
 struct codec_traits<kaldi_text, matrix<T>> {
@@ -198,7 +198,7 @@ struct codec_traits<kaldi_text, matrix<T>> {
 template <>
 struct codec_traits<kaldi_binary, compressed_matrix> {
   static void write(writer& w, const compressed_matrix& m) { m.write_binary(w); }
-  static bool skim_object(reader& r, std::string& out) { return kaldi_io::skim_matrix_object(r, out); }
+  static bool skim_object(reader& r, skimmed_object& out) { return kaldi_io::skim_matrix_object(r, out); }
   static void read(reader& r, compressed_matrix& m) {
     if (kaldi_io::peek(r, true) == 'C') {
       m.read_binary(r);
@@ -247,7 +247,7 @@ template <>
 struct codec_traits<kaldi_binary, matrix_to_compress> {
   static void write(writer& w, const matrix_to_compress& m) { m.compressed().write_binary(w); }
   static void read(reader& r, matrix_to_compress& m) { m.values.read_kaldi(r, true); }
-  static bool skim_object(reader& r, std::string& out) { return kaldi_io::skim_matrix_object(r, out); }
+  static bool skim_object(reader& r, skimmed_object& out) { return kaldi_io::skim_matrix_object(r, out); }
 };
 template <>
 struct codec_traits<kaldi_text, matrix_to_compress> {
