@@ -3,7 +3,9 @@
 // 500x80, 160 MB, the shape of Kaldi's reference figures in the specs, CompressionMethod 2);
 // reading a compressed-matrix archive, a text archive, and a gzip TFRecord file of Examples.
 // The limits: read() of the file's bytes, and for the gzip file zlib's inflate of it alone,
-// which no number of threads can split (a gzip stream inflates in order).
+// which no number of threads can split (a gzip stream inflates in order). For the compressed
+// matrices, also their decompression alone, from memory, split between one and two threads
+// with no table and no order: what two cores can give for that work on this machine.
 #include "ratio_reporter.hpp"
 #include "scratch_folder.hpp"
 
@@ -13,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <random>
+#include <thread>
 
 namespace {
 
@@ -92,6 +95,30 @@ void limit_inflate(benchmark::State& state, const char* file) {
   }
 }
 
+// The archive's compressed matrices decompressed from memory by `n` threads, each taking every
+// n-th into a matrix of its own, as a table's threads decode into their jobs' holders.
+void limit_decompress(benchmark::State& state, unsigned n) {
+  prepare();
+  std::vector<tablio::compressed_matrix> all;
+  for (auto& [k, m] :
+       tablio::sequential_table_reader<tablio::holder<tablio::compressed_matrix>>("ark:" + path("cm.ark")))
+    all.push_back(m);
+  auto decompress_share = [&](unsigned first) {
+    std::vector<float> out;
+    for (std::size_t i = first; i < all.size(); i += n) {
+      out.resize(std::size_t(all[i].num_rows()) * std::size_t(all[i].num_cols()));
+      all[i].decompress(out.data());
+      benchmark::DoNotOptimize(out.data());
+    }
+  };
+  for (auto _ : state) {
+    std::vector<std::thread> others;
+    for (unsigned t = 1; t < n; ++t) others.emplace_back(decompress_share, t);
+    decompress_share(0);
+    for (std::thread& t : others) t.join();
+  }
+}
+
 template <class H>
 void read_table(benchmark::State& state, std::string rspec, unsigned n) {
   prepare();
@@ -132,6 +159,8 @@ void copy_compress(benchmark::State& state, unsigned n) {
 TABLIO_BENCH(copy_compress, "copy_compress/one_thread", 1);
 TABLIO_BENCH(copy_compress, "copy_compress/two_threads", 2);
 TABLIO_BENCH(limit_read, "read_compressed/limit_read", "cm.ark");
+TABLIO_BENCH(limit_decompress, "read_compressed/limit_decompress_one_thread", 1);
+TABLIO_BENCH(limit_decompress, "read_compressed/limit_decompress_two_threads", 2);
 TABLIO_BENCH(read_matrices, "read_compressed/one_thread", "ark:" + path("cm.ark"), 1);
 TABLIO_BENCH(read_matrices, "read_compressed/two_threads", "ark:" + path("cm.ark"), 2);
 TABLIO_BENCH(limit_read, "read_text/limit_read", "text.ark");
