@@ -141,11 +141,11 @@ void read_matrix_text(reader& r, std::int32_t& rows, std::int32_t& cols, std::ve
 }
 
 // Takes one matrix object, binary ("\0B" then FM, DM, CM, CM2 or CM3) or text ("[ ... ]"), off
-// r into out without decoding it (a view of r's window where it can be kept), its end read off its header (or its closing ']'), so that a
-// table's threads can decode it apart from the stream (table/read_ahead.hpp), from the same bytes
-// and with the same errors. False, having consumed nothing, for what a header does not end
-// plainly (an empty compressed matrix, a malformed header, a binary object cut short): it is
-// then read from the stream, as without threads.
+// r into out undecoded (a view of r's window where it can be kept), its end read off its header
+// (or its closing ']'), so that a table's threads can decode it apart from the stream
+// (table/read_ahead.hpp), from the same bytes and with the same errors. False, having consumed
+// nothing, for what a header does not end plainly (an empty compressed matrix, a malformed
+// header, a binary object cut short): it is then read from the stream, as without threads.
 inline bool skim_matrix_object(reader& r, skimmed_object& out) {
   out.clear();
   if (r.peek() != 0) {  // text: through the ']' that closes it (no number holds one)
