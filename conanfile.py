@@ -1,7 +1,8 @@
-"""Conan 2 recipe for tablio: a header-only package whose zlib, lmdb and curl options add the
-tablio::zlib, tablio::lmdb and tablio::curl components (and require those libraries).
+"""Conan 2 recipe for tablio: a header-only package whose zlib, lmdb, curl and jpeg options add
+the tablio::zlib, tablio::lmdb, tablio::curl and tablio::jpeg components (and require those
+libraries).
 
-    conan create . -o "tablio/*:lmdb=False" -o "tablio/*:curl=True"
+    conan create . -o "tablio/*:lmdb=False" -o "tablio/*:curl=True" -o "tablio/*:jpeg=True"
 """
 import os
 import re
@@ -11,12 +12,13 @@ from conan.tools.build import check_min_cppstd
 from conan.tools.cmake import CMake, CMakeToolchain, cmake_layout
 from conan.tools.files import copy, load
 
-# The optional components: the library each option requires, and what the component links,
-# named as Conan's package of it is (pkg::pkg is the whole package).
+# The optional components: the libraries each option requires, and what the component links,
+# named as Conan's packages of them are (pkg::pkg is the whole package).
 COMPONENTS = {
-    "zlib": ("zlib/[>=1.2.11 <2]", "zlib::zlib"),
-    "lmdb": ("lmdb/[>=0.9.22 <1]", "lmdb::lmdb"),
-    "curl": ("libcurl/[>=7.80 <9]", "libcurl::libcurl"),
+    "zlib": (["zlib/[>=1.2.11 <2]"], ["zlib::zlib"]),
+    "lmdb": (["lmdb/[>=0.9.22 <1]"], ["lmdb::lmdb"]),
+    "curl": (["libcurl/[>=7.80 <9]"], ["libcurl::libcurl"]),
+    "jpeg": (["libjpeg-turbo/[>=2.1 <4]", "libpng/[>=1.6 <2]"], ["libjpeg-turbo::turbojpeg", "libpng::libpng"]),
 }
 # tablio::curl's source, compiled once by each program that links it, and the CMake build
 # module that adds it to the target; both in every package, which is the same for all options.
@@ -34,8 +36,8 @@ class TablioConan(ConanFile):
     settings = "os", "arch", "compiler", "build_type"
     options = {name: [True, False] for name in COMPONENTS}
     # curl is off by default: libcurl brings a TLS library and more with it, and only remote
-    # objects (http://, https://, s3://) need it.
-    default_options = {"zlib": True, "lmdb": True, "curl": False}
+    # objects (http://, https://, s3://) need it; jpeg too: only decoding images needs it.
+    default_options = {"zlib": True, "lmdb": True, "curl": False, "jpeg": False}
     exports_sources = "CMakeLists.txt", "LICENSE", "cmake/*", "include/*", "src/remote.cpp"
     no_copy_source = True
 
@@ -46,9 +48,10 @@ class TablioConan(ConanFile):
 
     def requirements(self):
         self.requires("boost/[>=1.75]", options={"header_only": True})
-        for name, (requirement, _) in COMPONENTS.items():
+        for name, (requirements, _) in COMPONENTS.items():
             if self.options.get_safe(name):
-                self.requires(requirement)
+                for requirement in requirements:
+                    self.requires(requirement)
 
     def validate(self):
         check_min_cppstd(self, 20)
@@ -93,13 +96,13 @@ class TablioConan(ConanFile):
             core.system_libs = ["pthread"]  # tables' threads (threads=N)
         core.bindirs = []
         core.libdirs = []
-        for name, (_, library) in COMPONENTS.items():
+        for name, (_, libraries) in COMPONENTS.items():
             if self.options.get_safe(name):
                 component = self.cpp_info.components[name]
                 component.set_property("cmake_target_name", "tablio::" + name)
                 component.set_property("pkg_config_name", "tablio-" + name)
                 component.defines = ["TABLIO_WITH_" + name.upper()]
-                component.requires = ["core", library]
+                component.requires = ["core"] + libraries
                 component.bindirs = []
                 component.libdirs = []
         if self.options.get_safe("curl"):

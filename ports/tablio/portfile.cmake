@@ -8,6 +8,7 @@ set(VCPKG_BUILD_TYPE release)
 vcpkg_check_features(OUT_FEATURE_OPTIONS FEATURE_OPTIONS
   FEATURES
     curl TABLIO_WITH_CURL
+    jpeg TABLIO_WITH_JPEG
     lmdb TABLIO_WITH_LMDB
     zlib TABLIO_WITH_ZLIB
 )

@@ -5,7 +5,7 @@ package_info. Conan itself is not needed: this module stands in for the parts of
 recipe uses. Then it writes the CMake package that Conan's CMakeDeps would write from
 package_info, so that a consumer can be built against the package.
 
-    conan_recipe.py SOURCE_DIR WORK_DIR zlib=True lmdb=False curl=True
+    conan_recipe.py SOURCE_DIR WORK_DIR zlib=True lmdb=False curl=True jpeg=True
 """
 import fnmatch
 import importlib.util
@@ -127,9 +127,12 @@ DEPENDENCIES = {
     "lmdb::lmdb": ("include(\"%s/cmake/tablioDependencies.cmake\")\ntablio_find_lmdb(found)",
                    "lmdb::lmdb"),
     "libcurl::libcurl": ("find_package(CURL REQUIRED)", "CURL::libcurl"),
+    "libjpeg-turbo::turbojpeg": ("include(\"%s/cmake/tablioDependencies.cmake\")\ntablio_find_jpeg(found)",
+                                 "tablio_turbojpeg"),
+    "libpng::libpng": ("find_package(PNG REQUIRED)", "PNG::PNG"),
 }
-# The requirement each option adds, by package name.
-OPTION_PACKAGES = {"zlib": "zlib", "lmdb": "lmdb", "curl": "libcurl"}
+# A requirement each option adds, by package name.
+OPTION_PACKAGES = {"zlib": "zlib", "lmdb": "lmdb", "curl": "libcurl", "jpeg": "libjpeg-turbo"}
 # What a header-only package may hold besides include/tablio/: the licence, and tablio::curl's
 # source with the build module that adds it to the target.
 PACKAGED_FILES = ("licenses/LICENSE", "share/tablio/src/remote.cpp", "share/tablio/tablioCurlSources.cmake")

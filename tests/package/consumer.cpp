@@ -2,11 +2,15 @@
 // when the components are there, a gzip-compressed TFRecord table, an LMDB table, and remote
 // names that reach the remote layer (src/remote.cpp, compiled and linked with libcurl).
 #include <tablio/tablio.hpp>
+#if defined(TABLIO_WITH_JPEG)
+#include <tablio/types/image.hpp>
+#endif
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 struct point {
   int x;
@@ -64,6 +68,28 @@ static bool remote_layer_linked() {
 }
 #endif
 
+#if defined(TABLIO_WITH_JPEG)
+// A 2x1 PNG of one colour decodes to its pixels (libpng linked), and bytes that start as a JPEG
+// but are none are a format_error (TurboJPEG linked).
+static bool images_decode() {
+  static const char png[] =
+      "\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x02\x00\x00\x00"
+      "\x01\x08\x02\x00\x00\x00\x7b\x40\xe8\xdd\x00\x00\x00\x0f\x49\x44\x41\x54\x78\x9c\x63\xe4\x12"
+      "\x91\x63\x60\x60\x00\x00\x01\x26\x00\x3e\x63\xf8\x60\x59\x00\x00\x00\x00\x49\x45\x4e\x44\xae"
+      "\x42\x60\x82";
+  tablio::image im;
+  tablio::decode_image(std::string_view(png, sizeof png - 1), im, {}, "consumer.png");
+  bool pixels =
+      im.width == 2 && im.height == 1 && im.pixels == std::vector<std::uint8_t>{10, 20, 30, 10, 20, 30};
+  try {
+    tablio::decode_image("\xff\xd8\xff\xe0 not a JPEG", im, {}, "consumer.jpg");
+  } catch (const tablio::format_error&) {
+    return pixels;
+  }
+  return false;
+}
+#endif
+
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   fs::path dir = argc > 1 ? fs::path(argv[1]) : fs::temp_directory_path() / "tablio-consumer";
@@ -80,6 +106,9 @@ int main(int argc, char** argv) {
 #endif
 #if defined(TABLIO_WITH_CURL)
   ok = report("curl component", remote_layer_linked()) && ok;
+#endif
+#if defined(TABLIO_WITH_JPEG)
+  ok = report("jpeg component", images_decode()) && ok;
 #endif
   return ok ? 0 : 1;
 }

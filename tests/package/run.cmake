@@ -14,7 +14,7 @@
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(no_extras -DTABLIO_BUILD_TESTS=OFF -DTABLIO_BUILD_EXAMPLES=OFF -DTABLIO_BUILD_TOOLS=OFF)
-set(all_components -DTABLIO_WITH_ZLIB=ON -DTABLIO_WITH_LMDB=ON -DTABLIO_WITH_CURL=ON)
+set(all_components -DTABLIO_WITH_ZLIB=ON -DTABLIO_WITH_LMDB=ON -DTABLIO_WITH_CURL=ON -DTABLIO_WITH_JPEG=ON)
 
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -50,7 +50,7 @@ if(MODE STREQUAL "find_package")
   # them) from where it is, not from where it was installed.
   install_tablio(${WORK_DIR}/installed ${all_components})
   file(RENAME ${WORK_DIR}/installed ${WORK_DIR}/prefix)
-  build_consumer(consumer "zlib,lmdb,curl" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+  build_consumer(consumer "zlib,lmdb,curl,jpeg" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
   # The package's tablio::compiled, made from the installed src/tablio.cpp, with the header the
   # consumer includes precompiled through TABLIO_PRECOMPILE_HEADERS.
   build_consumer(consumer-compiled "zlib,lmdb,curl" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
@@ -59,9 +59,10 @@ if(MODE STREQUAL "find_package")
     message(FATAL_ERROR "TABLIO_PRECOMPILE_HEADERS gave the consumer no precompiled header")
   endif()
 elseif(MODE STREQUAL "core_only")
-  install_tablio(${WORK_DIR}/prefix -DTABLIO_WITH_ZLIB=OFF -DTABLIO_WITH_LMDB=OFF -DTABLIO_WITH_CURL=OFF)
+  install_tablio(${WORK_DIR}/prefix -DTABLIO_WITH_ZLIB=OFF -DTABLIO_WITH_LMDB=OFF -DTABLIO_WITH_CURL=OFF
+                 -DTABLIO_WITH_JPEG=OFF)
   build_consumer(consumer "" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
-  foreach(component lmdb curl)
+  foreach(component lmdb curl jpeg)
     if(EXISTS ${WORK_DIR}/prefix/share/tablio/tablio-${component}-targets.cmake)
       message(FATAL_ERROR "TABLIO_WITH_${component}=OFF installed the ${component} component")
     endif()
@@ -73,7 +74,7 @@ elseif(MODE STREQUAL "core_only")
     endif()
   endforeach()
 elseif(MODE STREQUAL "add_subdirectory")
-  build_consumer(consumer "zlib,lmdb,curl" -DTABLIO_CONSUMER_MODE=add_subdirectory -DTABLIO_SOURCE_DIR=${SOURCE_DIR}
+  build_consumer(consumer "zlib,lmdb,curl,jpeg" -DTABLIO_CONSUMER_MODE=add_subdirectory -DTABLIO_SOURCE_DIR=${SOURCE_DIR}
                  ${all_components})
 elseif(MODE STREQUAL "headers_only")
   install_tablio(${WORK_DIR}/prefix -DTABLIO_INSTALL_HEADERS_ONLY=ON)
@@ -93,10 +94,11 @@ elseif(MODE STREQUAL "separate")
 elseif(MODE STREQUAL "pkg_config")
   install_tablio(${WORK_DIR}/prefix ${all_components})
   set(ENV{PKG_CONFIG_PATH} ${WORK_DIR}/prefix/share/pkgconfig)
-  execute_process(COMMAND pkg-config --cflags --libs tablio-zlib tablio-lmdb tablio-curl
+  execute_process(COMMAND pkg-config --cflags --libs tablio-zlib tablio-lmdb tablio-curl tablio-jpeg
                   OUTPUT_VARIABLE flags RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT rc EQUAL 0 OR NOT flags MATCHES "-I[^ ]*/include" OR NOT flags MATCHES "-DTABLIO_WITH_LMDB"
-     OR NOT flags MATCHES "-DTABLIO_WITH_CURL" OR NOT flags MATCHES "-pthread" OR NOT flags MATCHES "-lcurl")
+     OR NOT flags MATCHES "-DTABLIO_WITH_CURL" OR NOT flags MATCHES "-pthread" OR NOT flags MATCHES "-lcurl"
+     OR NOT flags MATCHES "-DTABLIO_WITH_JPEG" OR NOT flags MATCHES "-lturbojpeg" OR NOT flags MATCHES "-lpng")
     message(FATAL_ERROR "pkg-config gave: ${flags}")
   endif()
   execute_process(COMMAND pkg-config --variable=remote_source tablio-curl
@@ -109,7 +111,7 @@ elseif(MODE STREQUAL "pkg_config")
   separate_arguments(flags UNIX_COMMAND "${flags}")
   compile_consumer(consumer ${remote_source} ${flags})
 elseif(MODE STREQUAL "conan")
-  foreach(options "zlib=False;lmdb=False;curl=False" "zlib=True;lmdb=True;curl=True")
+  foreach(options "zlib=False;lmdb=False;curl=False;jpeg=False" "zlib=True;lmdb=True;curl=True;jpeg=True")
     string(MAKE_C_IDENTIFIER "${options}" name)
     run(${PYTHON} ${SOURCE_DIR}/tests/package/conan_recipe.py ${SOURCE_DIR} ${WORK_DIR}/${name} ${options})
     string(REGEX REPLACE "[a-z]+=False;?" "" components "${options}")
@@ -119,7 +121,7 @@ elseif(MODE STREQUAL "conan")
                    -DCMAKE_CXX_STANDARD=20)
   endforeach()
 elseif(MODE STREQUAL "vcpkg")
-  foreach(features "core" "lmdb,zlib,curl")
+  foreach(features "core" "lmdb,zlib,curl,jpeg")
     string(MAKE_C_IDENTIFIER "${features}" name)
     run(${CMAKE_COMMAND} -DSOURCE_DIR=${SOURCE_DIR} -DPACKAGES_DIR=${WORK_DIR}/${name}/packages
         -DFEATURES=${features} -P ${SOURCE_DIR}/tests/package/vcpkg_port.cmake)
