@@ -97,6 +97,21 @@ struct compressed {
   }
 };
 
+// Matrices written with a compression method: compressed where the table writes them (in its
+// threads, with threads=), so that the caller's thread only copies each array.
+struct compressing {
+  using holder = tablio::holder<tablio::matrix_to_compress>;
+  using value_type = tablio::matrix_to_compress;
+  static value_type from_python(py::handle h, const value_options& o) {
+    auto a = as_array<float>(h, 2, "compressed-matrix");
+    value_type v{tablio::matrix<float>(dimension(a.shape(0), "rows"), dimension(a.shape(1), "columns")),
+                 static_cast<tablio::compression_method>(o.compression_method.value_or(1))};
+    if (a.size() != 0)
+      std::memcpy(v.values.data(), a.data(), static_cast<std::size_t>(a.size()) * sizeof(float));
+    return v;
+  }
+};
+
 // int32 values from any integer array-like, each checked to fit.
 std::vector<std::int32_t> int32_values(py::handle h, py::ssize_t ndim, const char* what) {
   py::array a = py::array::ensure(h);
@@ -387,9 +402,10 @@ struct any_kaldi {
 value_type_entry matrix_entry() {
   value_type_entry plain = entry_for_precisions<float_matrix<float>, float_matrix<double>>();
   value_type_entry packed = entry_for<compressed>();
-  plain.writer = [plain_writer = plain.writer, packed_writer = packed.writer](const std::string& s,
-                                                                              const value_options& o) {
-    return o.compression_method ? packed_writer(s, o) : plain_writer(s, o);
+  plain.writer = [plain_writer = plain.writer](const std::string& s,
+                                               const value_options& o) -> std::unique_ptr<writer_base> {
+    if (o.compression_method) return std::make_unique<table_writer<compressing>>(s, o);
+    return plain_writer(s, o);
   };
   plain.save_object = [plain_save = plain.save_object, packed_save = packed.save_object](
                           const std::string& s, py::handle v, bool binary, const value_options& o) {
@@ -403,7 +419,12 @@ value_type_entry matrix_entry() {
 void register_kaldi_types() {
   register_value_type("matrix", matrix_entry());
   register_value_type("vector", entry_for_precisions<float_vector<float>, float_vector<double>>());
-  register_value_type("compressed-matrix", entry_for<compressed>());
+  value_type_entry compressed_matrices = entry_for<compressed>();
+  compressed_matrices.writer = [](const std::string& s,
+                                  const value_options& o) -> std::unique_ptr<writer_base> {
+    return std::make_unique<table_writer<compressing>>(s, o);
+  };
+  register_value_type("compressed-matrix", compressed_matrices);
   register_value_type("int-vector", entry_for<int_vector>());
   register_value_type("int-vector-vector", entry_for<int_vector_vector>());
   register_value_type("int-pair-vector", entry_for<int_pair_vector>());

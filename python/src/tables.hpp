@@ -216,7 +216,7 @@ class table_writer final : public writer_base {
   void write(const std::string& key, py::handle value) override {
     value_type v = C::from_python(value, options_);
     py::gil_scoped_release unlocked;
-    table_.write(key, v);
+    table_.write(key, std::move(v));  // taken over by a writer's threads
   }
   void flush() override {
     py::gil_scoped_release unlocked;

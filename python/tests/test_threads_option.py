@@ -38,3 +38,26 @@ def test_threads_is_checked():
     for bad in (0, 257, 1.5, True, "2"):
         with pytest.raises(tablio.UsageError, match="threads"):
             tablio.open("ark:x.ark", threads=bad)
+
+
+@pytest.mark.parametrize("type", ["matrix", "compressed-matrix"])
+def test_a_matrix_that_cannot_be_compressed_is_a_usage_error_and_leaves_no_entry(tmp_path, type):
+    fine = np.arange(12, dtype=np.float32).reshape(3, 4)
+    bad = fine.copy()
+    bad[1, 2] = np.nan
+    for threads in (None, 2):
+        spec = f"ark,scp:{tmp_path}/n{threads}.ark,{tmp_path}/n{threads}.scp"
+        w = tablio.writer(spec, type=type, compression_method=2, threads=threads)
+        w["a"] = fine
+        with pytest.raises(tablio.UsageError, match="NaN") as caught:
+            w["b"] = bad
+            w["c"] = fine  # with threads, b's error may come here, once a is written...
+            w.close()      # ...or here, once c is
+        if threads is None:
+            assert "'b'" not in str(caught.value)
+            w["c"] = fine
+        else:
+            assert "key 'b'" in str(caught.value)
+        w.close()
+        for rspec in (f"ark:{tmp_path}/n{threads}.ark", f"scp:{tmp_path}/n{threads}.scp"):
+            assert [k for k, _ in tablio.open(rspec)] == ["a", "c"], (threads, rspec)

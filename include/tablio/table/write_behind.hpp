@@ -3,10 +3,10 @@
 // bytes are what the holder gives for it alone, so the table is byte for byte what one thread
 // writes. At most `depth` values wait, copied, so memory stays bounded.
 //
-// A value that fails to encode is not written; its error, as a tablio::error naming its key
-// and table, is thrown by a later write() or by drain() (close), once the entries before it are
-// written, and the entries after it are written still. The framing's own errors (a full disk)
-// are thrown where they happen.
+// A value that fails to encode is not written; its error, naming its key and table (a
+// usage_error where it was one, as without threads, else a tablio::error), is thrown by a later
+// write() or by drain() (close), once the entries before it are written, and the entries after
+// it are written still. The framing's own errors (a full disk) are thrown where they happen.
 #pragma once
 
 #include <tablio/core/ordered_pipeline.hpp>
@@ -79,6 +79,12 @@ class write_behind final : public table_stage {
     }
   }
 
+  // What the error of the oldest value says, with its key and table.
+  template <class F>
+  std::string failed_value(F& f, const error& e) {
+    return "the value of key " + quoted_excerpt(jobs_.oldest().key) + " for '" + std::string(table_name(f)) +
+           "': " + e.what();
+  }
   // Puts the oldest value into the framing; the error its encoding met, if it failed.
   template <class F>
   std::exception_ptr put_oldest(F& f) {
@@ -89,9 +95,10 @@ class write_behind final : public table_stage {
     job* j;
     try {
       j = &jobs_.take();
+    } catch (const usage_error& e) {  // as without threads: a value the output cannot take
+      return std::make_exception_ptr(usage_error(failed_value(f, e)));
     } catch (const error& e) {
-      return std::make_exception_ptr(error("the value of key " + quoted_excerpt(jobs_.oldest().key) +
-                                           " for '" + std::string(table_name(f)) + "': " + e.what()));
+      return std::make_exception_ptr(error(failed_value(f, e)));
     } catch (...) {
       return std::current_exception();
     }
