@@ -3,10 +3,11 @@
 // entries decoded ahead of its reader, encoded behind its writer). At most `depth` jobs are in
 // flight (handed in, not yet released), so memory stays bounded by depth jobs.
 //
-// One thread, the owner, hands jobs in and takes them back; the pipeline's threads only run
-// them. A job is a slot the owner fills and reuses: run(context, job) is called for it on a
-// pipeline thread, and an exception it throws is kept and rethrown where the owner takes that
-// job back, so that an error surfaces at its job's position in the sequence.
+// One thread, the owner, hands jobs in and takes them back; the threads the pipeline starts
+// only run them, and so does the owner while it waits for one: it runs those no thread has
+// taken up yet. A job is a slot the owner fills and reuses: run(context, job) is called for it
+// on one of those threads, and an exception it throws is kept and rethrown where the owner
+// takes that job back, so that an error surfaces at its job's position in the sequence.
 //
 // Over POSIX threads, as core/mutex.hpp, for what <thread> and <condition_variable> would cost
 // every includer.
@@ -29,18 +30,19 @@ class ordered_pipeline {
  public:
   using run_function = void (*)(void* context, Job& job);
 
-  // Starts `threads` threads (at least 1) for at most `depth` jobs in flight (at least threads).
+  // Runs jobs in `threads` threads (at least 2): the owner's and threads - 1 it starts, for at
+  // most `depth` jobs in flight (at least threads).
   ordered_pipeline(unsigned threads, std::size_t depth, run_function run, void* context)
       : slots_(depth < threads ? threads : depth),
-        threads_count_(threads < 1 ? 1 : threads),
+        threads_count_(threads < 2 ? 2 : threads),
         run_(run),
         context_(context) {
-    threads_.reserve(threads);
-    for (unsigned i = 0; i < threads; ++i) {
+    threads_.reserve(threads_count_ - 1);
+    for (unsigned i = 1; i < threads_count_; ++i) {
       pthread_t t;
       if (int err = pthread_create(&t, nullptr, &thread_main, this)) {
         stop();
-        throw_io_error({}, err, {"could not start thread ", decimal(i + 1), " of ", decimal(threads)});
+        throw_io_error({}, err, {"could not start thread ", decimal(i), " of ", decimal(threads_count_ - 1)});
       }
       threads_.push_back(t);
     }
@@ -77,16 +79,17 @@ class ordered_pipeline {
   // itself, rather than wait for a thread to wake to it.
   Job& take() {
     slot& s = slots_[head_ % depth()];
-    if (!__atomic_load_n(&s.done, __ATOMIC_ACQUIRE)) {
-      bool mine = false;
+    // While it is not done, the owner runs the jobs no thread has taken up yet, oldest first
+    // (this one, if none has), rather than wait: a consumer faster than the threads would
+    // otherwise sleep and be woken for every job.
+    while (!__atomic_load_n(&s.done, __ATOMIC_ACQUIRE)) {
+      std::size_t unclaimed = no_job;
       {
         lock l(mutex_);
-        if (next_run_ == head_) {
-          ++next_run_;
-          mine = true;
-        }
+        if (next_run_ != __atomic_load_n(&tail_, __ATOMIC_RELAXED)) unclaimed = next_run_++;
       }
-      if (mine) run_one(head_);
+      if (unclaimed == no_job) break;
+      run_one(unclaimed);
     }
     if (!__atomic_load_n(&s.done, __ATOMIC_ACQUIRE)) {
       lock l(mutex_);
