@@ -8,6 +8,8 @@
 // would outlive); C::to_python takes its values too. Random access converts the values the
 // table keeps where C::to_python takes a const value, and else values of their own (for
 // converters that take over a value's storage).
+// A value that failed where it was read (a bad image, thrown at its conversion) says so through
+// C::failed(const value_type&), so that a batch's error names its key.
 // A batch's values are stacked by C::stacker when it has one, which takes each value as it
 // is read (without the GIL; a view is valid only until the next entry):
 //   stacker(const value_options&, std::size_t expected); void add(value_type&); py::object finish();
@@ -75,7 +77,10 @@ class sequential_table final : public sequential_base {
 
   bool advance_key() override {
     if (!table_.is_open()) return false;
-    if (started_) table_.next();
+    if (started_) {
+      if (table_.done()) return false;  // an error ended it: iteration stops there
+      table_.next();
+    }
     started_ = true;
     return !table_.done();
   }
@@ -92,16 +97,24 @@ class sequential_table final : public sequential_base {
     std::size_t expected = n < 4096 ? n : 4096;  // n may mean "all": grow past it as entries arrive
     keys.reserve(expected);
     py::object values;
+    // The first record whose value failed where it was read (a bad image), named by the error
+    // its conversion throws.
+    std::optional<std::string> failed;
+    auto note_failure = [&](const value_type& v) {
+      if constexpr (requires { C::failed(v); })
+        if (!failed && C::failed(v)) failed = keys.back();
+    };
     if constexpr (requires { typename C::stacker; }) {
       typename C::stacker stacked(options_, expected);
       {
         py::gil_scoped_release unlocked;
         while (keys.size() < n && advance()) {
           keys.push_back(table_.key());
+          note_failure(table_.value());
           stacked.add(table_.value());
         }
       }
-      values = converted_in("", one_key(keys), [&] { return stacked.finish(); });
+      values = converted_in("", failed.value_or(one_key(keys)), [&] { return stacked.finish(); });
     } else {
       std::vector<value_type> read;
       {
@@ -109,10 +122,12 @@ class sequential_table final : public sequential_base {
         read.reserve(expected);
         while (keys.size() < n && advance()) {
           keys.push_back(table_.key());
+          note_failure(table_.value());
           read.push_back(std::move(table_.value()));
         }
       }
-      values = converted_in("", one_key(keys), [&] { return stack_values<C>(read, options_); });
+      values =
+          converted_in("", failed.value_or(one_key(keys)), [&] { return stack_values<C>(read, options_); });
     }
     py::list py_keys(keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i) py_keys[i] = key_to_python(keys[i]);

@@ -401,6 +401,7 @@ struct example {
     h.images = o.images;
     h.image_features = o.image_features;
   }
+  static bool failed(const value_type& r) { return r.images.error() != nullptr; }
   // Feature f's value: its images, when images= decodes it.
   static py::object feature_value(const value_type& r, const tablio::feature_view& f, const value_options& o,
                                   record_values& values) {
@@ -745,6 +746,7 @@ struct datum {
   using value_type = datum_read<tablio::datum_view>;
 
   static void configure(holder& h, const value_options& o) { h.images = o.images; }
+  static bool failed(const value_type& r) { return r.image.error() != nullptr; }
 
   enum class image_kind { bytes, floats, encoded };
   // A Datum's image as Python gets it: its bytes (or floats), or its decoded pixels.
@@ -1180,6 +1182,7 @@ struct sample {
   }
   // The holder decodes images= in the table's threads.
   static void configure(holder& h, const value_options& o) { h.images = o.images; }
+  static bool failed(const sample_read& v) { return v.images.error() != nullptr; }
   static py::object to_python(sample_read&& v, const value_options&) {
     extension_names names;
     py::object out = to_dict(v, names);

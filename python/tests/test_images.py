@@ -316,6 +316,28 @@ def test_bad_datum_and_example_images_name_their_key(tmp_path):
             assert str(tmp_path) in caught.value.path
         with tablio.open(spec, type=type, images=True) as table:  # reads on past it
             assert table.skip(10) == 10 and [k for k, _ in table] == ["00000010", "00000011"]
+        # In a batch, the error names the record it comes from.
+        for threads in (None, 2):
+            with tablio.open(spec, type=type, images=True, threads=threads) as table:
+                batches = table.batches(4)
+                next(batches), next(batches)
+                with pytest.raises(tablio.FormatError) as caught:
+                    next(batches)
+                assert caught.value.key == "00000009", (spec, threads, str(caught.value))
+
+
+def test_iteration_stops_after_the_error_that_ended_the_table(tmp_path):
+    with tablio.writer(f"tfrecord:{tmp_path}/e.tfrecord", type="example") as w:
+        for i in range(5):
+            w[f"{i:08d}"] = {"x": [i]}
+    data = (tmp_path / "e.tfrecord").read_bytes()
+    (tmp_path / "cut.tfrecord").write_bytes(data[: len(data) * 3 // 5 + 7])  # inside record 3
+    table = iter(tablio.open(f"tfrecord:{tmp_path}/cut.tfrecord", type="example"))
+    keys = []
+    with pytest.raises(tablio.FormatError):
+        for key, _ in table:
+            keys.append(key)
+    assert keys and list(table) == []  # no "after the end of the table" error
 
 
 def start_methods():
