@@ -55,12 +55,18 @@ std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) 
           // matrix it cannot compress.
           constexpr bool compresses = std::is_same_v<Out, holder<matrix_to_compress>>;
           if (converted && count == 0 && !compresses && !dynamic_cast<const key_error*>(&e)) throw;
-          throw error("the entry of key " + quoted_excerpt(key) + " of '" + rspec + "': " + e.what());
+          if (compresses && std::string_view(e.what()).starts_with(detail::failed_value_prefix))
+            throw error(e.what());  // an earlier value, which the message names
+          throw error("the entry of key " + quoted_key(key) + " of '" + rspec + "': " + e.what());
         }
         shown.add();
         ++count;
       }
-      out.close();
+      try {
+        out.close();
+      } catch (const usage_error& e) {  // the last values', compressed in the output's threads
+        throw error(e.what());
+      }
       cli::warn_if_ended_early("copy", in.error());
     });
   });

@@ -292,7 +292,7 @@ def messages(rspec, message_class, batch_size=None, **options):
         try:
             return parse(record)
         except Exception as e:  # DecodeError, or the warning of a parse cut short made an error
-            raise FormatError(f"format error in '{rspec}' (key '{errors.excerpt(key)}'): expected a {name} "
+            raise FormatError(f"format error in '{rspec}' (key '{errors.key_excerpt(key)}'): expected a {name} "
                               f"message, found bytes that do not parse ({e})", path=rspec, key=key) from None
 
     def parsed(keys, records):

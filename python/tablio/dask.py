@@ -30,7 +30,7 @@ from dask.highlevelgraph import HighLevelGraph
 
 import tablio
 from tablio import _tablio, shard_index
-from .errors import excerpt
+from .errors import excerpt, key_excerpt
 
 __all__ = ["read", "write", "Written"]
 
@@ -357,7 +357,7 @@ def _write_record(table, numbered, key, value, name, partials):
 def _with_key(error, key, name, partials):
     """The error, saying the key (None: at close) and the shard it was being written to (by its
     own name, not the hidden one it is written under)."""
-    where = (f"writing key '{excerpt(key)}' to" if key is not None else "closing") + f" {shard_index.shown(name)}"
+    where = (f"writing key '{key_excerpt(key)}' to" if key is not None else "closing") + f" {shard_index.shown(name)}"
     message = str(error)
     for final, partial in partials.items():
         message = message.replace(partial, final)
@@ -434,7 +434,7 @@ def _write_shard(records, wspec, type, options, access):
         said = shard_index.shown(files[0]) in str(e) or getattr(e, "__notes__", None)
         if isinstance(e, Exception) and not said:
             e.add_note(f"while making the records of {shard_index.shown(files[0])}"
-                       + (f", after key '{excerpt(counted.last)}'" if counted.samples else ""))
+                       + (f", after key '{key_excerpt(counted.last)}'" if counted.samples else ""))
         raise
     if parts["script"] and partials:  # its lines name the table's file under its final name
         _rename_in_script(partials[parts["script"]], partials[parts["archive"]], parts["archive"])

@@ -10,12 +10,19 @@ _WHERE = re.compile(r"format error in '(?P<path>.*?)'(?: at byte (?P<offset>\d+)
 # How much of the input a message quotes, as the C++ library's messages do (max_quoted_bytes):
 # an error must not carry a file's contents into a log.
 MAX_QUOTED = 16
+# A key that names an entry is quoted up to this much (max_quoted_key_bytes).
+MAX_QUOTED_KEY = 128
 
 
-def excerpt(text):
-    """The first MAX_QUOTED characters of text, and "..." when there are more."""
+def excerpt(text, most=MAX_QUOTED):
+    """The first `most` characters of text, and "..." when there are more."""
     text = str(text)
-    return text[:MAX_QUOTED] + ("..." if len(text) > MAX_QUOTED else "")
+    return text[:most] + ("..." if len(text) > most else "")
+
+
+def key_excerpt(key):
+    """A key that names an entry, as messages quote it."""
+    return excerpt(key, MAX_QUOTED_KEY)
 
 
 class FormatError(ValueError):

@@ -21,7 +21,7 @@ import numpy as np
 
 import tablio
 from . import _tablio
-from .errors import excerpt
+from .errors import excerpt, key_excerpt
 
 __all__ = ["decode", "decoder", "encode_member"]
 
@@ -103,7 +103,7 @@ def decoder(decode, limits=None):
                 # At most 16 characters of the key and of what the decoder said (which may quote
                 # the member's bytes), as every message quotes input.
                 # A limit the member passed says so whole: it quotes no input.
-                shown = excerpt(key)
+                shown = key_excerpt(key)
                 where = f"format error in '{path}' (key '{shown}')" if path else f"sample '{shown}'"
                 said = str(e) if isinstance(e, _PastLimits) else f"{type(e).__name__}: {excerpt(e)}"
                 raise tablio.FormatError(f"{where}: expected a member .{ext} that decodes as .{_kind(ext)}, found "

@@ -128,18 +128,27 @@ TABLIO_COLD inline std::string printable(std::string_view given, std::string_vie
 // at) into a log; the exception's fields keep what it needs whole (format_error::key()).
 inline constexpr std::size_t max_quoted_bytes = 16;
 
-// The first max_quoted_bytes of `input`, and "..." when there is more: a message piece. A URL's
+// A table key that names an entry (one the table read or was given, not bytes found where a key
+// should be) is quoted up to this much: whole, for the keys of real tables, so that a message
+// (or an error made again from one, in another process) names the entry.
+inline constexpr std::size_t max_quoted_key_bytes = 128;
+
+// The first `most` bytes of `input`, and "..." when there is more: a message piece. A URL's
 // credentials go before the cut, which would leave too little of the URL to find them after.
-TABLIO_COLD inline std::string excerpt(std::string_view given) {
+TABLIO_COLD inline std::string excerpt(std::string_view given, std::size_t most = max_quoted_bytes) {
   const std::string cleaned = detail::without_credentials(given);
   const std::string_view input = cleaned;
-  if (input.size() <= max_quoted_bytes) return std::string(input);
-  std::size_t cut = max_quoted_bytes;  // not inside a UTF-8 sequence
-  while (cut > max_quoted_bytes - 3 && (static_cast<unsigned char>(input[cut]) & 0xC0) == 0x80) --cut;
+  if (input.size() <= most) return std::string(input);
+  std::size_t cut = most;  // not inside a UTF-8 sequence
+  while (cut > most - 3 && (static_cast<unsigned char>(input[cut]) & 0xC0) == 0x80) --cut;
   return std::string(input.substr(0, cut)) + "...";
 }
 // The same in single quotes: {"a token"}, {quoted_excerpt(token)} says "found 'xyz'".
 TABLIO_COLD inline std::string quoted_excerpt(std::string_view input) { return "'" + excerpt(input) + "'"; }
+// A key that names an entry, in single quotes.
+TABLIO_COLD inline std::string quoted_key(std::string_view key) {
+  return "'" + excerpt(key, max_quoted_key_bytes) + "'";
+}
 
 // A number as a message piece: {"item ", decimal(i), " of ", decimal(n)}.
 class decimal {
@@ -247,8 +256,8 @@ class format_error : public error {
     bool key = !w.key.empty();
     return detail::printable(detail::join({"format error in '", w.path, "'", w.offset ? " at byte " : "",
                                            w.offset ? std::string_view(offset) : "", key ? " (key '" : "",
-                                           key ? excerpt(w.key) : std::string(), key ? "')" : "",
-                                           ": expected ", expected, ", found ", found}));
+                                           key ? excerpt(w.key, max_quoted_key_bytes) : std::string(),
+                                           key ? "')" : "", ": expected ", expected, ", found ", found}));
   }
   error_location where_;
   std::string expected_;
@@ -261,8 +270,9 @@ class format_error : public error {
 class missing_key_error : public error {
  public:
   missing_key_error(std::string table, std::string key, std::string_view why = {})
-      : error(detail::printable(detail::join({"no entry for key '", excerpt(key), "' in '", table, "'",
-                                              why.empty() ? "" : " (", why, why.empty() ? "" : ")"}))),
+      : error(detail::printable(
+            detail::join({"no entry for key '", excerpt(key, max_quoted_key_bytes), "' in '", table, "'",
+                          why.empty() ? "" : " (", why, why.empty() ? "" : ")"}))),
         table_(std::move(table)),
         key_(std::move(key)) {}
   const std::string& table() const noexcept { return table_; }

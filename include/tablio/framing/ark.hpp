@@ -74,7 +74,7 @@ class archive_writer {
   }
 
   [[noreturn]] void cut_entry() const {
-    throw_usage_error({"archive '", out_.name(), "' ends in the object of key ", quoted_excerpt(cut_key_),
+    throw_usage_error({"archive '", out_.name(), "' ends in the object of key ", quoted_key(cut_key_),
                        ", whose writing failed after part of it reached the file: no entry can follow it"});
   }
 

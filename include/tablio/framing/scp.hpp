@@ -471,7 +471,7 @@ class script_targets_output {
     const script_entry* target = detail::find_script_entry(targets_, key);
     if (!target) {
       if (!options_.permissive)
-        throw_key_error({"key ", quoted_excerpt(key), " is not in the script '", name_, "'"});
+        throw_key_error({"key ", quoted_key(key), " is not in the script '", name_, "'"});
       out_.emplace(detail::discard_sink{}, "<skipped>", 64);
     } else {
       // A line that names no output (an offset, a NUL, "cmd |") is the script's fault.
@@ -564,7 +564,7 @@ class scripted_output {
   // Checked per entry: what a framing writes may change once the holder's extension is known.
   void check_scriptable() const {
     if (!cut_key_.empty())
-      throw_usage_error({"script '", script_.name(), "' lists key ", quoted_excerpt(cut_key_),
+      throw_usage_error({"script '", script_.name(), "' lists key ", quoted_key(cut_key_),
                          ", whose object failed to be written: no entry can follow it"});
     if constexpr (requires { inner_.script_refusal(); }) {
       if (std::string_view why = inner_.script_refusal(); !why.empty()) throw_usage_error({why});

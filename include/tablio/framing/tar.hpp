@@ -522,7 +522,7 @@ class tar_output {
   static void check_key(std::string_view key) {
     std::string_view last = key.substr(key.rfind('/') == std::string_view::npos ? 0 : key.rfind('/') + 1);
     if (last.empty() || last.find('.') != std::string_view::npos || !detail::tar_key_stays_inside(key))
-      throw_key_error({"key ", quoted_excerpt(key),
+      throw_key_error({"key ", quoted_key(key),
                        " cannot name a tar member: no '.' in its last component, no leading '/' or '..'"});
   }
   std::string_view extension() const {

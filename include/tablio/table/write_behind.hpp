@@ -21,6 +21,9 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace detail {
 
+// How the error of a value that failed in a writer's thread starts: it names that value's key.
+inline constexpr std::string_view failed_value_prefix = "the value of key ";
+
 template <holder_type H>
 class write_behind final : public table_stage {
  public:
@@ -82,8 +85,8 @@ class write_behind final : public table_stage {
   // What the error of the oldest value says, with its key and table.
   template <class F>
   std::string failed_value(F& f, const error& e) {
-    return "the value of key " + quoted_excerpt(jobs_.oldest().key) + " for '" + std::string(table_name(f)) +
-           "': " + e.what();
+    return std::string(failed_value_prefix) + quoted_key(jobs_.oldest().key) + " for '" +
+           std::string(table_name(f)) + "': " + e.what();
   }
   // Puts the oldest value into the framing; the error its encoding met, if it failed.
   template <class F>
