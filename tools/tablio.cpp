@@ -247,7 +247,8 @@ struct verifier {
 template <class R>
 void verify_tfrecord(const rspecifier& r, verifier& v) {
   for (const std::string& file : expand_shard_list(r.filename)) {
-    tfrecord_reader records(open_tfrecord_input(file));
+    // A file cut inside a record's header is a problem, as the table says (unless unended).
+    tfrecord_reader records(open_tfrecord_input(file), tfrecord_read_options{.strict_end = !r.unended});
     R h;
     for (;;) {
       std::string_view record;

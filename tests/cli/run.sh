@@ -157,6 +157,10 @@ expect 1 "$tablio" verify --type=example "tfrecord:$data/tfrecord/corrupt/bad_da
 contains out.txt "corrupted record at"
 contains out.txt "1 problem"
 expect 1 "$tablio" verify --type=example "tfrecord:$data/tfrecord/corrupt/bad_lencrc.tfrecord"
+# Cut inside a record's header: a problem, as reading the table says; unended ends it there.
+expect 1 "$tablio" verify --type=example "tfrecord:$data/tfrecord/corrupt/bad_trunc_hdr.tfrecord"
+contains out.txt "12-byte header"
+expect 0 "$tablio" verify --type=example "tfrecord,unended:$data/tfrecord/corrupt/bad_trunc_hdr.tfrecord"
 expect 1 "$tablio" verify "ark:$kaldi/bad/trunc-in-object.ark"
 contains out.txt "trunc-in-object.ark"
 expect 1 "$tablio" verify "idx:$data/idx/bad/truncated-data-idx3-ubyte"
