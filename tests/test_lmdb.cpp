@@ -746,3 +746,19 @@ TEST_CASE("reading a database another process is writing", "[lmdb][process]") {
   CHECK(done.size() == 3000);
   CHECK(tablio_records(done).size() == 3000);
 }
+
+TEST_CASE("LMDB keys are any bytes, as Caffe makes them from file names with spaces", "[lmdb][table]") {
+  test::temp_dir dir;
+  const std::string spaced = "00000001_my photo.jpg", high = std::string("\xff\x01 x", 4);
+  write_flagged_database(dir / "db", 0, {{spaced, "one"}, {high, "two"}, {"00000000_a.jpg", "zero"}});
+  std::vector<std::string> keys;
+  for (auto& [key, value] : sequential_table_reader<bytes_holder>("lmdb:" + dir / "db")) keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"00000000_a.jpg", spaced, high});
+  random_access_table_reader<bytes_holder> by_key("lmdb:" + dir / "db");
+  CHECK(by_key.find(spaced) == std::optional<std::string>("one"));
+  CHECK(by_key.find(high) == std::optional<std::string>("two"));
+  CHECK_FALSE(by_key.find("00000001_my"));
+  // Tables whose keys are tokens still refuse them, naming the key.
+  table_writer<bytes_holder> ark("ark:" + dir / "a.ark");
+  CHECK_THROWS_MATCHES(ark.write(spaced, "one"), key_error, test::says("invalid key '00000001_my"));
+}

@@ -569,9 +569,23 @@ std::size_t max_key_bytes(const F& f) {
   else
     return default_limits.max_token_bytes;
 }
+// Whether a framing's keys may be any bytes (an LMDB database's: Caffe makes them from file
+// names, spaces included) rather than Kaldi tokens, as the other tables' are.
+template <class F>
+bool keys_any_bytes(const F& f) {
+  if constexpr (requires { f.keys_any_bytes(); })
+    return f.keys_any_bytes();
+  else
+    return false;
+}
+// Whether a table of framing f may hold key.
+template <class F>
+bool valid_key(const F& f, std::string_view key) {
+  return keys_any_bytes(f) ? !key.empty() : kaldi_io::is_token(key);
+}
 template <class F>
 void check_key_read(const entry& e, const F& f) {
-  if (!kaldi_io::is_token(e.key) || e.key.size() > max_key_bytes(f)) [[unlikely]]
+  if (!valid_key(f, e.key) || e.key.size() > max_key_bytes(f)) [[unlikely]]
     bad_key_read(e.source.empty() ? table_name(f) : std::string(e.source),
                  e.form == entry_form::object ? e.where.offset : e.data_offset, e.key, max_key_bytes(f));
 }

@@ -120,6 +120,8 @@ class lmdb_input {
                       const lmdb_options& options = {}, const open_options& open = {})
       : reader_(make_owned<lmdb_reader>(std::string(folder), options, read, open)) {}
   explicit lmdb_input(owned<lmdb_reader> reader) : reader_(std::move(reader)) {}
+  // An LMDB key is any 1 to 511 bytes: Caffe's convert_imageset keeps file names in them.
+  static constexpr bool keys_any_bytes() noexcept { return true; }
   bool next(entry& e) {
     std::string_view key, value;
     if (!reader_->next(key, value)) return false;

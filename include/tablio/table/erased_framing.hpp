@@ -42,6 +42,7 @@ class any_input_base {
   virtual bool next(entry& e) = 0;
   virtual void load(entry& e) = 0;
   virtual bool can_find() const = 0;
+  virtual bool keys_any_bytes() const = 0;
   virtual void prepare_lookups() = 0;
   virtual bool find(std::string_view key, entry& e) = 0;
   virtual bool seekable() const = 0;
@@ -138,6 +139,7 @@ class erased_input final : public any_input_base {
     if constexpr (lazy_input<F>) f_.load(e);
   }
   bool can_find() const override { return detail::can_find(f_); }
+  bool keys_any_bytes() const override { return detail::keys_any_bytes(f_); }
   void prepare_lookups() override {
     if constexpr (requires { f_.prepare_lookups(); }) f_.prepare_lookups();
   }
@@ -210,6 +212,7 @@ class any_input {
   bool next(entry& e) { return impl_->next(e); }
   void load(entry& e) { impl_->load(e); }
   bool can_find() const { return impl_->can_find(); }
+  bool keys_any_bytes() const { return impl_->keys_any_bytes(); }
   void prepare_lookups() { impl_->prepare_lookups(); }
   bool find(std::string_view key, entry& e) { return impl_->find(key, e); }
   bool seekable() const { return impl_->seekable(); }

@@ -434,7 +434,7 @@ void random_access_table_reader<H, Framing>::close() {
 template <holder_type H, class Framing>
 auto random_access_table_reader<H, Framing>::lookup(std::string_view key, bool load) -> const value_type* {
   if (!framing_) throw_usage_error({"lookup in a random_access_table_reader that is not open"});
-  if (!kaldi_io::is_token(key)) throw_usage_error({"invalid key '", key, "'"});
+  if (!detail::valid_key(*framing_, key)) throw_usage_error({"invalid key '", key, "'"});
   absent_reason_.clear();
   release_previous_once();
   if constexpr (keyed_input<framing_type>) {
