@@ -333,6 +333,8 @@ TABLIO_COLD std::string specifier_problem(std::string_view spec, bool writing, P
       script = true;
     } else if (find_format(o)) {
       ++formats;
+    } else if (o.starts_with("threads=") && !parse(std::string(o) + ",ark:x")) {
+      return join({"'", o, "': threads=N is a number of threads, 1 to ", decimal(max_table_threads)});
     } else if (o != "scp" && !parse(std::string(o) + ",ark:x") && !parse(std::string(o) + ",tar:x")) {
       return join({"'", o, "' is no format and no option"});
     }
