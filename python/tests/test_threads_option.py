@@ -53,11 +53,9 @@ def test_a_matrix_that_cannot_be_compressed_is_a_usage_error_and_leaves_no_entry
             w["b"] = bad
             w["c"] = fine  # with threads, b's error may come here, once a is written...
             w.close()      # ...or here, once c is
+        assert "the value of key 'b' for " in str(caught.value)  # with threads or without
         if threads is None:
-            assert "'b'" not in str(caught.value)
             w["c"] = fine
-        else:
-            assert "key 'b'" in str(caught.value)
         w.close()
         for rspec in (f"ark:{tmp_path}/n{threads}.ark", f"scp:{tmp_path}/n{threads}.scp"):
             assert [k for k, _ in tablio.open(rspec)] == ["a", "c"], (threads, rspec)

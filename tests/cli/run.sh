@@ -187,12 +187,11 @@ expect 2 "$tablio" copy --compress --type=vector ark:a ark:b
 # A value the output cannot take is bad input (exit 1), named by its key, not a bad command.
 printf 'a [ 1 2 ]\nb [ nan 1 ]\n' >nan.txt
 expect 1 "$tablio" copy --compress ark,t:nan.txt ark:nan.ark
-contains err.txt "the entry of key 'b' of 'ark,t:nan.txt': cannot compress a matrix with NaN values"
+contains err.txt "the value of key 'b' for 'nan.ark': cannot compress a matrix with NaN values"
 # What one thread wrote before the bad matrix, and nothing of it: with threads as without.
 "$tablio" info ark:nan.ark >/dev/null
 expect 1 "$tablio" copy --compress --threads=3 ark,t:nan.txt ark:nan3.ark
-contains err.txt "key 'b'"
-contains err.txt "cannot compress a matrix with NaN values"
+contains err.txt "the value of key 'b' for 'nan3.ark': cannot compress a matrix with NaN values"
 cmp nan.ark nan3.ark
 expect 2 "$tablio" copy --threads=0 ark:a ark:b
 # --threads: the same bytes as one thread.

@@ -80,6 +80,16 @@ void encode_keyed_record(std::string& out, std::string_view key_name, std::strin
   encode_record<H>(out, v);
 }
 
+// A value the output cannot take (a NaN matrix to compress): its error again, naming its key
+// and table, as a writer's threads name it (table/write_behind.hpp).
+inline constexpr std::string_view failed_value_prefix = "the value of key ";
+template <class F>
+[[noreturn]] TABLIO_COLD void fail_value(F& f, std::string_view key, const usage_error& e) {
+  if (std::string_view(e.what()).starts_with(failed_value_prefix)) throw e;
+  throw usage_error(std::string(failed_value_prefix) + quoted_key(key) + " for '" +
+                    std::string(table_name(f)) + "': " + e.what());
+}
+
 // Writes v as the framing's entry for key, in the form the framing takes.
 template <holder_type H, class F>
 void write_entry(F& f, std::string_view key, const typename H::value_type& v, std::string& record) {
@@ -90,8 +100,11 @@ void write_entry(F& f, std::string_view key, const typename H::value_type& v, st
         writer& out = f.begin(key);
         try {
           H::write(out, writes_binary(f), v);
-        } catch (...) {
+        } catch (const usage_error& e) {
           abandon_entry(f, key);  // a value that fails midway (a NaN to compress) leaves nothing
+          fail_value(f, key, e);
+        } catch (...) {
+          abandon_entry(f, key);
           throw;
         }
         f.end();
@@ -100,7 +113,13 @@ void write_entry(F& f, std::string_view key, const typename H::value_type& v, st
       break;
     case entry_form::record:
       if constexpr (record_output<F>) {
-        encode_keyed_record<H>(record, output_key_name(f), key, v);
+        try {
+          encode_keyed_record<H>(record, output_key_name(f), key, v);
+        } catch (const key_error&) {
+          throw;
+        } catch (const usage_error& e) {
+          fail_value(f, key, e);
+        }
         f.put(key, std::string_view(record));
         return;
       }

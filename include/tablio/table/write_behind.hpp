@@ -21,9 +21,6 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace detail {
 
-// How the error of a value that failed in a writer's thread starts: it names that value's key.
-inline constexpr std::string_view failed_value_prefix = "the value of key ";
-
 template <holder_type H>
 class write_behind final : public table_stage {
  public:
