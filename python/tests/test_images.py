@@ -362,7 +362,13 @@ def test_datum_images_in_threads_inside_workers_of_every_start_method(encoded_da
     for key, (pixels, label) in alone.items():
         assert pixels.dtype == torch.uint8 and np.array_equal(pixels.numpy(), caffe_pixels(images[key][0]))
         assert int(label) == images[key][1]
-    for method in start_methods():
-        got = epoch(num_workers=2, multiprocessing_context=method, timeout=120)
-        assert got.keys() == alone.keys(), method
-        assert all(torch.equal(got[k][0], alone[k][0]) for k in alone), method
+    try:
+        for method in start_methods():
+            got = epoch(num_workers=2, multiprocessing_context=method, timeout=120)
+            assert got.keys() == alone.keys(), method
+            assert all(torch.equal(got[k][0], alone[k][0]) for k in alone), method
+    finally:
+        # A forkserver's workers inherit the environment it started in, not a later test's (an
+        # endpoint set by monkeypatch): the next test that asks for one gets a fresh server.
+        from multiprocessing import forkserver
+        forkserver._forkserver._stop()
