@@ -10,8 +10,8 @@ _WHERE = re.compile(r"format error in '(?P<path>.*?)'(?: at byte (?P<offset>\d+)
 # How much of the input a message quotes, as the C++ library's messages do (max_quoted_bytes):
 # an error must not carry a file's contents into a log.
 MAX_QUOTED = 16
-# A key that names an entry is quoted up to this much (max_quoted_key_bytes).
-MAX_QUOTED_KEY = 128
+# A key that names an entry is input like any other (max_quoted_key_bytes).
+MAX_QUOTED_KEY = MAX_QUOTED
 
 
 def excerpt(text, most=MAX_QUOTED):

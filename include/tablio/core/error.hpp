@@ -128,10 +128,9 @@ TABLIO_COLD inline std::string printable(std::string_view given, std::string_vie
 // at) into a log; the exception's fields keep what it needs whole (format_error::key()).
 inline constexpr std::size_t max_quoted_bytes = 16;
 
-// A table key that names an entry (one the table read or was given, not bytes found where a key
-// should be) is quoted up to this much: whole, for the keys of real tables, so that a message
-// (or an error made again from one, in another process) names the entry.
-inline constexpr std::size_t max_quoted_key_bytes = 128;
+// A table key that names an entry is input like any other: under the untrusted policy no
+// message may carry more than max_quoted_bytes of it (format_error::key() keeps it whole).
+inline constexpr std::size_t max_quoted_key_bytes = max_quoted_bytes;
 
 // The first `most` bytes of `input`, and "..." when there is more: a message piece. A URL's
 // credentials go before the cut, which would leave too little of the URL to find them after.
