@@ -68,7 +68,9 @@ class source_base {
 
 namespace detail {
 
-inline constexpr std::size_t default_read_buffer = std::size_t{1} << 18;
+// The buffer a reader refills: the largest window a file or a command gives at once. Not
+// constant, so that tests can make every object straddle windows of every size.
+inline std::size_t default_read_buffer = std::size_t{1} << 18;
 // After a seek (random access) refills start this small and double, so that one short entry
 // does not cost a whole buffer's copy from the kernel; reading on reaches full refills soon.
 inline constexpr std::size_t refill_after_seek = std::size_t{1} << 13;

@@ -11,6 +11,8 @@
 
 #include <cstring>
 #include <limits>
+#include <span>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -140,54 +142,115 @@ void read_matrix_text(reader& r, std::int32_t& rows, std::int32_t& cols, std::ve
   }
 }
 
-// Takes one matrix object, binary ("\0B" then FM, DM, CM, CM2 or CM3) or text ("[ ... ]"), off
-// r into out undecoded (a view of r's window where it can be kept), its end read off its header
-// (or its closing ']'), so that a table's threads can decode it apart from the stream
-// (table/read_ahead.hpp), from the same bytes and with the same errors. False, having consumed
-// nothing, for what a header does not end plainly (an empty compressed matrix, a malformed
-// header, a binary object cut short): it is then read from the stream, as without threads.
-inline bool skim_matrix_object(reader& r, skimmed_object& out) {
-  out.clear();
-  if (r.peek() != 0) {  // text: through the ']' that closes it (no number holds one)
-    r.skip_whitespace();
-    if (r.peek() != '[') return false;
-    for (;;) {
-      if (!r.fill()) break;  // cut short: decoding says so, at the same offset
-      std::span<const char> w = r.window();
-      const void* end = std::memchr(w.data(), ']', w.size());
-      std::size_t n = end ? static_cast<std::size_t>(static_cast<const char*>(end) - w.data()) + 1 : w.size();
-      out.copy.append(w.data(), n);
-      r.advance(n);
-      if (end) break;
+// Whether the ']' ending `text` (a text matrix's bytes from its '[') closes it, as
+// read_matrix_text would see it: it does where a token starts, after whitespace, a row's ';' or a
+// number; inside a word ("nan]", "x]y") it is part of that word.
+inline bool bracket_closes_matrix(std::string_view text) noexcept {
+  std::size_t start = text.size() - 1;
+  while (start > 0 && !reader::is_space(text[start - 1])) --start;
+  const char* p = text.data() + start;
+  const char* end = text.data() + text.size() - 1;
+  while (p != end) {
+    if (*p == ';') {
+      ++p;
+    } else if ((*p >= '0' && *p <= '9') || *p == '-') {
+      p += detail::number_token_length(p, end, true);
+    } else {
+      return false;  // a word, read up to whitespace
     }
+  }
+  return true;
+}
+
+// The text matrix at r ("[" and whitespace, or "[]" alone) taken whole into out, its end found
+// as read_matrix_text finds it, with the line end it consumes after ']'; false, having consumed
+// nothing (a stream that goes on as binary after blanks is read as text where it starts), for
+// an opening read_matrix_text refuses (it says why, on the stream) or blanks past the window.
+inline bool skim_text_matrix(reader& r, skimmed_object& out) {
+  std::span<const char> w = r.window();
+  std::size_t open = 0;
+  while (open < w.size() && reader::is_space(w[open])) ++open;
+  if (open == w.size() || w[open] != '[' || !r.ensure(open + 2)) return false;
+  const char second = r.window()[open + 1];
+  if (second == ']') {  // "[]": empty, its line end left unread
+    if (r.ensure(open + 3) && !reader::is_space(r.window()[open + 2])) return false;
+    out.copy.assign("[]");
+    r.advance(open + 2);
     out.bytes = out.copy;
     return true;
   }
-  // Binary: "\0B", a token, then M(rows) M(cols) (FM, DM) or a 16-byte header (CM*).
+  if (!reader::is_space(second)) return false;
+  r.advance(open);
+  auto take_until = [&](auto find) {  // appends up to and including the first byte found
+    while (r.fill()) {
+      std::span<const char> w = r.window();
+      const std::size_t n = find(w);
+      const bool hit = n < w.size();
+      out.copy.append(w.data(), n + hit);
+      r.advance(n + hit);
+      if (hit) return true;
+    }
+    return false;  // cut short: decoding says so, at the same offset
+  };
+  auto bracket = [](std::span<const char> w) {  // no number holds a ']'
+    const void* at = std::memchr(w.data(), ']', w.size());
+    return at ? static_cast<std::size_t>(static_cast<const char*>(at) - w.data()) : w.size();
+  };
+  auto space = [](std::span<const char> w) {
+    std::size_t n = 0;
+    while (n < w.size() && !reader::is_space(w[n])) ++n;
+    return n;
+  };
+  auto newline = [](std::span<const char> w) {
+    const void* at = std::memchr(w.data(), '\n', w.size());
+    return at ? static_cast<std::size_t>(static_cast<const char*>(at) - w.data()) : w.size();
+  };
+  while (take_until(bracket)) {
+    if (bracket_closes_matrix(out.copy)) {
+      if (int next = r.peek(); next == '\n' || next == '\r') {  // as consume_closing_bracket
+        out.copy += static_cast<char>(next);
+        r.advance(1);
+        if (next == '\r' && r.peek() >= 0) {
+          const char taken = static_cast<char>(r.peek());
+          out.copy += taken;
+          r.advance(1);
+          // what its holder then reads of the line (kaldi_token.hpp's read_text_line_end)
+          if (taken != '\n') take_until(newline);
+        }
+      }
+      break;
+    }
+    if (!take_until(space)) break;
+  }
+  out.bytes = out.copy;
+  return true;
+}
+
+// Takes one matrix object whose decoding costs more than copying its bytes, compressed (\0B then
+// CM, CM2 or CM3) or text ("[ ... ]"), off r into out undecoded (a view of r's window where it
+// can be kept), its end read off its header (or its closing ']'), so that a table's threads can
+// decode it apart from the stream (table/read_ahead.hpp), from the same bytes and with the same
+// errors. False, having consumed nothing, for what is better read from the stream, as without
+// threads: a float or double matrix (its decoding is a copy), and what a header does not end
+// plainly (an empty compressed matrix, a malformed header, a binary object cut short).
+inline bool skim_matrix_object(reader& r, skimmed_object& out) {
+  out.clear();
+  if (r.peek() != 0) return skim_text_matrix(r, out);
+  // Binary: "\0B", a token, then a 16-byte header (CM) or 17 (CM2, CM3).
   if (!r.ensure(7)) return false;
   const char* h = r.window().data();
-  std::string_view token(h + 2, 4);
-  std::size_t header, size;
-  auto load_int = [&](std::size_t at) { return load<std::endian::little, std::int32_t>(h + at); };
-  if (h[1] != 'B') return false;
-  if (token.starts_with("FM ") || token.starts_with("DM ")) {
-    if (!r.ensure(header = 15)) return false;
-    h = r.window().data();
-    std::int32_t rows = load_int(6), cols = load_int(11);
-    if (h[5] != 4 || h[10] != 4 || rows < 0 || cols < 0 || (rows == 0) != (cols == 0)) return false;
-    size = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * (token[0] == 'F' ? 4 : 8);
-  } else if (token.starts_with("CM")) {
-    header = token[2] == ' ' ? 21 : 22;
-    if ((token[2] != ' ' && token.substr(2) != "2 " && token.substr(2) != "3 ") || !r.ensure(header))
-      return false;
-    h = r.window().data();
-    std::int32_t rows = load_int(header - 8), cols = load_int(header - 4);
-    if (rows <= 0 || cols <= 0) return false;
-    auto values = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
-    size = header == 21 ? 8 * static_cast<std::size_t>(cols) + values : token[2] == '2' ? 2 * values : values;
-  } else {
-    return false;
-  }
+  if (h[1] != 'B' || h[2] != 'C' || h[3] != 'M') return false;
+  const char kind = h[4];  // ' ', '2' or '3' (a copy: ensure() below may replace the window)
+  const std::size_t header = kind == ' ' ? 21 : 22;
+  if ((kind != ' ' && ((kind != '2' && kind != '3') || h[5] != ' ')) || !r.ensure(header)) return false;
+  h = r.window().data();
+  std::int32_t rows = load<std::endian::little, std::int32_t>(h + header - 8);
+  std::int32_t cols = load<std::endian::little, std::int32_t>(h + header - 4);
+  if (rows <= 0 || cols <= 0) return false;
+  auto values = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  std::size_t size = kind == ' '   ? 8 * static_cast<std::size_t>(cols) + values
+                     : kind == '2' ? 2 * values
+                                   : values;
   std::size_t total = header + size;
   if (total > r.limits().max_record_bytes) return false;  // decoding says what is wrong
   if (auto left = r.remaining(); left ? *left < total : !r.ensure(total)) return false;
