@@ -5,9 +5,11 @@
 //
 // One thread, the owner, hands jobs in and takes them back; the threads the pipeline starts
 // only run them, and so does the owner while it waits for one: it runs those no thread has
-// taken up yet. A job is a slot the owner fills and reuses: run(context, job) is called for it
+// taken up yet. A job is storage the owner fills and reuses: run(context, job) is called for it
 // on one of those threads, and an exception it throws is kept and rethrown where the owner
-// takes that job back, so that an error surfaces at its job's position in the sequence.
+// takes that job back, so that an error surfaces at its job's position in the sequence. The
+// job last released is the next filled, so that the memory jobs touch is what is in flight at
+// once, warm, however deep the pipeline may be.
 //
 // Over POSIX threads, as core/mutex.hpp, for what <thread> and <condition_variable> would cost
 // every includer.
@@ -18,6 +20,7 @@
 
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <vector>
 
@@ -34,9 +37,12 @@ class ordered_pipeline {
   // most `depth` jobs in flight (at least threads).
   ordered_pipeline(unsigned threads, std::size_t depth, run_function run, void* context)
       : slots_(depth < threads ? threads : depth),
+        jobs_(slots_.size()),
         threads_count_(threads < 2 ? 2 : threads),
         run_(run),
         context_(context) {
+    free_.reserve(jobs_.size());
+    for (std::size_t i = jobs_.size(); i-- > 0;) free_.push_back(i);
     threads_.reserve(threads_count_ - 1);
     for (unsigned i = 1; i < threads_count_; ++i) {
       pthread_t t;
@@ -53,18 +59,22 @@ class ordered_pipeline {
   ~ordered_pipeline() { stop(); }
 
   std::size_t depth() const noexcept { return slots_.size(); }
+  // Times take() waited for a thread, having no job of its own to run.
+  std::uint64_t waits() const noexcept { return waits_; }
   std::size_t in_flight() const noexcept { return tail_ - head_; }
   bool full() const noexcept { return in_flight() == depth(); }
   bool empty() const noexcept { return tail_ == head_; }
 
-  // Slot i of depth(), to prepare before any job is handed in.
-  Job& job_at(std::size_t i) noexcept { return slots_[i].job; }
-  // The slot to fill for the next job; only when not full().
-  Job& next_slot() noexcept { return slots_[tail_ % depth()].job; }
+  // Job i of depth(), to prepare before any job is handed in.
+  Job& job_at(std::size_t i) noexcept { return jobs_[i]; }
+  // The job to fill next; only when not full().
+  Job& next_slot() noexcept { return jobs_[free_.back()]; }
   // Hands the job filled in next_slot() to the threads; `wake`: wakes those that wait for work
   // (busy ones find the job when they are done). Jobs handed in without waking wait for a later
   // hand_in, wake() or take(): waking a thread per small job costs more than the job.
   void hand_in(bool wake = true) {
+    slots_[tail_ % depth()].job = free_.back();
+    free_.pop_back();
     __atomic_store_n(&tail_, tail_ + 1, __ATOMIC_RELEASE);
     if (wake) this->wake();
   }
@@ -97,25 +107,28 @@ class ordered_pipeline {
       // A thread that ends the job sees this, or this sees the job done (both sequentially
       // consistent), so that no wake-up is lost.
       __atomic_store_n(&awaited_, head_, __ATOMIC_SEQ_CST);
+      if (!__atomic_load_n(&s.done, __ATOMIC_SEQ_CST)) ++waits_;
       while (!__atomic_load_n(&s.done, __ATOMIC_SEQ_CST)) done_.wait(mutex_);
       __atomic_store_n(&awaited_, no_job, __ATOMIC_RELAXED);
     }
     if (s.error) std::rethrow_exception(s.error);
-    return s.job;
+    return jobs_[s.job];
   }
   // The oldest job in flight, as it was handed in or as its run left it: for after take() threw.
-  Job& oldest() noexcept { return slots_[head_ % depth()].job; }
-  // Ends the oldest job (taken), freeing its slot for the next.
+  Job& oldest() noexcept { return jobs_[slots_[head_ % depth()].job]; }
+  // Ends the oldest job (taken): it is the next filled.
   void release() noexcept {
     slot& s = slots_[head_ % depth()];
     __atomic_store_n(&s.done, false, __ATOMIC_RELAXED);  // no thread reads it until handed in again
     s.error = nullptr;
+    free_.push_back(s.job);
     ++head_;
   }
 
  private:
+  // A place in the sequence: the job there, and how its run ended.
   struct slot {
-    Job job{};
+    std::size_t job = 0;
     std::exception_ptr error;
     bool done = false;  // run: set by its thread, read and cleared by the owner (atomically)
   };
@@ -147,7 +160,7 @@ class ordered_pipeline {
   void run_one(std::size_t i) {
     slot& s = slots_[i % depth()];
     try {
-      run_(context_, s.job);
+      run_(context_, jobs_[s.job]);
     } catch (...) {
       s.error = std::current_exception();
     }
@@ -169,6 +182,8 @@ class ordered_pipeline {
   }
 
   std::vector<slot> slots_;
+  std::vector<Job> jobs_;
+  std::vector<std::size_t> free_;  // the owner's: jobs not in flight, the last released last
   std::vector<pthread_t> threads_;
   std::size_t threads_count_;
   run_function run_;
@@ -179,6 +194,7 @@ class ordered_pipeline {
   std::size_t head_ = 0, tail_ = 0;
   static constexpr std::size_t no_job = ~std::size_t{0};
   std::size_t awaited_ = no_job;  // the job the owner waits for (atomically)
+  std::uint64_t waits_ = 0;       // the owner's
   // Under mutex_: the next job a thread takes up, threads waiting for work, the end.
   std::size_t next_run_ = 0;
   unsigned idle_ = 0;

@@ -5,14 +5,15 @@
 // The table's own thread reads the framing (files, commands, remote objects, inflating) and
 // hands each entry in with its bytes made the job's own; the threads decode records (an
 // Example, a Datum, a sample's members) and the archive objects whose holder can tell where
-// they end (H::skim: Kaldi's matrices, compressed or not, binary or text) into the holder.
-// Other entries, whose decoding is their reading (arrays, other objects), are decoded where
-// they are read, in order. At most jobs_per_thread entries and bytes_per_thread of their bytes
-// per thread are in flight, so memory stays a few entries per thread.
+// they end and costs more to decode than to copy (H::skim: Kaldi's compressed and text
+// matrices) into the holder. Other entries, whose decoding is their reading (arrays, other
+// objects), are decoded where they are read, in order. At most jobs_per_thread entries per
+// thread, and past one each and one more, bytes_per_thread of their bytes, are in flight, so
+// that memory stays a few entries per thread; the jobs last released are filled first, so that
+// the memory they touch stays warm.
 //
-// Entries that decode in less time than handing them to a thread costs (small records: a few
-// microseconds, by the running average of what decoding took) are decoded where they are read,
-// so that threads never make a table slower than one thread reads it.
+// Whether the table's entries go to the threads at all is the table's choice
+// (table/thread_choice.hpp): it reads here what they would not read faster.
 //
 // An error, where it was met (reading the framing, or decoding), surfaces when its entry's
 // turn comes, after the entries before it; the framing is not read past it.
@@ -21,8 +22,6 @@
 #include <tablio/core/ordered_pipeline.hpp>
 #include <tablio/table/entry_io.hpp>
 #include <tablio/table/table_threads.hpp>
-
-#include <time.h>
 
 #include <optional>
 #include <string>
@@ -41,28 +40,29 @@ class read_ahead final : public table_stage {
     entry e;
     std::string bytes, part_names, part_bytes, key_name, source, range, origin;
     std::vector<entry_part> parts;
-    skimmed_object skimmed;         // an object's bytes, undecoded...
-    std::optional<reader> object;   // ...for e.object...
-    std::uint64_t object_at = 0;    // ...which start at this offset of its stream
-    std::exception_ptr after;       // ...which is not followed by a key: thrown once it is decoded
-    bool decoded = false;           // where it was read (objects its holder cannot skim, arrays)
-    std::size_t counted = 0;        // its bytes, as counted against the budget
-    std::uint64_t nanoseconds = 0;  // its decoding took, in a thread
-    std::exception_ptr failure;     // met reading the framing, at this entry
-    bool skipped = false;           // under 'p': an entry the framing could not load
+    skimmed_object skimmed;        // an object's bytes, undecoded...
+    std::optional<reader> object;  // ...for e.object...
+    std::uint64_t object_at = 0;   // ...which start at this offset of its stream
+    std::exception_ptr after;      // ...which is not followed by a key: thrown once it is decoded
+    bool decoded = false;          // where it was read (objects its holder cannot skim, arrays)
+    std::size_t counted = 0;       // its bytes, as counted against the budget
+    std::exception_ptr failure;    // met reading the framing, at this entry
+    bool skippable = false;        // under 'p', a pending entry: left out if it cannot be read
+    bool skipped = false;          // ...as it was, by the framing, a skim or a thread
     std::string why_skipped;
   };
 
   // Each thread's holders start as copies of `prototype` (a holder's options).
   read_ahead(unsigned threads, const H& prototype)
       : jobs_(threads, threads * jobs_per_thread, &decode, nullptr),
-        byte_budget_(threads * bytes_per_thread) {
+        byte_budget_(threads * bytes_per_thread),
+        threads_(threads) {
     if constexpr (std::is_copy_assignable_v<H>)
       for (std::size_t i = 0; i < jobs_.depth(); ++i) jobs_.job_at(i).holder = prototype;
   }
 
   // Once half of them are taken, reads entries from the framing until the budget is in
-  // flight, the table ends, or an error ends the reading. `read_here` reads an entry's value
+  // flight, the table ends, or an error ends the reading (ended()). `read_here` reads an entry's value
   // where it is read.
   template <class F, class ReadHere>
   void top_up(F& f, const read_options& options, ReadHere read_here) {
@@ -77,7 +77,11 @@ class read_ahead final : public table_stage {
         self.for_threads_ = 0;
       }
     } wake{*this};
-    while (!ended_ && !jobs_.full() && bytes_in_flight_ < byte_budget_) {
+    // The table's thread waited for a thread with no job to run: more in flight lets it run some.
+    if (jobs_.waits() != waits_seen_ && depth_ < jobs_.depth()) ++depth_;
+    waits_seen_ = jobs_.waits();
+    while (!ended_ && jobs_.in_flight() < depth_ &&
+           (jobs_.in_flight() <= threads_ || bytes_in_flight_ < byte_budget_)) {
       job& j = jobs_.next_slot();
       j.decoded = j.skipped = false;
       j.failure = nullptr;
@@ -86,15 +90,14 @@ class read_ahead final : public table_stage {
           ended_ = true;
           return;
         }
-        bool pending = e_.pending;
+        j.skippable = e_.pending && options.permissive;
         try {
           load_pending(f, e_);
+          capture(j, read_here);
         } catch (const tablio::error& err) {
-          if (!pending || !options.permissive) throw;
-          j.skipped = true;  // under p, an entry that cannot be loaded is left out
-          j.why_skipped = err.what();
+          if (!j.skippable) throw;
+          skip(j, err);
         }
-        if (!j.skipped) capture(j, read_here);
       } catch (...) {
         j.failure = std::current_exception();
         ended_ = true;
@@ -108,16 +111,24 @@ class read_ahead final : public table_stage {
       for_threads_ += threaded;
       bytes_in_flight_ += j.counted;
       jobs_.hand_in(false);
+      if (j.decoded) return;  // no thread takes such entries: no gain in reading further ahead
     }
   }
 
   bool empty() const noexcept { return jobs_.empty(); }
-  // The oldest entry, decoded; rethrows its error. It stays until release().
+  bool ended() const noexcept { return ended_; }
+  // The oldest entry, decoded, or skipped; rethrows its error. It stays until release().
   job& take() {
-    job& j = jobs_.take();
-    if (j.failure) std::rethrow_exception(j.failure);
-    if (!j.decoded && !j.skipped) timed(j.nanoseconds);
-    return j;
+    try {
+      job& j = jobs_.take();
+      if (j.failure) std::rethrow_exception(j.failure);
+      return j;
+    } catch (const tablio::error& err) {
+      job& j = jobs_.oldest();
+      if (!j.skippable) throw;
+      skip(j, err);  // decoding failed in a thread: as where it is read, the entry is left out
+      return j;
+    }
   }
   void release() noexcept {
     job& j = jobs_.oldest();
@@ -134,12 +145,10 @@ class read_ahead final : public table_stage {
     j.object.reset();
     e.parts = {};
     const bool threaded = e_.form == entry_form::record || (e_.form == entry_form::object && skims);
-    if (!threaded || cheap()) {
+    if (!threaded) {
       // Decoded here, in order, into the job's holder: entries whose decoding is their reading
-      // (arrays, objects a holder cannot skim), and those cheaper to decode than to hand over.
-      std::uint64_t start = threaded ? nanoseconds_now() : 0;
+      // (arrays, objects a holder cannot skim).
       read_here(j.holder, e_);
-      if (threaded) timed(nanoseconds_now() - start);
       e.key.assign(e_.key);
       e.form = e_.form;
       j.decoded = true;
@@ -231,29 +240,16 @@ class read_ahead final : public table_stage {
     j.e.parts = j.parts;
   }
 
-  static std::uint64_t nanoseconds_now() noexcept {
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
+  // Under 'p', a pending entry that cannot be read is left out, as one thread leaves it out.
+  static void skip(job& j, const tablio::error& why) {
+    j.skipped = true;
+    j.why_skipped = why.what();
   }
-  // What decoding an entry took, into the running average (an eighth of the new time).
-  void timed(std::uint64_t nanoseconds) noexcept {
-    average_nanoseconds_ = average_nanoseconds_ - average_nanoseconds_ / 8 + nanoseconds / 8;
-  }
-  // Whether entries decode in less than a thread's hand-over costs (waking, moving the bytes and
-  // the value between cores): a few microseconds.
-  bool cheap() const noexcept { return average_nanoseconds_ < hand_over_nanoseconds; }
 
   static constexpr bool skims = requires(reader & r, skimmed_object& out) { H::skim(r, out); };
 
   static void decode(void*, job& j) {
     if (j.decoded || j.failure || j.skipped) return;
-    std::uint64_t start = nanoseconds_now();
-    struct timed_on_exit {
-      job& j;
-      std::uint64_t start;
-      ~timed_on_exit() { j.nanoseconds = nanoseconds_now() - start; }
-    } timing{j, start};
     if (!j.object) return entry_reader<H, Forms>::read_alone(j.holder, j.e);
     try {
       entry_reader<H, Forms>::read_alone(j.holder, j.e);
@@ -267,10 +263,15 @@ class read_ahead final : public table_stage {
 
   ordered_pipeline<job> jobs_;
   std::size_t byte_budget_, bytes_in_flight_ = 0;  // of entries' bytes
-  std::size_t filled_ = 0;                         // entries in flight after the last top-up
-  std::uint64_t average_nanoseconds_ = 1000000;    // an entry's decoding, till one is timed
-  std::size_t for_threads_ = 0;                    // entries of this top-up the threads decode
-  entry e_;                                        // the framing's entry being read
+  std::size_t threads_;                            // at least one entry each, and one more
+  // Entries in flight at most: one a thread and one more at first, more each time the table's
+  // thread waits for a thread with nothing to run, up to the pipeline's depth. A short table
+  // touches little memory; a long one soon has what keeps its threads busy.
+  std::size_t depth_ = threads_ + 1;
+  std::uint64_t waits_seen_ = 0;
+  std::size_t filled_ = 0;       // entries in flight after the last top-up
+  std::size_t for_threads_ = 0;  // entries of this top-up the threads decode
+  entry e_;                      // the framing's entry being read
   bool ended_ = false;
 };
 

@@ -13,7 +13,8 @@
 // Entries a framing hands out pending (a script's) are loaded on the first use of value().
 // With threads (open_options::threads, or threads=N in the rspecifier), entries are decoded
 // ahead by that many threads and handed out in the same order, with the same errors at the
-// same entries (table/read_ahead.hpp).
+// same entries (table/read_ahead.hpp), where the table measures that the threads make it faster
+// (table/thread_choice.hpp); elsewhere it reads them as one thread does.
 #pragma once
 
 #include <tablio/core/owned.hpp>
@@ -21,6 +22,7 @@
 #include <tablio/stream/filename.hpp>
 #include <tablio/table/entry_io.hpp>
 #include <tablio/table/read_ahead.hpp>
+#include <tablio/table/thread_choice.hpp>
 
 #include <iterator>
 #include <optional>
@@ -101,6 +103,8 @@ class sequential_table_reader {
       view_.reset();
       framing_ = std::move(o.framing_);
       ahead_ = std::move(o.ahead_);
+      threads_ = o.threads_;
+      choice_ = o.choice_;
       current_ = std::exchange(o.current_, nullptr);
       reader_ = std::move(o.reader_);
       holder_ = std::move(o.holder_);
@@ -148,8 +152,10 @@ class sequential_table_reader {
   template <class Make>
   void open_framing(Make make, unsigned threads = 1);
   void load_current();
+  H holder_options();
   void advance();
-  void advance_ahead();
+  void read_next();
+  bool advance_ahead();
   void finish();
   void close_quietly() noexcept;
 
@@ -158,9 +164,11 @@ class sequential_table_reader {
 
   std::optional<entry_ref> view_;     // what the iterator hands out for the current entry
   owned<framing_type> framing_;       // on the heap: entries point into it
-  owned<detail::table_stage> ahead_;  // with threads: the entries decoded ahead...
+  unsigned threads_ = 1;              // threads=N
+  owned<detail::table_stage> ahead_;  // with threads: the entries decoded ahead, once asked...
   ahead_type& ahead() noexcept { return static_cast<ahead_type&>(*ahead_); }
-  typename ahead_type::job* current_ = nullptr;  // ...and the current one among them
+  typename ahead_type::job* current_ = nullptr;  // ...the current one among them...
+  detail::thread_choice choice_;                 // ...and whether they read the next
   entry_reader<H, forms> reader_;
   H holder_;
   entry entry_;
@@ -193,7 +201,8 @@ void sequential_table_reader<H, Framing>::open_framing(Make make, unsigned threa
   options_ = detail::reading_options(*framing);
   threads = detail::table_threads(*framing, threads);
   framing_ = std::move(framing);
-  if (threads > 1) ahead_ = make_owned<ahead_type>(threads, holder_);
+  threads_ = threads;
+  choice_ = {};
   advance();
 }
 
@@ -214,9 +223,31 @@ void sequential_table_reader<H, Framing>::load_current() {
   reader_.read(holder_, entry_);
 }
 
+// A copy of holder_ without its value: the options the threads' holders start with.
+template <holder_type H, class Framing>
+H sequential_table_reader<H, Framing>::holder_options() {
+  if constexpr (std::is_copy_constructible_v<H>) {
+    value_type value = std::move(holder_.value());
+    H options = holder_;
+    holder_.value() = std::move(value);
+    options.clear();
+    return options;
+  } else {
+    return H{};
+  }
+}
+
 template <holder_type H, class Framing>
 void sequential_table_reader<H, Framing>::advance() {
-  if (ahead_) return advance_ahead();
+  if (threads_ < 2) return read_next();
+  const bool threaded = advance_ahead();
+  if (!threaded) read_next();
+  choice_.handed_out(threaded);
+}
+
+// The next entry, read here.
+template <holder_type H, class Framing>
+void sequential_table_reader<H, Framing>::read_next() {
   loaded_ = false;
   for (;;) {
     bool pending = false;
@@ -244,25 +275,36 @@ void sequential_table_reader<H, Framing>::advance() {
   }
 }
 
-// advance() with threads: the same entries, skips and errors, from the jobs read ahead.
+// The next entry from those read ahead, with the skips and errors read_next() gives; false,
+// having done nothing, when none is in flight and the threads are not to read the next.
 template <holder_type H, class Framing>
-void sequential_table_reader<H, Framing>::advance_ahead() {
+bool sequential_table_reader<H, Framing>::advance_ahead() {
+  if (!ahead_) {
+    if (!choice_.threaded()) return false;
+    ahead_ = make_owned<ahead_type>(threads_, holder_options());  // its threads start when first asked for
+  }
   if (current_) {
     current_ = nullptr;
     ahead().release();
   }
   for (;;) {
-    ahead().top_up(*framing_, options_, [this](H& h, entry& e) { reader_.read(h, e); });
-    if (ahead().empty()) return finish();
+    if (choice_.threaded())
+      ahead().top_up(*framing_, options_, [this](H& h, entry& e) { reader_.read(h, e); });
+    if (ahead().empty()) {
+      if (!ahead().ended()) return false;
+      finish();
+      return true;
+    }
     try {
       auto& job = ahead().take();
+      if (job.decoded) choice_.untaken();
       if (job.skipped) {
         error_ = job.why_skipped;
         ahead().release();
         continue;
       }
       current_ = &job;
-      return;
+      return true;
     } catch (...) {
       ahead().release();
       done_ = true;
@@ -272,7 +314,7 @@ void sequential_table_reader<H, Framing>::advance_ahead() {
         if (!options_.permissive) throw;
         error_ = e.what();
       }
-      return;
+      return true;
     }
   }
 }

@@ -16,10 +16,6 @@ namespace detail {
 // are more memory, first touched: fewer of them run faster).
 inline constexpr std::size_t jobs_per_thread = 8;
 inline constexpr std::size_t bytes_per_thread = std::size_t{1} << 22;
-// What handing an entry to a thread costs (waking it, moving the bytes and the value between
-// cores), in nanoseconds: entries that decode faster are decoded by the table's own thread.
-// Not constant, so that tests can make every entry go to the threads (0).
-inline std::uint64_t hand_over_nanoseconds = 4000;
 
 // What a table holds of its threads, and destroys through this: a program that only moves and
 // destroys tables compiles none of their code (in the compiled mode, src/ has it).

@@ -13,7 +13,9 @@
 // uploaded (s3://) never appears, while files keep what was written.
 // With threads (open_options::threads, or threads=N in the wspecifier), values are encoded by
 // that many threads and written in order (table/write_behind.hpp): the same bytes, and an
-// error in a value's encoding is thrown by a later write() or by close(), naming its key.
+// error in a value's encoding is thrown by a later write() or by close(), naming its key; the
+// values written after it are written if the caller goes on (writes, closes again), as one
+// thread writes them, and not if it gives the table up.
 #pragma once
 
 #include <tablio/core/owned.hpp>
@@ -172,25 +174,23 @@ void table_writer<H, Framing>::flush() {
 template <holder_type H, class Framing>
 void table_writer<H, Framing>::close() {
   if (!framing_) return;
+  // A value that failed in a thread leaves the table open, with the values written after it
+  // waiting: closed again, it writes them; given up (an exception, abandon()), it does not.
+  if (behind_) behind().drain(*framing_);
+  behind_ = {};
   auto framing = std::move(framing_);
-  if (behind_) {
-    auto behind = std::move(behind_);
-    try {
-      static_cast<detail::write_behind<H>&>(*behind).drain(*framing);
-    } catch (...) {
-      framing->close();  // what was written is kept; the value's error is the one to see
-      throw;
-    }
-  }
   framing->close();
 }
 
 template <holder_type H, class Framing>
 void table_writer<H, Framing>::close_quietly() noexcept {
-  try {
-    close();
-  } catch (const std::exception& e) {
-    report_error(e.what());
+  // Each failed value is reported, and the values after it written, until the table is closed.
+  while (framing_) {
+    try {
+      close();
+    } catch (const std::exception& e) {
+      report_error(e.what());
+    }
   }
 }
 

@@ -1,0 +1,177 @@
+// thread_choice: whether a table's threads take its entries or its own thread reads (writes)
+// them, as it does without threads, chosen by measure. Threads cost the table's thread a
+// hand-over per entry, memory in flight, and values made on another core; where an entry costs
+// about that to decode (a float matrix, a small Example, compressed matrices on a fast core) one
+// thread is faster. So a table measures what its entries cost over stretches of entries each
+// way (a reader, the time from one entry to the next, its caller's work on the values included; a
+// writer, its time in write(), not its caller's, which another table's threads change): one thread first,
+// then, once the table has run long enough to win back what starting threads costs, its threads. It keeps the
+// faster, by a margin in favour of one thread, and tries the other again now and then, less often each time
+// it stays slower, since what entries cost can change along a table. A stretch's cost is the mean of its
+// blocks' (entries of at least 50 µs together) less those far above their median, so that a stall (a disk's
+// writeback, a page of a file not yet cached, another process) does not decide for it.
+#pragma once
+
+#include <tablio/core/monotonic_clock.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace detail {
+
+// Tables that use their threads for every entry they can, or never, whatever they measure: for
+// tests and benchmarks, set here, or else from the environment (TABLIO_THREAD_USE=always or
+// never), read once.
+enum class thread_use { measured, always, never };
+inline thread_use forced_thread_use = thread_use::measured;
+inline thread_use thread_use_asked() noexcept {
+  if (forced_thread_use != thread_use::measured) return forced_thread_use;
+  static const thread_use from_environment = [] {
+    const char* asked = std::getenv("TABLIO_THREAD_USE");
+    std::string_view use(asked ? asked : "");
+    return use == "always" ? thread_use::always : use == "never" ? thread_use::never : thread_use::measured;
+  }();
+  return from_environment;
+}
+
+class thread_choice {
+ public:
+  // Whether the next entries go to the threads.
+  bool threaded() const noexcept {
+    if (thread_use use = thread_use_asked(); use != thread_use::measured) return use == thread_use::always;
+    return way_ == threads_way;
+  }
+
+  // An entry the table spent `nanoseconds` on, by the way `threaded` says (an entry of the way
+  // left, still in flight, counts for neither).
+  void entry(bool threaded, std::uint64_t nanoseconds) noexcept {
+    if (static_cast<int>(threaded) != way_) return;
+    if (warming_ > 0) {  // a way's first entries, or its first 2 ms
+      warming_ = (warm_time_ += nanoseconds) < warm_nanoseconds ? warming_ - 1 : 0;
+      return;
+    }
+    block_time_ += nanoseconds;
+    ++block_entries_;
+    if (block_time_ < block_nanoseconds) return;
+    const std::uint64_t cost = block_time_ / block_entries_;
+    costs_[blocks_++] = cost;
+    stretch_time_ += block_time_;
+    block_time_ = block_entries_ = 0;
+    // A try of the way not kept is shorter: it costs where that way is the slower.
+    const std::uint64_t least = way_ == best_ ? stretch_nanoseconds : try_nanoseconds;
+    if ((blocks_ >= stretch_blocks && stretch_time_ >= least) || blocks_ == max_blocks) return end_stretch();
+    // ...and over at once when two blocks cost twice what an entry costs the kept way.
+    if (way_ != best_ && measured_[best_] && blocks_ >= 2 && costs_[blocks_ - 2] / 2 > cost_[best_] &&
+        cost / 2 > cost_[best_]) {
+      measured(cost);
+      decide();
+    }
+  }
+  // An entry handed out by the way `threaded` says, whose cost is the time since the one before:
+  // a reader's, whose caller's work on its values is dearer where they were made on another core.
+  void handed_out(bool threaded) noexcept {
+    const std::uint64_t now = monotonic_nanoseconds();
+    entry(threaded, now - last_);
+    last_ = now;
+  }
+  // An entry the threads could not take (read where it was read: an array, a float matrix):
+  // while the table's entries are of that kind, threads have nothing to gain.
+  void untaken() noexcept {
+    if (way_ != threads_way) return;
+    cost_[threads_way] = ~std::uint64_t{0};
+    measured_[threads_way] = true;
+    decide();
+  }
+
+ private:
+  static constexpr int one_way = 0, threads_way = 1;
+  static constexpr std::uint64_t block_nanoseconds = 50000, stretch_nanoseconds = 2000000,
+                                 try_nanoseconds = 500000, warm_nanoseconds = 2000000;
+  // Threads are first tried once the table has run this long, or sooner if its entries cost
+  // this much: starting them (the threads, the memory their entries take, first touched) costs a
+  // millisecond or two, which a shorter table would not win back.
+  static constexpr std::uint64_t first_try_nanoseconds = 16000000, dear_entry_nanoseconds = 500000;
+  static constexpr unsigned stretch_blocks = 5, max_blocks = 64;
+
+  void end_stretch() noexcept {
+    // The blocks' mean, less those far above their median (stalls): an insertion sort of at most
+    // max_blocks for the median.
+    for (unsigned i = 1; i < blocks_; ++i)
+      for (unsigned j = i; j > 0 && costs_[j - 1] > costs_[j]; --j) {
+        std::uint64_t t = costs_[j];
+        costs_[j] = costs_[j - 1];
+        costs_[j - 1] = t;
+      }
+    const std::uint64_t median = costs_[blocks_ / 2];
+    std::uint64_t sum = 0, counted = 0;
+    for (unsigned i = 0; i < blocks_ && costs_[i] <= 4 * median; ++i, ++counted) sum += costs_[i];
+    measured(sum / counted);
+    decide();
+  }
+
+  // A stretch's cost. The kept way's is the least of its last few, so that one stretch slowed by
+  // something else (another table's threads starting) does not trade it for the other; a try's is
+  // what it measured now.
+  void measured(std::uint64_t cost) noexcept {
+    std::uint64_t* last = recent_[way_];
+    last[2] = last[1];
+    last[1] = last[0];
+    last[0] = cost;
+    cost_[way_] = cost;
+    if (way_ == best_)
+      for (int i = 1; i < 3; ++i)
+        if (last[i] != 0 && last[i] < cost_[way_]) cost_[way_] = last[i];
+    measured_[way_] = true;
+  }
+
+  void decide() noexcept {
+    if (!measured_[threads_way]) {  // one thread measured: threads next, once they could pay
+      const bool could_pay = monotonic_nanoseconds() - opened_ >= first_try_nanoseconds ||
+                             cost_[one_way] >= dear_entry_nanoseconds;
+      return start(could_pay ? threads_way : one_way);
+    }
+    // Threads must be faster by an eighth, so that noise does not trade one thread for them (and
+    // the memory they touch, and their start again).
+    int best = cost_[threads_way] < cost_[one_way] - cost_[one_way] / 8 ? threads_way : one_way;
+    if (way_ != best_) {  // the other way, tried again
+      tries_apart_ = best == best_ ? (tries_apart_ < 256 ? 2 * tries_apart_ : tries_apart_) : 8;
+      best_ = best;
+      stretches_left_ = tries_apart_;
+      return start(best);
+    }
+    best_ = best;
+    if (best != way_) return start(best);
+    if (--stretches_left_ == 0) return start(1 - best);
+    start(way_);
+  }
+
+  void start(int way) noexcept {
+    // The first entries of a way are not counted: the threads starting, filling and touching
+    // their memory, or emptying.
+    if (way != way_) {
+      warming_ = way == threads_way ? 8 : 2;
+      warm_time_ = 0;
+    }
+    way_ = way;
+    block_time_ = block_entries_ = stretch_time_ = 0;
+    blocks_ = 0;
+  }
+
+  int way_ = one_way, best_ = one_way;
+  std::uint64_t opened_ = monotonic_nanoseconds(), last_ = opened_;      // opened, and last handed out
+  std::uint64_t block_time_ = 0, block_entries_ = 0, stretch_time_ = 0;  // of the current stretch
+  std::uint64_t costs_[max_blocks] = {};                                 // ...its blocks' costs
+  unsigned blocks_ = 0;
+  std::uint64_t warming_ = 2, warm_time_ = 0;  // entries not counted, at the start of a way
+  std::uint64_t recent_[2][3] = {};            // nanoseconds an entry, by the last stretches each way
+  std::uint64_t cost_[2] = {0, 0};             // ...and the least of them
+  bool measured_[2] = {false, false};
+  std::uint64_t tries_apart_ = 8, stretches_left_ = 8;  // stretches between tries of the other way
+};
+
+}  // namespace detail
+
+TABLIO_END_NAMESPACE
