@@ -32,6 +32,15 @@ struct command {
 
 // ---- copy
 
+// A value or key the output refused (its message names the key), thrown again for main():
+// the first value refused, no key at fault, is a command whose output takes none of this type
+// (a usage error); any other is bad input. The same with --threads, whose writer refuses the
+// first value where it is written and a later one at a later write or at close.
+[[noreturn]] void refused_by_output(const usage_error& e, std::uint64_t written, bool values_may_fail) {
+  if (written == 0 && !values_may_fail && !dynamic_cast<const key_error*>(&e)) throw;
+  throw error(e.what());
+}
+
 template <class In, class Out, class Convert>
 std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) {
   bool read_form = cli::read_as_example_form<In>(rspec);
@@ -42,30 +51,20 @@ std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) 
       sequential_table_reader<R> in(rspec, cli::input_access());
       table_writer<W> out(wspec, cli::output_access());
       cli::progress shown("copy");
+      constexpr bool compresses = std::is_same_v<Out, holder<matrix_to_compress>>;
       for (auto& [key, value] : in) {
-        // A value that cannot be converted, or that the output refuses after taking others, is
-        // bad input, named by its key; an output that takes none of this type is a bad command.
-        bool converted = false;
         try {
-          decltype(auto) v = convert(value);
-          converted = true;
-          out.write(key, std::forward<decltype(v)>(v));
+          out.write(key, convert(value));
         } catch (const usage_error& e) {
-          // A key the output cannot hold came from the input, the first one too, as does a
-          // matrix it cannot compress.
-          constexpr bool compresses = std::is_same_v<Out, holder<matrix_to_compress>>;
-          if (converted && count == 0 && !compresses && !dynamic_cast<const key_error*>(&e)) throw;
-          if (compresses && std::string_view(e.what()).starts_with(detail::failed_value_prefix))
-            throw error(e.what());  // an earlier value, which the message names
-          throw error("the entry of key " + quoted_key(key) + " of '" + rspec + "': " + e.what());
+          refused_by_output(e, count, compresses);
         }
         shown.add();
         ++count;
       }
       try {
-        out.close();
-      } catch (const usage_error& e) {  // the last values', compressed in the output's threads
-        throw error(e.what());
+        out.close();  // with --threads, the last values' errors
+      } catch (const usage_error& e) {
+        refused_by_output(e, count, compresses);
       }
       cli::warn_if_ended_early("copy", in.error());
     });

@@ -194,6 +194,15 @@ expect 1 "$tablio" copy --compress --threads=3 ark,t:nan.txt ark:nan3.ark
 contains err.txt "the value of key 'b' for 'nan3.ark': cannot compress a matrix with NaN values"
 cmp nan.ark nan3.ark
 expect 2 "$tablio" copy --threads=0 ark:a ark:b
+# A NaN among the last matrices, within what threads hold in flight: the table one thread
+# leaves, whatever the threads do (TABLIO_THREAD_USE=always: every value to them).
+for i in $(seq 100 139); do printf 'k%s [ %s 1 2\n 3 4 5 ]\n' "$i" "$([[ $i == 137 ]] && echo nan || echo "$i")"; done >late.txt
+expect 1 "$tablio" copy --compress ark,t:late.txt ark:late1.ark
+for threads in 2 4; do
+  expect 1 env TABLIO_THREAD_USE=always "$tablio" copy --compress --threads=$threads ark,t:late.txt ark:late$threads.ark
+  contains err.txt "the value of key 'k137' for 'late$threads.ark': cannot compress a matrix with NaN values"
+  cmp -s late1.ark late$threads.ark || fail "--threads=$threads left other entries than one thread"
+done
 # --threads: the same bytes as one thread.
 printf 'u1 [ 1 2 3\n 4 5 6 ]\nu2 [ 7 8 9\n 1 2 3 ]\nu3 [ 0.5 0.25 2 ]\n' >t.txt
 "$tablio" copy --compress --compression-method=2 ark,t:t.txt ark,scp:one.ark,one.scp 2>/dev/null
