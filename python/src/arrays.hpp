@@ -4,6 +4,9 @@
 #include "binding.hpp"
 
 #include <cstring>
+#include <memory>
+#include <mutex>
+#include <type_traits>
 #include <utility>
 
 namespace tablio_python {
@@ -14,6 +17,85 @@ py::array_t<T> adopt(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
   auto* owned = new std::vector<T>(std::move(values));
   py::capsule free_it(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
   return py::array_t<T>(std::move(shape), owned->data(), free_it);
+}
+
+// The memory of a table's arrays, taken back when numpy frees them (and of a batch's values
+// once stacked), for the table's next values to be read into: memory already touched. A value
+// read into fresh memory has every page of it faulted in, which costs about what decoding it
+// does, and in a table's threads, whose memory the allocator keeps apart, more. Arrays are freed
+// with the GIL held, batches are read without it: a mutex guards the spares.
+template <class T>
+class storage_pool {
+ public:
+  // An array over the memory of `values`, which comes back to `pool` when the array is freed.
+  static py::array_t<T> adopt(const std::shared_ptr<storage_pool>& pool, std::vector<T>&& values,
+                              std::vector<py::ssize_t> shape) {
+    if (!pool || values.capacity() < least) return tablio_python::adopt(std::move(values), std::move(shape));
+    auto* owned = new lent{std::move(values), pool};
+    py::capsule free_it(owned, [](void* p) {
+      auto* l = static_cast<lent*>(p);
+      l->pool->give(std::move(l->values));
+      delete l;
+    });
+    return py::array_t<T>(std::move(shape), owned->values.data(), free_it);
+  }
+  // Keeps the memory of values no longer used, if it is worth keeping and there is room.
+  void give(std::vector<T>&& values) {
+    std::lock_guard<std::mutex> held(mutex_);
+    if (spares_.size() < most && values.capacity() >= least) spares_.push_back(std::move(values));
+  }
+  // Gives a vector whose memory went to an array a spare's, if there is one: its old values are
+  // there still, for the next read to overwrite (a resize to its size writes nothing).
+  void refill(std::vector<T>& v) {
+    if (v.capacity() != 0) return;
+    std::lock_guard<std::mutex> held(mutex_);
+    if (spares_.empty()) return;
+    v.swap(spares_.back());
+    spares_.pop_back();
+  }
+
+ private:
+  struct lent {
+    std::vector<T> values;
+    std::shared_ptr<storage_pool> pool;
+  };
+  static constexpr std::size_t most = 8;                                     // spares kept
+  static constexpr std::size_t least = (std::size_t{64} << 10) / sizeof(T);  // elements worth it
+  std::mutex mutex_;
+  std::vector<std::vector<T>> spares_;
+};
+
+// A table's pools, one an element type of the arrays it hands out whole.
+struct storage_pools {
+  std::shared_ptr<storage_pool<float>> floats = std::make_shared<storage_pool<float>>();
+  std::shared_ptr<storage_pool<double>> doubles = std::make_shared<storage_pool<double>>();
+  std::shared_ptr<storage_pool<std::int32_t>> int32s = std::make_shared<storage_pool<std::int32_t>>();
+  template <class T>
+  const std::shared_ptr<storage_pool<T>>& of() const {
+    if constexpr (std::is_same_v<T, float>)
+      return floats;
+    else if constexpr (std::is_same_v<T, double>)
+      return doubles;
+    else
+      return int32s;
+  }
+};
+
+// adopt() with the table's pool, where value_options have one (a sequential table's).
+template <class T>
+py::array_t<T> adopt(std::vector<T>&& values, std::vector<py::ssize_t> shape, const value_options& o) {
+  if (!o.recycled) return adopt(std::move(values), std::move(shape));
+  return storage_pool<T>::adopt(o.recycled->template of<T>(), std::move(values), std::move(shape));
+}
+// Gives a value whose memory went to an array a spare's from the table's pool, if it has one.
+template <class T>
+void reuse(std::vector<T>& values, const value_options& o) {
+  if (o.recycled) o.recycled->template of<T>()->refill(values);
+}
+// Gives the table's pool the memory of a value no longer used.
+template <class T>
+void recycle(std::vector<T>&& values, const value_options& o) {
+  if (o.recycled) o.recycled->template of<T>()->give(std::move(values));
 }
 
 // A new C-contiguous array of the shape, uninitialized, for C++ to fill. Made by numpy's
@@ -90,7 +172,7 @@ py::object stack_equal_shapes(Values& values, ShapeOf shape_of, Copy copy) {
   py::array_t<T> out = new_array<T>(shape);
   T* p = out.mutable_data();
   {
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     for (std::size_t i = 0; i < values.size(); ++i) copy(values[i], p + i * each);
   }
   return std::move(out);

@@ -23,6 +23,21 @@ namespace tablio_python {
 
 namespace py = pybind11;
 
+// The GIL let go for C++ work, taken back at the end of the scope. A daemon thread that asks
+// for it back while the interpreter exits is ended by Python with pthread_exit, which unwinds
+// the thread's stack: this destructor lets that unwinding through (pybind11's
+// gil_scoped_release, noexcept, would abort the process instead).
+class unlocked_gil {
+ public:
+  unlocked_gil() : state_(PyEval_SaveThread()) {}
+  unlocked_gil(const unlocked_gil&) = delete;
+  unlocked_gil& operator=(const unlocked_gil&) = delete;
+  ~unlocked_gil() noexcept(false) { PyEval_RestoreThread(state_); }
+
+ private:
+  PyThreadState* state_;
+};
+
 // Keys are text in Kaldi and bytes in LMDB: a key that is not UTF-8 reaches Python with its
 // bytes kept as surrogates (as os.fsdecode does), and goes back to the same bytes.
 py::str key_to_python(std::string_view key);
@@ -43,6 +58,8 @@ struct raw_feature {
 
 // How Python asked for values: the element type of float arrays, the writer's compression,
 // the features to read and those to decode, the factor images are scaled by.
+struct storage_pools;
+
 struct value_options {
   bool double_precision = false;                           // dtype=numpy.float64
   bool dtype_given = false;                                // type="auto" converts only when asked
@@ -57,6 +74,7 @@ struct value_options {
   std::optional<float> max_overshoot, min_segment_length;  // given: in place of the specifier's
   std::optional<tablio::image_options> images;             // images= decodes these
   std::vector<std::string> image_features;                 // type="example": images= decodes these
+  std::shared_ptr<storage_pools> recycled;                 // a sequential table's (arrays.hpp)
 
   const raw_feature* raw(std::string_view feature) const {
     for (const raw_feature& r : decode_raw)

@@ -34,9 +34,13 @@ struct float_matrix {
   using holder = tablio::holder<tablio::matrix<T>>;
   using value_type = tablio::matrix<T>;
   static std::vector<py::ssize_t> shape(const value_type& m) { return {m.num_rows(), m.num_cols()}; }
-  static py::object to_python(value_type&& m, const value_options&) {
+  static py::object to_python(value_type&& m, const value_options& o) {
     auto s = shape(m);
-    return adopt(std::move(m.storage()), s);
+    return adopt(std::move(m.storage()), s, o);
+  }
+  static void reuse(value_type& m, const value_options& o) { tablio_python::reuse(m.storage(), o); }
+  static void recycle(value_type&& m, const value_options& o) {
+    tablio_python::recycle(std::move(m.storage()), o);
   }
   static value_type from_python(py::handle h, const value_options&) {
     auto a = as_array<T>(h, 2, "matrix");
@@ -52,9 +56,13 @@ struct float_vector {
   using holder = tablio::holder<tablio::vector<T>>;
   using value_type = tablio::vector<T>;
   static std::vector<py::ssize_t> shape(const value_type& v) { return {static_cast<py::ssize_t>(v.size())}; }
-  static py::object to_python(value_type&& v, const value_options&) {
+  static py::object to_python(value_type&& v, const value_options& o) {
     auto s = shape(v);
-    return adopt(std::move(v.storage()), s);
+    return adopt(std::move(v.storage()), s, o);
+  }
+  static void reuse(value_type& v, const value_options& o) { tablio_python::reuse(v.storage(), o); }
+  static void recycle(value_type&& v, const value_options& o) {
+    tablio_python::recycle(std::move(v.storage()), o);
   }
   static value_type from_python(py::handle h, const value_options&) {
     auto a = as_array<T>(h, 1, "vector");
@@ -74,7 +82,7 @@ struct compressed {
   static py::object decompressed(const value_type& m) {
     py::array_t<T> out = new_array<T>({m.num_rows(), m.num_cols()});
     T* p = out.mutable_data();
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     m.decompress(p);
     return std::move(out);
   }
@@ -86,7 +94,7 @@ struct compressed {
     auto a = as_array<float>(h, 2, "compressed-matrix");
     std::int32_t rows = dimension(a.shape(0), "rows"), cols = dimension(a.shape(1), "columns");
     const float* p = a.data();
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     return value_type(p, rows, cols, method);
   }
   static py::object stack(std::vector<value_type>& values, const value_options& o) {

@@ -372,7 +372,7 @@ class sequential_reader : public python_table<sequential_base> {
     return use([this](sequential_base& t) -> py::object {
       bool more;
       {
-        py::gil_scoped_release unlocked;
+        unlocked_gil unlocked;
         more = t.advance();
       }
       if (!more) throw py::stop_iteration();
@@ -387,7 +387,7 @@ class sequential_reader : public python_table<sequential_base> {
   // script's, are not read); the number skipped.
   std::size_t skip(std::size_t n) {
     return use([n](sequential_base& t) {
-      py::gil_scoped_release unlocked;
+      unlocked_gil unlocked;
       std::size_t skipped = 0;
       while (skipped < n && t.advance_key()) ++skipped;
       return skipped;
@@ -447,14 +447,14 @@ class random_access_reader : public python_table<random_access_base> {
   py::list keys() {
     if (!keys_) {
       keys_ = use([](random_access_base& t) {
-        py::gil_scoped_release unlocked;
+        unlocked_gil unlocked;
         return t.indexed_keys();
       });
       if (!keys_) {
         auto table = find_value_type(type_).sequential(spec_, options_);
         std::vector<std::string> keys;
         {
-          py::gil_scoped_release unlocked;
+          unlocked_gil unlocked;
           while (table->advance_key()) keys.push_back(table->key());
         }
         table->close();
@@ -572,7 +572,7 @@ py::array idx_read(const std::string& path, py::handle access) {
   tablio::open_options open = access_of(access);
   std::unique_ptr<tablio::idx_file> file;
   {
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     file = std::make_unique<tablio::idx_file>(path, tablio::idx_read_options{}, open);
   }
   const tablio::idx_header& h = file->header();
@@ -633,7 +633,7 @@ void idx_write(const std::string& path, py::handle values, py::handle access) {
   for (std::uint32_t d : item_dims) item_values *= d;
   const char* p = static_cast<const char*>(a.data());
   std::size_t item_bytes = item_values * static_cast<std::size_t>(a.itemsize());
-  py::gil_scoped_release unlocked;
+  unlocked_gil unlocked;
   tablio::idx_writer out(tablio::open_output(path, open), type, item_dims, items);
   for (std::uint32_t i = 0; i < items; ++i) out.write_native_item(p + i * item_bytes, item_values);
   out.close();
@@ -861,7 +861,7 @@ PYBIND11_MODULE(_tablio, m) {
         tablio::open_options open = access_of(access);
         open.allow_pipes = false;
         std::string_view bytes = data;
-        py::gil_scoped_release unlocked;
+        unlocked_gil unlocked;
         tablio::writer out = tablio::open_output(name, open);
         out.write(bytes);
         out.close();
@@ -879,7 +879,7 @@ PYBIND11_MODULE(_tablio, m) {
       "stored_size",
       [](const std::string& name, py::handle access) {
         tablio::open_options open = access_of(access);
-        py::gil_scoped_release unlocked;
+        unlocked_gil unlocked;
         return tablio::stored_size(name, open);
       },
       py::arg("name"), py::arg("access") = py::none(), "The size of a file or remote object.");
@@ -891,7 +891,7 @@ PYBIND11_MODULE(_tablio, m) {
         open.allow_pipes = false;
         std::string all;
         {
-          py::gil_scoped_release unlocked;
+          unlocked_gil unlocked;
           tablio::reader in = tablio::open_input(name, open);
           while (in.ensure(1)) {
             std::span<const char> window = in.window();
@@ -915,7 +915,7 @@ PYBIND11_MODULE(_tablio, m) {
         tablio::open_options open = access_of(access);
         std::vector<std::string> files;
         {
-          py::gil_scoped_release unlocked;  // listing a bucket is network I/O
+          unlocked_gil unlocked;  // listing a bucket is network I/O
           files = tablio::table_files(rspec, open);
         }
         return strings_to_python(files);
@@ -965,6 +965,19 @@ PYBIND11_MODULE(_tablio, m) {
       py::arg("wxfilename"), py::arg("value"), py::arg("type"), py::arg("dtype"),
       py::arg("compression_method"), py::arg("binary"), py::arg("allow_network"), py::arg("allow_pipes"),
       py::arg("confine"), "Writes one object with no key, as Kaldi's WriteKaldiObject writes it.");
+  m.def(
+      "_set_thread_use",
+      [](const std::string& use) {
+        using tablio::detail::thread_use;
+        if (use != "measured" && use != "always" && use != "never")
+          throw tablio::usage_error("thread use is measured, always or never, not '" + use + "'");
+        tablio::detail::forced_thread_use = use == "always"  ? thread_use::always
+                                            : use == "never" ? thread_use::never
+                                                             : thread_use::measured;
+      },
+      py::arg("use"),
+      "For tests and benchmarks, as TABLIO_THREAD_USE: tables with threads hand every entry they can "
+      "to them (always), none (never), or what they measure to be faster (measured).");
   m.def("ordinal_keys", &tablio::table_keys_are_numbers, py::arg("rspec"),
         "Whether the table's keys are its records' numbers, counted across its files (TFRecord, IDX).");
 }

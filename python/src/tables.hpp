@@ -17,6 +17,7 @@
 // Table work runs without the GIL; only conversion holds it.
 #pragma once
 
+#include "arrays.hpp"
 #include "binding.hpp"
 
 #include <tablio/table/object.hpp>
@@ -69,9 +70,11 @@ class sequential_table final : public sequential_base {
   using value_type = typename C::holder::value_type;
 
   sequential_table(const std::string& rspec, const value_options& options) : options_(options) {
+    if constexpr (requires(value_type & v) { C::reuse(v, options_); })
+      options_.recycled = std::make_shared<storage_pools>();
     if constexpr (requires { C::configure(table_.holder(), options_); })
       C::configure(table_.holder(), options_);
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     open_table(table_, rspec, options);
   }
 
@@ -90,7 +93,14 @@ class sequential_table final : public sequential_base {
     return true;
   }
   const std::string& key() const override { return table_.key(); }
-  py::object take_value() override { return C::to_python(std::move(table_.value()), options_); }
+  // The value handed over whole where its converter can (an array over its memory); the memory
+  // of an array freed since comes back for the next value.
+  py::object take_value() override {
+    value_type& v = table_.value();
+    py::object out = C::to_python(std::move(v), options_);
+    if constexpr (requires { C::reuse(v, options_); }) C::reuse(v, options_);
+    return out;
+  }
 
   py::tuple batch(std::size_t n) override {
     std::vector<std::string> keys;
@@ -107,7 +117,7 @@ class sequential_table final : public sequential_base {
     if constexpr (requires { typename C::stacker; }) {
       typename C::stacker stacked(options_, expected);
       {
-        py::gil_scoped_release unlocked;
+        unlocked_gil unlocked;
         while (keys.size() < n && advance()) {
           keys.push_back(table_.key());
           note_failure(table_.value());
@@ -118,16 +128,20 @@ class sequential_table final : public sequential_base {
     } else {
       std::vector<value_type> read;
       {
-        py::gil_scoped_release unlocked;
+        unlocked_gil unlocked;
         read.reserve(expected);
         while (keys.size() < n && advance()) {
           keys.push_back(table_.key());
           note_failure(table_.value());
           read.push_back(std::move(table_.value()));
+          if constexpr (requires { C::reuse(table_.value(), options_); }) C::reuse(table_.value(), options_);
         }
       }
       values =
           converted_in("", failed.value_or(one_key(keys)), [&] { return stack_values<C>(read, options_); });
+      // Values stacked into one array: their memory is for the next batch's.
+      if constexpr (requires(value_type v) { C::recycle(std::move(v), options_); })
+        for (value_type& v : read) C::recycle(std::move(v), options_);
     }
     py::list py_keys(keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i) py_keys[i] = key_to_python(keys[i]);
@@ -136,7 +150,7 @@ class sequential_table final : public sequential_base {
 
   std::string error() const override { return table_.error(); }
   void close() override {
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     table_.close();
   }
 
@@ -153,13 +167,13 @@ class random_access_table final : public random_access_base {
   using value_type = typename holder::value_type;
 
   random_access_table(const std::string& rspec, const value_options& options) : options_(options) {
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     open_table(table_, rspec, options);
   }
 
   std::variant<py::list, std::size_t> get_all(const std::vector<std::string>& keys) override {
     if (keys.size() > 1) {
-      py::gil_scoped_release unlocked;
+      unlocked_gil unlocked;
       table_.prefetch(keys);  // a batch's remote ranges, fetched at once
     }
     if constexpr (requires(const value_type& v) { C::to_python(v, options_); }) {
@@ -169,7 +183,7 @@ class random_access_table final : public random_access_base {
       for (std::size_t i = 0; i < keys.size(); ++i) {
         const value_type* v;
         {
-          py::gil_scoped_release unlocked;
+          unlocked_gil unlocked;
           v = table_.borrow(keys[i]);
         }
         if (!v) return i;
@@ -180,7 +194,7 @@ class random_access_table final : public random_access_base {
       std::vector<value_type> copies;
       copies.reserve(keys.size());
       {
-        py::gil_scoped_release unlocked;
+        unlocked_gil unlocked;
         // Values of Python's own: the table hands over what it can give again, and copies
         // what it keeps (values read ahead from a pipe).
         for (const std::string& key : keys) {
@@ -196,11 +210,11 @@ class random_access_table final : public random_access_base {
     }
   }
   bool contains(const std::string& key) override {
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     return table_.contains(key);
   }
   std::optional<std::uint64_t> size() override {
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     return table_.size();
   }
   std::optional<std::vector<std::string>> indexed_keys() override {
@@ -209,7 +223,7 @@ class random_access_table final : public random_access_base {
     return keys;
   }
   void close() override {
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     table_.close();
   }
 
@@ -225,24 +239,24 @@ class table_writer final : public writer_base {
   using value_type = typename holder::value_type;
 
   table_writer(const std::string& wspec, const value_options& options) : options_(options) {
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     table_.open(wspec, options.open);
   }
   void write(const std::string& key, py::handle value) override {
     value_type v = C::from_python(value, options_);
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     table_.write(key, std::move(v));  // taken over by a writer's threads
   }
   void flush() override {
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     table_.flush();
   }
   void close() override {
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     table_.close();
   }
   void abandon() override {
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     table_.abandon();
   }
 
@@ -266,11 +280,11 @@ value_type_entry entry_for() {
       },
       [](const std::string& rspec, const std::string& wspec, std::uint64_t n, tablio::shard_balance by,
          const tablio::open_options& open) {
-        py::gil_scoped_release unlocked;
+        unlocked_gil unlocked;
         return tablio::shard_table<typename owned_holder_of<C>::type>(rspec, wspec, n, by, open);
       },
       [](const std::string& rspec, const tablio::open_options& open) {
-        py::gil_scoped_release unlocked;
+        unlocked_gil unlocked;
         return tablio::index_shards<typename owned_holder_of<C>::type>(rspec, open);
       },
       tablio::record_extension<typename owned_holder_of<C>::type>(),
@@ -278,7 +292,7 @@ value_type_entry entry_for() {
         using holder = typename owned_holder_of<C>::type;
         typename holder::value_type v;
         {
-          py::gil_scoped_release unlocked;
+          unlocked_gil unlocked;
           v = tablio::read_object<holder>(rxfilename, o.open);
         }
         return C::to_python(std::move(v), o);
@@ -286,7 +300,7 @@ value_type_entry entry_for() {
       [](const std::string& wxfilename, py::handle value, bool binary, const value_options& o) {
         using holder = typename owned_holder_of<C>::type;
         typename holder::value_type v = C::from_python(value, o);
-        py::gil_scoped_release unlocked;
+        unlocked_gil unlocked;
         tablio::write_object<holder>(wxfilename, v, binary, o.open);
       },
   };

@@ -195,7 +195,7 @@ py::object image_feature_to_python(std::size_t count, Image&& image_at) {
 inline py::object images_looked_up(const std::vector<std::string>& values, const value_options& o) {
   decoded_images images;
   {
-    py::gil_scoped_release unlocked;
+    unlocked_gil unlocked;
     images.decode_all([&] {
       for (std::size_t i = 0; i < values.size(); ++i) images.add(values[i], i, *o.images, "");
     });
@@ -845,7 +845,7 @@ struct datum {
   static py::object to_python(const tablio::datum& d, const value_options& o) {
     datum_read<tablio::datum_view> r{view_of(d), {}};
     if (o.images && d.encoded) {
-      py::gil_scoped_release unlocked;
+      unlocked_gil unlocked;
       decode_datum_image(r, *o.images, "");
     }
     return to_python(std::move(r), o);
@@ -1175,7 +1175,7 @@ struct sample {
     looked_up.let_go();
     looked_up.record.assign(record);
     {
-      py::gil_scoped_release unlocked;
+      unlocked_gil unlocked;
       decode_images(looked_up, *o.images, "");
     }
     return to_dict(looked_up, names);

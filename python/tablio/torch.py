@@ -15,11 +15,13 @@ Handles are opened lazily in the process that reads (a DataLoader worker, after 
 spawn): no LMDB environment, mapping or pipe is shared across a fork.
 """
 
+import atexit
 import collections.abc
 import multiprocessing
 import operator
 import os
 import sys
+import threading
 import warnings
 import weakref
 
@@ -323,6 +325,28 @@ def _before_fork():
 os.register_at_fork(before=_before_fork)
 
 
+# A DataLoader worker stopped early (its loader dropped mid-epoch) ends without waiting for its
+# result queue's feeder thread (torch's cancel_join_thread), which may then be putting a batch's
+# tensors into shared memory, in PyTorch's C++ code; the exiting interpreter ends that thread
+# from there, and the worker dies by SIGABRT ("terminate called without an active exception"),
+# reported by the loader as a worker killed by a signal. Torch's own datasets do the same; a
+# worker that reads tablio tables waits at exit, two seconds at most, for its feeders to finish.
+_feeders_finished_at_exit = False
+
+
+def _finish_queue_feeders():
+    for thread in threading.enumerate():
+        if thread.name == "QueueFeederThread" and thread.is_alive():
+            thread.join(2.0)
+
+
+def _in_worker():
+    global _feeders_finished_at_exit
+    if not _feeders_finished_at_exit:
+        _feeders_finished_at_exit = True
+        atexit.register(_finish_queue_feeders)
+
+
 class TableDataset(torch.utils.data.Dataset):
     """Map-style: ds[i] is the value of the i-th key in table order; len(ds) and ds.keys.
 
@@ -383,6 +407,8 @@ class TableDataset(torch.utils.data.Dataset):
 
     def _opened(self):
         if self._pid != os.getpid():  # never a handle from before a fork
+            if torch.utils.data.get_worker_info() is not None:
+                _in_worker()
             self._table, self._pid = self._reopen(), os.getpid()
         return self._table
 
@@ -685,6 +711,8 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
+        if info is not None:
+            _in_worker()
         plan, start = self._worker_plan(*((info.id, info.num_workers) if info else (0, 1)))
         transform, with_keys = self.transform, self.with_keys
         skips = (self._skips, self._skips.attribute) if self._skips else (None, None)
