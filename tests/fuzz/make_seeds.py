@@ -43,6 +43,8 @@ for f in files("kaldi/holders", "kaldi/compressed", "kaldi/bad"):
     obj = content.split(b" ", 1)[1] if b" " in content else content
     for choice in range(HOLDERS):
         put("fuzz_kaldi_archive", f"{f.name}.{choice}", bytes([choice, 0]) + content)
+        if choice in (0, 1, 4):  # the matrix holders, whose objects threads decode apart
+            put("fuzz_threads", f"{f.name}.{choice}", bytes([choice, 7 + choice, choice % 2]) + content)
         put("fuzz_kaldi_object", f"{f.name}.{choice}", bytes([choice, choice % 8]) + obj)
 for f in files("kaldi/scp/wav"):
     for mode in (0, 1, 7):
