@@ -157,10 +157,10 @@ def main():
         for name in DECODE_BOUND:
             saved = bench.decoding_saved(name)
             one, two = paired(lambda: bench.copy(f"ark:{name}", "matrix", "ark:/dev/null", 1),
-                              lambda: bench.copy(f"ark:{name}", "matrix", "ark:/dev/null", 2), 5)
+                              lambda: bench.copy(f"ark:{name}", "matrix", "ark:/dev/null", 2), 9)
             report(f"copy ark:{name} ark:/dev/null", one, two, one - saved)
             one, two = paired(lambda: bench.read(f"ark:{name}", "matrix", 1),
-                              lambda: bench.read(f"ark:{name}", "matrix", 2), 5)
+                              lambda: bench.read(f"ark:{name}", "matrix", 2), 9)
             report(f"open ark:{name}", one, two, one - saved)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

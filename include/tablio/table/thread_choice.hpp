@@ -49,8 +49,11 @@ class thread_choice {
   // left, still in flight, counts for neither).
   void entry(bool threaded, std::uint64_t nanoseconds) noexcept {
     if (static_cast<int>(threaded) != way_) return;
-    if (warming_ > 0) {  // a way's first entries, or its first 2 ms
-      warming_ = (warm_time_ += nanoseconds) < warm_nanoseconds ? warming_ - 1 : 0;
+    if (warming_ > 0) {  // a way's first entries and its first 2 ms (its start's stalls), or 20 ms
+      warm_time_ += nanoseconds;
+      if (warming_ > 1) --warming_;
+      if ((warming_ == 1 && warm_time_ >= warm_nanoseconds) || warm_time_ >= 10 * warm_nanoseconds)
+        warming_ = 0;
       return;
     }
     block_time_ += nanoseconds;
@@ -60,10 +63,9 @@ class thread_choice {
     costs_[blocks_++] = cost;
     stretch_time_ += block_time_;
     block_time_ = block_entries_ = 0;
-    // A try of the way not kept is shorter: it costs where that way is the slower.
-    const std::uint64_t least = way_ == best_ ? stretch_nanoseconds : try_nanoseconds;
-    if ((blocks_ >= stretch_blocks && stretch_time_ >= least) || blocks_ == max_blocks) return end_stretch();
-    // ...and over at once when two blocks cost twice what an entry costs the kept way.
+    if ((blocks_ >= stretch_blocks && stretch_time_ >= stretch_nanoseconds) || blocks_ == max_blocks)
+      return end_stretch();
+    // A try of the way not kept is over at once when two blocks cost twice the kept way's.
     if (way_ != best_ && measured_[best_] && blocks_ >= 2 && costs_[blocks_ - 2] / 2 > cost_[best_] &&
         cost / 2 > cost_[best_]) {
       measured(cost);
@@ -89,11 +91,12 @@ class thread_choice {
  private:
   static constexpr int one_way = 0, threads_way = 1;
   static constexpr std::uint64_t block_nanoseconds = 50000, stretch_nanoseconds = 2000000,
-                                 try_nanoseconds = 500000, warm_nanoseconds = 2000000;
+                                 warm_nanoseconds = 2000000;
   // Threads are first tried once the table has run this long, or sooner if its entries cost
-  // this much: starting them (the threads, the memory their entries take, first touched) costs a
-  // millisecond or two, which a shorter table would not win back.
-  static constexpr std::uint64_t first_try_nanoseconds = 16000000, dear_entry_nanoseconds = 500000;
+  // this much: starting them (the threads, the memory their entries take, first touched, a
+  // sleeping core woken) costs a few milliseconds, which a shorter table would not win back
+  // where they turn out slower, and would win little of where they are faster.
+  static constexpr std::uint64_t first_try_nanoseconds = 100000000, dear_entry_nanoseconds = 500000;
   static constexpr unsigned stretch_blocks = 5, max_blocks = 64;
 
   void end_stretch() noexcept {
@@ -152,7 +155,7 @@ class thread_choice {
     // The first entries of a way are not counted: the threads starting, filling and touching
     // their memory, or emptying.
     if (way != way_) {
-      warming_ = way == threads_way ? 8 : 2;
+      warming_ = way == threads_way ? 16 : 2;
       warm_time_ = 0;
     }
     way_ = way;
