@@ -167,10 +167,10 @@ inline bool bracket_closes_matrix(std::string_view text) noexcept {
 // nothing (a stream that goes on as binary after blanks is read as text where it starts), for
 // an opening read_matrix_text refuses (it says why, on the stream) or blanks past the window.
 inline bool skim_text_matrix(reader& r, skimmed_object& out) {
-  std::span<const char> w = r.window();
+  std::span<const char> first = r.window();
   std::size_t open = 0;
-  while (open < w.size() && reader::is_space(w[open])) ++open;
-  if (open == w.size() || w[open] != '[' || !r.ensure(open + 2)) return false;
+  while (open < first.size() && reader::is_space(first[open])) ++open;
+  if (open == first.size() || first[open] != '[' || !r.ensure(open + 2)) return false;
   const char second = r.window()[open + 1];
   if (second == ']') {  // "[]": empty, its line end left unread
     if (r.ensure(open + 3) && !reader::is_space(r.window()[open + 2])) return false;
