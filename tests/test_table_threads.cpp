@@ -3,7 +3,9 @@
 // in a thread. Part of test_threads, which scripts/run-tests.sh also runs under ThreadSanitizer.
 #include <tablio/tablio.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "test_support.hpp"
 #include "threads_support.hpp"
@@ -403,6 +405,38 @@ TEST_CASE(
         write("many.ark", threads, bad, go_on);
         INFO("NaN at " << bad << (go_on ? ", going on" : ", stopping") << ", " << threads << " threads");
         CHECK(test::read_file(dir / "many.ark") == test::read_file(dir / "one.ark"));
+      }
+    }
+  }
+}
+
+TEST_CASE("a writer given up for another reason than its own values keeps every value it took, as one thread",
+          "[threads][table]") {
+  test::temp_dir dir;
+  // The caller's input fails after `given` values (an exception destroys the writer), or the
+  // caller abandons the table: what one thread had written by then, and no less.
+  auto write = [&](const std::string& wspec, unsigned threads, int given, bool by_exception) {
+    try {
+      table_writer<holder<matrix_to_compress>> out(wspec, with_threads(threads));
+      for (int i = 0; i < given; ++i)
+        out.write(key_of(i), matrix_to_compress{matrix_of(i), compression_method::speech_feature});
+      if (!by_exception) return out.abandon();
+      throw std::runtime_error("the input failed");
+    } catch (const std::runtime_error&) {
+    }
+  };
+  for (int given : {1, 7, 33}) {
+    for (bool by_exception : {true, false}) {
+      write("ark,scp:" + dir / "one.ark," + dir / "one.scp", 1, given, by_exception);
+      for (unsigned threads : {2u, 4u}) {
+        all_to_threads threaded;
+        write("ark,scp:" + dir / "many.ark," + dir / "many.scp", threads, given, by_exception);
+        INFO(given << " values, " << (by_exception ? "an exception" : "abandon()") << ", " << threads
+                   << " threads");
+        CHECK(test::read_file(dir / "many.ark") == test::read_file(dir / "one.ark"));
+        std::string one_scp = test::read_file(dir / "one.scp"), many_scp = test::read_file(dir / "many.scp");
+        CHECK(std::count(many_scp.begin(), many_scp.end(), '\n') == given);
+        CHECK(std::count(one_scp.begin(), one_scp.end(), '\n') == given);
       }
     }
   }

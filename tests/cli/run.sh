@@ -194,6 +194,18 @@ expect 1 "$tablio" copy --compress --threads=3 ark,t:nan.txt ark:nan3.ark
 contains err.txt "the value of key 'b' for 'nan3.ark': cannot compress a matrix with NaN values"
 cmp nan.ark nan3.ark
 expect 2 "$tablio" copy --threads=0 ark:a ark:b
+expect 2 "$tablio" copy ark,threads=2,threads=3:a ark:b
+# An input cut short: what one thread wrote before the error, every value the output took
+# (TABLIO_THREAD_USE=always: those values were still in the threads when the input failed).
+for i in $(seq 100 179); do printf 'c%s [ %s 1 2\n 3 4 5 ]\n' "$i" "$i"; done >cut.txt
+head -c 1500 cut.txt >cut_short.txt
+expect 1 "$tablio" copy --compress ark,t:cut_short.txt ark,scp:cut1.ark,cut1.scp
+for threads in 2 4; do
+  expect 1 env TABLIO_THREAD_USE=always "$tablio" copy --compress --threads=$threads ark,t:cut_short.txt \
+    ark,scp:cut$threads.ark,cut$threads.scp
+  cmp -s cut1.ark cut$threads.ark || fail "--threads=$threads kept other entries than one thread of a cut input"
+  sed "s/cut$threads.ark/cut1.ark/" cut$threads.scp | cmp -s cut1.scp - || fail "--threads=$threads wrote another script than one thread of a cut input"
+done
 # A NaN among the last matrices, within what threads hold in flight: the table one thread
 # leaves, whatever the threads do (TABLIO_THREAD_USE=always: every value to them).
 for i in $(seq 100 139); do printf 'k%s [ %s 1 2\n 3 4 5 ]\n' "$i" "$([[ $i == 137 ]] && echo nan || echo "$i")"; done >late.txt

@@ -15,7 +15,8 @@
 // that many threads and written in order (table/write_behind.hpp): the same bytes, and an
 // error in a value's encoding is thrown by a later write() or by close(), naming its key; the
 // values written after it are written if the caller goes on (writes, closes again), as one
-// thread writes them, and not if it gives the table up.
+// thread writes them, and not if it gives the table up at that error. A table given up for
+// another reason (an error elsewhere) keeps every value write() took, as with one thread.
 #pragma once
 
 #include <tablio/core/owned.hpp>
@@ -86,8 +87,10 @@ class table_writer {
   void close();
 
   // Gives the table up, as after an error: an output that must appear whole (an object being
-  // uploaded) is discarded; files keep what was written.
+  // uploaded) is discarded; files keep what was written (with threads, what one thread would
+  // have written: the values write() took, unless the caller stopped at one that failed).
   void abandon() noexcept {
+    if (behind_ && framing_) behind().settle(*framing_);
     detail::abandon_scope scope;
     behind_ = {};
     framing_ = {};

@@ -13,7 +13,9 @@
 // close), once the entries before it are written. The values written after it wait: a caller who
 // goes on (writes, flushes or closes again) has them written, and one who stops (abandons the
 // table, or lets the exception destroy it) leaves the table one thread leaves to a caller who
-// stops at the error. The framing's own errors (a full disk) are thrown where they happen.
+// stops at the error. A table given up for any other reason (its caller's input failed) has
+// the values write() took written first (settle()), as one thread had written them. The
+// framing's own errors (a full disk) are thrown where they happen, and end the writing.
 #pragma once
 
 #include <tablio/core/monotonic_clock.hpp>
@@ -47,6 +49,7 @@ class write_behind final : public table_stage {
   // Copies or moves v in, as V is, or writes it here.
   template <class F, class V>
   void write(F& f, std::string_view key, V&& v) {
+    stopped_ = false;  // a caller who writes on after an error goes on
     const std::uint64_t start = monotonic_nanoseconds();
     const bool threaded = started_ && choice_.threaded();
     if (threaded)
@@ -59,8 +62,22 @@ class write_behind final : public table_stage {
   // Puts the values in flight up to the first that failed, whose error it throws.
   template <class F>
   void drain(F& f) {
+    stopped_ = false;
     while (jobs_ && !jobs_->empty())
-      if (auto failed = put_oldest(f)) std::rethrow_exception(failed);
+      if (auto failed = put_oldest(f)) failed_here(failed);
+  }
+
+  // For a table given up (an exception, abandon()): puts what one thread would have written for
+  // a caller who stops now, the values write() took, up to one that failed, unless that failure
+  // was the last thrown (the caller stopped at it) or the framing failed. Quietly: the table is
+  // being given up.
+  template <class F>
+  void settle(F& f) noexcept {
+    try {
+      while (!stopped_ && !broken_ && jobs_ && !jobs_->empty())
+        if (put_oldest(f)) return;
+    } catch (...) {
+    }
   }
 
  private:
@@ -90,7 +107,7 @@ class write_behind final : public table_stage {
     while (jobs_ && !jobs_->empty()) {
       if (auto failed = put_oldest(f)) {
         hand_in(f, key, std::forward<V>(v));  // in order, behind the values that wait
-        std::rethrow_exception(failed);
+        failed_here(failed);
       }
     }
     write_entry<H>(f, key, v, record_);
@@ -106,7 +123,13 @@ class write_behind final : public table_stage {
     std::exception_ptr failed;
     if (jobs_->in_flight() >= depth_) failed = put_oldest(f);
     hand_in(f, key, std::forward<V>(v));
-    if (failed) std::rethrow_exception(failed);
+    if (failed) failed_here(failed);
+  }
+
+  // Throws a value's failure to the caller, who may stop at it (settle() then writes no more).
+  [[noreturn]] void failed_here(std::exception_ptr failed) {
+    stopped_ = true;
+    std::rethrow_exception(failed);
   }
 
   template <class F, class V>
@@ -150,6 +173,7 @@ class write_behind final : public table_stage {
     } catch (...) {
       return as_written(f, jobs_->oldest(), std::current_exception());
     }
+    broken_ = true;  // until the framing has taken it: its own error (a full disk) ends the table
     if (j->form == entry_form::object) {
       if constexpr (object_output<F>) {
         f.begin(j->key).write(j->bytes);
@@ -158,6 +182,7 @@ class write_behind final : public table_stage {
     } else {
       if constexpr (record_output<F>) f.put(j->key, std::string_view(j->bytes));
     }
+    broken_ = false;
     return nullptr;
   }
 
@@ -169,6 +194,8 @@ class write_behind final : public table_stage {
   std::uint64_t waits_seen_ = 0;
   thread_choice choice_;
   bool started_ = false;  // a value is written: the first is written here
+  bool stopped_ = false;  // a failed value's error was the last thrown
+  bool broken_ = false;   // the framing threw
   std::string record_;    // a record written here
 };
 
