@@ -499,6 +499,10 @@ class table_writer : public python_table<writer_base> {
   // not be written is a warning, since a destructor cannot raise.
   ~table_writer() {
     if (!table_ || !in_owner()) return;
+    if (close_failed_) {
+      table_->abandon();
+      return;
+    }
     try {
       tablio::detail::dropped_scope dropped;
       table_->close();
@@ -521,6 +525,22 @@ class table_writer : public python_table<writer_base> {
   void flush() {
     use([](writer_base& t) { t.flush(); });
   }
+  // A value that failed in the table's threads leaves it open, the values written after it
+  // waiting: closed again, it writes them, as one thread wrote them for a caller who went on.
+  // Dropped after such a close(), it is given up, as by a caller who stops at the error.
+  void close() {
+    if (!table_ || !in_owner()) return python_table::close();
+    {
+      busy_guard guard(busy_);
+      try {
+        table_->close();
+      } catch (...) {
+        close_failed_ = true;
+        throw;
+      }
+    }
+    table_.reset();
+  }
   // Gives the table up: an object being uploaded never appears; files keep what was written.
   void abandon() {
     if (!table_ || !in_owner()) return;
@@ -530,14 +550,18 @@ class table_writer : public python_table<writer_base> {
   }
   // A with-block's end: closed, or given up when an exception leaves the block.
   void exit(py::handle exception_type) {
-    if (exception_type.is_none())
+    if (!exception_type.is_none()) return abandon();
+    try {
       close();
-    else
-      abandon();
+    } catch (...) {
+      abandon();  // the error leaves the block
+      throw;
+    }
   }
 
  private:
   std::uint64_t written_ = 0;  // entries written, which append() numbers on from
+  bool close_failed_ = false;  // a close() raised a value's error: dropped, the table is given up
 };
 
 py::list strings_to_python(const std::vector<std::string>& strings) {

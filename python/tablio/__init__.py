@@ -86,14 +86,14 @@ def _specifier(spec, function):
                     f"'scp:feats.scp' or 'tfrecord:train.tfrecord', not {what}")
 
 def _threaded(spec, threads):
-    """spec with threads=N among its options; threads None leaves it as it is."""
+    """spec with threads=N among its options; threads None, or a threads=N of its own, leaves it."""
     if threads is None:
         return spec
     if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 256:
         raise UsageError(f"threads is a number of threads, 1 to 256, not {threads!r}"[:120])
     options, colon, rest = spec.partition(":")
-    if not colon:
-        return spec  # no specifier: the table says so
+    if not colon or any(o.startswith("threads=") for o in options.split(",")):
+        return spec  # no specifier (the table says so), or the specifier's own threads=N
     return f"{options},threads={threads}:{rest}"
 
 

@@ -208,3 +208,75 @@ def test_a_thread_inside_tablio_at_interpreter_exit_ends_cleanly(tmp_path):
     for _ in range(3):
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0 and "terminate called" not in done.stderr, done.stderr
+
+
+def forty_matrices(nan_at=None):
+    rng = np.random.default_rng(5)
+    for i in range(40):
+        m = rng.normal(size=(20, 8)).astype(np.float32)
+        if i == nan_at:
+            m[0, 0] = np.nan
+        yield f"k{i:03d}", m
+
+
+@pytest.mark.usefixtures("every_entry_to_threads")
+@pytest.mark.parametrize("stop", ["input", "interrupt"])
+def test_a_writer_left_by_another_exception_keeps_every_value_it_took(tmp_path, stop):
+    # The caller's input fails (or an interrupt) with values still in the writer's threads: they
+    # are written, as one thread had written them.
+    def write(threads):
+        with pytest.raises(KeyboardInterrupt if stop == "interrupt" else tablio.FormatError):
+            with tablio.writer(f"ark,scp:{tmp_path}/{threads}.ark,{tmp_path}/{threads}.scp",
+                               type="compressed-matrix", compression_method=2, threads=threads) as w:
+                for i, (key, m) in enumerate(forty_matrices()):
+                    if i == 23:
+                        if stop == "interrupt":
+                            raise KeyboardInterrupt
+                        tablio.open(f"ark:{tmp_path}/missing-or-cut.ark", type="matrix")
+                    w[key] = m
+        return (tmp_path / f"{threads}.ark").read_bytes(), len((tmp_path / f"{threads}.scp").read_text().splitlines())
+
+    (tmp_path / "missing-or-cut.ark").write_bytes(b"k000 \0BFM \4")
+    one = write(1)
+    assert one[1] == 23
+    for threads in (2, 4):
+        assert write(threads) == one
+
+
+@pytest.mark.usefixtures("every_entry_to_threads")
+def test_a_caller_who_goes_on_after_a_failed_value_gets_what_one_thread_gives(tmp_path):
+    # A NaN among the last values: one thread raises at its write(); threads at a later write()
+    # or at close(). A caller who catches the error and goes on (closing again) has the values
+    # after it written, as one thread writes them.
+    def write(threads):
+        w = tablio.writer(f"ark:{tmp_path}/{threads}.ark", type="compressed-matrix", compression_method=2,
+                          threads=threads)
+        raised = 0
+        for key, m in forty_matrices(nan_at=37):
+            try:
+                w[key] = m
+            except tablio.UsageError:
+                raised += 1
+        for _ in range(3):
+            try:
+                w.close()
+                break
+            except tablio.UsageError:
+                raised += 1
+        return raised, (tmp_path / f"{threads}.ark").read_bytes()
+
+    one = write(1)
+    assert one[0] == 1
+    for threads in (2, 4):
+        assert write(threads) == one
+
+
+def test_the_specifiers_threads_wins_and_is_said_once(tmp_path):
+    from tablio import _threaded
+    assert _threaded("ark,threads=1:a.ark", 4) == "ark,threads=1:a.ark"
+    assert _threaded("ark:a.ark", 4) == "ark,threads=4:a.ark"
+    with tablio.writer(f"ark:{tmp_path}/a.ark", type="matrix") as w:
+        w["a"] = np.zeros((2, 2), np.float32)
+    with pytest.raises(tablio.UsageError):
+        tablio.open(f"ark,threads=2,threads=3:{tmp_path}/a.ark", type="matrix")
+    assert len(list(tablio.open(f"ark,threads=2,threads=2:{tmp_path}/a.ark", type="matrix"))) == 1

@@ -164,10 +164,12 @@ inline bool parse_seconds_option(std::string_view o, std::string_view name, floa
 // Threads a table may be given (threads=N): more would only hold memory.
 inline constexpr std::uint64_t max_table_threads = 256;
 
-// Parses "threads=N", 1 to max_table_threads; false otherwise.
+// Parses "threads=N", 1 to max_table_threads, into threads (0 until given); false otherwise,
+// and for a second threads= of another number, which would leave unsaid which one holds.
 inline bool parse_threads_option(std::string_view o, unsigned& threads) {
   std::uint64_t n;
-  if (!parse_number_option(o, "threads", n) || n > max_table_threads) return false;
+  if (!parse_number_option(o, "threads", n) || n > max_table_threads || (threads != 0 && threads != n))
+    return false;
   threads = static_cast<unsigned>(n);
   return true;
 }
