@@ -46,8 +46,15 @@ class TablioConan(ConanFile):
         cmake_lists = load(self, os.path.join(self.recipe_folder, "CMakeLists.txt"))
         self.version = re.search(r"project\(tablio VERSION ([0-9.]+)", cmake_lists).group(1)
 
+    def _needs_fast_float(self):
+        # libc++ before 20 (macOS's among them) cannot read floating-point text with
+        # std::from_chars: tablio reads it through fast_float there.
+        return self.settings.os in ("Macos", "iOS") or self.settings.get_safe("compiler.libcxx") == "libc++"
+
     def requirements(self):
         self.requires("boost/[>=1.75]", options={"header_only": True})
+        if self._needs_fast_float():
+            self.requires("fast_float/[>=3.9]")
         for name, (requirements, _) in COMPONENTS.items():
             if self.options.get_safe(name):
                 for requirement in requirements:
@@ -91,7 +98,7 @@ class TablioConan(ConanFile):
         core = self.cpp_info.components["core"]
         core.set_property("cmake_target_name", "tablio::tablio")
         core.set_property("pkg_config_name", "tablio")
-        core.requires = ["boost::headers"]
+        core.requires = ["boost::headers"] + (["fast_float::fast_float"] if self._needs_fast_float() else [])
         if self.settings.os in ("Linux", "FreeBSD"):
             core.system_libs = ["pthread"]  # tables' threads (threads=N)
         core.bindirs = []

@@ -2,6 +2,8 @@
 // every codec, and bad input.
 #include "test_support.hpp"
 
+#include <tablio/core/parse_float.hpp>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -276,4 +278,57 @@ TEST_CASE("floats are formatted exactly as printf(\"%.7g\")", "[codec][text]") {
                   0.0001f, 0.00001f, 99999.995f, std::numeric_limits<float>::infinity()})
     check(f);
   CHECK(mismatches == 0);
+}
+
+// Numbers are read by std::from_chars, or by fast_float where the standard library lacks it
+// (libc++ before 20): both must give the bits strtod/strtof give (as Kaldi's `is >> value`
+// does), and fast_float what std::from_chars gives, overflow and underflow included.
+TEST_CASE("floating-point text reads bit for bit as the C library and std::from_chars", "[codec][numbers]") {
+  std::mt19937_64 random(7);
+  char text[64];
+  auto same_bits = [](auto a, auto b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  auto check = [&](std::string_view token) {
+    float f = 0;
+    double d = 0;
+    const char* end = token.data() + token.size();
+    auto rf = tablio::detail::parse_float(token.data(), end, f);
+    auto rd = tablio::detail::parse_float(token.data(), end, d);
+    const std::string copy(token);
+    if (rd.ec == std::errc{}) CHECK(same_bits(d, std::strtod(copy.c_str(), nullptr)));
+    if (rf.ec == std::errc{}) CHECK(same_bits(f, std::strtof(copy.c_str(), nullptr)));
+#if defined(TABLIO_HAS_FAST_FLOAT) && defined(__cpp_lib_to_chars)
+    float ff = 12345;
+    double fd = 12345;
+    auto rff = tablio::detail::from_chars_fast_float(token.data(), end, ff);
+    auto rfd = tablio::detail::from_chars_fast_float(token.data(), end, fd);
+    CHECK((rff.ptr == rf.ptr && rff.ec == rf.ec && rfd.ptr == rd.ptr && rfd.ec == rd.ec));
+    if (rf.ec == std::errc{}) CHECK(same_bits(ff, f));
+    if (rd.ec == std::errc{}) CHECK(same_bits(fd, d));
+#endif
+  };
+  for (const char* edge : {"1e-40",        "1e-46",
+                           "1.4e-45",      "7e-46",
+                           "3.4028235e38", "3.4028236e38",
+                           "-1e39",        "0e999",
+                           "1e-400",       "5e-324",
+                           "2e-324",       "1.7976931348623159e308",
+                           "inf",          "-inf",
+                           "nan",          "infinity",
+                           "1e",           "1.",
+                           "-.5",          ".5e-3",
+                           "00001",        "1e100000000000000000000"})
+    check(edge);
+  for (int i = 0; i < 100000; ++i) {
+    const std::uint64_t bits = random();
+    double d;
+    float f;
+    const auto low = static_cast<std::uint32_t>(bits);
+    std::memcpy(&d, &bits, sizeof d);
+    std::memcpy(&f, &low, sizeof f);
+    const int precision = 1 + static_cast<int>(random() % 20);
+    std::snprintf(text, sizeof text, "%.*g", precision, d);
+    check(text);
+    std::snprintf(text, sizeof text, "%.*g", precision, static_cast<double>(f));
+    check(text);
+  }
 }

@@ -87,6 +87,16 @@ class ConanInvalidConfiguration(Exception):
     pass
 
 
+
+class Settings(types.SimpleNamespace):
+    """Conan's settings as a recipe reads them: attributes, and get_safe("a.b") for a subsetting."""
+
+    def get_safe(self, name):
+        value = self
+        for part in name.split("."):
+            value = getattr(value, part, None)
+        return value
+
 def check_min_cppstd(conanfile, cppstd):
     if int(str(conanfile.settings.compiler.cppstd).lstrip("gnu")) < int(cppstd):
         raise ConanInvalidConfiguration("needs C++%s" % cppstd)
@@ -206,7 +216,7 @@ def main():
 
     recipe.set_version()
     # The consumer's profile decides the C++ standard; the recipe refuses one before C++20.
-    recipe.settings = types.SimpleNamespace(os="Linux", compiler=types.SimpleNamespace(cppstd="17"))
+    recipe.settings = Settings(os="Linux", compiler=types.SimpleNamespace(cppstd="17", libcxx="libstdc++11"))
     try:
         recipe.validate()
         sys.exit("validate() accepted compiler.cppstd=17")

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <tablio/codec/float_format.hpp>
+#include <tablio/core/parse_float.hpp>
 #include <tablio/stream/reader.hpp>
 #include <tablio/stream/writer.hpp>
 
@@ -111,7 +112,7 @@ bool convert_number_token(std::string_view tok, T& out) {
   const char* first = digits.data();
   const char* last = first + digits.size();
   if constexpr (std::is_floating_point_v<T>) {
-    auto res = std::from_chars(first, last, out, std::chars_format::general);
+    auto res = parse_float(first, last, out);
     if (res.ptr != last) return false;
     if (res.ec == std::errc::result_out_of_range) {
       // Underflow reads as zero (as strtof does); overflow fails.
@@ -156,9 +157,9 @@ inline T read_text_number(reader& r, const char* type) {
   std::string_view tok = scan_number_token(r, scratch, std::is_floating_point_v<T>);
   if (!convert_number_token(tok, value)) {
     if constexpr (std::is_integral_v<T>) {
-      long double probe;
+      double probe;
       if (!tok.empty() &&
-          std::from_chars(tok.data() + (tok.front() == '+'), tok.data() + tok.size(), probe).ptr ==
+          parse_float(tok.data() + (tok.front() == '+'), tok.data() + tok.size(), probe).ptr ==
               tok.data() + tok.size())
         r.fail_at(at, {"a text ", type, " in range"}, {quoted_excerpt(tok)});
     }

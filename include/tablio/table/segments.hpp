@@ -21,6 +21,7 @@
 // when they are not in a row and the recordings come from commands).
 #pragma once
 
+#include <tablio/core/parse_float.hpp>
 #include <tablio/holder/record.hpp>
 #include <tablio/holder/wave.hpp>
 #include <tablio/table/erased_framing.hpp>
@@ -50,8 +51,12 @@ namespace detail {
 template <class T>
 bool parse_segment_number(std::string_view field, T& value) {
   if (field.size() > 1 && field[0] == '+' && field[1] != '-') field.remove_prefix(1);
-  auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
-  if (ec != std::errc() || end != field.data() + field.size()) return false;
+  std::from_chars_result r;
+  if constexpr (std::is_floating_point_v<T>)
+    r = parse_float(field.data(), field.data() + field.size(), value);
+  else
+    r = std::from_chars(field.data(), field.data() + field.size(), value);
+  if (r.ec != std::errc() || r.ptr != field.data() + field.size()) return false;
   if constexpr (std::is_floating_point_v<T>) return value - value == 0;  // finite
   return true;
 }

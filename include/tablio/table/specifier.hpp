@@ -26,6 +26,7 @@
 
 #include <tablio/core/config.hpp>
 #include <tablio/core/error.hpp>
+#include <tablio/core/parse_float.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/specifier.hpp>
 #include <tablio/table/erased_framing.hpp>
@@ -155,7 +156,7 @@ inline bool parse_seconds_option(std::string_view o, std::string_view name, floa
   std::string text;
   if (!parse_named_option(o, name, text)) return false;
   float v;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  auto [end, ec] = parse_float(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || !(v >= 0 && v < 1e9f)) return false;
   value = v;
   return true;
@@ -167,7 +168,7 @@ inline constexpr std::uint64_t max_table_threads = 256;
 // Parses "threads=N", 1 to max_table_threads, into threads (0 until given); false otherwise,
 // and for a second threads= of another number, which would leave unsaid which one holds.
 inline bool parse_threads_option(std::string_view o, unsigned& threads) {
-  std::uint64_t n;
+  std::uint64_t n = 0;
   if (!parse_number_option(o, "threads", n) || n > max_table_threads || (threads != 0 && threads != n))
     return false;
   threads = static_cast<unsigned>(n);
