@@ -193,7 +193,9 @@ TEST_CASE("an archive's bad message is an error at its offset in the file", "[co
   test::temp_dir dir;
   {
     table_writer<bytes_holder> w("ark:" + (dir / "bad.ark"));
-    w.write("good", std::string(encode<protobuf>(record{"x"}).view()));
+    record good;
+    good.id = "x";
+    w.write("good", std::string(encode<protobuf>(good).view()));
     w.write("bad", bytes({0x0a, 0x05, 'a'}));  // a length past the end
   }
   // "good \0B\4", 4 bytes of size, 15 of message; "bad \0B\4", 4 of size: the message at 38,

@@ -406,9 +406,10 @@ struct example {
   static py::object feature_value(const value_type& r, const tablio::feature_view& f, const value_options& o,
                                   record_values& values) {
     if (f.kind == tablio::feature_kind::bytes && o.decodes_images(f.key)) {
-      auto [first, last] = r.images_of(f.key);
+      const auto range = r.images_of(f.key);  // not a structured binding: clang 14 cannot capture one
+      const auto first = range.first;
       return image_feature_to_python(
-          last - first, [&](std::size_t i) -> const tablio::image& { return r.images[first + i]; });
+          range.second - first, [&](std::size_t i) -> const tablio::image& { return r.images[first + i]; });
     }
     return feature_view_to_python(f, o, values);
   }

@@ -52,7 +52,7 @@ class stream_ahead {
   stream_ahead(std::shared_ptr<object> obj, std::uint64_t from, std::size_t capacity, std::size_t early)
       : obj_(std::move(obj)),
         next_(from),
-        ring_(std::make_unique_for_overwrite<char[]>(capacity)),  // pages touched as they fill
+        ring_(new char[capacity]),  // not zeroed: pages touched as they fill
         capacity_(capacity),
         limit_(std::min(early, capacity)),
         known_(obj_->known()) {  // else its thread learns the object, and wait_known() waits for that
