@@ -18,13 +18,62 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
-#include <ctime>
 #include <string>
 #include <utility>
+
+#if defined(__APPLE__)
+#include <crt_externs.h>  // a shared library (the Python module) has no `environ` of its own there
+#else
+extern char** environ;  // POSIX defines it; not every <unistd.h> declares it
+#endif
+
+// pipe2 opens both ends closed-on-exec at once where it exists; elsewhere (macOS) the flag is set
+// after, under a lock that every command tablio starts takes too. TABLIO_POSIX_ONLY takes that
+// path on any system, as the libc++ build of the tests does.
+#if (defined(__linux__) || defined(__FreeBSD__) || defined(__NetBSD__) || defined(__OpenBSD__)) && \
+    !defined(TABLIO_POSIX_ONLY)
+#define TABLIO_HAVE_PIPE2 1
+#else
+#include <tablio/core/mutex.hpp>
+#endif
 
 TABLIO_BEGIN_NAMESPACE
 
 namespace detail {
+
+inline char** process_environment() noexcept {
+#if defined(__APPLE__)
+  return *_NSGetEnviron();
+#else
+  return environ;
+#endif
+}
+
+#if !defined(TABLIO_HAVE_PIPE2)
+inline mutex& spawn_mutex() noexcept {
+  static mutex m;
+  return m;
+}
+#endif
+
+// A pipe whose two ends a command started later does not inherit.
+inline int open_cloexec_pipe(int ends[2]) noexcept {
+#if defined(TABLIO_HAVE_PIPE2)
+  return ::pipe2(ends, O_CLOEXEC);
+#else
+  if (::pipe(ends) != 0) return -1;
+  for (int i = 0; i < 2; ++i) {
+    if (::fcntl(ends[i], F_SETFD, FD_CLOEXEC) != 0) {
+      const int e = errno;
+      ::close(ends[0]);
+      ::close(ends[1]);
+      errno = e;
+      return -1;
+    }
+  }
+  return 0;
+#endif
+}
 
 // The command belongs to the process that started it: one that inherited the pipe by fork()
 // only closes its copy, never reads the rest of the output (the parent's) or waits.
@@ -38,8 +87,11 @@ class process_pipe {
   process_pipe(std::string command, direction d)
       : command_(std::move(command)), owner_(::getpid()), direction_(d) {
     std::fflush(nullptr);  // the child must not inherit and re-flush our stdio buffers
+#if !defined(TABLIO_HAVE_PIPE2)
+    lock hold(spawn_mutex());  // no other command of ours starts between pipe() and fcntl()
+#endif
     int ends[2];
-    if (::pipe2(ends, O_CLOEXEC) != 0) throw_io_error(command_, errno, {"cannot start command"});
+    if (open_cloexec_pipe(ends) != 0) throw_io_error(command_, errno, {"cannot start command"});
     const bool from = d == direction::from_command;
     const int ours = ends[from ? 0 : 1], theirs = ends[from ? 1 : 0];
     posix_spawn_file_actions_t actions;
@@ -56,7 +108,7 @@ class process_pipe {
     ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     char shell[] = "sh", dash_c[] = "-c";
     char* argv[] = {shell, dash_c, command_.data(), nullptr};
-    const int failed = ::posix_spawn(&pid_, "/bin/sh", &actions, &attributes, argv, environ);
+    const int failed = ::posix_spawn(&pid_, "/bin/sh", &actions, &attributes, argv, process_environment());
     ::posix_spawn_file_actions_destroy(&actions);
     ::posix_spawnattr_destroy(&attributes);
     ::close(theirs);
@@ -127,11 +179,11 @@ class sigpipe_guard {
     pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
   }
   ~sigpipe_guard() {
-    if (!was_pending_) {
-      timespec zero{0, 0};
-      while (sigtimedwait(&pipe_, nullptr, &zero) > 0) {
-      }
-    }
+    sigset_t pending;
+    int taken;
+    // sigwait returns at once for a pending signal (POSIX has no sigtimedwait on macOS).
+    if (!was_pending_ && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1)
+      sigwait(&pipe_, &taken);
     pthread_sigmask(SIG_SETMASK, &old_, nullptr);
   }
   sigpipe_guard(const sigpipe_guard&) = delete;
