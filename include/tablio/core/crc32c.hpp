@@ -2,8 +2,9 @@
 //
 // On x86-64 with SSE4.2 (checked at run time) the CRC32 instruction does the work, over
 // three interleaved streams (stripes of 8 KB, 256 or 64 bytes) so that its latency is hidden;
-// ARMv8 uses its CRC32C instructions when compiled for them; elsewhere a portable slice-by-8
-// table method serves. All give the same values.
+// 64-bit ARM uses its CRC32C instructions (always when compiled for them, as with
+// -march=armv8-a+crc, else when the processor has them); elsewhere a portable slice-by-8 table
+// method serves. All give the same values.
 #pragma once
 
 #include <tablio/core/endian.hpp>
@@ -12,10 +13,12 @@
 #include <cstdint>
 #include <cstring>
 
+#include <tablio/core/cpu_features.hpp>
+
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #include <nmmintrin.h>  // SSE4.2 only: <immintrin.h> is far costlier to compile
 #define TABLIO_CRC32C_X86 1
-#elif defined(__ARM_FEATURE_CRC32)
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
 #include <arm_acle.h>
 #define TABLIO_CRC32C_ARM 1
 #endif
@@ -142,12 +145,30 @@ __attribute__((target("sse4.2"))) inline std::uint32_t crc32c_sse42(std::uint32_
   return r32;
 }
 #elif defined(TABLIO_CRC32C_ARM)
-inline std::uint32_t crc32c_arm(std::uint32_t r, const unsigned char* p, std::size_t n) noexcept {
+#if defined(__ARM_FEATURE_CRC32)
+#define TABLIO_CRC32C_ARM_TARGET
+#else
+#define TABLIO_CRC32C_ARM_TARGET __attribute__((target("+crc")))
+#endif
+TABLIO_CRC32C_ARM_TARGET inline std::uint32_t crc32c_arm(std::uint32_t r, const unsigned char* p,
+                                                         std::size_t n) noexcept {
   for (; n >= 8; n -= 8, p += 8) r = __crc32cd(r, load<std::endian::little, std::uint64_t>(p));
   for (; n > 0; --n) r = __crc32cb(r, *p++);
   return r;
 }
 #endif
+
+// Whether this processor computes CRC32C with its own instructions here.
+inline bool crc32c_in_hardware() noexcept {
+#if defined(TABLIO_CRC32C_X86)
+  static const bool hardware = cpu_has_sse42();
+#elif defined(TABLIO_CRC32C_ARM)
+  static const bool hardware = cpu_has_arm_crc32();
+#else
+  constexpr bool hardware = false;
+#endif
+  return hardware;
+}
 
 }  // namespace detail
 
@@ -156,10 +177,9 @@ inline std::uint32_t crc32c_extend(std::uint32_t crc, const void* data, std::siz
   const auto* p = static_cast<const unsigned char*>(data);
   std::uint32_t r = ~crc;
 #if defined(TABLIO_CRC32C_X86)
-  static const bool hardware = __builtin_cpu_supports("sse4.2");
-  r = hardware ? detail::crc32c_sse42(r, p, n) : detail::crc32c_portable(r, p, n);
+  r = detail::crc32c_in_hardware() ? detail::crc32c_sse42(r, p, n) : detail::crc32c_portable(r, p, n);
 #elif defined(TABLIO_CRC32C_ARM)
-  r = detail::crc32c_arm(r, p, n);
+  r = detail::crc32c_in_hardware() ? detail::crc32c_arm(r, p, n) : detail::crc32c_portable(r, p, n);
 #else
   r = detail::crc32c_portable(r, p, n);
 #endif
