@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything and runs all tests: an optimised Release build; a build with
 # AddressSanitizer and UndefinedBehaviorSanitizer; the thread and remote tests under
-# ThreadSanitizer; and every fuzz target for FUZZ_SECONDS (default 15) each, built with clang.
+# ThreadSanitizer (with line tables alone for debug information: stacks keep their lines); and
+# every fuzz target for FUZZ_SECONDS (default 15) each, built with clang.
 # Remote storage is tested against nginx and s3rver, started by the tests on loopback.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,7 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest python3-pip python3-setuptools \
   python3-protobuf python3-lmdb python3-torch python3-torchvision python3-dask python3-distributed python3-pandas \
   libcurl4-openssl-dev curl nginx-light openssl awscli python3-botocore python3-boto3 nodejs \
-  libturbojpeg0-dev libpng-dev python3-pil
+  libturbojpeg0-dev libpng-dev python3-pil libfast-float-dev
 jobs=$(nproc)
 
 # Remote objects are tested against real servers on loopback: nginx (above), and s3rver, an S3
@@ -45,10 +46,11 @@ export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_erro
 # whose code the unit tests, the docs' programs and the fuzz targets run under the sanitizers.
 run_suite sanitize -DCMAKE_BUILD_TYPE=Debug -DTABLIO_BUILD_PYTHON=ON -DTABLIO_TOOLING_TESTS=OFF \
   -DTABLIO_BUILD_EXAMPLES=OFF \
-  "-DCMAKE_CXX_FLAGS=-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+  -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
+  "-DCMAKE_CXX_FLAGS=-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 
 configure_and_build threads test_threads -DCMAKE_BUILD_TYPE=Debug -DTABLIO_BUILD_EXAMPLES=OFF \
-  "-DCMAKE_CXX_FLAGS=-O1 -g -fsanitize=thread"
+  -DCMAKE_CXX_FLAGS_DEBUG=-g1 "-DCMAKE_CXX_FLAGS=-O1 -fsanitize=thread"
 cmake --build "$root/build/threads" -j "$jobs" --target test_remote
 echo "== threads tests (ThreadSanitizer)"
 export TSAN_OPTIONS=halt_on_error=1
