@@ -110,7 +110,7 @@ TEST_CASE("a full disk is an I/O error naming the file, at write or at close", "
   CHECK_THROWS_WITH(write_entries(out, 0, 100), Catch::Contains("No space left on device"));
 }
 
-TEST_CASE("a file size limit stops every writer with an error naming the file", "[faults][disk]") {
+TEST_CASE("a file size limit stops every writer with an error naming the file", "[fork][faults][disk]") {
   test::temp_dir dir;
   // LMDB reports the short write the limit causes as EIO.
   auto limited = [&](const std::string& path, const std::function<void()>& write) {
@@ -159,7 +159,7 @@ TEST_CASE("an output command that fails is an error at close", "[faults][pipe]")
   CHECK(recovered_prefix("ark:" + (dir / "fine.ark")) == 3);
 }
 
-TEST_CASE("an input command that dies is an error, not a short table", "[faults][pipe]") {
+TEST_CASE("an input command that dies is an error, not a short table", "[fork][faults][pipe]") {
   test::temp_dir dir;
   std::string ark = dir / "a.ark", tfrecord = dir / "a.tfrecord", idx = dir / "a.idx";
   write_and_close("ark:" + ark, 40);
@@ -233,7 +233,7 @@ TEST_CASE("a writer killed mid-table leaves every whole entry recoverable", "[fa
 }
 
 TEST_CASE("an LMDB writer killed mid-batch loses only the batch it had not committed",
-          "[faults][kill][lmdb]") {
+          "[fork][faults][kill][lmdb]") {
   test::temp_dir dir;
   auto value_of = [](std::uint64_t i) { return std::string(100 + i % 300, static_cast<char>('a' + i % 26)); };
   for (int delay_ms : {-1, 0, 5, 30}) {

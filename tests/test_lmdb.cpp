@@ -349,7 +349,8 @@ TEST_CASE("what Caffe never writes is refused, clearly", "[lmdb][bad]") {
   CHECK_THROWS_MATCHES(lmdb_reader(dir / "db", {.no_subdir = true}), io_error, test::says("regular file"));
 }
 
-TEST_CASE("reading writes nothing: no lock file, read-only folders, after fork()", "[lmdb][permissions]") {
+TEST_CASE("reading writes nothing: no lock file, read-only folders, after fork()",
+          "[fork][lmdb][permissions]") {
   test::temp_dir dir;
   std::string db = copy_database(dir, "fashion_t10k_1000_lmdb");
   std::filesystem::remove(db + "/data.mdb-lock");
@@ -582,7 +583,7 @@ TEST_CASE("a writer replaces the database it opens, unless it appends, and write
 }
 
 TEST_CASE("LMDB's rules for writers: one environment per database, none after fork, clear errors",
-          "[lmdb][bad]") {
+          "[fork][lmdb][bad]") {
   test::temp_dir dir;
   std::string db = dir / "db";
   lmdb_writer first(db);
@@ -692,7 +693,7 @@ TEST_CASE("readers in many threads", "[lmdb][threads]") {
   for (int g : good) CHECK(g == 700);
 }
 
-TEST_CASE("reading a database another process is writing", "[lmdb][process]") {
+TEST_CASE("reading a database another process is writing", "[fork][lmdb][process]") {
   test::temp_dir dir;
   const std::string db = dir / "live";
   int ready[2];

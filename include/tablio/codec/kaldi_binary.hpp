@@ -232,7 +232,9 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
   template <class T>
   static void check_marker(reader& r, std::uint64_t at, char marker) {
     constexpr char expected = kaldi_io::integer_marker<T>();
-    if (marker != expected) kaldi_io::fail_marker(r, at, expected, static_cast<signed char>(marker));
+    // Both printed as signed, as Kaldi on x86 prints them, whether char is signed here or not (ARM).
+    if (marker != expected)
+      kaldi_io::fail_marker(r, at, static_cast<signed char>(expected), static_cast<signed char>(marker));
   }
 
   template <class T>
