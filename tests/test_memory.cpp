@@ -99,7 +99,8 @@ TEST_CASE("random access to a 200 MB archive keeps memory bounded", "[fork][tabl
 }
 
 #if defined(TABLIO_WITH_ZLIB)
-TEST_CASE("a record read from a stream of unknown size takes what it holds, not twice", "[fork][table][memory]") {
+TEST_CASE("a record read from a stream of unknown size takes what it holds, not twice",
+          "[fork][table][memory]") {
   test::temp_dir dir;
   const std::string file = dir / "one.tfrecord.gz";
   // One record of 64 MiB, inflated as it is read: with its CRC, 4 bytes past a power of two,
