@@ -14,6 +14,7 @@ writes the shard index (or, for Kaldi's splits, the concatenated script) last: a
 an index is whole, and a write that fails leaves a folder as it was. See docs/dask.md.
 """
 
+import concurrent.futures
 import contextlib
 import glob
 import os
@@ -26,6 +27,8 @@ from typing import NamedTuple
 
 import dask
 import dask.bag
+import dask.system
+import dask.threaded
 from dask.highlevelgraph import HighLevelGraph
 
 import tablio
@@ -584,6 +587,29 @@ def _write_script(name, wspecs, access):
     _publish_bytes(name, text, access)
 
 
+def _compute_to_the_end(bag, compute):
+    """Computes `bag` as bag.compute(**compute) does, but when a task fails returns (raising its
+    error) only once no other task of it still runs: Dask's threads and a distributed cluster
+    go on with the tasks they had started, which would write their shards after the failed
+    writing was cleared away. (The processes scheduler waits for its own pool.)"""
+    options = dict(compute)
+    scheduler = dask.base.get_scheduler(scheduler=options.pop("scheduler", None), collections=[bag])
+    client = getattr(scheduler, "__self__", None)
+    if type(client).__name__ == "Client" and hasattr(client, "compute"):
+        import distributed
+        futures = client.compute(bag.to_delayed(), **options)
+        distributed.wait(futures)
+        return [record for part in client.gather(futures) for record in part]
+    if scheduler is dask.threaded.get and options.get("pool") is None and dask.config.get("pool", None) is None:
+        workers = options.pop("num_workers", None) or dask.config.get("num_workers", None)
+        pool = concurrent.futures.ThreadPoolExecutor(workers or dask.system.CPU_COUNT)
+        try:
+            return bag.compute(scheduler=scheduler, pool=pool, **options)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return bag.compute(scheduler=scheduler, **options)
+
+
 def write(bag, wspec, type="matrix", dtype=None, compression_method=None, index=True, allow_network=True,
           confine=None, **compute):
     """Writes each partition of a bag of (key, value) pairs as a shard of its own, in the
@@ -633,7 +659,7 @@ def write(bag, wspec, type="matrix", dtype=None, compression_method=None, index=
              for i, w in enumerate(wspecs)}
     graph = HighLevelGraph.from_collections(name, tasks, dependencies=[bag])
     try:
-        stats = dask.bag.Bag(graph, name, len(wspecs)).compute(**compute)
+        stats = _compute_to_the_end(dask.bag.Bag(graph, name, len(wspecs)), compute)
     except BaseException:  # nothing of this writing appears; what earlier attempts left goes
         for w in wspecs:
             for file in _files(_tablio.parse_wspecifier(w)):

@@ -5,6 +5,7 @@ import contextlib
 import glob
 import os
 import signal
+import time
 
 import numpy as np
 import pytest
@@ -193,15 +194,40 @@ def test_a_task_run_again_writes_the_same_shards_under_the_same_names(client, tm
     assert sorted(first) == ["train-000000.tar", "train-000001.tar", "train-000002.tar", "train.shardindex.json"]
 
 
-def test_a_record_that_cannot_be_written_fails_with_its_key_and_no_index(client, tmp_path):
+def start_late(shard):
+    """Makes the writing of `shard` start late in this process, as a task does that a busy
+    worker runs after another partition has already failed."""
+    original = getattr(tablio.dask._write_shard, "original", tablio.dask._write_shard)
+
+    def late(records, wspec, *rest):
+        if shard in wspec:
+            time.sleep(0.5)
+        return original(records, wspec, *rest)
+    late.original = original
+    tablio.dask._write_shard = late
+
+
+def start_on_time():
+    tablio.dask._write_shard = getattr(tablio.dask._write_shard, "original", tablio.dask._write_shard)
+
+
+@pytest.mark.parametrize("scheduler", ["distributed", "threads"])
+def test_a_record_that_cannot_be_written_fails_with_its_key_and_no_index(client, tmp_path, scheduler):
     feats = matrices(9)
     write_ark(tmp_path / "feats.ark", feats)
     bag = tablio.dask.read(f"ark:{tmp_path}/feats.ark", type="matrix", npartitions=3)
     bad = bag.map(lambda kv: (kv[0], "not a matrix") if kv[0] == "utt004" else kv)
-    with pytest.raises(TypeError, match="utt004"):
-        tablio.dask.write(bad, f"ark,scp:{tmp_path}/out/feats.JOB.ark,{tmp_path}/out/feats.JOB.scp")
+    run = client.run if scheduler == "distributed" else lambda f, *a: f(*a)
+    run(start_late, "feats.1.")  # still writing when feats.2's record fails
+    try:
+        with pytest.raises(TypeError, match="utt004"):
+            tablio.dask.write(bad, f"ark,scp:{tmp_path}/out/feats.JOB.ark,{tmp_path}/out/feats.JOB.scp",
+                              scheduler=client if scheduler == "distributed" else scheduler, num_workers=2)
+    finally:
+        run(start_on_time)
+    time.sleep(1)  # a writing that went on after the failure has ended by now
     assert os.listdir(tmp_path / "out") == []  # no split appears, and no script of them all
-    assert partials(str(tmp_path)) == []
+    assert partials(str(tmp_path)) == []  # not even from a shard whose writing ended after the failure
 
 
 def test_names_a_partition_cannot_write_alone_are_refused(tmp_path):
