@@ -10,12 +10,15 @@
 #include <tablio/tablio.hpp>
 #include <tablio/types/image.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -25,16 +28,51 @@ namespace py = pybind11;
 
 // The GIL let go for C++ work, taken back at the end of the scope. A daemon thread that asks
 // for it back while the interpreter exits is ended by Python with pthread_exit, which unwinds
-// the thread's stack: this destructor lets that unwinding through (pybind11's
-// gil_scoped_release, noexcept, would abort the process instead).
+// the thread's stack through pybind11 and this extension. That works only where the C++
+// runtime tells the unwinding apart (libstdc++; libc++ on glibc aborts or crashes), and runs
+// destructors in an interpreter half torn down. So once the exit begins (an atexit function,
+// let_threads_through_exit) any other thread never asks again and waits for the process to
+// end, as Python 3.14 makes such threads do; one that was already asking is let through first.
+// The exiting thread itself goes on (it destroys what is left, tables included).
 class unlocked_gil {
  public:
   unlocked_gil() : state_(PyEval_SaveThread()) {}
   unlocked_gil(const unlocked_gil&) = delete;
   unlocked_gil& operator=(const unlocked_gil&) = delete;
-  ~unlocked_gil() noexcept(false) { PyEval_RestoreThread(state_); }
+  ~unlocked_gil() noexcept(false) {
+    asking().fetch_add(1);
+    if (exiting().load() && exiting_thread() != std::this_thread::get_id()) {
+      asking().fetch_sub(1);
+      for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+    }
+    PyEval_RestoreThread(state_);  // (pybind11's gil_scoped_release, noexcept, would abort here)
+    asking().fetch_sub(1);
+  }
+
+  // Called once as the interpreter starts to exit, holding the GIL: from now on other threads
+  // wait rather than ask, and those asking get the GIL once more before Python ends them.
+  static void let_threads_through_exit() {
+    exiting_thread() = std::this_thread::get_id();
+    exiting().store(true);
+    PyThreadState* self = PyEval_SaveThread();
+    for (int waited = 0; asking().load() > 0 && waited < 2000; ++waited)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    PyEval_RestoreThread(self);
+  }
 
  private:
+  static std::atomic<bool>& exiting() {
+    static std::atomic<bool> flag{false};
+    return flag;
+  }
+  static std::thread::id& exiting_thread() {  // written before exiting() is set, read after
+    static std::thread::id id;
+    return id;
+  }
+  static std::atomic<int>& asking() {
+    static std::atomic<int> count{0};
+    return count;
+  }
   PyThreadState* state_;
 };
 

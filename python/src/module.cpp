@@ -741,6 +741,7 @@ PYBIND11_MODULE(_tablio, m) {
   errors().access_error = error_module.attr("AccessError");
   errors().stream_error = error_module.attr("StreamError");
   py::register_exception_translator(&translate);
+  py::module_::import("atexit").attr("register")(py::cpp_function(&unlocked_gil::let_threads_through_exit));
 
   py::class_<sequential_reader>(m, "SequentialReader")
       .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle,

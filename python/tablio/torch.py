@@ -56,15 +56,21 @@ def _torch_dtype(dtype):
     return _WIDER.get(dtype, dtype)
 
 
+# The types torch.from_numpy takes and computes with; others are widened (asked first rather
+# than caught: torch's refusal is a C++ exception, costly and, in a process that mixes C++
+# runtimes, fatal).
+_TORCH_TAKES = {np.dtype(t) for t in (np.float64, np.float32, np.float16, np.complex64, np.complex128,
+                                      np.int64, np.int32, np.int16, np.int8, np.uint8, np.bool_)}
+
+
 def _from_numpy(array):
-    try:
+    if array.dtype in _TORCH_TAKES:
         return torch.from_numpy(array)
-    except TypeError:
-        if array.dtype == np.uint64:  # wider than any type torch has: int64 when it fits
-            if array.size and array.max() > np.iinfo(np.int64).max:
-                raise tablio.UsageError("uint64 values above 2**63-1 have no torch dtype") from None
-            return torch.from_numpy(array.astype(np.int64))
-        return torch.from_numpy(array.astype(_torch_dtype(array.dtype)))
+    if array.dtype == np.uint64:  # wider than any type torch has: int64 when it fits
+        if array.size and array.max() > np.iinfo(np.int64).max:
+            raise tablio.UsageError("uint64 values above 2**63-1 have no torch dtype")
+        return torch.from_numpy(array.astype(np.int64))
+    return torch.from_numpy(array.astype(_torch_dtype(array.dtype.newbyteorder("="))))
 
 
 def _converted(value, tensor):
