@@ -49,7 +49,7 @@ export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_erro
 # TABLIO_POSIX_ONLY takes the calls every POSIX system has where Linux has its own (pipe2,
 # sigtimedwait...), so that this build runs what a macOS build runs.
 run_suite sanitize -DCMAKE_BUILD_TYPE=Debug -DTABLIO_BUILD_PYTHON=ON -DTABLIO_TOOLING_TESTS=OFF \
-  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only \
+  -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only \
   "-DCMAKE_CXX_FLAGS=-stdlib=libc++ -DTABLIO_POSIX_ONLY -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 
 configure_and_build threads test_threads -DCMAKE_BUILD_TYPE=Debug -DTABLIO_BUILD_EXAMPLES=OFF \
