@@ -207,7 +207,7 @@ std::string complete_table(const std::string& kind, const test::temp_dir& dir, s
 
 }  // namespace
 
-TEST_CASE("a writer killed mid-table leaves every whole entry recoverable", "[faults][kill]") {
+TEST_CASE("a writer killed mid-table leaves every whole entry recoverable", "[fork][faults][kill]") {
   test::temp_dir dir;
   for (std::string kind : {"ark", "tfrecord", "idx"}) {
     for (int delay_ms : {0, 3, 20}) {
