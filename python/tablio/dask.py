@@ -594,9 +594,9 @@ def _compute_to_the_end(bag, compute):
     writing was cleared away. (The processes scheduler waits for its own pool.)"""
     options = dict(compute)
     scheduler = dask.base.get_scheduler(scheduler=options.pop("scheduler", None), collections=[bag])
+    distributed = sys.modules.get("distributed")  # a client's scheduler means it was imported
     client = getattr(scheduler, "__self__", None)
-    if type(client).__name__ == "Client" and hasattr(client, "compute"):
-        import distributed
+    if distributed is not None and isinstance(client, distributed.Client):
         futures = client.compute(bag.to_delayed(), **options)
         distributed.wait(futures)
         return [record for part in client.gather(futures) for record in part]

@@ -194,15 +194,20 @@ def test_a_task_run_again_writes_the_same_shards_under_the_same_names(client, tm
     assert sorted(first) == ["train-000000.tar", "train-000001.tar", "train-000002.tar", "train.shardindex.json"]
 
 
-def start_late(shard):
+def start_late(shard, ended):
     """Makes the writing of `shard` start late in this process, as a task does that a busy
-    worker runs after another partition has already failed."""
+    worker runs after another partition has already failed; the file `ended` appears when it
+    has ended."""
     original = getattr(tablio.dask._write_shard, "original", tablio.dask._write_shard)
 
     def late(records, wspec, *rest):
-        if shard in wspec:
-            time.sleep(0.5)
-        return original(records, wspec, *rest)
+        if shard not in wspec:
+            return original(records, wspec, *rest)
+        time.sleep(0.5)
+        try:
+            return original(records, wspec, *rest)
+        finally:
+            open(ended, "w").close()
     late.original = original
     tablio.dask._write_shard = late
 
@@ -217,17 +222,18 @@ def test_a_record_that_cannot_be_written_fails_with_its_key_and_no_index(client,
     write_ark(tmp_path / "feats.ark", feats)
     bag = tablio.dask.read(f"ark:{tmp_path}/feats.ark", type="matrix", npartitions=3)
     bad = bag.map(lambda kv: (kv[0], "not a matrix") if kv[0] == "utt004" else kv)
-    run = client.run if scheduler == "distributed" else lambda f, *a: f(*a)
-    run(start_late, "feats.1.")  # still writing when feats.2's record fails
+    run, compute = (client.run, dict(scheduler=client)) if scheduler == "distributed" else \
+        (lambda f, *a: f(*a), dict(scheduler="threads", num_workers=2))
+    ended = tmp_path / "feats.1 ended"
+    run(start_late, "feats.1.", str(ended))  # still writing when feats.2's record fails
     try:
         with pytest.raises(TypeError, match="utt004"):
-            tablio.dask.write(bad, f"ark,scp:{tmp_path}/out/feats.JOB.ark,{tmp_path}/out/feats.JOB.scp",
-                              scheduler=client if scheduler == "distributed" else scheduler, num_workers=2)
+            tablio.dask.write(bad, f"ark,scp:{tmp_path}/out/feats.JOB.ark,{tmp_path}/out/feats.JOB.scp", **compute)
     finally:
         run(start_on_time)
-    time.sleep(1)  # a writing that went on after the failure has ended by now
+    assert ended.exists()  # the failure was raised once no shard was still being written
     assert os.listdir(tmp_path / "out") == []  # no split appears, and no script of them all
-    assert partials(str(tmp_path)) == []  # not even from a shard whose writing ended after the failure
+    assert partials(str(tmp_path)) == []  # not even from the shard whose writing ended after the failure
 
 
 def test_names_a_partition_cannot_write_alone_are_refused(tmp_path):
