@@ -3,10 +3,10 @@
 #include "arrays.hpp"
 #include "binding.hpp"
 
+#include <tablio/stream/platform/process.hpp>
 #include <tablio/table/segments.hpp>  // segments=: this module reads them
 
 #include <Python.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstring>
@@ -318,7 +318,8 @@ value_options with_images(value_options o, py::handle images) {
 template <class Table>
 class python_table {
  public:
-  explicit python_table(std::string spec) : spec_(std::move(spec)), owner_(::getpid()) {}
+  explicit python_table(std::string spec)
+      : spec_(std::move(spec)), owner_(tablio::detail::os::current_process_id()) {}
   ~python_table() {
     if (table_ && !in_owner()) (void)table_.release();  // the parent's to close, not this process's
   }
@@ -335,7 +336,7 @@ class python_table {
   }
 
  protected:
-  bool in_owner() const { return ::getpid() == owner_; }
+  bool in_owner() const { return tablio::detail::os::current_process_id() == owner_; }
 
   // Calls f(table) for this thread alone; a UsageError when the table is closed.
   template <class F>
@@ -351,7 +352,7 @@ class python_table {
   std::string spec_;
   std::unique_ptr<Table> table_;
   bool busy_ = false;
-  pid_t owner_;
+  unsigned long owner_;
 };
 
 class sequential_reader : public python_table<sequential_base> {

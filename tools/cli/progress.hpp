@@ -2,7 +2,7 @@
 // a terminal (never in logs or pipes).
 #pragma once
 
-#include <unistd.h>
+#include <tablio/stream/platform/file_io.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -13,7 +13,9 @@ namespace cli {
 
 class progress {
  public:
-  explicit progress(std::string what) : what_(std::move(what)), shown_(::isatty(STDERR_FILENO) == 1) {}
+  explicit progress(std::string what)
+      : what_(std::move(what)),
+        shown_(tablio::detail::os::is_terminal(tablio::detail::os::standard_error())) {}
   ~progress() { done(); }
 
   // Counts one more entry; redraws at most ten times a second.

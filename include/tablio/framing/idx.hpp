@@ -229,8 +229,9 @@ class idx_file {
       : name_(name) {
     if (classify_rxfilename(name) == input_kind::file) {
       mmap_source mapped(
-          detail::file_descriptor(
-              detail::open_local_file(name, O_RDONLY, governed(open), "cannot open for reading"), name, true),
+          detail::file_descriptor(detail::open_local_file(name, detail::os::file_use::read, governed(open),
+                                                          "cannot open for reading"),
+                                  name, true),
           access_pattern::random);
       std::span<const char> all = mapped.contiguous();
       if (detect_compression(all) != compression::gzip) {

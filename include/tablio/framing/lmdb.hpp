@@ -32,11 +32,10 @@
 #include <tablio/core/owned.hpp>
 #include <tablio/framing/concepts.hpp>
 #include <tablio/framing/lmdb_reader.hpp>
+#include <tablio/stream/platform/file_io.hpp>
+#include <tablio/stream/platform/process.hpp>
 
 #include <lmdb.h>
-#include <pthread.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <climits>
@@ -80,15 +79,15 @@ inline lmdb_registry& lmdb_environments() {
 // load instead of a getpid() system call per record.
 inline unsigned& fork_generation() {
   static unsigned generation = [] {
-    ::pthread_atfork(nullptr, nullptr, [] { ++fork_generation(); });
+    os::call_in_forked_children([] { ++fork_generation(); });
     return 0u;
   }();
   return generation;
 }
 
 inline std::string canonical_path(const std::string& path) {
-  char resolved[PATH_MAX];
-  return ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+  std::string resolved = os::resolved_path(path);
+  return resolved.empty() ? path : resolved;
 }
 
 }  // namespace detail
@@ -113,7 +112,7 @@ class lmdb_environment {
   // The process's environment for the database at path: the one already open, or a new one,
   // for writing or (read_only) for holding readers' snapshots.
   static handle open(const std::string& path, const lmdb_options& options, bool read_only = false) {
-    if (!read_only && !options.no_subdir && ::mkdir(path.c_str(), 0775) != 0 && errno != EEXIST)
+    if (!read_only && !options.no_subdir && !detail::os::make_folder(path) && errno != EEXIST)
       throw_io_error(path, errno, {"cannot create the LMDB folder"});
     std::string key = detail::canonical_path(path);
     detail::lmdb_registry& registry = detail::lmdb_environments();
@@ -461,13 +460,13 @@ inline std::string lmdb_lock_file(const std::string& path, bool no_subdir) {
 // planted for a file elsewhere. liblmdb opens them by name: a link swapped in after this
 // check is a race this cannot close.
 inline void check_lmdb_output(const std::string& path, const open_options& governed_options) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) {
+  detail::os::file_status st;
+  if (!detail::os::status_of(path, false, st)) {
     if (errno != ENOENT) throw_io_error(path, errno, {"cannot open the LMDB folder"});
     detail::checked_local_path(path, governed_options, local_use::write);  // its parent: inside
     return;
   }
-  if (!S_ISDIR(st.st_mode))
+  if (st.kind != detail::os::file_kind::directory)
     throw access_error(detail::printable(detail::join({quoted_excerpt(path),
                                                        " is not a folder (a link to one is not followed "
                                                        "for untrusted or confined output)"})));
@@ -489,9 +488,9 @@ inline lmdb_snapshot hold_lmdb_snapshot(const std::string& path, const lmdb_opti
                                         const open_options& open = {}) {
   if (is_closed(governed(open))) return {};
   // liblmdb opens the lock file for writing, following links: only a regular file of its own.
-  struct stat st;
-  if (::lstat(detail::lmdb_lock_file(path, options.no_subdir).c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-      st.st_nlink != 1)
+  detail::os::file_status st;
+  if (!detail::os::status_of(detail::lmdb_lock_file(path, options.no_subdir), false, st) ||
+      st.kind != detail::os::file_kind::regular || st.links != 1)
     return {};
   try {
     lmdb_file checked(detail::lmdb_data_file(path, options.no_subdir), open);

@@ -23,12 +23,8 @@
 #include <tablio/core/endian.hpp>
 #include <tablio/core/error.hpp>
 #include <tablio/stream/open_options.hpp>
+#include <tablio/stream/platform/memory_map.hpp>
 #include <tablio/stream/policy.hpp>
-
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -52,8 +48,9 @@ inline std::string lmdb_data_file(std::string_view path, bool no_subdir) {
 // Every read of an LMDB database opens its data file here and nowhere else: read-only, with no
 // lock file, without blocking on a FIFO (lmdb_file refuses anything but a regular file), and
 // as the options and the process's policy allow (a confining folder, stream/policy.hpp).
-inline int open_lmdb_data_file(const std::string& file, const open_options& options) {
-  return open_local_file(file, O_RDONLY | O_NONBLOCK, governed(options), "cannot open the LMDB database");
+inline os::native_file open_lmdb_data_file(const std::string& file, const open_options& options) {
+  return open_local_file(file, os::file_use::read, governed(options), "cannot open the LMDB database",
+                         {.no_blocking = true});
 }
 
 // Sizes, offsets and flags of LMDB's format (see above).
@@ -95,16 +92,16 @@ class lmdb_file {
   // format_error when the file holds only older snapshots (written anew outside the lock table).
   explicit lmdb_file(const std::string& file, const open_options& options = {}, std::uint64_t held = 0)
       : path_(file) {
-    int fd = detail::open_lmdb_data_file(file, options);
+    detail::os::native_file fd = detail::open_lmdb_data_file(file, options);
     try {
       map(fd);
       read_meta_pages(fd, held);
     } catch (...) {
       unmap();
-      ::close(fd);
+      detail::os::close_quietly(fd);
       throw;
     }
-    ::close(fd);
+    detail::os::close_quietly(fd);
   }
   lmdb_file(const lmdb_file&) = delete;  // cursors point to it
   lmdb_file& operator=(const lmdb_file&) = delete;
@@ -201,33 +198,33 @@ class lmdb_file {
     throw_format_error(path_, offset, key, expected, found);
   }
 
-  void map(int fd) {
-    struct stat st;
-    if (::fstat(fd, &st) != 0) throw_io_error(path_, errno, {"cannot read the size of the LMDB database"});
-    if (!S_ISREG(st.st_mode))
+  void map(detail::os::native_file fd) {
+    detail::os::file_status st;
+    if (!detail::os::status_of(fd, st))
+      throw_io_error(path_, errno, {"cannot read the size of the LMDB database"});
+    if (st.kind != detail::os::file_kind::regular)
       throw_io_error(path_, 0, {"an LMDB database's data file must be a regular file, unlike"});
-    auto size = static_cast<std::uint64_t>(st.st_size);
-    if (size < detail::lmdb_layout::meta_end || size > std::uint64_t{SIZE_MAX})
-      fail(0, {"an LMDB data file (two meta pages at least)"}, {decimal(size), " bytes"});
-    void* p = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) throw_io_error(path_, errno, {"cannot map the LMDB database"});
-    map_ = static_cast<const unsigned char*>(p);
-    size_ = static_cast<std::size_t>(size);
+    if (st.size < detail::lmdb_layout::meta_end || st.size > std::uint64_t{SIZE_MAX})
+      fail(0, {"an LMDB data file (two meta pages at least)"}, {decimal(st.size), " bytes"});
+    const char* p = detail::os::map_file(fd, static_cast<std::size_t>(st.size));
+    if (!p) throw_io_error(path_, errno, {"cannot map the LMDB database"});
+    map_ = reinterpret_cast<const unsigned char*>(p);
+    size_ = static_cast<std::size_t>(st.size);
   }
   void unmap() noexcept {
-    if (map_) ::munmap(const_cast<unsigned char*>(map_), size_);
+    if (map_) detail::os::unmap_file(reinterpret_cast<const char*>(map_), size_);
     map_ = nullptr;
   }
-  void map_again_if_grown(int fd) {
-    struct stat st;
-    if (::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) <= size_) return;
+  void map_again_if_grown(detail::os::native_file fd) {
+    detail::os::file_status st;
+    if (!detail::os::status_of(fd, st) || st.size <= size_) return;
     unmap();
     map(fd);
   }
 
   // The page size comes from meta page 0, as liblmdb takes it; then of the two meta pages, the
   // one with the larger transaction id describes the snapshot.
-  void read_meta_pages(int fd, std::uint64_t held) {
+  void read_meta_pages(detail::os::native_file fd, std::uint64_t held) {
     namespace l = detail::lmdb_layout;
     std::uint32_t magic = u32(map_ + l::meta_magic);
     if (magic != l::magic)

@@ -159,7 +159,8 @@ namespace detail {
 inline reader open_local_input(const std::string& name, std::uint64_t offset, const open_options& o) {
   if (!is_closed(o)) return reader(file_source(name, offset), name, o.parse_limits);
   return reader(
-      file_source(file_descriptor(open_local_file(name, O_RDONLY, o, "cannot open for reading"), name, true),
+      file_source(file_descriptor(open_local_file(name, os::file_use::read, o, "cannot open for reading"),
+                                  name, true),
                   offset),
       name, o.parse_limits);
 }
@@ -216,9 +217,9 @@ TABLIO_IMPL writer open_output(std::string_view name, const open_options& option
       return writer(stdout_sink(), "<stdout>");
     case output_kind::file:
       if (!is_closed_output(o) && !o.untrusted) return writer(file_sink(n), n);
-      return writer(file_sink(detail::file_descriptor(detail::open_local_file(n, O_WRONLY | O_CREAT | O_TRUNC,
-                                                                              o, "cannot open for writing"),
-                                                      n, true)),
+      return writer(file_sink(detail::file_descriptor(
+                        detail::open_local_file(n, detail::os::file_use::write, o, "cannot open for writing"),
+                        n, true)),
                     n);
     case output_kind::pipe: {
       detail::check_command_allowed(n, o);

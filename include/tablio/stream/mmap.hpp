@@ -5,11 +5,8 @@
 #include <tablio/core/minmax.hpp>
 #include <tablio/stream/concepts.hpp>
 #include <tablio/stream/file.hpp>
+#include <tablio/stream/platform/memory_map.hpp>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -22,22 +19,23 @@ TABLIO_BEGIN_NAMESPACE
 class mmap_source {
  public:
   explicit mmap_source(const std::string& path, access_pattern hint = access_pattern::normal)
-      : mmap_source(detail::file_descriptor::open(path, O_RDONLY, "cannot open for reading"), hint) {}
-  // Maps a file opened for it (the descriptor is closed once the map is made).
+      : mmap_source(
+            detail::file_descriptor::open(path, detail::os::file_use::read, "cannot open for reading"),
+            hint) {}
+  // Maps a file opened for it (the file is closed once the map is made).
   mmap_source(detail::file_descriptor file, access_pattern hint) : path_(file.path()) {
-    struct stat st;
-    if (::fstat(file.get(), &st) != 0) throw_io_error(path_, errno, {"cannot stat"});
-    if (!S_ISREG(st.st_mode))
+    detail::os::file_status st;
+    if (!detail::os::status_of(file.get(), st)) throw_io_error(path_, errno, {"cannot stat"});
+    if (st.kind != detail::os::file_kind::regular)
       throw_io_error(path_, 0, {"cannot memory-map a file that is not a regular file:"});
-    size_ = static_cast<std::size_t>(st.st_size);
+    size_ = static_cast<std::size_t>(st.size);
     if (size_ == 0) return;
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, file.get(), 0);
-    if (p == MAP_FAILED) throw_io_error(path_, errno, {"cannot memory-map"});
-    data_ = static_cast<const char*>(p);
-    int advice = hint == access_pattern::sequential ? MADV_SEQUENTIAL
-                 : hint == access_pattern::random   ? MADV_RANDOM
-                                                    : MADV_NORMAL;
-    ::madvise(const_cast<char*>(data_), size_, advice);  // a hint: failure is harmless
+    using detail::os::map_advice;
+    data_ = detail::os::map_file(file.get(), size_,
+                                 hint == access_pattern::sequential ? map_advice::sequential
+                                 : hint == access_pattern::random   ? map_advice::random
+                                                                    : map_advice::normal);
+    if (!data_) throw_io_error(path_, errno, {"cannot memory-map"});
   }
   mmap_source(mmap_source&& o) noexcept
       : path_(std::move(o.path_)),
@@ -68,7 +66,7 @@ class mmap_source {
 
  private:
   void unmap() noexcept {
-    if (data_) ::munmap(const_cast<char*>(data_), size_);
+    if (data_) detail::os::unmap_file(data_, size_);
     data_ = nullptr;
   }
   std::string path_;

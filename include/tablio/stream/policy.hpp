@@ -16,6 +16,7 @@
 #include <tablio/core/config.hpp>
 #include <tablio/core/error.hpp>
 #include <tablio/stream/open_options.hpp>
+#include <tablio/stream/platform/file_io.hpp>
 #include <tablio/stream/remote/url.hpp>
 
 #include <string>
@@ -79,11 +80,13 @@ TABLIO_IMPL void check_standard_stream_allowed(std::string_view name, const open
 TABLIO_RARELY_USED TABLIO_IMPL std::string checked_local_path(const std::string& name,
                                                               const open_options& governed_options,
                                                               local_use use = local_use::read);
-// Opens a local file under the governed options (checked_local_path), as open(2) with
-// `flags`; under closed options, never a device, FIFO or folder, and never through a link
-// swapped in between the check and the open.
-TABLIO_RARELY_USED TABLIO_IMPL int open_local_file(const std::string& name, int flags,
-                                                   const open_options& governed_options, const char* action);
+// Opens a local file for `use` under the governed options (checked_local_path); under closed
+// options, never a device, FIFO or folder, and never through a link swapped in between the
+// check and the open.
+// `rules` adds to those closed options take.
+TABLIO_RARELY_USED TABLIO_IMPL os::native_file open_local_file(const std::string& name, os::file_use use,
+                                                               const open_options& governed_options,
+                                                               const char* action, os::open_rules rules = {});
 // Refuses a file an output would write through to another: a symbolic link or a second name of
 // a file (a link planted beside an upload for a file elsewhere), a device, a FIFO, a folder.
 // A missing file passes.
@@ -95,11 +98,7 @@ TABLIO_END_NAMESPACE
 
 #if TABLIO_HEADER_IMPLEMENTATION
 #include <tablio/core/mutex.hpp>
-
-#include <fcntl.h>
-#include <limits.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <tablio/stream/platform/paths.hpp>
 
 #include <cerrno>
 #include <cstdlib>
@@ -118,15 +117,19 @@ inline policy_holder& the_policy() {
   return holder;
 }
 
-// The resolved form of a path (no '.', '..' or link left), or empty with errno set.
-inline std::string resolved_path(const std::string& path) {
-  char out[PATH_MAX];
-  return ::realpath(path.c_str(), out) ? std::string(out) : std::string();
-}
+using os::resolved_path;
 
 inline bool lies_inside(std::string_view path, std::string_view folder) {
-  if (folder == "/") return true;
+  if (folder.ends_with('/')) return path.starts_with(folder);  // a root: "/", "C:/"
   return path.starts_with(folder) && (path.size() == folder.size() || path[folder.size()] == '/');
+}
+
+// The folder part of a name ("." for none; a root keeps its separator).
+inline std::string folder_of(const std::string& name) {
+  const std::size_t slash = name.find_last_of(os::separators);
+  if (slash == std::string::npos) return ".";
+  const bool root = os::root_length(os::generic_name(name.substr(0, slash + 1))) == slash + 1;
+  return name.substr(0, root ? slash + 1 : slash);
 }
 
 // A confining folder, resolved; it must exist.
@@ -157,21 +160,25 @@ TABLIO_COLD inline process_policy policy_from_environment() {  // once a process
 }
 // The absolute form of a path with '.' and '..' taken as written (no link followed).
 TABLIO_COLD inline std::string lexical_absolute(const std::string& path) {
-  std::string whole = path;
-  char cwd[PATH_MAX];
-  if (path.empty() || path[0] != '/') whole = std::string(::getcwd(cwd, sizeof cwd) ? cwd : "") + "/" + path;
-  std::string out;
-  for (std::size_t i = 0; i <= whole.size();) {
+  std::string whole = os::generic_name(path);
+  if (os::root_length(whole) == 0) whole = os::generic_name(os::current_folder()) + "/" + whole;
+  const std::size_t root = os::root_length(whole);
+  std::string out = whole.substr(0, root);
+  if (out.ends_with('/')) out.pop_back();
+  const std::size_t base = out.size();  // ".." never climbs above the root
+  for (std::size_t i = root; i <= whole.size();) {
     std::size_t end = whole.find('/', i);
     if (end == std::string::npos) end = whole.size();
     std::string_view part(whole.data() + i, end - i);
-    if (part == "..")
-      out.resize(out.rfind('/') == std::string::npos ? 0 : out.rfind('/'));
-    else if (!part.empty() && part != ".")
+    if (part == "..") {
+      const std::size_t up = out.rfind('/');
+      out.resize(up == std::string::npos || up < base ? base : up);
+    } else if (!part.empty() && part != ".") {
       out.append("/").append(part);
+    }
     i = end + 1;
   }
-  return out.empty() ? "/" : out;
+  return out.size() == base ? out + "/" : out;
 }
 
 // A name that cannot be resolved is refused as outside, as one that exists would be, when it
@@ -181,8 +188,8 @@ TABLIO_COLD inline std::string lexical_absolute(const std::string& path) {
                                              std::initializer_list<std::string> folders, const char* what) {
   const std::string written = lexical_absolute(name);
   const std::string folder_of_name = resolved_path(written.substr(0, written.rfind('/') + 1));
-  struct stat st;
-  const bool dangling = ::lstat(name.c_str(), &st) == 0;  // a name there, that resolves to nothing
+  os::file_status st;
+  const bool dangling = os::status_of(name, false, st);  // a name there, that resolves to nothing
   for (const std::string& folder : folders) {
     if (folder.empty()) continue;
     const std::string confining = resolved_folder(folder);
@@ -274,13 +281,12 @@ TABLIO_IMPL std::string checked_local_path(const std::string& name, const open_o
   std::string path;
   if (use != local_use::read) {
     // The folder must exist and lie inside; the file itself may not exist yet.
-    std::size_t slash = name.find_last_of('/');
-    std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : name.substr(0, slash);
+    std::size_t slash = name.find_last_of(os::separators);
     std::string base = slash == std::string::npos ? name : name.substr(slash + 1);
     if (base.empty() || base == "." || base == "..") not_regular(name);
-    std::string resolved = resolved_path(folder);
+    std::string resolved = resolved_path(folder_of(name));
     if (resolved.empty()) missing(name, errno, {o.confine, process_confine}, "cannot resolve the folder of");
-    path = (resolved == "/" ? "" : resolved) + "/" + base;
+    path = resolved + (resolved.ends_with('/') ? "" : "/") + base;
   } else {
     path = resolved_path(name);
     if (path.empty()) missing(name, errno, {o.confine, process_confine}, "cannot open for reading");
@@ -293,52 +299,52 @@ TABLIO_IMPL std::string checked_local_path(const std::string& name, const open_o
     check_plain_output(path);
     return path;
   }
-  struct stat st;
-  if (::lstat(path.c_str(), &st) == 0 ? !S_ISREG(st.st_mode) : use == local_use::read || errno != ENOENT)
+  os::file_status st;
+  if (os::status_of(path, false, st) ? st.kind != os::file_kind::regular
+                                     : use == local_use::read || errno != ENOENT)
     not_regular(name);
   return path;
 }
 
 TABLIO_IMPL void check_plain_output(const std::string& name) {
-  struct stat st;
-  if (::lstat(name.c_str(), &st) == 0 ? !S_ISREG(st.st_mode) || st.st_nlink > 1 : errno != ENOENT)
+  os::file_status st;
+  if (os::status_of(name, false, st) ? st.kind != os::file_kind::regular || st.links > 1 : errno != ENOENT)
     linked_output(name);
 }
 
-TABLIO_IMPL int open_local_file(const std::string& name, int flags, const open_options& o,
-                                const char* action) {
-  const bool writing = (flags & O_ACCMODE) != O_RDONLY;
+TABLIO_IMPL os::native_file open_local_file(const std::string& name, os::file_use use, const open_options& o,
+                                            const char* action, os::open_rules rules) {
+  const bool writing = use != os::file_use::read;
   std::string path = checked_local_path(name, o, writing ? local_use::write : local_use::read);
   bool closed = writing ? is_closed_output(o) : is_closed(o);
   // Closed: the checked path has no link left, and a FIFO swapped in must not block the open.
   // An untrusted output's name is the caller's, but its last part may have been planted in an
   // upload's folder (a link to a file elsewhere, where the index beside shards goes): never
   // followed either.
-  int extra = closed || o.untrusted ? O_NOFOLLOW | O_NONBLOCK | O_NOCTTY : 0;
-  // Nor through a hard link: checked on the open file before it is truncated.
-  const bool plain_output = writing && extra != 0;
-  const int truncate = plain_output ? flags & O_TRUNC : 0;
-  int fd;
-  do {
-    fd = ::open(path.c_str(), (flags & ~truncate) | extra | O_CLOEXEC, 0666);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0 && errno == ELOOP && (extra & O_NOFOLLOW))
+  const bool guarded = closed || o.untrusted;
+  // Nor through a hard link: checked on the open file before it is emptied.
+  const bool plain_output = writing && guarded;
+  const bool truncate = plain_output && use == os::file_use::write;
+  rules.no_links = rules.no_links || guarded;
+  rules.no_blocking = rules.no_blocking || guarded;
+  rules.keep_bytes = rules.keep_bytes || truncate;
+  os::native_file fd = os::open_file(path, use, rules);
+  if (fd == os::no_file() && errno == ELOOP && guarded)
     throw access_error(printable(join(
         {quoted_excerpt(name), " is a symbolic link, which untrusted or confined input never follows"})));
-  if (fd < 0) throw_io_error(name, errno, {action});
-  if (extra & O_NONBLOCK) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  if (fd == os::no_file()) throw_io_error(name, errno, {action});
   if (closed || plain_output) {
-    struct stat st;
-    bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    bool linked = regular && plain_output && st.st_nlink > 1;  // a device is an output the caller named
+    os::file_status st;
+    bool regular = os::status_of(fd, st) && st.kind == os::file_kind::regular;
+    bool linked = regular && plain_output && st.links > 1;  // a device is an output the caller named
     if ((closed && !regular) || linked) {
-      ::close(fd);
+      os::close_quietly(fd);
       if (linked) linked_output(name);
       not_regular(name);
     }
-    if (truncate && regular && ::ftruncate(fd, 0) != 0) {  // a device has nothing to truncate
+    if (truncate && regular && !os::truncate_file(fd)) {  // a device has nothing to truncate
       int e = errno;
-      ::close(fd);
+      os::close_quietly(fd);
       throw_io_error(name, e, {action});
     }
   }

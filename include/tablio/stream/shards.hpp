@@ -12,11 +12,9 @@
 
 #include <tablio/core/error.hpp>
 #include <tablio/stream/filename.hpp>
+#include <tablio/stream/platform/file_io.hpp>
+#include <tablio/stream/platform/folders.hpp>
 #include <tablio/stream/remote/url.hpp>
-
-#include <fnmatch.h>
-#include <glob.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <functional>
@@ -106,15 +104,15 @@ class shard_place {
 #if defined(TABLIO_WITH_CURL)
     if (remote_) return remote_exists(name, open_);
 #endif
-    struct stat st;
-    return ::stat(name.c_str(), &st) == 0;
+    detail::os::file_status st;
+    return detail::os::status_of(name, true, st);
   }
   // The names that match a glob pattern, in order; nothing when this place cannot be listed.
   std::optional<std::vector<std::string>> matching(const std::string& pattern) const {
     if (!listed_) return std::nullopt;
     std::vector<std::string> names;
     for (const std::string& n : *listed_)
-      if (::fnmatch(pattern.c_str(), n.c_str(), FNM_PATHNAME) == 0) names.push_back(n);
+      if (os::matches_glob(pattern, n)) names.push_back(n);
     return names;
   }
   bool remote() const noexcept { return remote_; }
@@ -125,25 +123,8 @@ class shard_place {
   std::optional<std::vector<std::string>> listed_;  // an s3:// folder's names, sorted
 };
 
-// The local files matching a glob pattern, in name order; rc as glob() returns it.
-inline std::vector<std::string> glob_files(const std::string& pattern, int& rc) {
-  glob_t matches{};
-  rc = ::glob(pattern.c_str(), GLOB_ERR, nullptr, &matches);
-  std::vector<std::string> names;
-  if (rc == 0)
-    for (std::size_t i = 0; i < matches.gl_pathc; ++i) names.emplace_back(matches.gl_pathv[i]);
-  ::globfree(&matches);
-  return names;
-}
-
-inline std::string glob_escaped(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '*' || c == '?' || c == '[' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
+using os::glob_escaped;
+using os::glob_files;
 
 // A shard of the numbered name n with a number past `missing`, the first number not found:
 // its shards are read as long as they follow one another, so such a shard means one was lost,
@@ -152,9 +133,9 @@ inline std::string glob_escaped(std::string_view text) {
 inline std::optional<std::string> numbered_shard_after(const shard_place& place, const numbered_name& n,
                                                        std::uint64_t missing) {
   std::string pattern = glob_escaped(n.before) + "*" + glob_escaped(n.after);
-  int rc = 0;
+  os::glob_outcome outcome;
   std::optional<std::vector<std::string>> names =
-      place.remote() ? place.matching(pattern) : glob_files(pattern, rc);
+      place.remote() ? place.matching(pattern) : glob_files(pattern, outcome);
   if (!names) {
     std::string next = n(missing + 1);
     return place.exists(next) ? std::optional<std::string>(next) : std::nullopt;
@@ -374,10 +355,11 @@ inline std::vector<std::string> expand_shards(std::string_view pattern, const op
     return std::move(*names);
   }
   detail::check_glob_folder(p, open);
-  int rc = 0;
-  std::vector<std::string> names = detail::glob_files(p, rc);
-  if (rc == GLOB_NOMATCH || (rc == 0 && names.empty())) throw_io_error(p, ENOENT, {"no file matches"});
-  if (rc != 0) throw_io_error(p, errno, {"cannot list the files matching"});
+  detail::os::glob_outcome outcome;
+  std::vector<std::string> names = detail::glob_files(p, outcome);
+  if (outcome == detail::os::glob_outcome::no_match) throw_io_error(p, ENOENT, {"no file matches"});
+  if (outcome == detail::os::glob_outcome::failed)
+    throw_io_error(p, errno, {"cannot list the files matching"});
   detail::check_matched_names(names, p);
   detail::check_local_names(names, open);
   return names;  // glob sorts them

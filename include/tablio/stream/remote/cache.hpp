@@ -14,13 +14,10 @@
 #include <tablio/core/error.hpp>
 #include <tablio/core/sha256.hpp>
 #include <tablio/stream/file.hpp>
+#include <tablio/stream/platform/file_io.hpp>
+#include <tablio/stream/platform/folders.hpp>
+#include <tablio/stream/platform/process.hpp>
 #include <tablio/stream/remote/object.hpp>
-
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -34,6 +31,10 @@
 TABLIO_BEGIN_NAMESPACE
 
 namespace remote {
+
+namespace detail {
+namespace os = tablio::detail::os;
+}  // namespace detail
 
 // A copy in the cache, read through a descriptor that holds a shared lock on it (so that no
 // eviction removes it from under a reader).
@@ -55,7 +56,7 @@ class cached_source {
 class object_cache {
  public:
   object_cache(std::string folder, std::uint64_t limit) : folder_(std::move(folder)), limit_(limit) {
-    if (::mkdir(folder_.c_str(), 0775) != 0 && errno != EEXIST)
+    if (!detail::os::make_folder(folder_) && errno != EEXIST)
       throw_io_error(folder_, errno, {"cannot create the cache folder"});
     claim_folder();
   }
@@ -84,17 +85,17 @@ class object_cache {
   std::optional<tablio::detail::file_descriptor> open_copy(std::string_view name) const {
     std::string path = path_of(name);
     for (;;) {
-      int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) {
+      detail::os::native_file fd = detail::os::open_file(path, detail::os::file_use::read);
+      if (fd == detail::os::no_file()) {
         if (errno == ENOENT) return std::nullopt;
         throw_io_error(path, errno, {"cannot open the cached copy"});
       }
       tablio::detail::file_descriptor file(fd, path, true);
-      lock(fd, LOCK_SH, path);
-      struct stat st;
-      if (::fstat(fd, &st) != 0) throw_io_error(path, errno, {"cannot read the cached copy"});
-      if (st.st_nlink == 0) continue;  // evicted between the open and the lock: look again
-      ::futimens(fd, nullptr);         // used now: the last to be evicted
+      lock(fd, detail::os::file_lock::shared, path);
+      detail::os::file_status st;
+      if (!detail::os::status_of(fd, st)) throw_io_error(path, errno, {"cannot read the cached copy"});
+      if (st.links == 0) continue;  // evicted between the open and the lock: look again
+      detail::os::touch_file(fd);   // used now: the last to be evicted
       return file;
     }
   }
@@ -105,13 +106,14 @@ class object_cache {
     std::string path = path_of(obj.name());
     if (auto copy = open_copy(obj.name())) return std::move(*copy);
     tablio::detail::file_descriptor guard =
-        tablio::detail::file_descriptor::open(path + ".lock", O_RDWR | O_CREAT, "cannot lock");
-    lock(guard.get(), LOCK_EX, path + ".lock");  // one fetch per object; the others wait here
+        tablio::detail::file_descriptor::open(path + ".lock", detail::os::file_use::update, "cannot lock");
+    lock(guard.get(), detail::os::file_lock::exclusive,
+         path + ".lock");  // one fetch per object; the others wait
     if (auto copy = open_copy(obj.name())) return std::move(*copy);
-    std::string part = path + ".part." + std::to_string(::getpid());
+    std::string part = path + ".part." + std::to_string(detail::os::current_process_id());
     {
       tablio::detail::file_descriptor out = tablio::detail::file_descriptor::open(
-          part, O_WRONLY | O_CREAT | O_TRUNC, "cannot write the cached copy");
+          part, detail::os::file_use::write, "cannot write the cached copy");
       try {
         std::uint64_t written = 0;
         std::string buffer;
@@ -131,13 +133,13 @@ class object_cache {
                          {"fetched ", decimal(written), " bytes of ", decimal(obj.size()), " of"});
         out.close();
       } catch (...) {
-        ::unlink(part.c_str());
+        detail::os::remove_file(part);
         throw;
       }
     }
-    if (::rename(part.c_str(), path.c_str()) != 0) {
+    if (!detail::os::replace_file(part, path)) {
       int e = errno;
-      ::unlink(part.c_str());
+      detail::os::remove_file(part);
       throw_io_error(path, e, {"cannot store the cached copy"});
     }
     auto copy = open_copy(obj.name());
@@ -157,26 +159,26 @@ class object_cache {
     };
     std::vector<copy> copies;
     std::uint64_t total = 0;
-    if (DIR* dir = ::opendir(folder_.c_str())) {
-      while (dirent* d = ::readdir(dir)) {
-        std::string_view n = d->d_name;
-        if (!is_cache_name(n) || n.ends_with(".lock") || n.find(".part.") != std::string_view::npos) continue;
-        std::string path = folder_ + "/" + std::string(n);
-        struct stat st;
-        if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        copies.push_back(
-            {path, static_cast<std::uint64_t>(st.st_size), static_cast<std::int64_t>(st.st_mtime)});
-        total += static_cast<std::uint64_t>(st.st_size);
-      }
-      ::closedir(dir);
+    std::vector<std::string> names;
+    detail::os::list_folder(folder_, names);
+    for (std::string_view n : names) {
+      if (!is_cache_name(n) || n.ends_with(".lock") || n.find(".part.") != std::string_view::npos) continue;
+      std::string path = folder_ + "/" + std::string(n);
+      detail::os::file_status st;
+      if (!detail::os::status_of(path, false, st) || st.kind != detail::os::file_kind::regular) continue;
+      copies.push_back({path, st.size, st.modified});
+      total += st.size;
     }
     std::sort(copies.begin(), copies.end(), [](const copy& a, const copy& b) { return a.used < b.used; });
     for (const copy& c : copies) {
       if (total <= limit_) break;
-      int fd = ::open(c.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-      if (fd < 0) continue;
-      if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::unlink(c.path.c_str()) == 0) total -= c.size;
-      ::close(fd);  // a copy someone reads (shared lock) is kept
+      detail::os::native_file fd =
+          detail::os::open_file(c.path, detail::os::file_use::read, {.no_links = true});
+      if (fd == detail::os::no_file()) continue;
+      if (detail::os::lock_file(fd, detail::os::file_lock::exclusive, false) &&
+          detail::os::remove_file(c.path))
+        total -= c.size;
+      detail::os::close_quietly(fd);  // a copy someone reads (shared lock) is kept
     }
   }
 
@@ -193,37 +195,31 @@ class object_cache {
     std::string tag_path = folder_ + "/" + std::string(tag_name);
     if (holds_tag(tag_path)) return;
     std::string foreign;
-    if (DIR* dir = ::opendir(folder_.c_str())) {
-      while (dirent* d = ::readdir(dir)) {
-        std::string_view n = d->d_name;
-        // The tag itself may be one another process is writing at this moment: not foreign.
-        if (n != "." && n != ".." && n != tag_name && !is_cache_name(n) && foreign.empty()) foreign = n;
-      }
-      ::closedir(dir);
-    } else {
+    std::vector<std::string> names;
+    if (!detail::os::list_folder(folder_, names))
       throw_io_error(folder_, errno, {"cannot list the cache folder"});
-    }
+    for (std::string_view n : names)  // the tag may be one another process is writing now: not foreign
+      if (n != tag_name && !is_cache_name(n) && foreign.empty()) foreign = n;
     if (!foreign.empty())
       throw_usage_error({"'", folder_, "' is not a tablio cache: it holds ", quoted_excerpt(foreign),
                          ", which tablio did not put there (a cache may remove its files); name a new or "
                          "empty folder"});
     tablio::detail::file_descriptor out = tablio::detail::file_descriptor::open(
-        tag_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, "cannot tag the cache folder");
+        tag_path, detail::os::file_use::write, "cannot tag the cache folder", {.no_links = true});
     out.write_all(tag.data(), tag.size());
     out.close();
   }
   static bool holds_tag(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) return false;
+    detail::os::native_file fd = detail::os::open_file(path, detail::os::file_use::read, {.no_links = true});
+    if (fd == detail::os::no_file()) return false;
     char text[256];
-    ssize_t n = ::read(fd, text, sizeof text);
-    ::close(fd);
+    std::int64_t n = detail::os::read_file(fd, text, sizeof text);
+    detail::os::close_quietly(fd);
     return n > 0 && std::string_view(text, static_cast<std::size_t>(n)) == tag;
   }
 
-  static void lock(int fd, int how, const std::string& path) {
-    while (::flock(fd, how) != 0)
-      if (errno != EINTR) throw_io_error(path, errno, {"cannot lock"});
+  static void lock(detail::os::native_file fd, detail::os::file_lock how, const std::string& path) {
+    if (!detail::os::lock_file(fd, how, true)) throw_io_error(path, errno, {"cannot lock"});
   }
 
   std::string folder_;

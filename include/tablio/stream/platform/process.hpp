@@ -1,0 +1,29 @@
+// The running process: its id, and what happens in the child of a fork (POSIX only: Win32
+// starts processes anew and never copies one).
+#pragma once
+
+#include <tablio/core/version.hpp>
+
+#if defined(_WIN32)
+#include <tablio/stream/platform/win32.hpp>
+#else
+#include <pthread.h>
+#include <unistd.h>
+#endif
+
+TABLIO_BEGIN_NAMESPACE
+
+namespace detail::os {
+
+#if defined(_WIN32)
+inline unsigned long current_process_id() noexcept { return ::GetCurrentProcessId(); }
+inline void call_in_forked_children(void (*)()) noexcept {}
+#else
+inline unsigned long current_process_id() noexcept { return static_cast<unsigned long>(::getpid()); }
+// Has `f` called in the child of every fork from now on.
+inline void call_in_forked_children(void (*f)()) noexcept { ::pthread_atfork(nullptr, nullptr, f); }
+#endif
+
+}  // namespace detail::os
+
+TABLIO_END_NAMESPACE
