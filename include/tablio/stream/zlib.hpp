@@ -114,6 +114,14 @@ class zlib_sink {
     int bits = kind == compression::gzip ? 15 + 16 : 15;
     if (deflateInit2(stream_.get(), level, Z_DEFLATED, bits, 9, Z_DEFAULT_STRATEGY) != Z_OK)
       throw_io_error(out_->name(), 0, {"cannot start deflating"});
+    if (kind == compression::gzip) {
+      // The header names the system as Unix (3), as zlib on Linux and macOS writes it, where
+      // TensorFlow's files are made: the same bytes wherever they are written (zlib names
+      // Windows 10 there).
+      header_ = make_owned<gz_header>();
+      header_->os = 3;
+      deflateSetHeader(stream_.get(), header_.get());
+    }
   }
   zlib_sink(zlib_sink&&) noexcept = default;
   zlib_sink& operator=(zlib_sink&&) noexcept = default;
@@ -154,6 +162,7 @@ class zlib_sink {
 
   owned<writer> out_;
   owned<z_stream> stream_;
+  owned<gz_header> header_;  // zlib keeps a pointer to it until the header is written
   std::vector<char> buffer_;
 };
 
