@@ -16,8 +16,8 @@
 
 #include <tablio/core/error.hpp>
 #include <tablio/stream/filename.hpp>
-
-#include <sys/stat.h>
+#include <tablio/stream/platform/file_io.hpp>
+#include <tablio/stream/platform/paths.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -67,7 +67,7 @@ inline std::size_t shard_pattern_stem_end(std::string_view pattern) {
       pattern.find_first_not_of("0123456789", sign + 1) == std::string_view::npos)
     at = std::min(at, sign);
   if (at != std::string_view::npos) return at;
-  std::size_t slash = pattern.rfind('/');
+  std::size_t slash = pattern.find_last_of(detail::os::separators);
   std::size_t start = slash == std::string_view::npos ? 0 : slash + 1;
   std::size_t dot = pattern.find('.', start + 1);
   return dot == std::string_view::npos ? pattern.size() : dot;
@@ -106,7 +106,7 @@ inline void append_json_string(std::string& out, std::string_view s) {
 // shard number ("s3://b/train/shard-%06d.tar" -> "s3://b/train/").
 inline std::string shard_index_folder(std::string_view pattern) {
   std::string_view stem = pattern.substr(0, detail::shard_pattern_stem_end(pattern));
-  std::size_t slash = stem.rfind('/');
+  std::size_t slash = stem.find_last_of(detail::os::separators);
   return std::string(slash == std::string_view::npos ? std::string_view() : stem.substr(0, slash + 1));
 }
 
@@ -169,10 +169,10 @@ inline std::uint64_t stored_size(const std::string& name, const open_options& op
     detail::needs_curl(name);
 #endif
   }
-  struct stat st;
+  detail::os::file_status st;
   std::string path = detail::checked_local_path(name, open);
-  if (::stat(path.c_str(), &st) != 0) throw_io_error(name, errno, {"cannot find the size of"});
-  return static_cast<std::uint64_t>(st.st_size);
+  if (!detail::os::status_of(path, true, st)) throw_io_error(name, errno, {"cannot find the size of"});
+  return st.size;
 }
 
 // Writes the index of shards named by `pattern` beside them (shard_index_name).

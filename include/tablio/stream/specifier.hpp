@@ -17,12 +17,27 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace detail {
 
-// Splits the options before the first ':' on ',' and ' ', keeping empty pieces as Kaldi
-// does (so "o, s, ark:x" has empty options and is invalid); nullopt without a ':' or with
-// trailing whitespace.
+// The ':' that ends a specifier's options: the first. On Windows an option's value may be a
+// name with a drive ("scp,segments=C:\data\segments:C:\data\wav.scp"), whose ':' (after
+// "=X", before '\' or '/') is the name's.
+inline std::size_t options_end(std::string_view spec) {
+  std::size_t colon = spec.find(':');
+#if defined(_WIN32)
+  auto drive = [&](std::size_t c) {
+    return c >= 2 && spec[c - 2] == '=' && std::isalpha(static_cast<unsigned char>(spec[c - 1])) &&
+           c + 1 < spec.size() && (spec[c + 1] == '\\' || spec[c + 1] == '/');
+  };
+  while (colon != std::string_view::npos && drive(colon)) colon = spec.find(':', colon + 1);
+#endif
+  return colon;
+}
+
+// Splits the options before options_end() on ',' and ' ', keeping empty pieces as Kaldi does
+// (so "o, s, ark:x" has empty options and is invalid); nullopt without a ':' or with trailing
+// whitespace.
 inline std::optional<std::pair<std::vector<std::string_view>, std::string_view>> split_specifier(
     std::string_view spec) {
-  std::size_t colon = spec.find(':');
+  std::size_t colon = options_end(spec);
   if (colon == std::string_view::npos) return std::nullopt;
   if (std::isspace(static_cast<unsigned char>(spec.back()))) return std::nullopt;
   std::vector<std::string_view> options;

@@ -52,10 +52,12 @@ TABLIO_END_NAMESPACE
 #if defined(TABLIO_WITH_LMDB)
 #include <tablio/framing/lmdb.hpp>
 #endif
+#include <tablio/stream/platform/file_io.hpp>
+#include <tablio/stream/platform/paths.hpp>
 #include <tablio/stream/shard_index.hpp>
 #include <tablio/stream/shards.hpp>
 
-#include <sys/stat.h>
+#include <algorithm>
 
 TABLIO_BEGIN_NAMESPACE
 
@@ -63,8 +65,8 @@ namespace detail {
 
 // Whether a path names a symbolic link.
 inline bool is_link(const std::string& path) {
-  struct stat st;
-  return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+  os::file_status st;
+  return os::status_of(path, false, st) && st.kind == os::file_kind::link;
 }
 
 // The folder a table named `name` is confined to under the untrusted policy: its name's folder
@@ -72,16 +74,17 @@ inline bool is_link(const std::string& path) {
 // symbolic link (for an absolute name, of the last ones that are: the system's own links sit
 // above), so that a link planted in an upload does not carry the folder elsewhere.
 inline std::string implied_folder(std::string_view name) {
-  std::string path(name);
-  struct stat st;
+  std::string path = os::generic_name(std::string(name));
+  os::file_status st;
   std::string folder =
-      ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? path : shard_index_folder(name);
-  while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
-  auto parent = [](const std::string& f) {
+      os::status_of(path, false, st) && st.kind == os::file_kind::directory ? path : shard_index_folder(path);
+  const std::size_t root = os::root_length(folder);
+  while (folder.size() > std::max<std::size_t>(root, 1) && folder.back() == '/') folder.pop_back();
+  auto parent = [root](const std::string& f) {
     std::size_t slash = f.rfind('/');
-    return slash == std::string::npos ? std::string() : slash == 0 ? std::string("/") : f.substr(0, slash);
+    return slash == std::string::npos ? std::string() : slash < root ? f.substr(0, root) : f.substr(0, slash);
   };
-  if (!folder.empty() && folder[0] != '/') {
+  if (root == 0) {
     for (std::size_t end = folder.find('/');; end = folder.find('/', end + 1)) {
       std::string prefix = folder.substr(0, end);
       if (is_link(prefix)) {

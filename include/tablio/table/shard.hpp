@@ -13,8 +13,10 @@
 
 #include <tablio/core/minmax.hpp>
 #include <tablio/stream/filename.hpp>
+#include <tablio/stream/platform/paths.hpp>
 #include <tablio/stream/shard_index.hpp>
 #include <tablio/stream/shards.hpp>
+#include <tablio/stream/specifier.hpp>
 #include <tablio/table/any_framing.hpp>
 #include <tablio/table/sequential_reader.hpp>
 #include <tablio/table/specifier.hpp>
@@ -53,7 +55,7 @@ inline bool names_kaldi_files(std::string_view options) {
 
 // feats.ark -> feats.3.ark (shard 3, counted from 1); a name without extension gets ".3".
 inline std::string kaldi_shard_name(std::string_view name, std::uint64_t i) {
-  std::size_t slash = name.rfind('/');
+  std::size_t slash = name.find_last_of(detail::os::separators);
   std::size_t dot = name.rfind('.');
   if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash) || dot == slash + 1)
     dot = name.size();
@@ -63,7 +65,7 @@ inline std::string kaldi_shard_name(std::string_view name, std::uint64_t i) {
 // train.tfrecord -> train-00003-of-00016.tfrecord: the shard's number before the name's
 // extensions (from the first dot of its last component), as TensorFlow's writers put it.
 inline std::string tensorflow_shard_name(std::string_view name, std::uint64_t i, std::uint64_t n) {
-  std::size_t slash = name.rfind('/');
+  std::size_t slash = name.find_last_of(detail::os::separators);
   std::size_t start = slash == std::string_view::npos ? 0 : slash + 1;
   std::size_t dot = name.find('.', start + 1);  // a leading dot names a hidden file, not an extension
   if (dot == std::string_view::npos) dot = name.size();
@@ -103,7 +105,7 @@ inline shard_plan shard_script(const std::string& script, std::string_view wspec
 
 // The wspecifier of shard i of n of wspec: each of its file names renamed as above.
 inline std::string shard_wspecifier(std::string_view wspec, std::uint64_t i, std::uint64_t n) {
-  std::size_t colon = wspec.find(':');
+  std::size_t colon = detail::options_end(wspec);
   if (colon == std::string_view::npos) throw_usage_error({"not a wspecifier: '", wspec, "'"});
   std::string_view options = wspec.substr(0, colon), names = wspec.substr(colon + 1);
   bool kaldi = detail::names_kaldi_files(options);
@@ -139,7 +141,7 @@ inline std::vector<std::string> table_files(std::string_view rspec, const open_o
   bool several = format && (format->read_options & format_option::files) &&
                  (kind == input_kind::file || kind == input_kind::remote);
   if (!several) return {std::string(rspec)};
-  std::string_view options = rspec.substr(0, rspec.find(':') + 1);
+  std::string_view options = rspec.substr(0, detail::options_end(rspec) + 1);
   std::vector<std::string> files;
   for (const std::string& file : expand_shard_list(r.filename, open))
     files.push_back(std::string(options) + file);
