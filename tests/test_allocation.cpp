@@ -307,7 +307,7 @@ TEST_CASE("shard counts cost what exists: names are made only for files that are
 }
 
 TEST_CASE("a tar member larger than the reader's buffer is read once into its entry's bytes",
-          "[allocation][tar]") {
+          "[allocation][tar][unix-tools]") {
   test::temp_dir dir;
   const std::string big(std::size_t{4} << 20, 'x'), path = dir / "big.tar";
   std::ofstream(dir / "b.bin", std::ios::binary) << big;

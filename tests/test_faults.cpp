@@ -145,7 +145,7 @@ TEST_CASE("a file size limit stops every writer with an error naming the file", 
         })) == 0);
 }
 
-TEST_CASE("an output command that fails is an error at close", "[faults][pipe]") {
+TEST_CASE("an output command that fails is an error at close", "[faults][pipe][unix-tools]") {
   test::temp_dir dir;
   CHECK_THROWS_WITH(write_and_close("ark:| exit 3", 3),
                     Catch::Contains("exit 3") && Catch::Contains("status 3"));
@@ -302,7 +302,7 @@ struct interrupting_timer {
 
 }  // namespace
 
-TEST_CASE("signals interrupting pipe reads and writes lose nothing", "[faults][eintr]") {
+TEST_CASE("signals interrupting pipe reads and writes lose nothing", "[faults][eintr][unix-tools]") {
   test::temp_dir dir;
   interrupting_timer timer;
   for (std::string kind : {"ark", "tfrecord", "idx"}) {
@@ -341,7 +341,7 @@ TEST_CASE("a child process that drops its parent's input command leaves it to th
   in.close();  // the command's exit status is the parent's to see
 }
 
-TEST_CASE("a reader that stops early closes its end and lets the command end", "[faults][pipe]") {
+TEST_CASE("a reader that stops early closes its end and lets the command end", "[faults][pipe][unix-tools]") {
   test::temp_dir dir;
   std::string ark = dir / "a.ark";
   write_and_close("ark:" + ark, 3);

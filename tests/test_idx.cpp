@@ -121,7 +121,7 @@ TEST_CASE("Fashion-MNIST samples, plain and gzip", "[idx]") {
   // Random access: item i is where arithmetic says, in memory or through a pipe.
   std::string images = test::data_path("idx/fashion/t10k-images-100-idx3-ubyte");
   idx_file mapped(images);
-  idx_file piped("gunzip -c " + images + ".gz |");
+  idx_file piped(test::command("file \"" + images + "\"") + " |");
   CHECK(mapped.header() == piped.header());
   for (std::uint64_t i : {0, 1, 57, 99}) CHECK(mapped.item<float>(i) == piped.item<float>(i));
   CHECK(mapped.header().item_bytes() == 784);
@@ -159,7 +159,8 @@ TEST_CASE("bad IDX files are errors that say what is wrong", "[idx][bad]") {
   test::temp_dir dir;
   std::string huge("\0\0\x08\x01\xff\xff\xff\xff\x01\x02", 10);
   std::ofstream(dir / "huge.idx") << huge;
-  CHECK_THROWS_WITH(idx_file("cat " + (dir / "huge.idx") + " |"), Catch::Contains("only 2"));
+  CHECK_THROWS_WITH(idx_file(test::command("file \"" + (dir / "huge.idx") + "\"") + " |"),
+                    Catch::Contains("only 2"));
 }
 
 TEST_CASE("IDX writing is byte-identical", "[idx][write]") {
@@ -178,13 +179,13 @@ TEST_CASE("IDX writing is byte-identical", "[idx][write]") {
       CHECK(test::read_file(dir / "known.idx") == test::read_file(path));
       copy(std::nullopt, dir / "patched.idx");
       CHECK(test::read_file(dir / "patched.idx") == test::read_file(path));
-      copy(static_cast<std::uint32_t>(in.size()), "| cat > " + (dir / "piped.idx"));
+      copy(static_cast<std::uint32_t>(in.size()), "| " + test::command("copy") + " > " + (dir / "piped.idx"));
       CHECK(test::read_file(dir / "piped.idx") == test::read_file(path));
     }
   }
   // A pipe cannot be patched; a wrong count up front is an error.
   {
-    idx_writer w(open_output("| cat > /dev/null"), idx_type::u8, {2});
+    idx_writer w(open_output("| " + test::command("drain")), idx_type::u8, {2});
     w.write_item<int>(std::vector<int>{1, 2});
     CHECK_THROWS_WITH(w.close(), Catch::Contains("give it up front"));
   }

@@ -143,7 +143,8 @@ TEST_CASE("Open and Close return false and report, as Kaldi's do", "[kaldi][faca
   CHECK_FALSE(random.Open("ark:/no/such/dir/feats.ark"));
   CHECK_FALSE(random.IsOpen());
   // A command that fails after its first entry is reported when the table closes.
-  const std::string failing = "ark:cat " + test::data_path("kaldi/scp/feats.ark") + "; exit 3 |";
+  const std::string failing =
+      "ark:" + test::command("file \"" + test::data_path("kaldi/scp/feats.ark") + "\" exit 3") + " |";
   CHECK(sequential.Open(failing));
   CHECK(sequential.Key() == "utt1");
   CHECK_FALSE(sequential.Close());

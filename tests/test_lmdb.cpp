@@ -499,7 +499,8 @@ TEST_CASE("a damaged newer meta page is refused, with or without a lock file, be
   }
 }
 
-TEST_CASE("written with Caffe's settings, the database is Caffe's, byte for byte", "[lmdb][write]") {
+TEST_CASE("written with Caffe's settings, the database is Caffe's, byte for byte",
+          "[lmdb][write][unix-tools]") {
   test::temp_dir dir;
   std::string caffe = copy_database(dir, "fashion_t10k_1000_lmdb");
   {
@@ -515,7 +516,7 @@ TEST_CASE("written with Caffe's settings, the database is Caffe's, byte for byte
   CHECK(run("mdb_dump -n " + (dir / "ours/data.mdb")) == run("mdb_dump -n " + caffe + "/data.mdb"));
 }
 
-TEST_CASE("the map grows as needed, and batches survive it", "[lmdb][write]") {
+TEST_CASE("the map grows as needed, and batches survive it", "[lmdb][write][unix-tools]") {
   test::temp_dir dir;
   std::string big(100000, 'x');
   {

@@ -44,7 +44,8 @@ struct data_folder {
   explicit data_folder(const std::string& segments) {
     write_object<wave_holder>(dir / "r1.wav", recording(16000, 1, 20000));
     write_object<wave_holder>(dir / "r2.wav", recording(8000, 2, 8000));
-    write_text(dir / "wav.scp", "r1 " + (dir / "r1.wav") + "\nr2 cat " + (dir / "r2.wav") + " |\n");
+    write_text(dir / "wav.scp", "r1 " + (dir / "r1.wav") + "\nr2 " +
+                                    test::command("file \"" + (dir / "r2.wav") + "\"") + " |\n");
     write_text(dir / "segments", segments);
   }
   std::string spec(const std::string& options = "") const {

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -24,15 +25,25 @@ namespace test {
 struct temp_dir {
   std::filesystem::path path;
   temp_dir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "tablio-test-XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
+    std::random_device seed;
+    for (int attempt = 0;; ++attempt) {  // create_directory: false when the name is taken
+      path = std::filesystem::temp_directory_path() / ("tablio-test-" + std::to_string(seed()));
+      if (std::filesystem::create_directory(path)) return;
+      REQUIRE(attempt < 100);
+    }
   }
   ~temp_dir() { std::filesystem::remove_all(path); }
   temp_dir(const temp_dir&) = delete;
   temp_dir& operator=(const temp_dir&) = delete;
   std::string operator/(const std::string& name) const { return (path / name).string(); }
 };
+
+// Makes a symbolic link, where the system lets this process make one (wine cannot).
+inline bool made_link(const std::filesystem::path& target, const std::filesystem::path& link) {
+  std::error_code failed;
+  std::filesystem::create_symlink(target, link, failed);
+  return !failed;
+}
 
 // Runs in a folder for its lifetime: Kaldi's scripts name files relative to their folder.
 struct in_folder {
@@ -42,6 +53,14 @@ struct in_folder {
   in_folder(const in_folder&) = delete;
   in_folder& operator=(const in_folder&) = delete;
 };
+
+// A command line that runs the tests' own command (command_helper.cpp) with `actions` through
+// the system's shell, so that a pipe test runs alike on every system:
+//   open_input(test::command("print \"hello world\" exit 3") + " |")
+inline std::string command(const std::string& actions) {
+  const std::string runner = TABLIO_TEST_COMMAND_RUNNER;  // an emulator, in a cross build
+  return (runner.empty() ? "" : runner + " ") + "\"" + TABLIO_TEST_COMMAND + "\" " + actions;
+}
 
 inline std::string data_path(const std::string& relative) {
   return std::string(TABLIO_TEST_DATA) + "/" + relative;

@@ -144,7 +144,7 @@ TEST_CASE("truncated and corrupt archives: errors where Kaldi fails, entries bef
   }
 }
 
-TEST_CASE("sorted and unsorted archives behave as in Kaldi", "[table][options]") {
+TEST_CASE("sorted and unsorted archives behave as in Kaldi", "[table][options][unix-tools]") {
   in_folder here(test::data_path("kaldi/bad"));
   using reader_t = random_access_table_reader<basic_holder<std::int32_t>>;
   SECTION("s,ark asking for a key before the first: absent, no error") {
@@ -186,7 +186,7 @@ TEST_CASE("sorted and unsorted archives behave as in Kaldi", "[table][options]")
   }
 }
 
-TEST_CASE("o, cs and non-seekable archives", "[table][options]") {
+TEST_CASE("o, cs and non-seekable archives", "[table][options][unix-tools]") {
   const std::string ark = test::data_path("kaldi/holders/int32.bin.ark");
   using reader_t = random_access_table_reader<basic_holder<std::int32_t>>;
   SECTION("o: each key once; asking again is an error") {
@@ -302,7 +302,7 @@ TEST_CASE("values from at() and find() are the caller's own; borrow() is valid u
 }
 
 TEST_CASE("random access over a failed command or truncated input throws at every lookup it cannot answer",
-          "[table][pipe][faults]") {
+          "[table][pipe][faults][unix-tools]") {
   temp_dir dir;
   in_folder there(dir.path);
   std::uintmax_t entry = write_ra_archive();
@@ -389,7 +389,7 @@ TEST_CASE("under 's', listing the keys after a lookup lists them all", "[table][
   CHECK(r.at("k4") == 4);
 }
 
-TEST_CASE("archives through pipes, both ways", "[table][pipe]") {
+TEST_CASE("archives through pipes, both ways", "[table][pipe][unix-tools]") {
   temp_dir dir;
   in_folder there(dir.path);
   {
@@ -408,7 +408,7 @@ TEST_CASE("archives through pipes, both ways", "[table][pipe]") {
       Catch::Contains("exited with status"));
 }
 
-TEST_CASE("specifiers that Kaldi rejects are rejected", "[table][options]") {
+TEST_CASE("specifiers that Kaldi rejects are rejected", "[table][options][unix-tools]") {
   CHECK_THROWS_AS(table_writer<token_holder>("scp,ark:a,b"), usage_error);
   CHECK_THROWS_AS(sequential_table_reader<token_holder>("ark,scp:a,b"), usage_error);
   CHECK_THROWS_AS(sequential_table_reader<token_holder>("o, s, ark:x"), usage_error);
@@ -507,7 +507,7 @@ TEST_CASE("waves: Kaldi's archive and wav.scp, written back byte for byte", "[ta
   }
 }
 
-TEST_CASE("bad script lines and key separators are errors naming where", "[table][bad]") {
+TEST_CASE("bad script lines and key separators are errors naming where", "[table][bad][unix-tools]") {
   SECTION("a line with a key and no value names its line number") {
     std::string scp = "a feats.ark:5\nonly_a_key\n";
     script_reader in(memory_reader(std::string_view(scp), "bad.scp"));

@@ -35,7 +35,8 @@ std::vector<std::pair<std::string, webdataset_sample>> read_all(const std::strin
 
 }  // namespace
 
-TEST_CASE("a key's consecutive members are one sample, as WebDataset groups them", "[tar][sample]") {
+TEST_CASE("a key's consecutive members are one sample, as WebDataset groups them",
+          "[tar][sample][unix-tools]") {
   test::temp_dir dir;
   test::in_folder here(dir.path);
   std::string big(5000, 'x');
@@ -178,7 +179,7 @@ TEST_CASE("a holder that takes samples as parts views windows kept for it", "[ta
   part_keeping_holder::seen().clear();
 }
 
-TEST_CASE("archives GNU tar made of WebDataset's files read as samples", "[tar][sample][peer]") {
+TEST_CASE("archives GNU tar made of WebDataset's files read as samples", "[tar][sample][peer][unix-tools]") {
   test::temp_dir dir;
   test::in_folder here(dir.path);
   REQUIRE(std::system(
@@ -194,7 +195,7 @@ TEST_CASE("archives GNU tar made of WebDataset's files read as samples", "[tar][
 }
 
 TEST_CASE("extensions read lowercased and metadata folders skipped, as WebDataset groups them",
-          "[tar][sample][peer]") {
+          "[tar][sample][peer][unix-tools]") {
   test::temp_dir dir;
   test::in_folder here(dir.path);
   REQUIRE(std::system(

@@ -190,7 +190,7 @@ TEST_CASE("records that end exactly where a read buffer ends stay intact", "[tfr
   std::vector<std::pair<std::string, reader>> inputs;
   inputs.emplace_back("file", reader(file_source(path), path));
   inputs.emplace_back("mmap", reader(mmap_source(path), path));
-  inputs.emplace_back("pipe", open_input("cat " + path + " |"));
+  inputs.emplace_back("pipe", open_input(test::command("file \"" + path + "\"") + " |"));
   inputs.emplace_back("small buffer", reader(file_source(path), path, default_limits, 4096));
   for (auto& [name, in] : inputs) {
     INFO(name);

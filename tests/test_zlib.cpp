@@ -73,7 +73,7 @@ TEST_CASE("compressing as TensorFlow does gives the same bytes", "[zlib][golden]
   }
 }
 
-TEST_CASE("concatenated members, gzip's own output, and bad input", "[zlib]") {
+TEST_CASE("concatenated members, gzip's own output, and bad input", "[zlib][unix-tools]") {
   const std::string gz = test::read_file(test::data_path("tfrecord/generated/tutorial10.gz.tfrecord"));
   SECTION("two members read as one stream") {
     std::string twice = gz + gz;
@@ -109,7 +109,7 @@ TEST_CASE("concatenated members, gzip's own output, and bad input", "[zlib]") {
   }
 }
 
-TEST_CASE("gzip-compressed tar shards read as WebDataset reads them", "[zlib][tar]") {
+TEST_CASE("gzip-compressed tar shards read as WebDataset reads them", "[zlib][tar][unix-tools]") {
   test::temp_dir dir;
   const std::string plain = test::data_path("tar/gnu-ustar.tar");
   // gzip's own output, under both names WebDataset takes; a list mixes them with a plain file.
