@@ -1,6 +1,9 @@
 // tablio: copies, inspects, indexes and verifies tables in every format tablio reads (Kaldi
 // archives and scripts, TFRecord files, Caffe LMDB databases, IDX files, tar files).
-#include <tablio/framing/lmdb.hpp>
+#if defined(TABLIO_WITH_LMDB)
+#include <tablio/framing/lmdb.hpp>  // a snapshot held in the lock table of a database being written
+#endif
+#include <tablio/framing/lmdb_reader.hpp>
 #include <tablio/table/segments.hpp>
 #include <tablio/table/shard.hpp>
 #include <tablio/table/tfrecord_index.hpp>
@@ -283,7 +286,11 @@ void verify_tfrecord(const rspecifier& r, verifier& v) {
 // LMDB values one by one.
 template <class R>
 void verify_lmdb(const rspecifier& r, verifier& v) {
+#if defined(TABLIO_WITH_LMDB)
   owned<lmdb_reader> held = open_lmdb_reader(r.filename);
+#else
+  owned<lmdb_reader> held = make_owned<lmdb_reader>(r.filename);
+#endif
   lmdb_reader& db = *held;
   std::string_view key, value;
   R h;
