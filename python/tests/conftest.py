@@ -21,19 +21,37 @@ if SANITIZED:
     multiprocessing.set_start_method("forkserver", force=True)
 
 
-def asks_for_fork(params):
-    """Whether a test's parameters start workers by fork (a start method, or one in a dict)."""
-    return any("fork" in (v.values() if isinstance(v, dict) else [v] if isinstance(v, str) else [])
-               for v in params.values())
+# Nor do the jobs of many processes run there (tests marked worker_processes, and those whose
+# parameters start workers or ranks another way): each worker and rank is a fresh interpreter
+# running the C++ the in-process tests run under the sanitizers, and their orchestration is
+# Python, tested in the plain build. Two tests still start workers there (test_torch.py's
+# test_map_style_dataset and test_an_error_in_a_worker_keeps_its_place): a table reopened in a
+# worker, and an error carried back from one.
+LAUNCHERS = {"fork", "spawn", "forkserver", "mp.spawn", "torchrun"}
+
+
+def launched_by(params):
+    """The start methods and launchers a test's parameters name (alone, or in a dict)."""
+    values = [w for v in params.values() for w in (v.values() if isinstance(v, dict) else [v])]
+    return {v for v in values if isinstance(v, str) and v in LAUNCHERS}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "worker_processes: starts DataLoader workers or ranks (a job of many "
+                                       "processes); not run under the sanitizers")
 
 
 def pytest_collection_modifyitems(items):
     if not SANITIZED:
         return
-    skip = pytest.mark.skip(reason="fork() from a threaded process can hang in the sanitizer's runtime")
+    forked = pytest.mark.skip(reason="fork() from a threaded process can hang in the sanitizer's runtime")
+    many = pytest.mark.skip(reason="a job of many processes: the same C++ in each, run in the plain build")
     for item in items:
-        if hasattr(item, "callspec") and asks_for_fork(item.callspec.params):
-            item.add_marker(skip)
+        launchers = launched_by(item.callspec.params) if hasattr(item, "callspec") else set()
+        if "fork" in launchers:
+            item.add_marker(forked)
+        elif launchers or item.get_closest_marker("worker_processes"):
+            item.add_marker(many)
 
 
 @pytest.fixture

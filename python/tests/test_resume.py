@@ -188,6 +188,7 @@ def labels(loader, stop=None):
     return out, json.loads(json.dumps(loader.state_dict()))
 
 
+@pytest.mark.worker_processes
 def test_the_sampler_resumes_a_map_style_dataset(shards):
     whole, _ = labels(sampled(shards, 1, 2, 2))
     first, state = labels(sampled(shards, 1, 2, 2), 5)

@@ -84,14 +84,10 @@ def steps(out, tag, rank):
         return [json.loads(line) for line in f]
 
 
-# Under the sanitizers one run does: the other's C++ is the same reading, and each run starts
-# a dozen interpreters, minutes under ASan.
-SANITIZED = bool(os.environ.get("TABLIO_SANITIZED"))
-RUNS = [pytest.param(dict(shuffle=True, batching="sample"),
-                     marks=pytest.mark.skipif(SANITIZED, reason="the same reading as the other run")),
-        dict(shuffle=False, batching="dataset")]
+RUNS = [dict(shuffle=True, batching="sample"), dict(shuffle=False, batching="dataset")]
 
 
+@pytest.mark.worker_processes
 @pytest.mark.parametrize("run", RUNS, ids=["shuffled-sample", "ordered-dataset"])
 def test_a_killed_job_resumes_exactly_and_elastically(bucket_shards, tmp_path, run):
     rspec, env = bucket_shards
@@ -120,13 +116,12 @@ def test_a_killed_job_resumes_exactly_and_elastically(bucket_shards, tmp_path, r
     assert sorted(consumed + delivered) == [f"k{i:05d}" for i in range(N)]  # the epoch, exactly once
 
 
+@pytest.mark.worker_processes
 def test_the_ddp_resume_example_trains_the_same_model_stopped_and_resumed(tmp_path):
     """examples/python/resume_ddp.py --check: 2 ranks over Fashion-MNIST tar samples, stopped
     between checkpoints and resumed, train the model the unstopped job trains, bit for bit."""
     if not os.path.exists("/usr/share/datasets/fashion-mnist"):
         pytest.skip("needs Debian's dataset-fashion-mnist")
-    if SANITIZED:
-        pytest.skip("trained in the plain build: the C++ it runs is the killed job's above")
     script = os.path.join(os.path.dirname(__file__), "../../examples/python/resume_ddp.py")
     job = subprocess.Popen([sys.executable, script, "--world-size", "2", "--work", str(tmp_path), "--limit", "6000",
                             "--save-every", "10", "--check"], start_new_session=True, stdout=subprocess.PIPE,

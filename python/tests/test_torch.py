@@ -384,6 +384,7 @@ def test_an_error_in_a_worker_keeps_its_place(tmp_path):
     assert "DataLoader worker" in str(caught.value)  # the worker's traceback is still there
 
 
+@pytest.mark.worker_processes
 def test_persistent_workers_follow_set_epoch(tables):
     rspec, type_, n = tables["tfrecord16"]
     for context in ("spawn",) if os.environ.get("TABLIO_SANITIZED") else ("fork", "spawn"):  # (conftest.py)
@@ -581,8 +582,6 @@ def shards_1003(tmp_path_factory):
 
 @pytest.mark.parametrize("run", MATRIX, ids=matrix_id)
 def test_distributed_epochs_deliver_each_record_once(shards_1003, tmp_path, run):
-    if os.environ.get("TABLIO_SANITIZED") and run["world"] * run["workers"] > 6:
-        pytest.skip("the largest job runs in the plain build: minutes under AddressSanitizer")
     config = dict(run, rspec=shards_1003, batch=16, out=str(tmp_path))
     world = run["world"]
     (launch_with_mp_spawn if run["ranks_by"] == "mp.spawn" else launch_with_torchrun)(world, config)
@@ -607,12 +606,11 @@ def test_distributed_epochs_deliver_each_record_once(shards_1003, tmp_path, run)
         assert orders[0] == orders[1]
 
 
+@pytest.mark.worker_processes
 def test_ddp_training_example(tmp_path):
     """examples/python/train_fashion_mnist_ddp.py with world size 2: tablio and torchvision give
     the same model."""
     pytest.importorskip("torchvision")
-    if os.environ.get("TABLIO_SANITIZED"):
-        pytest.skip("trained in the plain build: minutes under AddressSanitizer")
     if not os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
         pytest.skip("needs Debian's dataset-fashion-mnist")
     script = os.path.join(os.path.dirname(__file__), "../../examples/python/train_fashion_mnist_ddp.py")
