@@ -4,6 +4,7 @@
 #pragma once
 
 #include <tablio/core/error.hpp>
+#include <tablio/stream/platform/process.hpp>
 #include <tablio/stream/policy.hpp>
 
 #include "arguments.hpp"
@@ -83,7 +84,7 @@ inline void apply_access_options(arguments& args) {
       throw tablio::usage_error("--" + std::string(name) + " takes a number of seconds, not '" + v + "'");
     std::string variable = std::string(name) == "request-deadline" ? "TABLIO_HTTP_REQUEST_DEADLINE"
                                                                    : "TABLIO_HTTP_STREAM_DEADLINE";
-    ::setenv(variable.c_str(), v.c_str(), 1);
+    tablio::detail::os::set_environment(variable.c_str(), v.c_str());
   }
 }
 

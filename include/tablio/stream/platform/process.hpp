@@ -1,11 +1,13 @@
-// The running process: its id, and what happens in the child of a fork (POSIX only: Win32
-// starts processes anew and never copies one).
+// The running process: its id, its environment, and what happens in the child of a fork (POSIX
+// only: Win32 starts processes anew and never copies one).
 #pragma once
 
 #include <tablio/core/version.hpp>
 
 #if defined(_WIN32)
 #include <tablio/stream/platform/win32.hpp>
+
+#include <cstdlib>
 #else
 #include <pthread.h>
 #include <unistd.h>
@@ -17,9 +19,17 @@ namespace detail::os {
 
 #if defined(_WIN32)
 inline unsigned long current_process_id() noexcept { return ::GetCurrentProcessId(); }
+// Sets a variable of the environment std::getenv reads (the C runtime's copy).
+inline bool set_environment(const char* name, const char* value) noexcept {
+  return ::_putenv_s(name, value) == 0;
+}
 inline void call_in_forked_children(void (*)()) noexcept {}
 #else
 inline unsigned long current_process_id() noexcept { return static_cast<unsigned long>(::getpid()); }
+// Sets a variable of the environment std::getenv reads.
+inline bool set_environment(const char* name, const char* value) noexcept {
+  return ::setenv(name, value, 1) == 0;
+}
 // Has `f` called in the child of every fork from now on.
 inline void call_in_forked_children(void (*f)()) noexcept { ::pthread_atfork(nullptr, nullptr, f); }
 #endif
