@@ -237,7 +237,7 @@ TEST_CASE("with o, a key handed out once is an error the next time, however it w
 }
 
 TEST_CASE("cs without s means nothing, as in Kaldi: an unsorted archive answers in any order",
-          "[table][options]") {
+          "[table][options][unix-tools]") {
   in_folder here(test::data_path("kaldi/bad"));
   random_access_table_reader<basic_holder<std::int32_t>> r("cs,ark:unsorted.ark");
   CHECK(r.at("k_c") == 3);
@@ -546,7 +546,7 @@ TEST_CASE("bad script lines and key separators are errors naming where", "[table
 }
 
 TEST_CASE("single objects are read and written as Kaldi's ReadKaldiObject and WriteKaldiObject do",
-          "[table][object]") {
+          "[table][object][unix-tools]") {
   in_folder here(test::data_path("kaldi/scp"));
   using matrix_holder = holder<matrix<float>>;
   random_access_table_reader<matrix_holder> table("scp:feats.scp");
