@@ -2,7 +2,9 @@
 # Builds everything and runs all tests: an optimised Release build with GCC and libstdc++;
 # a build with AddressSanitizer and UndefinedBehaviorSanitizer on clang with libc++ (macOS's
 # standard library) and the POSIX paths macOS takes; the thread and remote tests under
-# ThreadSanitizer; and every fuzz target for FUZZ_SECONDS (default 15) each, built with clang.
+# ThreadSanitizer; the C++ tests of formats and streams on 64-bit ARM (cross-built with GCC, run
+# under qemu-aarch64-static); and every fuzz target for FUZZ_SECONDS (default 15) each, built with
+# clang.
 # The sanitized builds keep line tables alone for debug information (stacks keep their lines;
 # full information doubled their compile time).
 # Remote storage is tested against nginx and s3rver, started by the tests on loopback.
@@ -14,7 +16,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest python3-pip python3-setuptools \
   python3-protobuf python3-lmdb python3-torch python3-torchvision python3-dask python3-distributed python3-pandas \
   libcurl4-openssl-dev curl nginx-light openssl awscli python3-botocore python3-boto3 nodejs \
-  libturbojpeg0-dev libpng-dev python3-pil libfast-float-dev
+  libturbojpeg0-dev libpng-dev python3-pil libfast-float-dev \
+  g++-aarch64-linux-gnu qemu-user-static zlib1g-dev:arm64 liblmdb-dev:arm64
 jobs=$(nproc)
 
 # Remote objects are tested against real servers on loopback: nginx (above), and s3rver, an S3
@@ -30,7 +33,7 @@ configure_and_build() {
   shift 2
   echo "== $name build"
   cmake -S "$root" -B "$root/build/$name" "$@" >/dev/null
-  cmake --build "$root/build/$name" -j "$jobs" ${target:+--target "$target"}
+  cmake --build "$root/build/$name" -j "$jobs" ${target:+--target $target}
 }
 
 run_suite() {
@@ -64,3 +67,19 @@ if command -v clang++-14 >/dev/null; then
   echo "== fuzz targets, ${FUZZ_SECONDS:-15} s each"
   "$root/tests/fuzz/run.sh" "${FUZZ_SECONDS:-15}"
 fi
+
+# Another system's build of the C++ tests of formats and streams (with a cross toolchain whose
+# CMAKE_CROSSCOMPILING_EMULATOR runs them), at -O1: the tool, the Python module, the examples and
+# the tests of separate compilation (the same tests over src/tablio.cpp) are the Linux builds'.
+cross_suite() {
+  local name=$1 toolchain=$2
+  shift 2
+  configure_and_build "$name" "$*" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/$toolchain.cmake" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DTABLIO_BUILD_PYTHON=OFF \
+    -DTABLIO_BUILD_EXAMPLES=OFF -DTABLIO_BUILD_TOOLS=OFF -DTABLIO_TOOLING_TESTS=OFF
+  echo "== $name tests"
+  (cd "$root/build/$name" && ctest --output-on-failure -j "$jobs" -R "^($(IFS='|'; echo "$*"))\$")
+}
+cross_suite aarch64 aarch64-linux-gnu test_streams test_codecs test_holders test_matrices test_tables \
+  test_kaldi_facade test_untrusted test_contracts test_tfrecord test_zlib test_example test_caffe_idx \
+  test_faults test_threads test_memory test_allocation
