@@ -4,10 +4,10 @@
 
 #include <tablio/core/version.hpp>
 
+#include <stdlib.h>  // setenv (POSIX), _putenv_s (Windows)
+
 #if defined(_WIN32)
 #include <tablio/stream/platform/win32.hpp>
-
-#include <cstdlib>
 #else
 #include <pthread.h>
 #include <unistd.h>
