@@ -96,7 +96,7 @@ class process_pipe {
   void finish(bool judge) {
     if (fd_ == os::no_file()) return;
     ::CloseHandle(std::exchange(fd_, os::no_file()));
-    if (!judge && job_) ::TerminateJobObject(job_, 1);
+    if (!judge) job_ ? ::TerminateJobObject(job_, 1) : ::TerminateProcess(process_, 1);
     DWORD status = 0;
     const bool waited =
         ::WaitForSingleObject(process_, INFINITE) == WAIT_OBJECT_0 && ::GetExitCodeProcess(process_, &status);

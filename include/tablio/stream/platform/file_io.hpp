@@ -75,10 +75,10 @@ TABLIO_COLD inline native_file open_file(const std::string& path, file_use use,
       ::CreateFileW(win32::wide(path).c_str(), access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                     nullptr, disposition, flags, nullptr);
   if (h == INVALID_HANDLE_VALUE) return win32::failed(h);
-  if (rules.no_links) {  // opened the link itself: refuse it
+  if (rules.no_links) {  // opened the link (or junction, or any reparse point) itself: refuse it
     FILE_ATTRIBUTE_TAG_INFO tag{};
     if (::GetFileInformationByHandleEx(h, FileAttributeTagInfo, &tag, sizeof tag) &&
-        (tag.FileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) && tag.ReparseTag == IO_REPARSE_TAG_SYMLINK) {
+        (tag.FileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
       ::CloseHandle(h);
       errno = ELOOP;
       return INVALID_HANDLE_VALUE;
