@@ -5,6 +5,7 @@
 #pragma once
 
 #include <tablio/core/version.hpp>
+#include <tablio/stream/platform/paths.hpp>
 
 #include <cctype>
 #include <cstdint>
@@ -22,13 +23,9 @@ namespace detail {
 // "=X", before '\' or '/') is the name's.
 inline std::size_t options_end(std::string_view spec) {
   std::size_t colon = spec.find(':');
-#if defined(_WIN32)
-  auto drive = [&](std::size_t c) {
-    return c >= 2 && spec[c - 2] == '=' && std::isalpha(static_cast<unsigned char>(spec[c - 1])) &&
-           c + 1 < spec.size() && (spec[c + 1] == '\\' || spec[c + 1] == '/');
-  };
-  while (colon != std::string_view::npos && drive(colon)) colon = spec.find(':', colon + 1);
-#endif
+  while (colon != std::string_view::npos && colon >= 2 && spec[colon - 2] == '=' &&
+         os::starts_with_drive(spec.substr(colon - 1)))
+    colon = spec.find(':', colon + 1);
   return colon;
 }
 

@@ -27,6 +27,18 @@ inline std::string generic_name(std::string name) {
   return name;
 }
 
+// Whether a name starts with a drive ("C:\\", "C:/"): never on POSIX.
+inline bool starts_with_drive(std::string_view name) noexcept {
+#if defined(_WIN32)
+  const char letter = name.empty() ? '\0' : name[0];
+  return name.size() >= 3 && ((letter >= 'A' && letter <= 'Z') || (letter >= 'a' && letter <= 'z')) &&
+         name[1] == ':' && is_separator(name[2]);
+#else
+  (void)name;
+  return false;
+#endif
+}
+
 // The length of the root a generic name starts with ("/"; on Win32 also "C:/" and
 // "//host/share/"); 0 for a relative name.
 inline std::size_t root_length(std::string_view name) noexcept {
