@@ -247,6 +247,18 @@ TEST_CASE("the schema of what tablio::protobuf writes", "[codec][protobuf]") {
         "}\n");
 }
 
+TEST_CASE("a schema's message names read from each compiler's spelling of a signature", "[codec][protobuf]") {
+  using tablio::detail::proto::type_in_signature;
+  CHECK(type_in_signature("std::string tablio::detail::type_name() [with T = speech::take; std::string = "
+                          "std::__cxx11::basic_string<char>]") == "speech::take");  // GCC
+  CHECK(type_in_signature("std::string tablio::detail::type_name() [T = speech::take]") == "speech::take");
+  CHECK(type_in_signature(
+            "class std::basic_string<char,struct std::char_traits<char>,class std::allocator<char> > "
+            "__cdecl tablio::detail::type_name<struct speech::take>(void)") == "speech::take");  // MSVC
+  CHECK(type_in_signature("class std::basic_string<char> __cdecl tablio::detail::type_name<class "
+                          "speech::pair<int,float> >(void)") == "speech::pair<int,float>");
+}
+
 namespace {
 namespace v1 {
 struct clip {

@@ -605,7 +605,7 @@ py::array idx_read(const std::string& path, py::handle access) {
   // product of the non-zero ones (numpy multiplies them even when another is 0) that it can count.
   std::uint64_t bytes = tablio::idx_type_size(h.type);
   for (std::uint32_t d : h.dims)
-    if (d != 0 && __builtin_mul_overflow(bytes, std::uint64_t{d}, &bytes)) bytes = UINT64_MAX;
+    if (d != 0) bytes = bytes > UINT64_MAX / d ? UINT64_MAX : bytes * d;
   if (h.dims.size() > 32 || bytes > static_cast<std::uint64_t>(PTRDIFF_MAX))
     tablio::throw_format_error(path, 3, {},
                                {"an array numpy can hold: at most 32 dimensions, under 2^63 bytes"},

@@ -3,7 +3,7 @@
 // seven digits in 128-bit integer arithmetic and rounded half to even.
 #pragma once
 
-#include <tablio/core/version.hpp>
+#include <tablio/core/config.hpp>
 
 #include <bit>
 #include <charconv>
@@ -13,7 +13,7 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace detail {
 
-#if defined(__SIZEOF_INT128__)
+#if TABLIO_GNU_EXTENSIONS && defined(__SIZEOF_INT128__)
 __extension__ typedef unsigned __int128 uint128;
 
 // 5^k for k <= 54 (5^54 < 2^126).

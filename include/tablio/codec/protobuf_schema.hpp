@@ -11,6 +11,7 @@
 #pragma once
 
 #include <tablio/codec/protobuf.hpp>
+#include <tablio/core/config.hpp>
 
 #if __has_include(<boost/pfr/core_name.hpp>)
 #include <boost/pfr/core_name.hpp>
@@ -69,14 +70,28 @@ constexpr std::string_view field_name() {
 #endif
 }
 
+// The type type_name's signature names as its argument, as GCC and Clang spell it ("... [with
+// T = ns::point]", "... [T = ns::point]") or MSVC ("... type_name<struct ns::point>(void)").
+inline std::string_view type_in_signature(std::string_view f) noexcept {
+  if (std::size_t at = f.find("T = "); at != std::string_view::npos) {
+    f.remove_prefix(at + 4);
+    return f.substr(0, f.find_first_of(";]"));
+  }
+  constexpr std::string_view function = "type_name<";
+  std::size_t begin = f.find(function), end = f.rfind(">(");
+  if (begin == std::string_view::npos || end == std::string_view::npos || end < begin) return f;
+  f = f.substr(begin + function.size(), end - begin - function.size());
+  for (std::string_view kind : {"struct ", "class ", "enum ", "union "})
+    if (f.starts_with(kind)) f.remove_prefix(kind.size());
+  while (f.ends_with(' ')) f.remove_suffix(1);
+  return f;
+}
+
 // T's name as the compiler spells it, without namespaces; characters a protobuf name cannot
 // hold (a template's) become '_'.
 template <class T>
 std::string type_name() {
-  std::string_view f = __PRETTY_FUNCTION__;
-  std::size_t begin = f.find("T = ") + 4;
-  std::size_t end = f.find_first_of(";]", begin);
-  std::string_view full = f.substr(begin, end - begin);
+  std::string_view full = type_in_signature(TABLIO_FUNCTION_SIGNATURE);
   std::size_t depth = 0, last = 0;
   for (std::size_t i = 0; i < full.size(); ++i) {  // the last "::" outside template arguments
     if (full[i] == '<') ++depth;

@@ -2,7 +2,7 @@
 // (part of the platform layer: the one place that asks the system or the compiler about it).
 #pragma once
 
-#include <tablio/core/version.hpp>
+#include <tablio/core/config.hpp>
 
 #if defined(__aarch64__) && defined(__linux__) && !defined(__ARM_FEATURE_CRC32)
 #include <sys/auxv.h>
@@ -16,7 +16,7 @@ namespace detail {
 
 // x86-64's SSE4.2 (its CRC32 instruction).
 inline bool cpu_has_sse42() noexcept {
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#if TABLIO_GNU_EXTENSIONS && defined(__x86_64__)
   return __builtin_cpu_supports("sse4.2");
 #elif defined(_MSC_VER) && defined(_M_X64)
   int registers[4];

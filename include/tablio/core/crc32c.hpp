@@ -7,6 +7,7 @@
 // method serves. All give the same values.
 #pragma once
 
+#include <tablio/core/config.hpp>
 #include <tablio/core/endian.hpp>
 
 #include <cstddef>
@@ -15,10 +16,10 @@
 
 #include <tablio/core/cpu_features.hpp>
 
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#if TABLIO_GNU_EXTENSIONS && defined(__x86_64__)
 #include <nmmintrin.h>  // SSE4.2 only: <immintrin.h> is far costlier to compile
 #define TABLIO_CRC32C_X86 1
-#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+#elif TABLIO_GNU_EXTENSIONS && defined(__aarch64__)
 #include <arm_acle.h>
 #define TABLIO_CRC32C_ARM 1
 #endif
@@ -115,9 +116,8 @@ std::uint32_t crc32c_shift_stripe(std::uint32_t r) {
 // Advances r over whole runs of three stripes, each stripe in its own register: the
 // instruction's latency is three times its throughput, so three chains run in the time of one.
 template <std::size_t Stripe>
-__attribute__((target("sse4.2"))) std::uint64_t crc32c_sse42_stripes(std::uint64_t r0,
-                                                                     const unsigned char*& p,
-                                                                     std::size_t& n) {
+TABLIO_TARGET("sse4.2")
+std::uint64_t crc32c_sse42_stripes(std::uint64_t r0, const unsigned char*& p, std::size_t& n) {
   for (; n >= 3 * Stripe; p += 3 * Stripe, n -= 3 * Stripe) {
     std::uint64_t r1 = 0, r2 = 0;
     for (std::size_t i = 0; i < Stripe; i += 8) {
@@ -132,8 +132,8 @@ __attribute__((target("sse4.2"))) std::uint64_t crc32c_sse42_stripes(std::uint64
   return r0;
 }
 
-__attribute__((target("sse4.2"))) inline std::uint32_t crc32c_sse42(std::uint32_t r, const unsigned char* p,
-                                                                    std::size_t n) {
+TABLIO_TARGET("sse4.2")
+inline std::uint32_t crc32c_sse42(std::uint32_t r, const unsigned char* p, std::size_t n) {
   // Long stripes for large buffers; short ones so that a record of a few hundred bytes (most
   // TFRecord records) is not one chain either.
   std::uint64_t r0 = crc32c_sse42_stripes<8192>(r, p, n);
@@ -148,7 +148,7 @@ __attribute__((target("sse4.2"))) inline std::uint32_t crc32c_sse42(std::uint32_
 #if defined(__ARM_FEATURE_CRC32)
 #define TABLIO_CRC32C_ARM_TARGET
 #else
-#define TABLIO_CRC32C_ARM_TARGET __attribute__((target("+crc")))
+#define TABLIO_CRC32C_ARM_TARGET TABLIO_TARGET("+crc")
 #endif
 TABLIO_CRC32C_ARM_TARGET inline std::uint32_t crc32c_arm(std::uint32_t r, const unsigned char* p,
                                                          std::size_t n) noexcept {

@@ -1,7 +1,7 @@
 // Byte-order helpers: load and store fixed-width values in a given order without UB.
 #pragma once
 
-#include <tablio/core/version.hpp>
+#include <tablio/core/config.hpp>
 
 #include <bit>
 #include <concepts>
@@ -18,6 +18,7 @@ template <std::unsigned_integral U>
 constexpr U byteswap(U v) noexcept {
   if constexpr (sizeof(U) == 1) {
     return v;
+#if TABLIO_GNU_EXTENSIONS
   } else if constexpr (sizeof(U) == 2) {
     return static_cast<U>(__builtin_bswap16(v));
   } else if constexpr (sizeof(U) == 4) {
@@ -26,6 +27,13 @@ constexpr U byteswap(U v) noexcept {
     static_assert(sizeof(U) == 8);
     return static_cast<U>(__builtin_bswap64(v));
   }
+#else
+  } else {  // compilers recognise the pattern as their byte-swap instruction
+    U r = 0;
+    for (std::size_t i = 0; i < sizeof(U); ++i) r = static_cast<U>(r << 8 | ((v >> (8 * i)) & 0xFF));
+    return r;
+  }
+#endif
 }
 
 // The unsigned integer with the same size as T (T arithmetic).

@@ -2,7 +2,8 @@
 // where it happened: the file (or stream name), the byte offset, the table key when known.
 #pragma once
 
-#include <tablio/core/version.hpp>
+#include <tablio/core/atomics.hpp>
+#include <tablio/core/config.hpp>
 
 #include <cerrno>
 #include <cstdint>
@@ -15,18 +16,6 @@
 #include <string_view>
 
 TABLIO_BEGIN_NAMESPACE
-
-// Out of line and cold: what throw sites call, so that building a message costs each site a
-// call rather than inlined string code (which every includer would compile again).
-// Cold only: for functions declared apart from their definitions (noinline may not follow an
-// inline declaration), which paths that are rarely taken call.
-#if defined(__GNUC__) || defined(__clang__)
-#define TABLIO_COLD __attribute__((cold, noinline))
-#define TABLIO_RARELY_USED __attribute__((cold))
-#else
-#define TABLIO_COLD
-#define TABLIO_RARELY_USED
-#endif
 
 // The pieces of an error message, joined only when the error is thrown:
 //   throw_usage_error({"key '", key, "' is not in the script '", script, "'"});
@@ -315,10 +304,11 @@ inline error_reporter current_reporter = &print_error;
 
 // Installs a reporter (nullptr restores the default) and returns the previous one.
 inline error_reporter set_error_reporter(error_reporter r) noexcept {
-  return __atomic_exchange_n(&detail::current_reporter, r ? r : &detail::print_error, __ATOMIC_ACQ_REL);
+  return detail::atomic_exchange<detail::order::acq_rel>(detail::current_reporter,
+                                                         r ? r : &detail::print_error);
 }
 inline void report_error(const char* text) noexcept {
-  __atomic_load_n(&detail::current_reporter, __ATOMIC_ACQUIRE)(text);
+  detail::atomic_load<detail::order::acquire>(detail::current_reporter)(text);
 }
 
 TABLIO_END_NAMESPACE

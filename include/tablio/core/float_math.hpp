@@ -2,9 +2,9 @@
 // <cmath> in C++20 (special functions included) costs every includer some 0.05 s.
 #pragma once
 
-#include <tablio/core/version.hpp>
+#include <tablio/core/config.hpp>
 
-#if !defined(__GNUC__) && !defined(__clang__)
+#if !TABLIO_GNU_EXTENSIONS
 #include <cmath>
 #endif
 
@@ -12,7 +12,7 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace detail {
 
-#if defined(__GNUC__) || defined(__clang__)
+#if TABLIO_GNU_EXTENSIONS
 inline bool is_finite(double x) noexcept { return __builtin_isfinite(x); }
 inline double magnitude(double x) noexcept { return __builtin_fabs(x); }
 inline double truncated(double x) noexcept { return __builtin_trunc(x); }

@@ -1,10 +1,11 @@
 // keeper: a counted handle that keeps storage alive while views into it are in use (a
 // reader's buffer, for a sample's members). The last keeper to let go deletes the storage.
-// Counts are atomic, so keepers may be let go of on any thread. Written on the compilers'
-// atomic builtins instead of std::shared_ptr because <memory> is among the costliest standard
-// headers to compile, and every reader's includer would pay for it.
+// Counts are atomic, so keepers may be let go of on any thread. Written on core/atomics.hpp
+// instead of std::shared_ptr because <memory> is among the costliest standard headers to
+// compile, and every reader's includer would pay for it.
 #pragma once
 
+#include <tablio/core/atomics.hpp>
 #include <tablio/core/version.hpp>
 
 #include <utility>
@@ -31,11 +32,11 @@ class keeper {
   static keeper adopt(kept_storage* fresh) noexcept {
     keeper k;
     k.s_ = fresh;
-    __atomic_store_n(&fresh->keepers_, 1, __ATOMIC_RELAXED);
+    detail::atomic_store<detail::order::relaxed>(fresh->keepers_, 1);
     return k;
   }
   keeper(const keeper& o) noexcept : s_(o.s_) {
-    if (s_) __atomic_add_fetch(&s_->keepers_, 1, __ATOMIC_RELAXED);
+    if (s_) detail::atomic_add<detail::order::relaxed>(s_->keepers_, 1);
   }
   keeper(keeper&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
   keeper& operator=(keeper o) noexcept {
@@ -47,14 +48,14 @@ class keeper {
   void reset() noexcept {
     // Acquire-release: what other keepers did with the storage happens before its deletion.
     if (kept_storage* s = std::exchange(s_, nullptr);
-        s && __atomic_sub_fetch(&s->keepers_, 1, __ATOMIC_ACQ_REL) == 0)
+        s && detail::atomic_subtract<detail::order::acq_rel>(s->keepers_, 1) == 0)
       delete s;
   }
   explicit operator bool() const noexcept { return s_ != nullptr; }
   kept_storage* get() const noexcept { return s_; }
   // Whether this is the storage's only keeper (so that its owner may reuse it): once true, it
   // stays true, and what the others did with the storage happened before.
-  bool alone() const noexcept { return s_ && __atomic_load_n(&s_->keepers_, __ATOMIC_ACQUIRE) == 1; }
+  bool alone() const noexcept { return s_ && detail::atomic_load<detail::order::acquire>(s_->keepers_) == 1; }
   friend bool operator==(const keeper& a, const keeper& b) noexcept { return a.s_ == b.s_; }
 
  private:

@@ -15,6 +15,7 @@
 // every includer.
 #pragma once
 
+#include <tablio/core/atomics.hpp>
 #include <tablio/core/error.hpp>
 #include <tablio/core/mutex.hpp>
 
@@ -75,7 +76,7 @@ class ordered_pipeline {
   void hand_in(bool wake = true) {
     slots_[tail_ % depth()].job = free_.back();
     free_.pop_back();
-    __atomic_store_n(&tail_, tail_ + 1, __ATOMIC_RELEASE);
+    detail::atomic_store<detail::order::release>(tail_, tail_ + 1);
     if (wake) this->wake();
   }
   // Wakes the threads that wait for work, for the jobs handed in.
@@ -92,24 +93,24 @@ class ordered_pipeline {
     // While it is not done, the owner runs the jobs no thread has taken up yet, oldest first
     // (this one, if none has), rather than wait: a consumer faster than the threads would
     // otherwise sleep and be woken for every job.
-    while (!__atomic_load_n(&s.done, __ATOMIC_ACQUIRE)) {
+    while (!detail::atomic_load<detail::order::acquire>(s.done)) {
       std::size_t unclaimed = no_job;
       {
         lock l(mutex_);
-        if (next_run_ != __atomic_load_n(&tail_, __ATOMIC_RELAXED)) unclaimed = next_run_++;
+        if (next_run_ != detail::atomic_load<detail::order::relaxed>(tail_)) unclaimed = next_run_++;
       }
       if (unclaimed == no_job) break;
       run_one(unclaimed);
     }
-    if (!__atomic_load_n(&s.done, __ATOMIC_ACQUIRE)) {
+    if (!detail::atomic_load<detail::order::acquire>(s.done)) {
       lock l(mutex_);
       if (idle_ > 0 && next_run_ != tail_) work_.broadcast();
       // A thread that ends the job sees this, or this sees the job done (both sequentially
       // consistent), so that no wake-up is lost.
-      __atomic_store_n(&awaited_, head_, __ATOMIC_SEQ_CST);
-      if (!__atomic_load_n(&s.done, __ATOMIC_SEQ_CST)) ++waits_;
-      while (!__atomic_load_n(&s.done, __ATOMIC_SEQ_CST)) done_.wait(mutex_);
-      __atomic_store_n(&awaited_, no_job, __ATOMIC_RELAXED);
+      detail::atomic_store<detail::order::seq_cst>(awaited_, head_);
+      if (!detail::atomic_load<detail::order::seq_cst>(s.done)) ++waits_;
+      while (!detail::atomic_load<detail::order::seq_cst>(s.done)) done_.wait(mutex_);
+      detail::atomic_store<detail::order::relaxed>(awaited_, no_job);
     }
     if (s.error) std::rethrow_exception(s.error);
     return jobs_[s.job];
@@ -119,7 +120,7 @@ class ordered_pipeline {
   // Ends the oldest job (taken): it is the next filled.
   void release() noexcept {
     slot& s = slots_[head_ % depth()];
-    __atomic_store_n(&s.done, false, __ATOMIC_RELAXED);  // no thread reads it until handed in again
+    detail::atomic_store<detail::order::relaxed>(s.done, false);  // no thread reads it until handed in again
     s.error = nullptr;
     free_.push_back(s.job);
     ++head_;
@@ -142,7 +143,7 @@ class ordered_pipeline {
     lock l(mutex_);
     for (;;) {
       std::size_t tail = 0;
-      while (!stopping_ && next_run_ == (tail = __atomic_load_n(&tail_, __ATOMIC_ACQUIRE))) {
+      while (!stopping_ && next_run_ == (tail = detail::atomic_load<detail::order::acquire>(tail_))) {
         ++idle_;
         work_.wait(mutex_);
         --idle_;
@@ -164,8 +165,8 @@ class ordered_pipeline {
     } catch (...) {
       s.error = std::current_exception();
     }
-    __atomic_store_n(&s.done, true, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&awaited_, __ATOMIC_SEQ_CST) == i) {
+    detail::atomic_store<detail::order::seq_cst>(s.done, true);
+    if (detail::atomic_load<detail::order::seq_cst>(awaited_) == i) {
       lock l(mutex_);  // the owner waits, or is about to: it holds the mutex until it does
       done_.signal();
     }

@@ -178,14 +178,18 @@ inline idx_header parse_idx_header(std::span<const char> bytes, const std::strin
     fail(bytes.size(), {decimal(4 + 4 * ndims), " header bytes for ", decimal(ndims), " dimensions"},
          {decimal(bytes.size()), " bytes"});
   h.dims.resize(ndims);
-  std::uint64_t values = 1, data = 0;
+  // a * b, unless it would not fit in 64 bits.
+  auto fits_product = [](std::uint64_t a, std::uint64_t b) { return b == 0 || a <= UINT64_MAX / b; };
+  std::uint64_t values = 1;
   for (std::size_t i = 0; i < ndims; ++i) {
     h.dims[i] = load<std::endian::big, std::uint32_t>(bytes.data() + 4 + 4 * i);
-    if (__builtin_mul_overflow(values, std::uint64_t{h.dims[i]}, &values))
+    if (!fits_product(values, h.dims[i]))
       fail(4 + 4 * i, {"dimensions whose product fits in 64 bits"}, {"a product of 2^64 or more"});
+    values *= h.dims[i];
   }
-  if (__builtin_mul_overflow(values, std::uint64_t{idx_type_size(h.type)}, &data))
+  if (!fits_product(values, idx_type_size(h.type)))
     fail(4, {"a data size that fits in 64 bits"}, {"2^64 bytes or more"});
+  std::uint64_t data = values * idx_type_size(h.type);
   // Items of no values would be billions of entries read from a 12-byte file.
   if (h.items() != 0 && h.item_values() == 0)
     fail(8, {"items that hold values (no dimension after the first is 0)"},

@@ -27,6 +27,7 @@
     "<tablio/framing/lmdb.hpp> needs liblmdb: link the tablio::lmdb CMake target (it defines TABLIO_WITH_LMDB)"
 #endif
 
+#include <tablio/core/atomics.hpp>
 #include <tablio/core/error.hpp>
 #include <tablio/core/mutex.hpp>
 #include <tablio/core/owned.hpp>
@@ -177,7 +178,7 @@ class lmdb_environment {
       rc = mdb_txn_begin(env_, nullptr, flags, &txn);
     }
     check(rc, flags & MDB_RDONLY ? "cannot start a read transaction" : "cannot start a write transaction");
-    __atomic_add_fetch(&open_transactions_, 1, __ATOMIC_ACQ_REL);
+    detail::atomic_add<detail::order::acq_rel>(open_transactions_, 1);
   }
   // Commits (or aborts) a transaction begun here; returns LMDB's result of the commit.
   int end_transaction(MDB_txn*& txn, bool commit) noexcept {
@@ -188,7 +189,7 @@ class lmdb_environment {
     else
       mdb_txn_abort(txn);
     txn = nullptr;
-    __atomic_sub_fetch(&open_transactions_, 1, __ATOMIC_ACQ_REL);
+    detail::atomic_subtract<detail::order::acq_rel>(open_transactions_, 1);
     return rc;
   }
 
@@ -198,7 +199,7 @@ class lmdb_environment {
 
  private:
   void check_no_open_transactions(const char* action) const {
-    if (int n = __atomic_load_n(&open_transactions_, __ATOMIC_ACQUIRE); n != 0)
+    if (int n = detail::atomic_load<detail::order::acquire>(open_transactions_); n != 0)
       throw_usage_error(
           {"cannot ", action, " of the LMDB database '", path_, "' while ", decimal(n),
            " other transactions of this process are open (a remap would move their pages): "

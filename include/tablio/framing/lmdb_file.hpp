@@ -19,6 +19,7 @@
 //             holding the value (8).
 #pragma once
 
+#include <tablio/core/atomics.hpp>
 #include <tablio/core/config.hpp>
 #include <tablio/core/endian.hpp>
 #include <tablio/core/error.hpp>
@@ -280,7 +281,7 @@ class lmdb_file {
   // Eight aligned bytes of the map, read before this thread's later reads: the copy of a meta
   // page after the ids that choose it, and the ids that check it after the copy.
   static std::uint64_t load_acquire(const unsigned char* p) noexcept {
-    return __atomic_load_n(reinterpret_cast<const std::uint64_t*>(p), __ATOMIC_ACQUIRE);
+    return detail::atomic_load<detail::order::acquire>(*reinterpret_cast<const std::uint64_t*>(p));
   }
 
   // What liblmdb checks of a meta page (`meta`, its copy), and that it is page `number`.
@@ -590,13 +591,7 @@ class lmdb_file::cursor {
   }
   // The prefetching functions are inlined by force: GCC takes a function that only prefetches
   // for one without effects, and drops its calls.
-  TABLIO_ALWAYS_INLINE static void prefetch(std::uintptr_t address) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(reinterpret_cast<const void*>(address));
-#else
-    (void)address;
-#endif
-  }
+  TABLIO_ALWAYS_INLINE static void prefetch(std::uintptr_t address) noexcept { TABLIO_PREFETCH(address); }
   TABLIO_ALWAYS_INLINE static void prefetch(const unsigned char* p) noexcept {
     prefetch(reinterpret_cast<std::uintptr_t>(p));
   }

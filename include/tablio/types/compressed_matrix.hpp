@@ -8,6 +8,7 @@
 #pragma once
 
 #include <tablio/codec/concepts.hpp>
+#include <tablio/core/config.hpp>
 #include <tablio/core/endian.hpp>
 #include <tablio/core/float_math.hpp>
 #include <tablio/types/kaldi_matrix_io.hpp>
@@ -41,8 +42,7 @@ namespace detail {
 // barrier needed.
 template <class F>
 inline F unfused(F x) noexcept {
-#if (defined(__FP_FAST_FMAF) || defined(__FP_FAST_FMA) || defined(__FMA__)) && \
-    (defined(__GNUC__) || defined(__clang__))
+#if (defined(__FP_FAST_FMAF) || defined(__FP_FAST_FMA) || defined(__FMA__)) && TABLIO_GNU_EXTENSIONS
 #if defined(__x86_64__) || defined(__i386__)
   __asm__("" : "+x"(x));
 #elif defined(__aarch64__)
@@ -59,8 +59,7 @@ inline F unfused(F x) noexcept {
 // ABI, and GCC warns).
 template <class V>
 TABLIO_ALWAYS_INLINE void keep_unfused(V& x) noexcept {
-#if (defined(__FP_FAST_FMAF) || defined(__FP_FAST_FMA) || defined(__FMA__)) && \
-    (defined(__GNUC__) || defined(__clang__))
+#if (defined(__FP_FAST_FMAF) || defined(__FP_FAST_FMA) || defined(__FMA__)) && TABLIO_GNU_EXTENSIONS
 #if defined(__x86_64__) || defined(__i386__)
   __asm__("" : "+x"(x));  // FMA comes with AVX, whose registers hold eight floats
 #else
@@ -71,7 +70,7 @@ TABLIO_ALWAYS_INLINE void keep_unfused(V& x) noexcept {
 #endif
 }
 
-#if defined(__GNUC__) || defined(__clang__)
+#if TABLIO_GNU_EXTENSIONS
 // GCC's and Clang's portable vectors: SSE2, AVX or NEON registers, whichever the function is
 // compiled for.
 #define TABLIO_VECTOR_EXTENSIONS
@@ -86,7 +85,7 @@ using uint8x8 = std::uint8_t __attribute__((vector_size(8)));
 // Inlined by force: GCC takes a function that only prefetches for one without effects, and
 // drops its calls.
 TABLIO_ALWAYS_INLINE void prefetch(const void* p, std::size_t ahead) noexcept {
-  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + ahead));
+  TABLIO_PREFETCH(reinterpret_cast<std::uintptr_t>(p) + ahead);
 }
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(__AVX__) && !defined(TABLIO_NO_CPU_DISPATCH)
 // Hot loops also compiled for AVX, chosen at run time on the CPUs that have it.
@@ -413,10 +412,13 @@ class compressed_matrix {
     if constexpr (std::is_arithmetic_v<V>) {
       code = static_cast<Int>(p);
       code += p - static_cast<float>(code) >= threshold;
-    } else {
+    }
+#if defined(TABLIO_VECTOR_EXTENSIONS)
+    else {
       code = __builtin_convertvector(p, Int);
       code -= p - __builtin_convertvector(code, V) >= threshold;  // a true lane is -1
     }
+#endif
   }
 
   // out[i] = quantize(in[i]) as little-endian Code (uint16 or uint8), eight at a time; returns
@@ -432,8 +434,9 @@ class compressed_matrix {
 
 #if defined(TABLIO_AVX_DISPATCH)
   template <class Code, class T>
-  __attribute__((target("avx"))) static bool quantize_all_avx(const T* in, std::size_t n, unsigned char* out,
-                                                              float min_value, float range) noexcept {
+  TABLIO_TARGET("avx")
+  static bool quantize_all_avx(const T* in, std::size_t n, unsigned char* out, float min_value,
+                               float range) noexcept {
     return quantize_all_inline<Code>(in, n, out, min_value, range);
   }
 #endif
@@ -484,8 +487,8 @@ class compressed_matrix {
 
 #if defined(TABLIO_AVX_DISPATCH)
   template <class T>
-  __attribute__((target("avx"))) static bool find_range_avx(const T* data, std::size_t n, T& lo,
-                                                            T& hi) noexcept {
+  TABLIO_TARGET("avx")
+  static bool find_range_avx(const T* data, std::size_t n, T& lo, T& hi) noexcept {
     return find_range_inline(data, n, lo, hi);
   }
 #endif
@@ -568,8 +571,8 @@ class compressed_matrix {
   }
 
   // The same code compiled for AVX's 256-bit registers, for the CPUs that have them.
-  __attribute__((target("avx"))) static void fill_char_table_avx(float p0, float p25, float p75, float p100,
-                                                                 float* table) noexcept {
+  TABLIO_TARGET("avx")
+  static void fill_char_table_avx(float p0, float p25, float p75, float p100, float* table) noexcept {
     fill_char_table_inline(p0, p25, p75, p100, table);
   }
 #endif
