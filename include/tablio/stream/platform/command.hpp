@@ -42,60 +42,41 @@ namespace detail {
 
 #if defined(_WIN32)
 
-// The command belongs to the process that started it; Win32 has no fork() to copy it.
-class process_pipe {
+// A command run by cmd.exe (%ComSpec%), in a job object that ends it and all it starts when the
+// job is closed. It belongs to the process that started it (Win32 has no fork() to copy it).
+class started_command {
  public:
-  enum class direction { from_command, to_command };
+  started_command() noexcept = default;
+  started_command(started_command&& o) noexcept
+      : process_(std::exchange(o.process_, nullptr)), job_(std::exchange(o.job_, nullptr)) {}
+  started_command& operator=(started_command&&) = delete;
+  ~started_command() {
+    if (job_) ::CloseHandle(job_);  // kills what is left of an abandoned command
+    if (process_) ::CloseHandle(process_);
+  }
 
-  // Runs `command` under cmd.exe (%ComSpec%) with its standard output (or input) joined to
-  // this end; it inherits that end and the standard handles, nothing else.
-  process_pipe(std::string command, direction d) : command_(std::move(command)), direction_(d) {
-    std::fflush(nullptr);
+  // Starts `command` with its standard output (`from`) or input joined to a new pipe, whose
+  // other end it returns; the command inherits that end and the standard handles, nothing else.
+  os::native_file start(const std::string& command, bool from) {
     SECURITY_ATTRIBUTES inheritable{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
     HANDLE read_end, write_end;
-    if (!::CreatePipe(&read_end, &write_end, &inheritable, 0)) fail_to_start();
-    const bool from = d == direction::from_command;
+    if (!::CreatePipe(&read_end, &write_end, &inheritable, 0)) fail_to_start(command);
     HANDLE ours = from ? read_end : write_end, theirs = from ? write_end : read_end;
     ::SetHandleInformation(ours, HANDLE_FLAG_INHERIT, 0);
-    PROCESS_INFORMATION process{};
-    const bool started = start(theirs, from, process);
+    const bool started = run(command, theirs, from);
     const DWORD error = ::GetLastError();
     ::CloseHandle(theirs);
     if (!started) {
       ::CloseHandle(ours);
       ::SetLastError(error);
-      fail_to_start();
+      fail_to_start(command);
     }
-    process_ = process.hProcess;
-    fd_ = ours;
-  }
-  process_pipe(process_pipe&& o) noexcept
-      : command_(std::move(o.command_)),
-        fd_(std::exchange(o.fd_, os::no_file())),
-        process_(std::exchange(o.process_, nullptr)),
-        job_(std::exchange(o.job_, nullptr)),
-        direction_(o.direction_) {}
-  process_pipe& operator=(process_pipe&&) = delete;
-  ~process_pipe() {
-    if (fd_ != os::no_file()) {
-      try {
-        finish(direction_ == direction::to_command);
-      } catch (const std::exception& e) {
-        report_error(e.what());
-      }
-    }
-    if (job_) ::CloseHandle(job_);  // kills what is left of an abandoned command
+    return ours;
   }
 
-  os::native_file fd() const noexcept { return fd_; }
-  const std::string& command() const noexcept { return command_; }
-  bool is_open() const noexcept { return fd_ != os::no_file(); }
-
-  // Closes this end, waits for the command and, when `judge`, throws if it failed. A command
-  // not judged (its reader stopped early) is ended, as a POSIX one ends of SIGPIPE.
-  void finish(bool judge) {
-    if (fd_ == os::no_file()) return;
-    ::CloseHandle(std::exchange(fd_, os::no_file()));
+  // Once its pipe is closed: waits for the command and, when `judge`, throws if it failed. A
+  // command not judged (its reader stopped early) is ended, as a POSIX one ends of SIGPIPE.
+  void end(const std::string& command, bool judge) {
     if (!judge) job_ ? ::TerminateJobObject(job_, 1) : ::TerminateProcess(process_, 1);
     DWORD status = 0;
     const bool waited =
@@ -103,20 +84,19 @@ class process_pipe {
     const int error = waited ? 0 : os::win32::errno_of(::GetLastError());
     ::CloseHandle(std::exchange(process_, nullptr));
     if (!judge) return;
-    if (!waited) throw_io_error(command_, error, {"cannot wait for command"});
+    if (!waited) throw_io_error(command, error, {"cannot wait for command"});
     if (status != 0)
-      throw_io_error(command_, 0, {"command exited with status ", decimal(std::uint64_t{status}), ":"});
+      throw_io_error(command, 0, {"command exited with status ", decimal(std::uint64_t{status}), ":"});
   }
 
  private:
-  [[noreturn]] void fail_to_start() {
-    throw_io_error(command_, os::win32::errno_of(::GetLastError()), {"cannot start command"});
+  [[noreturn]] static void fail_to_start(const std::string& command) {
+    throw_io_error(command, os::win32::errno_of(::GetLastError()), {"cannot start command"});
   }
 
-  // Starts the command suspended, puts it in a job that ends it and all it starts when the
-  // job is closed, then lets it run. Only `theirs` and the standard handles are inherited
-  // (listed: a pipe another thread makes meanwhile stays out).
-  bool start(HANDLE theirs, bool from, PROCESS_INFORMATION& process) {
+  // Starts the command suspended, puts it in its job, then lets it run. Only `theirs` and the
+  // standard handles are inherited (listed: a pipe another thread makes meanwhile stays out).
+  bool run(const std::string& command, HANDLE theirs, bool from) {
     STARTUPINFOEXW info{};
     info.StartupInfo.cb = sizeof info;
     info.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
@@ -145,12 +125,14 @@ class process_pipe {
     DWORD n = ::GetEnvironmentVariableW(L"ComSpec", shell.data(), MAX_PATH);
     shell = n > 0 && n < MAX_PATH ? shell.substr(0, n) : std::wstring(L"cmd.exe");
     // /s: the quotes around the command are cmd's own, whatever the command quotes itself.
-    std::wstring line = L"\"" + shell + L"\" /d /s /c \"" + os::win32::wide(command_) + L"\"";
+    std::wstring line = L"\"" + shell + L"\" /d /s /c \"" + os::win32::wide(command) + L"\"";
+    PROCESS_INFORMATION process{};
     started = started && ::CreateProcessW(shell.c_str(), line.data(), nullptr, nullptr, TRUE,
                                           EXTENDED_STARTUPINFO_PRESENT | CREATE_SUSPENDED, nullptr, nullptr,
                                           &info.StartupInfo, &process);
     ::DeleteProcThreadAttributeList(list);
     if (!started) return false;
+    process_ = process.hProcess;
     job_ = ::CreateJobObjectW(nullptr, nullptr);
     JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
     limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
@@ -165,11 +147,8 @@ class process_pipe {
     return true;
   }
 
-  std::string command_;
-  os::native_file fd_ = os::no_file();
   HANDLE process_ = nullptr;
   HANDLE job_ = nullptr;
-  direction direction_;
 };
 
 // Win32 has no SIGPIPE: a write to a command that has gone fails with ERROR_NO_DATA (EPIPE).
@@ -213,24 +192,25 @@ inline int open_cloexec_pipe(int ends[2]) noexcept {
 #endif
 }
 
-// The command belongs to the process that started it: one that inherited the pipe by fork()
-// only closes its copy, never reads the rest of the output (the parent's) or waits.
-class process_pipe {
+// A command run by /bin/sh through posix_spawn. It belongs to the process that started it: one
+// that inherited its pipe by fork() only closes its copy, never reads the rest of the output
+// (the parent's) or waits.
+class started_command {
  public:
-  enum class direction { from_command, to_command };
+  started_command() noexcept = default;
+  started_command(started_command&& o) noexcept : pid_(std::exchange(o.pid_, -1)), owner_(o.owner_) {}
+  started_command& operator=(started_command&&) = delete;
 
-  // Runs `command` under /bin/sh with its standard output (or input) joined to this end. The
-  // command starts with SIGPIPE at its default and unblocked, whatever this process does with
-  // it (Python ignores it): a command whose reader has gone ends, as in a shell.
-  process_pipe(std::string command, direction d)
-      : command_(std::move(command)), owner_(::getpid()), direction_(d) {
-    std::fflush(nullptr);      // the child must not inherit and re-flush our stdio buffers
+  // Starts `command` with its standard output (`from`) or input joined to a new pipe, whose
+  // other end it returns. The command starts with SIGPIPE at its default and unblocked,
+  // whatever this process does with it (Python ignores it): a command whose reader has gone
+  // ends, as in a shell.
+  os::native_file start(std::string& command, bool from) {
 #if !defined(TABLIO_HAVE_PIPE2)
     lock hold(spawn_mutex());  // no other command of ours starts between pipe() and fcntl()
 #endif
     int ends[2];
-    if (open_cloexec_pipe(ends) != 0) throw_io_error(command_, errno, {"cannot start command"});
-    const bool from = d == direction::from_command;
+    if (open_cloexec_pipe(ends) != 0) throw_io_error(command, errno, {"cannot start command"});
     const int ours = ends[from ? 0 : 1], theirs = ends[from ? 1 : 0];
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
@@ -245,63 +225,36 @@ class process_pipe {
     ::posix_spawnattr_setsigdefault(&attributes, &pipe_signal);
     ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     char shell[] = "sh", dash_c[] = "-c";
-    char* argv[] = {shell, dash_c, command_.data(), nullptr};
+    char* argv[] = {shell, dash_c, command.data(), nullptr};
     const int failed = ::posix_spawn(&pid_, "/bin/sh", &actions, &attributes, argv, process_environment());
     ::posix_spawn_file_actions_destroy(&actions);
     ::posix_spawnattr_destroy(&attributes);
     ::close(theirs);
     if (failed != 0) {
       ::close(ours);
-      throw_io_error(command_, failed, {"cannot start command"});
+      throw_io_error(command, failed, {"cannot start command"});
     }
-    fd_ = ours;
-  }
-  process_pipe(process_pipe&& o) noexcept
-      : command_(std::move(o.command_)),
-        fd_(std::exchange(o.fd_, -1)),
-        pid_(o.pid_),
-        owner_(o.owner_),
-        direction_(o.direction_) {}
-  process_pipe& operator=(process_pipe&&) = delete;
-  // Waits for a command not closed: an output's failure is reported (nothing can throw here),
-  // an input's was not asked for.
-  ~process_pipe() {
-    if (fd_ >= 0) {
-      try {
-        finish(direction_ == direction::to_command);
-      } catch (const std::exception& e) {
-        report_error(e.what());
-      }
-    }
+    return ours;
   }
 
-  os::native_file fd() const noexcept { return fd_; }
-  const std::string& command() const noexcept { return command_; }
-  bool is_open() const noexcept { return fd_ >= 0; }
-
-  // Closes this end, waits for the command and, when `judge`, throws if it failed.
-  void finish(bool judge) {
-    if (fd_ < 0) return;
-    ::close(std::exchange(fd_, -1));
+  // Once its pipe is closed: waits for the command and, when `judge`, throws if it failed.
+  void end(const std::string& command, bool judge) {
     if (::getpid() != owner_) return;
     int status = 0;
     pid_t waited;
     while ((waited = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
     }
     if (!judge) return;
-    if (waited < 0) throw_io_error(command_, errno, {"cannot wait for command"});
+    if (waited < 0) throw_io_error(command, errno, {"cannot wait for command"});
     if (WIFSIGNALED(status))
-      throw_io_error(command_, 0, {"command killed by signal ", decimal(WTERMSIG(status)), ":"});
+      throw_io_error(command, 0, {"command killed by signal ", decimal(WTERMSIG(status)), ":"});
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-      throw_io_error(command_, 0, {"command exited with status ", decimal(WEXITSTATUS(status)), ":"});
+      throw_io_error(command, 0, {"command exited with status ", decimal(WEXITSTATUS(status)), ":"});
   }
 
  private:
-  std::string command_;
-  os::native_file fd_ = os::no_file();
   pid_t pid_ = -1;
-  pid_t owner_;
-  direction direction_;
+  pid_t owner_ = ::getpid();
 };
 
 // Blocks SIGPIPE in this thread for its lifetime and discards one raised meanwhile, so that a
@@ -333,6 +286,52 @@ class sigpipe_guard {
 };
 
 #endif
+
+// A command with a pipe to its standard output (from_command) or input (to_command).
+class process_pipe {
+ public:
+  enum class direction { from_command, to_command };
+
+  // (Cold, as the other calls made once per command: out of line, not in each opener.)
+  TABLIO_COLD process_pipe(std::string command, direction d) : command_(std::move(command)), direction_(d) {
+    std::fflush(nullptr);  // the command must not inherit and write again our stdio buffers
+    fd_ = command_run_.start(command_, d == direction::from_command);
+  }
+  process_pipe(process_pipe&& o) noexcept
+      : command_(std::move(o.command_)),
+        fd_(std::exchange(o.fd_, os::no_file())),
+        command_run_(std::move(o.command_run_)),
+        direction_(o.direction_) {}
+  process_pipe& operator=(process_pipe&&) = delete;
+  // Waits for a command not closed: an output's failure is reported (nothing can throw here),
+  // an input's was not asked for.
+  TABLIO_COLD ~process_pipe() {
+    if (is_open()) {
+      try {
+        finish(direction_ == direction::to_command);
+      } catch (const std::exception& e) {
+        report_error(e.what());
+      }
+    }
+  }
+
+  os::native_file fd() const noexcept { return fd_; }
+  const std::string& command() const noexcept { return command_; }
+  bool is_open() const noexcept { return fd_ != os::no_file(); }
+
+  // Closes this end, waits for the command and, when `judge`, throws if it failed.
+  TABLIO_COLD void finish(bool judge) {
+    if (!is_open()) return;
+    os::close_quietly(std::exchange(fd_, os::no_file()));
+    command_run_.end(command_, judge);
+  }
+
+ private:
+  std::string command_;
+  os::native_file fd_ = os::no_file();
+  started_command command_run_;
+  direction direction_;
+};
 
 }  // namespace detail
 
