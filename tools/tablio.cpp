@@ -4,6 +4,8 @@
 #include <tablio/framing/lmdb.hpp>  // a snapshot held in the lock table of a database being written
 #endif
 #include <tablio/framing/lmdb_reader.hpp>
+#include <tablio/stream/arguments.hpp>
+#include <tablio/stream/platform/file_io.hpp>
 #include <tablio/table/segments.hpp>
 #include <tablio/table/shard.hpp>
 #include <tablio/table/tfrecord_index.hpp>
@@ -14,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/access.hpp"
 #include "cli/arguments.hpp"
@@ -484,6 +487,12 @@ void print_usage(std::FILE* to) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tablio::detail::os::binary_standard_streams();                       // the same bytes out on every system
+  std::vector<std::string> utf8 = tablio::utf8_arguments(argc, argv);  // names as tablio takes them
+  std::vector<char*> utf8_argv;
+  for (std::string& a : utf8) utf8_argv.push_back(a.data());
+  utf8_argv.push_back(nullptr);
+  argv = utf8_argv.data();
   if (argc < 2 || std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h") {
     print_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -19,6 +19,7 @@
 #include <tablio/holder/example.hpp>
 #include <tablio/holder/holders.hpp>
 #include <tablio/holder/sample.hpp>
+#include <tablio/stream/arguments.hpp>
 #include <tablio/stream/file.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/iostream.hpp>

@@ -16,6 +16,10 @@
 
 #if defined(_WIN32)
 #include <tablio/stream/platform/win32.hpp>
+
+#include <fcntl.h>
+#include <io.h>
+#include <cstdio>
 #else
 #include <fcntl.h>
 #include <limits.h>
@@ -226,6 +230,13 @@ inline bool is_terminal(native_file f) noexcept {
   DWORD mode;
   return ::GetFileType(f) == FILE_TYPE_CHAR && ::GetConsoleMode(f, &mode);
 }
+// The C library's standard streams in binary mode, as everywhere else: what a program prints
+// with printf is the same bytes on every system ("\n", not "\r\n").
+inline void binary_standard_streams() noexcept {
+  ::_setmode(::_fileno(stdin), _O_BINARY);
+  ::_setmode(::_fileno(stdout), _O_BINARY);
+  ::_setmode(::_fileno(stderr), _O_BINARY);
+}
 
 #else  // POSIX
 
@@ -330,6 +341,7 @@ inline native_file standard_input() noexcept { return STDIN_FILENO; }
 inline native_file standard_output() noexcept { return STDOUT_FILENO; }
 inline native_file standard_error() noexcept { return STDERR_FILENO; }
 inline bool is_terminal(native_file f) noexcept { return ::isatty(f) == 1; }
+inline void binary_standard_streams() noexcept {}  // (they are)
 
 #endif
 
