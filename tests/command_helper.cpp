@@ -3,6 +3,7 @@
 // in order:
 //   print TEXT   writes TEXT to standard output
 //   file PATH    writes the bytes of the file PATH
+//   part PATH FROM COUNT   writes COUNT bytes of the file PATH from offset FROM ("rest": to its end)
 //   copy         copies standard input to standard output
 //   upper        the same, upper-cased
 //   zeros N      writes N zero bytes
@@ -42,6 +43,16 @@ int main(int argc, char** argv) {
         std::fwrite(buffer, 1, n, stdout);
       std::fclose(in);
       ++i;
+    } else if (action == "part" && i + 3 < argc) {
+      std::FILE* in = std::fopen(value, "rb");
+      if (!in || std::fseek(in, std::atol(argv[i + 2]), SEEK_SET) != 0) {
+        std::perror(value);
+        return 2;
+      }
+      long left = std::strcmp(argv[i + 3], "rest") == 0 ? -1 : std::atol(argv[i + 3]);
+      for (int c; left != 0 && (c = std::getc(in)) != EOF; left -= left > 0) std::putchar(c);
+      std::fclose(in);
+      i += 3;
     } else if (action == "copy" || action == "upper") {
       for (int c; (c = std::getchar()) != EOF;) std::putchar(action == "upper" ? std::toupper(c) : c);
     } else if (action == "zeros") {

@@ -47,9 +47,7 @@ std::vector<std::string> keys_of(const std::string& rspec) {
   return keys;
 }
 
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+using test::write_file;
 
 // Three entries; numbered as reading gives them back in a format that keeps no keys.
 template <class Holder, class Value>

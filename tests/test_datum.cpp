@@ -1,6 +1,7 @@
 // Caffe's Datum: the records Caffe's convert_mnist_data and python3-protobuf wrote decode to
 // the expected fields and re-encode to the same bytes; packed float_data, unknown fields and
-// malformed input.
+// malformed input; Caffe's LMDB as a table, read by tablio's own reader (no liblmdb needed).
+#include <tablio/tablio.hpp>
 #include <tablio/types/datum.hpp>
 
 #include <zlib.h>
@@ -143,4 +144,30 @@ TEST_CASE("another message type's record is no Datum, though protobuf would pars
                     Catch::Contains("'r' at byte 0") && Catch::Contains("a Caffe Datum") &&
                         Catch::Contains("a record of 4 bytes with none of them"));
   CHECK(decode_datum(std::string("\x50\x05\x32\x04\0\0\0\0", 8)).float_data.size() == 1);
+}
+
+TEST_CASE("Caffe's LMDB as a table of Datums, with or without liblmdb", "[datum][lmdb]") {
+  std::map<std::string, std::vector<std::string>> expected;
+  std::istringstream in(test::read_file(test::data_path("caffe/datum.expect")));
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') expected.emplace(line.substr(0, 8), split_tabs(line));
+  REQUIRE(expected.size() == 1000);
+  test::temp_dir dir;
+  std::filesystem::copy(test::data_path("caffe/fashion_t10k_1000_lmdb"), dir / "caffe");
+  std::size_t seen = 0;
+  auto row = expected.begin();
+  for (auto& [key, d] : sequential_table_reader<datum_holder>("lmdb:" + dir / "caffe")) {
+    REQUIRE(row != expected.end());
+    CHECK(key == row->first);
+    check_columns(d, row->second);
+    ++row, ++seen;
+  }
+  CHECK(seen == 1000);
+  random_access_table_reader<datum_holder> by_key("lmdb:" + dir / "caffe");
+  for (const char* key : {"00000999", "00000000", "00000500"}) check_columns(by_key.at(key), expected[key]);
+  CHECK_FALSE(by_key.contains("00001000"));
+#if !defined(TABLIO_WITH_LMDB)
+  CHECK_THROWS_WITH(table_writer<datum_holder>("lmdb:" + dir / "out"),
+                    Catch::Contains("writing an LMDB database needs liblmdb"));
+#endif
 }

@@ -1,11 +1,13 @@
 // Streams: memory, files, offsets, mmap, pipes, iostream bridges, extended filenames; and
 // SHA-256, which names cached objects and signs remote requests.
 #include <tablio/core/sha256.hpp>
+#include <tablio/stream/platform/folders.hpp>
 
 #include "test_support.hpp"
 
 #include <cstdlib>
 #include <filesystem>
+#include <tuple>
 
 using namespace tablio;
 namespace fs = std::filesystem;
@@ -399,6 +401,68 @@ TEST_CASE("specifiers are parsed as Kaldi parses them", "[stream][specifier]") {
   CHECK_FALSE(parse_rspecifier("ark,scp:a,b"));
   CHECK_FALSE(parse_rspecifier("s:f"));
   CHECK(parse_rspecifier("b,t,ns,ncs,np,no,bg,scp:f")->kind == rspecifier_kind::script);
+}
+
+TEST_CASE("an option's value may be a name with a drive on Windows; elsewhere ':' ends the options",
+          "[stream][specifier]") {
+  auto r = parse_rspecifier("scp,segments=C:\\d\\segments:C:\\d\\wav.scp");
+  REQUIRE(r);
+#if defined(_WIN32)
+  CHECK(r->segments == "C:\\d\\segments");
+  CHECK(r->filename == "C:\\d\\wav.scp");
+  CHECK(parse_rspecifier("scp,segments=d:/segments:wav.scp")->segments == "d:/segments");
+#else
+  CHECK(r->segments == "C");
+  CHECK(r->filename == "\\d\\segments:C:\\d\\wav.scp");
+#endif
+  CHECK(parse_rspecifier("scp,segments=segments:C:\\d\\wav.scp")->segments == "segments");
+}
+
+TEST_CASE("globs match as fnmatch(3) with FNM_PATHNAME and glob(3) do, on every system", "[stream][glob]") {
+  using detail::os::matches_glob;
+  const std::vector<std::tuple<std::string, std::string, bool>> cases{
+      {"*.tar", "a.tar", true},
+      {"*.tar", "d/a.tar", false},
+      {"?.tar", "a.tar", true},
+      {"?.tar", "ab.tar", false},
+      {"?", "/", false},
+      {"[ab].tar", "b.tar", true},
+      {"[!ab].tar", "c.tar", true},
+      {"[!ab].tar", "a.tar", false},
+      {"[^ab]", "c", true},
+      {"[a-c]x", "bx", true},
+      {"[a-c]x", "dx", false},
+      {"[]a]", "]", true},
+      {"[/]", "/", false},
+      {"d/*.tar", "d/a.tar", true},
+      {"*/x", "a/b/x", false},
+      {"*a*", "bab", true},
+      {"*", "", true},
+      {"a[", "a[", true},
+      {"[*]", "*", true},
+      {"[*]", "a", false},
+      {"shard-[0-9][0-9].tar", "shard-07.tar", true}};
+  for (const auto& [pattern, name, matches] : cases) {
+    INFO(pattern << " against " << name);
+    CHECK(matches_glob(pattern, name) == matches);
+  }
+  for (std::string text : {"a*b?[c]", "plain", "x[!]"})
+    CHECK(matches_glob(detail::os::glob_escaped(text), text));
+  CHECK_FALSE(matches_glob(detail::os::glob_escaped("a*b"), "axb"));
+
+  temp_dir dir;
+  in_folder there(dir.path);
+  fs::create_directory("sub");
+  for (const char* name : {"a1.tar", "a2.tar", "b.tar", ".hidden.tar", "sub/c.tar"})
+    test::write_file(name, "x");
+  detail::os::glob_outcome outcome;
+  CHECK(detail::os::glob_files("a*.tar", outcome) == std::vector<std::string>{"a1.tar", "a2.tar"});
+  CHECK(outcome == detail::os::glob_outcome::matched);
+  CHECK(detail::os::glob_files("*.tar", outcome) == std::vector<std::string>{"a1.tar", "a2.tar", "b.tar"});
+  CHECK(detail::os::glob_files(".*.tar", outcome) == std::vector<std::string>{".hidden.tar"});
+  CHECK(detail::os::glob_files("s*/*.tar", outcome) == std::vector<std::string>{"sub/c.tar"});
+  CHECK(detail::os::glob_files("z*.tar", outcome).empty());
+  CHECK(outcome == detail::os::glob_outcome::no_match);
 }
 
 TEST_CASE("iostream bridges in both directions", "[stream][iostream]") {

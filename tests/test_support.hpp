@@ -75,6 +75,12 @@ inline std::string read_file(const std::string& path) {
 }
 
 // The entry lines of an .expect file (status lines starting with '#' left out).
+inline void write_file(const std::string& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  REQUIRE(out.good());
+}
+
 inline std::vector<std::string> expect_entries(const std::string& path) {
   std::istringstream in(read_file(path));
   std::vector<std::string> lines;

@@ -61,18 +61,24 @@ TEST_CASE("tables read with threads give the entries one thread gives, in every 
   write_table<H>("ark,scp:" + dir / "m.ark," + dir / "m.scp", 1, matrix_of);
   write_table<H>("ark,t:" + dir / "m.txt.ark", 1, matrix_of);
   write_table<H>("tfrecord,gzip:" + dir / "m.tfrecord.gz", 1, matrix_of);
+#if defined(TABLIO_WITH_LMDB)
   write_table<H>("lmdb:" + dir / "m_lmdb", 1, matrix_of);
+#endif
   write_table<webdataset_sample_holder>("tar:" + dir / "s.tar", 1, [](int i) {
     webdataset_sample s;
     s.set("cls", std::to_string(i));
     s.set("txt", std::string(static_cast<std::size_t>(i % 300), 'x'));
     return s;
   });
-  same_with_threads<H>("ark:" + dir / "m.ark", entry_count);                         // objects
-  same_with_threads<H>("ark:" + dir / "m.txt.ark", entry_count);                     // text objects
-  same_with_threads<H>("scp:" + dir / "m.scp", entry_count);                         // pending objects
-  same_with_threads<H>("tfrecord:" + dir / "m.tfrecord.gz", entry_count);            // records, inflated
-  same_with_threads<H>("lmdb:" + dir / "m_lmdb", entry_count);                       // records in a map
+  same_with_threads<H>("ark:" + dir / "m.ark", entry_count);               // objects
+  same_with_threads<H>("ark:" + dir / "m.txt.ark", entry_count);           // text objects
+  same_with_threads<H>("scp:" + dir / "m.scp", entry_count);               // pending objects
+  same_with_threads<H>("tfrecord:" + dir / "m.tfrecord.gz", entry_count);  // records, inflated
+#if defined(TABLIO_WITH_LMDB)
+  same_with_threads<H>("lmdb:" + dir / "m_lmdb", entry_count);  // records in a map
+#endif
+  std::filesystem::copy(test::data_path("caffe/fashion_t10k_1000_lmdb"), dir / "caffe");
+  same_with_threads<datum_holder>("lmdb:" + dir / "caffe", 1000);  // Caffe's, read without liblmdb
   same_with_threads<webdataset_sample_holder>("tar:" + dir / "s.tar", entry_count);  // parts
   same_with_threads<basic_vector_holder<std::int32_t>>(
       "idx:" + test::data_path("idx/fashion/t10k-images-100-idx3-ubyte"), 100);  // arrays

@@ -191,7 +191,7 @@ TEST_CASE("tar shards, scripts and random access", "[tar][shard]") {
 }
 
 TEST_CASE("shards are indexed beside them once all are complete, as wids reads an index",
-          "[tar][shard][index][unix-tools]") {
+          "[tar][shard][index]") {
   test::temp_dir dir;
   test::in_folder here(dir.path);
   {

@@ -23,9 +23,7 @@ std::string sample_key(int i) {
   return std::string(4 - digits.size(), '0') + digits;
 }
 
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+using test::write_file;
 
 std::vector<std::pair<std::string, webdataset_sample>> read_all(const std::string& rspec) {
   std::vector<std::pair<std::string, webdataset_sample>> out;

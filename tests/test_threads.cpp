@@ -1,7 +1,9 @@
 // What docs/reliability.md says may be shared between threads, used by many threads at once.
 // scripts/run-tests.sh also runs this under ThreadSanitizer.
 #include <tablio/framing/idx.hpp>
+#if defined(TABLIO_WITH_LMDB)  // LMDB writers need liblmdb (not on every system)
 #include <tablio/framing/lmdb.hpp>
+#endif
 #include <tablio/types/datum.hpp>
 #include <tablio/types/example.hpp>
 
@@ -83,6 +85,7 @@ TEST_CASE("tables of the same files, one per thread", "[threads][table]") {
   for (int g : good) CHECK(g == static_cast<int>(10 * expected.size()));
 }
 
+#if defined(TABLIO_WITH_LMDB)
 TEST_CASE("LMDB readers in many threads, each holding its snapshot while a writer commits",
           "[threads][lmdb]") {
   test::temp_dir dir;
@@ -163,3 +166,4 @@ TEST_CASE("a writer does not grow the map under the open readers of its process"
                                 Catch::Contains("initial_map_size"));
   CHECK(reader->get("a") == std::optional<std::string_view>("first"));  // its pages did not move
 }
+#endif
