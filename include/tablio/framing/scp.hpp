@@ -167,11 +167,13 @@ inline std::vector<std::size_t> sort_script(std::vector<script_entry>& entries) 
   return moved_to;
 }
 
-// Opens a name a script line gives, with open(); a failure names it as input is quoted, at most
-// max_quoted_bytes of it (a script that is not one, such as a credentials file, would otherwise
-// show its lines' second fields whole), and says which script gave it.
+// Opens a name the line of `key` in a script gives, with open(); a failure's message quotes the
+// name as input is quoted, at most max_quoted_bytes of it (a script that is not one, such as a
+// credentials file, would otherwise show its lines' second fields whole), and says which line of
+// which script gave it. Its path() is that excerpt too: Python shows an OSError's filename in
+// its message.
 template <class Open>
-auto open_script_target(const std::string& name, std::string_view script, Open open) {
+auto open_script_target(const std::string& name, std::string_view key, std::string_view script, Open open) {
   try {
     return open();
   } catch (const io_error& e) {
@@ -180,7 +182,8 @@ auto open_script_target(const std::string& name, std::string_view script, Open o
       for (std::size_t at = message.find(shown); shown.size() > max_quoted_bytes && at != std::string::npos;
            at = message.find(shown, at + 1))
         message.replace(at, shown.size(), excerpt(shown));
-    throw io_error(e, excerpt(name), message + " (named by a line of '" + std::string(script) + "')");
+    throw io_error(e, excerpt(without_credentials(name)),
+                   join({message, " (named by the line of key ", quoted_key(key), " in '", script, "')"}));
   }
 }
 
@@ -280,7 +283,12 @@ class script_input {
   void prefetch(std::span<const std::string> keys) {
     prepare_lookups();
     if (ends_.empty()) ends_ = detail::entry_ends(entries_);
-    std::vector<std::pair<std::string, byte_range>> wanted;
+    struct wanted_range {
+      std::string file;
+      byte_range range;
+      std::string_view key;
+    };
+    std::vector<wanted_range> wanted;
     for (const std::string& key : keys)
       if (const script_entry* s = detail::find_script_entry(entries_, key);
           s && is_remote_name(s->rxfilename) &&
@@ -289,14 +297,14 @@ class script_input {
         if (!at) continue;  // reading it says what is wrong
         const offset_filename& o = *at;
         std::uint64_t end = ends_[static_cast<std::size_t>(s - entries_.data())];
-        wanted.push_back({o.file, {o.offset, end > o.offset ? end - o.offset : std::uint64_t{1} << 20}});
+        wanted.push_back({o.file, {o.offset, end > o.offset ? end - o.offset : std::uint64_t{1} << 20}, key});
       }
-    std::sort(wanted.begin(), wanted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(wanted.begin(), wanted.end(), [](const auto& a, const auto& b) { return a.file < b.file; });
     for (std::size_t i = 0; i < wanted.size();) {
       std::size_t j = i;
       std::vector<byte_range> ranges;
-      for (; j < wanted.size() && wanted[j].first == wanted[i].first; ++j) ranges.push_back(wanted[j].second);
-      file(wanted[i].first, ranges.front().offset).prefetch(ranges);
+      for (; j < wanted.size() && wanted[j].file == wanted[i].file; ++j) ranges.push_back(wanted[j].range);
+      file(wanted[i].file, ranges.front().offset, wanted[i].key).prefetch(ranges);
       i = j;
     }
   }
@@ -326,8 +334,8 @@ class script_input {
       throw_format_error(name_, std::nullopt, s.key, {"the name of a file, an object or a command"},
                          {quoted_excerpt(s.rxfilename)});
     if (at) return load_at_offset(s, *at, e);
-    reader in =
-        detail::open_script_target(s.rxfilename, name_, [&] { return open_input(s.rxfilename, open_); });
+    reader in = detail::open_script_target(s.rxfilename, s.key, name_,
+                                           [&] { return open_input(s.rxfilename, open_); });
     if (classify_rxfilename(s.rxfilename) != input_kind::pipe) {
       // A file (or a device): its object is read from it as it comes, as Kaldi reads it, so
       // that a file with no end costs what the object takes, not the record limit.
@@ -379,12 +387,12 @@ class script_input {
 
   // "f.ark:1234", "s3://bucket/f.ark:1234": an open file serves offsets into it (a seek, not an
   // open); a few stay open, for scripts that point into several files (shards).
-  reader& file(const std::string& name, std::uint64_t offset) {
+  reader& file(const std::string& name, std::uint64_t offset, std::string_view key) {
     auto it = std::find_if(files_.begin(), files_.end(), [&](const open_file& f) { return f.name == name; });
     if (it == files_.end()) {
       if (files_.size() == max_open_files) files_.erase(files_.begin());
       files_.push_back({name, detail::open_script_target(
-                                  name, name_, [&] { return open_input_at(name, offset, open_); })});
+                                  name, key, name_, [&] { return open_input_at(name, offset, open_); })});
       it = files_.end() - 1;
     }
     std::rotate(it, it + 1, files_.end());  // the most recently used last
@@ -392,7 +400,7 @@ class script_input {
   }
 
   void load_at_offset(const script_entry& s, const offset_filename& o, entry& e) {
-    reader& in = file(o.file, o.offset);
+    reader& in = file(o.file, o.offset, s.key);
     if (indexed_ && is_remote_name(o.file)) {  // a lookup: fetch the entry's bytes, no more
       if (ends_.empty()) ends_ = detail::entry_ends(entries_);
       std::uint64_t end = ends_[static_cast<std::size_t>(&s - entries_.data())];
@@ -478,7 +486,7 @@ class script_targets_output {
       if (classify_wxfilename(target->rxfilename) == output_kind::none)
         throw_format_error(name_, std::nullopt, target->key, {"the name of a file or a command to write"},
                            {quoted_excerpt(target->rxfilename)});
-      out_.emplace(detail::open_script_target(target->rxfilename, name_,
+      out_.emplace(detail::open_script_target(target->rxfilename, target->key, name_,
                                               [&] { return open_output(target->rxfilename, open_); }));
     }
     return *out_;
