@@ -58,6 +58,16 @@ if(MODE STREQUAL "find_package")
   if(NOT EXISTS ${WORK_DIR}/consumer-compiled/CMakeFiles/consumer.dir/cmake_pch.hxx)
     message(FATAL_ERROR "TABLIO_PRECOMPILE_HEADERS gave the consumer no precompiled header")
   endif()
+  # The same installation from clang with libc++ (macOS's standard library, which reads no
+  # floating-point text): fast_float is asked for by the consumer's compiler, not the installer's.
+  if(CLANG)
+    build_consumer(consumer-libcxx "zlib" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_CXX_COMPILER=${CLANG}
+                   -DCMAKE_CXX_FLAGS=-stdlib=libc++)
+    file(STRINGS ${WORK_DIR}/consumer-libcxx/CMakeCache.txt fast_float REGEX "^FastFloat_DIR:.*[^-]FOUND$|^FastFloat_DIR:PATH=/")
+    if(NOT fast_float)
+      message(FATAL_ERROR "a consumer with libc++ did not find fast_float through tablio's package")
+    endif()
+  endif()
 elseif(MODE STREQUAL "core_only")
   install_tablio(${WORK_DIR}/prefix -DTABLIO_WITH_ZLIB=OFF -DTABLIO_WITH_LMDB=OFF -DTABLIO_WITH_CURL=OFF
                  -DTABLIO_WITH_JPEG=OFF)
