@@ -62,6 +62,11 @@ class TablioConan(ConanFile):
 
     def validate(self):
         check_min_cppstd(self, 20)
+        # Tested on Linux (GCC, Clang with libstdc++ and libc++; x86-64 and ARM64) and on Windows
+        # with MinGW-w64; macOS and MSVC are expected to work, untried (docs/platforms.md).
+        if self.settings.os == "Windows" and self.settings.get_safe("compiler") == "msvc":
+            self.output.warning("tablio has not been built with MSVC: it is tested on Windows with "
+                                "MinGW-w64 (see docs/platforms.md)")
 
     def package_id(self):
         # The headers are the same whatever the options: only what consumers link differs.

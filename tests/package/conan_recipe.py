@@ -88,6 +88,20 @@ class ConanInvalidConfiguration(Exception):
 
 
 
+class Compiler(types.SimpleNamespace):
+    """A setting with subsettings: compares as its value (gcc, msvc...), as Conan's do."""
+
+    def __init__(self, value, **subsettings):
+        super().__init__(**subsettings)
+        self.value = value
+
+    def __eq__(self, other):
+        return self.value == other
+
+    def __str__(self):
+        return self.value
+
+
 class Settings(types.SimpleNamespace):
     """Conan's settings as a recipe reads them: attributes, and get_safe("a.b") for a subsetting."""
 
@@ -216,7 +230,7 @@ def main():
 
     recipe.set_version()
     # The consumer's profile decides the C++ standard; the recipe refuses one before C++20.
-    recipe.settings = Settings(os="Linux", compiler=types.SimpleNamespace(cppstd="17", libcxx="libstdc++11"))
+    recipe.settings = Settings(os="Linux", compiler=Compiler("gcc", cppstd="17", libcxx="libstdc++11"))
     try:
         recipe.validate()
         sys.exit("validate() accepted compiler.cppstd=17")
@@ -224,6 +238,14 @@ def main():
         pass
     recipe.settings.compiler.cppstd = "20"
     recipe.validate()
+    # MSVC, never tried, is accepted with a warning that says so.
+    warnings = []
+    recipe.output = types.SimpleNamespace(warning=warnings.append)
+    recipe.settings = Settings(os="Windows", compiler=Compiler("msvc", cppstd="20", libcxx=None))
+    recipe.validate()
+    if not any("MSVC" in w for w in warnings):
+        sys.exit("validate() gave MSVC no warning: %s" % warnings)
+    recipe.settings = Settings(os="Linux", compiler=Compiler("gcc", cppstd="20", libcxx="libstdc++11"))
     recipe.requirements()
     export_sources(recipe, source_dir, recipe.source_folder)
     recipe.layout()
