@@ -2,6 +2,7 @@
 // bit-exact, bytes re-written identically, compression and decompression bit-exact.
 #include <tablio/types/matrix.hpp>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -212,6 +213,30 @@ TEST_CASE("a matrix stored compressed reads the same from the buffer and across 
   }
 }
 
+TEST_CASE("text matrices and vectors keep infinities and NaNs of either sign", "[matrix][text]") {
+  // "-inf" and "-nan" are what C++ streams, and so Kaldi's writers, write; Kaldi's readers take
+  // only the unsigned words, tablio's all four, so that what is written reads back.
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  matrix<float> m(1, 5);
+  for (int c = 0; c < 5; ++c)
+    m(0, c) = std::array<float, 5>{inf, -inf, nan, -nan, -1.5f}[static_cast<std::size_t>(c)];
+  using pairs = std::vector<std::pair<std::string, matrix<float>>>;
+  const std::string text = test::write_archive<holder<matrix<float>>>(pairs{{"a", m}}, false);
+  CHECK(text == "a  [\n  inf -inf nan -nan -1.5 ]\n");
+  reader r = memory_reader(text, "m.ark");
+  auto back = test::read_archive<holder<matrix<float>>>(r);
+  REQUIRE(back.size() == 1);
+  CHECK(test::write_archive<holder<matrix<float>>>(back, false) == text);
+  const matrix<float>& v = back[0].second;
+  CHECK((v(0, 1) == -inf && std::isnan(v(0, 3)) && std::signbit(v(0, 3)) && !std::signbit(v(0, 2))));
+  // Words in any case, as Kaldi takes them; and in a vector.
+  holder<std::vector<float>> h;
+  reader words = memory_reader(std::string_view(" [ -INF -Infinity -NaN 2 ]\n"), "v.ark");
+  h.read(words);
+  REQUIRE(h.value().size() == 4);
+  CHECK((h.value()[0] == -inf && h.value()[1] == -inf && std::isnan(h.value()[2]) && h.value()[3] == 2));
+}
+
 TEST_CASE("bad matrices are errors", "[matrix][bad]") {
   auto read_text = [](std::string_view text) {
     holder<matrix<float>> h;
@@ -224,7 +249,8 @@ TEST_CASE("bad matrices are errors", "[matrix][bad]") {
   CHECK(std::isnan(read_text(" [ NaN 1 ]\n")(0, 0)));
   CHECK(read_text(" [ 1 2 ; ; 3 4 ]").num_rows() == 2);  // empty rows are ignored
   CHECK(read_text("[]").num_rows() == 0);
-  CHECK_THROWS_WITH(read_text(" [ -inf 1 ]\n"), Catch::Contains("text float"));
+  CHECK_THROWS_WITH(read_text(" [ -x 1 ]\n"), Catch::Contains("'-x'"));
+  CHECK_THROWS_WITH(read_text(" [ - 1 ]\n"), Catch::Contains("text float"));
   CHECK_THROWS_WITH(read_text(" [ 1 2\n 3 ]\n"), Catch::Contains("inconsistent #cols"));
   CHECK_THROWS_WITH(read_text(" [ 1 x ]\n"), Catch::Contains("'x'"));
   CHECK_THROWS_WITH(read_text(" [ 1 2 "), Catch::Contains("end of input"));

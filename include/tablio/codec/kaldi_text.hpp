@@ -42,16 +42,35 @@ inline void consume_closing_bracket(reader& r) {
 }
 
 // A word where a number was expected: Kaldi's vector and matrix readers take inf, infinity
-// and nan (any case); anything else is an error.
+// and nan (any case). A negative one ("-inf", "-nan": what C++ streams, and so Kaldi's writers,
+// write for a negative infinity or NaN) is taken too, which Kaldi's own readers refuse, so that
+// every value written reads back; anything else is an error.
 template <std::floating_point T>
 T read_special_float(reader& r) {
   std::uint64_t at = r.tell();
   std::string word;
   r.read_until_space(word);
-  if (equals_ignoring_case(word, "inf") || equals_ignoring_case(word, "infinity"))
-    return std::numeric_limits<T>::infinity();
-  if (equals_ignoring_case(word, "nan")) return std::numeric_limits<T>::quiet_NaN();
-  r.fail_at(at, {"numeric vector data"}, {quoted_excerpt(word)});
+  std::string_view name = word;
+  const bool negative = name.starts_with('-');
+  if (negative) name.remove_prefix(1);
+  T value;
+  if (equals_ignoring_case(name, "inf") || equals_ignoring_case(name, "infinity"))
+    value = std::numeric_limits<T>::infinity();
+  else if (equals_ignoring_case(name, "nan"))
+    value = std::numeric_limits<T>::quiet_NaN();
+  else
+    r.fail_at(at, {"numeric vector data"}, {quoted_excerpt(word)});
+  return negative ? -value : value;
+}
+
+// Whether the text at r, where a number may start, starts a number rather than a word: a digit,
+// or a '-' that no letter follows ("-inf" is a word).
+inline bool starts_text_number(reader& r) {
+  const int c = r.peek();
+  if (c >= '0' && c <= '9') return true;
+  if (c != '-') return false;
+  const char next = r.ensure(2) ? static_cast<char>(r.window()[1] | 0x20) : ' ';
+  return next < 'a' || next > 'z';
 }
 
 // Reads Kaldi's text Vector form "[ a b c ]" (or "[]") as Vector<Real>::Read does.
@@ -66,7 +85,7 @@ void read_text_float_vector(reader& r, std::vector<T, A>& out) {
   if (open != "[") r.fail_at(at, {"\"[\" opening a vector"}, {quoted_excerpt(open)});
   for (;;) {
     int c = r.peek();
-    if (c == '-' || (c >= '0' && c <= '9')) {
+    if (starts_text_number(r)) {
       T v = detail::read_text_number<T>(r, sizeof(T) == 4 ? "float" : "double");
       int next = r.peek();
       if (next != ']' && (next < 0 || !reader::is_space(static_cast<char>(next))))

@@ -91,7 +91,8 @@ void read_matrix_binary_body(reader& r, std::int32_t& rows, std::int32_t& cols, 
 }
 
 // Reads a text matrix as Kaldi's Matrix::Read(is, false): "[" (or "[]"), numbers, rows ended
-// by '\n' or ';' (empty rows ignored), inf/infinity/nan words (any case), then "]".
+// by '\n' or ';' (empty rows ignored), inf/infinity/nan words (any case, "-inf" and "-nan"
+// too), then "]".
 template <std::floating_point T, class A>
 void read_matrix_text(reader& r, std::int32_t& rows, std::int32_t& cols, std::vector<T, A>& out) {
   r.skip_whitespace();
@@ -128,7 +129,7 @@ void read_matrix_text(reader& r, std::int32_t& rows, std::int32_t& cols, std::ve
     if (c == '\n' || c == ';') {
       r.advance(1);
       end_row();
-    } else if ((c >= '0' && c <= '9') || c == '-') {
+    } else if (starts_text_number(r)) {
       out.push_back(detail::read_text_number<T>(r, sizeof(T) == 4 ? "float" : "double"));
       ++row_length;
     } else if (reader::is_space(static_cast<char>(c))) {
