@@ -309,4 +309,17 @@ TEST_CASE("a value the asked type cannot hold is a format_error naming the item,
   CHECK_THROWS_WITH(sequential_table_reader<basic_holder<float>>("idx:" + doubles).value(),
                     Catch::Contains("32-bit floats"));
   CHECK(sequential_table_reader<basic_holder<double>>("idx:" + doubles).value() == 1e300);
+  // Integers a float would round are no floats: 2^24 + 1 and 2^31 - 1 are no 32-bit floats,
+  // though 64-bit ones hold them.
+  std::string ints32 = dir / "ints-idx1";
+  idx_writer whole(open_output(ints32), idx_type::i32, {}, 3);
+  for (std::int32_t v : {16777216, 16777217, 2147483647})
+    whole.write_item<std::int32_t>(std::vector<std::int32_t>{v});
+  whole.close();
+  sequential_table_reader<basic_holder<float>> rounded("idx:" + ints32);
+  CHECK(rounded.value() == 16777216.0f);
+  CHECK_THROWS_WITH(rounded.next(), Catch::Contains("32-bit floats") && Catch::Contains("16777217") &&
+                                        Catch::Contains("key '00000001'"));
+  CHECK_THROWS_WITH(idx_file(ints32).item<float>(2), Catch::Contains("2147483647"));
+  CHECK(idx_file(ints32).values<double>() == std::vector<double>{16777216, 16777217, 2147483647});
 }

@@ -132,8 +132,9 @@ decltype(auto) visit_element_type(element_type t, F&& f) {
 }
 
 // Whether T holds the number v exactly enough: an integer T holds a whole number in its
-// range (no float that is not whole, out of range, infinite or NaN), a float T any number of
-// no greater magnitude than its largest (casting any other is undefined behaviour).
+// range (no float that is not whole, out of range, infinite or NaN), a float T an integer it
+// holds exactly (a float does not hold 2^24 + 1: it would round it) and a float of no greater
+// magnitude than its largest (casting any other is undefined behaviour).
 template <class T, class S>
 constexpr bool holds_number(S v) noexcept {
   if constexpr (std::is_same_v<T, bool>) {
@@ -141,6 +142,9 @@ constexpr bool holds_number(S v) noexcept {
   } else if constexpr (std::is_floating_point_v<T>) {
     if constexpr (std::is_floating_point_v<S> && sizeof(S) > sizeof(T))
       return !(v > std::numeric_limits<T>::max() || v < std::numeric_limits<T>::lowest());
+    else if constexpr (std::is_integral_v<S> &&
+                       std::numeric_limits<S>::digits > std::numeric_limits<T>::digits)
+      return static_cast<double>(static_cast<T>(v)) == static_cast<double>(v);  // not rounded
     else
       return true;
   } else if constexpr (std::is_floating_point_v<S>) {
