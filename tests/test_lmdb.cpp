@@ -763,4 +763,22 @@ TEST_CASE("LMDB keys are any bytes, as Caffe makes them from file names with spa
   // Tables whose keys are tokens still refuse them, naming the key.
   table_writer<bytes_holder> ark("ark:" + dir / "a.ark");
   CHECK_THROWS_MATCHES(ark.write(spaced, "one"), key_error, test::says("invalid key '00000001_my"));
+  // What is read from LMDB is written to LMDB: a copy keeps every key and value.
+  const std::string tab = "tab\there", del = "k\x7f";
+  {
+    table_writer<bytes_holder> copy("lmdb:" + dir / "copy");
+    for (auto& [key, value] : sequential_table_reader<bytes_holder>("lmdb:" + dir / "db"))
+      copy.write(key, value);
+    copy.write(tab, "three");
+    copy.write(del, "four");
+    CHECK_THROWS_AS(copy.write("", "empty"), key_error);
+    CHECK_THROWS_MATCHES(copy.write(std::string(512, 'k'), "long"), usage_error,
+                         test::says("LMDB keys are 1 to 511"));
+  }
+  std::vector<std::pair<std::string, std::string>> copied;
+  for (auto& [key, value] : sequential_table_reader<bytes_holder>("lmdb:" + dir / "copy"))
+    copied.emplace_back(key, value);
+  CHECK(copied ==
+        std::vector<std::pair<std::string, std::string>>{
+            {"00000000_a.jpg", "zero"}, {spaced, "one"}, {del, "four"}, {tab, "three"}, {high, "two"}});
 }

@@ -228,3 +228,37 @@ def test_an_lmdb_writer_replaces_the_database_and_writes_each_key_once(tmp_path)
     w.close()
     table = tablio.random_access(db, type="datum")
     assert table.keys() == ["b"] and table["b"][1] == 1
+
+
+def test_lmdb_keys_of_any_bytes_are_copied_as_they_are_read(tmp_path):
+    lmdb = pytest.importorskip("lmdb")
+    keys = [b"00000007_my photo.jpg", b"\xff\xfe", b"tab\there", b"k\x7f"]
+    theirs = tmp_path / "theirs_lmdb"
+    with lmdb.open(str(theirs), map_size=1 << 22) as env:
+        with env.begin(write=True) as txn:
+            for i, key in enumerate(keys):
+                txn.put(key, b"value %d" % i)
+    ours = tmp_path / "ours_lmdb"
+    with tablio.writer(f"lmdb:{ours}", type="bytes") as w:
+        for key, value in tablio.open(f"lmdb:{theirs}", type="bytes"):
+            w[key] = value  # a key that is not UTF-8 comes as surrogates and goes back as its bytes
+    with lmdb.open(str(theirs), readonly=True, lock=False) as a, lmdb.open(str(ours), readonly=True, lock=False) as b:
+        with a.begin() as ta, b.begin() as tb:
+            assert list(ta.cursor()) == list(tb.cursor())
+    with pytest.raises(tablio.UsageError, match="invalid key"):  # an archive's keys are tokens
+        with tablio.writer(f"ark:{tmp_path}/a.ark", type="bytes") as w:
+            w["tab\there"] = b"x"
+
+
+def test_integers_a_float_would_round_are_refused(tmp_path):
+    path = str(tmp_path / "ints-idx2")
+    tablio.idx.write(path, np.array([[16777216], [16777217], [2147483647]], np.int32))
+    table = tablio.open(f"idx:{path}", type="vector")  # each item a float32 vector of one
+    assert next(table)[1].tolist() == [16777216.0]
+    with pytest.raises(tablio.FormatError, match="16777217") as caught:
+        next(table)
+    assert (caught.value.path, caught.value.key) == (path, "00000001")
+    with pytest.raises(tablio.FormatError, match="2147483647"):
+        tablio.random_access(f"idx:{path}", type="vector")["00000002"]
+    keys, doubles = tablio.load(f"idx:{path}", type="vector", dtype=np.float64)  # double holds them all
+    assert doubles[:, 0].tolist() == [16777216, 16777217, 2147483647]

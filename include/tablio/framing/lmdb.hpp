@@ -303,21 +303,21 @@ class lmdb_writer {
   void put(std::string_view key, std::string_view value) {
     if (closed_) throw_usage_error({"lmdb_writer::put after close"});
     if (key.empty() || key.size() > static_cast<std::size_t>(mdb_env_get_maxkeysize(env_->get())))
-      throw_usage_error({"LMDB keys are 1 to ", decimal(mdb_env_get_maxkeysize(env_->get())), " bytes; '",
-                         key.substr(0, 64), "' is ", decimal(key.size())});
+      throw_usage_error({"LMDB keys are 1 to ", decimal(mdb_env_get_maxkeysize(env_->get())), " bytes; ",
+                         quoted_excerpt(key), " is ", decimal(key.size())});
     batch_.emplace_back(std::string(key), std::string(value));
     if (!txn_) begin();
     int rc = put_one(batch_.back());
     if (rc == MDB_KEYEXIST) {  // the transaction goes on without it
       batch_.pop_back();
-      throw_key_error({"key '", key.substr(0, 64), "' written twice to the LMDB database '", env_->path(),
+      throw_key_error({"key ", quoted_excerpt(key), " written twice to the LMDB database '", env_->path(),
                        "', which holds one value per key"});
     }
     if (rc == MDB_MAP_FULL) {
       grow_and_replay();
     } else {
       if (rc != MDB_SUCCESS) abort_batch();
-      env_->check(rc, "cannot store key '" + std::string(key) + "'");
+      env_->check(rc, "cannot store key " + quoted_excerpt(key));
     }
     if (batch_.size() >= batch_size_) commit();
     ++written_;
@@ -419,6 +419,7 @@ class lmdb_output {
   explicit lmdb_output(std::string_view folder, const lmdb_options& options = {})
       : writer_(make_owned<lmdb_writer>(std::string(folder), options)) {}
   void put(std::string_view key, std::string_view bytes) { writer_->put(key, bytes); }
+  static constexpr bool keys_any_bytes() noexcept { return true; }  // as the reader's
   void flush() { writer_->commit(); }
   void close() { writer_->close(); }
 

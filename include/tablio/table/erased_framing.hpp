@@ -29,6 +29,7 @@ class any_output_base {
   virtual location entry_location() const = 0;
   // Why a script cannot point at the entries being written now; empty when it can.
   virtual std::string_view script_refusal() const = 0;
+  virtual bool keys_any_bytes() const = 0;
   virtual std::string_view file_name(std::uint32_t file) const = 0;
   virtual void set_default_extension(std::string_view extension) = 0;
   virtual void keep_keys_beside() = 0;
@@ -102,6 +103,7 @@ class erased_output final : public any_output_base {
     else
       return {};
   }
+  bool keys_any_bytes() const override { return detail::keys_any_bytes(f_); }
   location entry_location() const override {
     if constexpr (positional_output<F>)
       return f_.entry_location();
@@ -195,6 +197,7 @@ class any_output {
   std::string_view key_name() const { return impl_->key_name(); }
   location entry_location() const { return impl_->entry_location(); }
   std::string_view script_refusal() const { return impl_->script_refusal(); }
+  bool keys_any_bytes() const { return impl_->keys_any_bytes(); }
   std::string_view file_name(std::uint32_t file) const { return impl_->file_name(file); }
   void set_default_extension(std::string_view extension) { impl_->set_default_extension(extension); }
   void keep_keys_beside() { impl_->keep_keys_beside(); }

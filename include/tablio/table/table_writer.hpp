@@ -116,6 +116,18 @@ class table_writer {
   int uncaught_ = std::uncaught_exceptions();
 };
 
+namespace detail {
+// A key that is not a Kaldi token: taken by a framing whose keys are any bytes (LMDB's, whose
+// own limit of 511 bytes it checks), else a key_error.
+template <class F>
+TABLIO_COLD void check_key_not_token(const F& f, std::string_view key) {
+  if (keys_any_bytes(f) && !key.empty()) return;
+  throw_key_error({"invalid key ", quoted_excerpt(key), " for '", table_name(f),
+                   "': keys are non-empty, have no whitespace or unprintable bytes, and are at most ",
+                   decimal(default_limits.max_token_bytes), " bytes (limits::max_token_bytes)"});
+}
+}  // namespace detail
+
 template <holder_type H, class Framing>
 table_writer<H, Framing>::~table_writer() {
   if (detail::giving_up(uncaught_))
@@ -158,9 +170,7 @@ void table_writer<H, Framing>::write_value(std::string_view key, V&& value) {
   if (!framing_) throw_usage_error({"table_writer::write on a writer that is not open"});
   // What readers take back (framing/concepts.hpp: check_key_read), and nothing else.
   if (!kaldi_io::is_token(key) || key.size() > default_limits.max_token_bytes) [[unlikely]]
-    throw_key_error({"invalid key ", quoted_excerpt(key), " for '", detail::table_name(*framing_),
-                     "': keys are non-empty, have no whitespace or unprintable bytes, and are at most ",
-                     decimal(default_limits.max_token_bytes), " bytes (limits::max_token_bytes)"});
+    detail::check_key_not_token(*framing_, key);
   if (behind_)
     behind().write(*framing_, key, std::forward<V>(value));
   else
