@@ -81,9 +81,12 @@ std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) 
 int copy(arguments& args) {
   std::string type = cli::value_type_of(args, "matrix");
   bool compress = args.flag("compress");
+  bool method_given = args.has("compression-method");
   int method = args.integer("compression-method", 1);
   args.finish(2, 2);
   if (method < 1 || method > 7) throw usage_error("--compression-method is 1 to 7");
+  // Without --compress nothing is compressed (compressed matrices are copied as they are stored).
+  if (method_given && !compress) throw usage_error("--compression-method applies with --compress");
   std::uint64_t count = cli::with_type(type, [&]<class H>() -> std::uint64_t {
     const std::string& rspec = args.positional()[0];
     const std::string& wspec = args.positional()[1];

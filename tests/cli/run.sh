@@ -184,6 +184,11 @@ contains err.txt "unknown option --frobnicate"
 expect 2 "$tablio" copy ark:a
 expect 2 "$tablio" info not-a-specifier
 expect 2 "$tablio" copy --compress --type=vector ark:a ark:b
+# A compression method without --compress would be ignored: a usage error, with any type.
+for type in matrix compressed-matrix; do
+  expect 2 "$tablio" copy --type=$type --compression-method=3 ark:a ark:b
+  contains err.txt "--compression-method applies with --compress"
+done
 # A value the output cannot take is bad input (exit 1), named by its key, not a bad command.
 printf 'a [ 1 2 ]\nb [ nan 1 ]\n' >nan.txt
 expect 1 "$tablio" copy --compress ark,t:nan.txt ark:nan.ark
