@@ -29,8 +29,8 @@
 // so that a 0 reads back as 0 (its schema field is `optional`); a vector or map a message
 // lacks reads as empty, whatever its default. Reading skips unknown fields of every
 // wire type, leaves absent fields at their default member initializers, keeps the last value
-// of a singular field that comes twice (or packed, from a release where it was repeated), and
-// refuses a wire type that contradicts the field's
+// of a singular field that comes twice, and refuses a wire type that contradicts the field's
+// (packed values, as bytes, where the field is a singular number)
 // C++ type with a format_error naming the field number, the offset and both types; nesting is
 // bounded (protobuf's 100) and every length checked against the message.
 #pragma once
@@ -817,11 +817,7 @@ template <class F>
 void read_field(protobuf_wire::cursor& in, const char* tag_start, std::uint32_t number, std::uint32_t wire,
                 F& f, int depth, std::uint32_t& count) {
   if constexpr (scalar<F>) {
-    if (wire == protobuf_wire::length_delimited) {  // a field that was repeated: its last value
-      protobuf_wire::cursor packed = in.sub(in.get_bytes());
-      while (!packed.done()) read_scalar(packed, f, number);
-      return;
-    }
+    // (Packed values are a repeated field's alone: libprotobuf reads none into a singular one.)
     if (wire != wire_of<F>()) wrong_wire(in, tag_start, number, scalar_name<F>(), wire);
     read_scalar(in, f, number);
   } else if constexpr (bytes_field<F>) {
