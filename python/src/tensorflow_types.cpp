@@ -235,19 +235,28 @@ py::object feature_to_python(Feature&& f, std::string_view name, const value_opt
       f);
 }
 
-// None: a feature with no kind; bytes, str or a list of them: a bytes list; numbers: an
-// int64 list (integers, booleans) or a float32 list.
+// None: a feature with no kind; bytes, a list of bytes or an empty list: a bytes list (as a
+// bytes list reads back: a list, where numbers read back as arrays); numbers: an int64 list
+// (integers, booleans) or a float32 list. A str is refused, as TensorFlow's BytesList refuses it:
+// which bytes it stands for is the caller's to say.
 tablio::feature feature_from_python(py::handle h, const std::string& name) {
   if (h.is_none()) return std::monostate{};
-  auto as_bytes = [](py::handle item) {
+  auto refuse = [&](const std::string& why) {
+    throw py::type_error("feature " + tablio::quoted_excerpt(name) + ": " + why);
+  };
+  auto as_bytes = [&](py::handle item) {
     if (py::isinstance<py::bytes>(item)) return std::string(py::reinterpret_borrow<py::bytes>(item));
-    return key_from_python(item);
+    if (py::isinstance<py::str>(item)) refuse("a str is no bytes value (encode it: 'text'.encode())");
+    refuse("expected bytes in a bytes list, found " +
+           std::string(py::str(py::type::handle_of(item).attr("__name__"))));
+    return std::string();
   };
   if (py::isinstance<py::bytes>(h) || py::isinstance<py::str>(h))
     return std::vector<std::string>{as_bytes(h)};
   if (py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h)) {
     py::sequence items = py::reinterpret_borrow<py::sequence>(h);
-    if (items.size() != 0 && (py::isinstance<py::bytes>(items[0]) || py::isinstance<py::str>(items[0]))) {
+    if (items.size() == 0) return std::vector<std::string>{};
+    if (py::isinstance<py::bytes>(items[0]) || py::isinstance<py::str>(items[0])) {
       std::vector<std::string> out;
       out.reserve(items.size());
       for (py::handle item : items) out.push_back(as_bytes(item));
@@ -255,24 +264,25 @@ tablio::feature feature_from_python(py::handle h, const std::string& name) {
     }
   }
   py::array a = py::array::ensure(h);
-  if (!a) throw py::type_error("feature '" + name + "': expected bytes, str, numbers or None");
+  if (!a) refuse("expected bytes, numbers or None");
   if (a.ndim() > 1) a = a.attr("reshape")(-1);
   char kind = a.dtype().kind();
   if (kind == 'i' || kind == 'u' || kind == 'b') {
     auto values = as_array<std::int64_t>(a, 1, "int64 feature");
     return to_vector(values);
   }
-  if (kind == 'S' || kind == 'O' || kind == 'U') {
+  if (kind == 'U') refuse("an array of str holds no bytes values (encode them, or give dtype bytes)");
+  if (kind == 'S' || kind == 'O') {
     std::vector<std::string> out;
     for (py::handle item : a) out.push_back(as_bytes(item));
     return out;
   }
-  if (kind == 'f' || a.size() == 0) {  // an empty list has no type: a float list, as numpy's []
+  if (kind == 'f') {
     auto values = as_array<float>(a, 1, "float feature");
     return to_vector(values);
   }
-  throw py::type_error("feature '" + name + "': cannot store an array of dtype " +
-                       std::string(py::str(py::handle(a.dtype()))));
+  refuse("cannot store an array of dtype " + std::string(py::str(py::handle(a.dtype()))));
+  return std::monostate{};
 }
 
 // An example's features, taken over (an rvalue) or copied (a const example a table keeps).

@@ -79,6 +79,26 @@ def test_sequence_examples(data):
                 assert_feature(a, expected_feature(f))
 
 
+def test_a_features_kind_holds_through_every_round_trip_and_str_is_refused(tmp_path):
+    kinds = {"b": [], "i": np.array([], np.int64), "f": np.array([], np.float32), "n": None,
+             "bs": [b"x", b""], "is": np.array([1, -2]), "fs": np.array([0.5], np.float32)}
+    path = f"tfrecord:{tmp_path}/kinds.tfrecord"
+    with tablio.writer(path, type="example") as w:
+        w.append(kinds)
+    [(_, back)] = list(tablio.open(path, type="example"))
+    assert back["b"] == [] and back["bs"] == [b"x", b""] and back["n"] is None
+    assert (back["i"].dtype, back["f"].dtype, back["is"].dtype, back["fs"].dtype) == (np.int64, np.float32,
+                                                                                       np.int64, np.float32)
+    with tablio.writer(f"tfrecord:{tmp_path}/again.tfrecord", type="example") as w:
+        w.append(back)  # what was read, written back: the same record
+    assert (tmp_path / "again.tfrecord").read_bytes() == (tmp_path / "kinds.tfrecord").read_bytes()
+    with tablio.writer(f"tfrecord:{tmp_path}/str.tfrecord", type="example") as w:
+        for bad in ({"caption": "a cat"}, {"caption": ["a", "cat"]}, {"caption": np.array(["a"])},
+                    {"caption": [b"a", 3]}):
+            with pytest.raises(TypeError, match="feature 'caption'"):
+                w.append(bad)
+
+
 def test_records_written_back_are_byte_identical(data, tmp_path):
     path = data / "tfrecord" / "generated" / "tutorial10.tfrecord"
     out = tmp_path / "copy.tfrecord"
@@ -423,8 +443,7 @@ def test_protobuf_and_tablio_read_each_others_examples(example_pb2, tmp_path):
             message = example_pb2.Example()
             fill_features(message.features, features)
             raw.append(message.SerializeToString(deterministic=True))
-            # An empty bytes list needs a dtype to say so: [] alone is an empty float list.
-            typed.append({k: np.array([], "S") if isinstance(v, list) and not v else v for k, v in features.items()})
+            typed.append(features)  # [] is an empty bytes list, as it reads back
     # tablio reads what protobuf wrote ...
     for (key, features), expected in zip(tablio.open(f"tfrecord:{ours}", type="example"), values):
         assert_same_features(features, expected)
