@@ -449,6 +449,20 @@ TEST_CASE("values that are not Examples stored as Examples of shape and data", "
   example_record_holder<datum_holder> back;
   back.decode_record(record, "r");
   CHECK(encode_datum(back.value()) == encode_datum(d));
+  // An encoded image as convert_imageset writes it: data, label and encoded alone. Through an
+  // Example and back it gains no channels, height or width; nor, without a label, a label.
+  datum jpeg;
+  jpeg.present = {false, false, false, true, true, true};
+  jpeg.data = "\xff\xd8 a JPEG";
+  jpeg.label = 3;
+  jpeg.encoded = true;
+  for (bool labelled : {true, false}) {
+    jpeg.present.label = labelled;
+    example_record_holder<datum_holder>::encode_record(record, jpeg);
+    CHECK(decode_example(record).features.count("shape") == 0);
+    back.decode_record(record, "r");
+    CHECK(encode_datum(back.value()) == encode_datum(jpeg));
+  }
 }
 
 TEST_CASE("ordinal keys are zero-padded to eight digits and sort as entries do", "[table]") {

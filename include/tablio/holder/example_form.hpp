@@ -213,21 +213,29 @@ struct example_form<wave_holder> {
 
 template <>
 struct example_form<datum_holder> {
+  // A Datum that holds neither channels, height nor width (an encoded image, as Caffe's
+  // convert_imageset writes one) has no "shape", nor one without a label a "label": read back,
+  // they are absent again, and the Datum's bytes are what they were.
   static void to_example(const datum& d, example& ex) {
-    ex.features["shape"] = std::vector<std::int64_t>{d.channels, d.height, d.width};
+    if (d.present.channels || d.present.height || d.present.width)
+      ex.features["shape"] = std::vector<std::int64_t>{d.channels, d.height, d.width};
     if (d.present.data || d.float_data.empty())
       ex.features["data"] = std::vector<std::string>{d.data};
     else
       ex.features["data"] = d.float_data;
-    ex.features["label"] = std::vector<std::int64_t>{d.label};
+    if (d.present.label) ex.features["label"] = std::vector<std::int64_t>{d.label};
     if (d.encoded) ex.features["encoded"] = std::vector<std::int64_t>{1};
   }
   static void from_example(const example& ex, datum& d, const std::string& where) {
-    auto dims = detail::form_shape(ex, 3, where);
     d = datum{};
-    d.channels = dims[0];
-    d.height = dims[1];
-    d.width = dims[2];
+    if (ex.features.count("shape")) {
+      auto dims = detail::form_shape(ex, 3, where);
+      d.channels = dims[0];
+      d.height = dims[1];
+      d.width = dims[2];
+    } else {
+      d.present.channels = d.present.height = d.present.width = false;
+    }
     auto data = ex.features.find("data");
     if (data != ex.features.end() && std::holds_alternative<std::vector<float>>(data->second)) {
       d.float_data = detail::form_list<float>(ex, "data", where);
@@ -235,10 +243,14 @@ struct example_form<datum_holder> {
       d.data = detail::form_data<std::string>(ex, 1, where).front();
       d.present.data = true;
     }
-    const auto& label = detail::form_list<std::int64_t>(ex, "label", where);
-    if (label.size() != 1)
-      detail::bad_example_field(where, "label", "one value", std::to_string(label.size()));
-    d.label = static_cast<std::int32_t>(label.front());
+    if (ex.features.count("label")) {
+      const auto& label = detail::form_list<std::int64_t>(ex, "label", where);
+      if (label.size() != 1)
+        detail::bad_example_field(where, "label", "one value", std::to_string(label.size()));
+      d.label = static_cast<std::int32_t>(label.front());
+    } else {
+      d.present.label = false;
+    }
     if (ex.features.count("encoded")) {
       d.encoded = detail::form_list<std::int64_t>(ex, "encoded", where) == std::vector<std::int64_t>{1};
       d.present.encoded = true;
