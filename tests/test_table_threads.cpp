@@ -136,9 +136,16 @@ TEST_CASE("errors met with threads are thrown at their entry, as one thread thro
           "[threads][table]") {
   all_to_threads threaded;  // one thread's reading is unchanged by it
   test::temp_dir dir;
-  // A framing's error: a record whose CRC is wrong, after good ones.
-  same_with_threads<example_holder>("tfrecord:" + test::data_path("tfrecord/corrupt/bad_datacrc.tfrecord"),
-                                    1);
+  // A record whose data fails its CRC, after good ones: its value's error; the records after it
+  // read on past it.
+  const std::string crc = "tfrecord:" + test::data_path("tfrecord/corrupt/bad_datacrc.tfrecord");
+  same_with_threads<example_holder>(crc, 1);
+  auto past_crc = entries<example_holder>(crc, 1, true);
+  REQUIRE(past_crc.size() > 3);
+  CHECK(past_crc[1].starts_with("00000001 failed: format error in"));
+  CHECK_THAT(past_crc[1], Catch::Contains("corrupted record at 115"));
+  CHECK(past_crc.back() == "error(): ");
+  for (unsigned threads : {2u, 5u}) CHECK(entries<example_holder>(crc, threads, true) == past_crc);
   // A decoding error, met in a thread: record 300 holds no matrix.
   {
     table_writer<bytes_holder> out("tfrecord:" + dir / "bad.tfrecord");
@@ -160,10 +167,17 @@ TEST_CASE("errors met with threads are thrown at their entry, as one thread thro
   CHECK(one.back().find("00000300") != std::string::npos);  // the record's key, its number
   for (unsigned threads : {2u, 5u})
     CHECK(entries<holder<matrix<float>>>("tfrecord:" + dir / "bad.tfrecord", threads) == one);
-  // Under 'p' the bad record ends the table quietly, at the same place.
+  // Its value's error alone: the records after it read on, with threads as without.
+  auto past = entries<holder<matrix<float>>>("tfrecord:" + dir / "bad.tfrecord", 1, true);
+  REQUIRE(past.size() == entry_count + 1);
+  CHECK(past[300].starts_with("00000300 failed: "));
+  for (unsigned threads : {2u, 5u})
+    CHECK(entries<holder<matrix<float>>>("tfrecord:" + dir / "bad.tfrecord", threads, true) == past);
+  // Under 'p' the bad record is left out quietly, and error() says which.
   auto permissive = entries<holder<matrix<float>>>("tfrecord,p:" + dir / "bad.tfrecord", 1);
-  REQUIRE(permissive.size() == 301);
-  CHECK(permissive.back().find("error(): ") == 0);
+  REQUIRE(permissive.size() == entry_count);
+  CHECK(permissive[300].starts_with("00000301 "));
+  CHECK_THAT(permissive.back(), Catch::StartsWith("error(): ") && Catch::Contains("00000300"));
   CHECK(entries<holder<matrix<float>>>("tfrecord,p:" + dir / "bad.tfrecord", 4) == permissive);
   // A script line whose file is missing: skipped under 'p', thrown without.
   {

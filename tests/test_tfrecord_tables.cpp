@@ -245,7 +245,7 @@ TEST_CASE("holders without a record form store their binary object", "[tfrecord]
     w.close();
   }
   CHECK_THROWS_WITH(
-      sequential_table_reader<holder<matrix<float>>>("tfrecord:" + (dir / "extra.tfrecord")),
+      sequential_table_reader<holder<matrix<float>>>("tfrecord:" + (dir / "extra.tfrecord")).value(),
       Catch::Contains("extra.tfrecord' at byte 51 (key '00000000')") && Catch::Contains("4 more bytes"));
 }
 
@@ -324,22 +324,45 @@ TEST_CASE("compressed tfrecord tables", "[tfrecord][table][zlib]") {
 
 TEST_CASE("bad records in a tfrecord table", "[tfrecord][table][bad]") {
   const std::string bad = test::data_path("tfrecord/corrupt/bad_datacrc.tfrecord");
-  // The first records are good; the bad one is a data-loss error at its offset.
-  std::vector<std::string> keys;
-  try {
-    for (auto& [key, value] : sequential_table_reader<example_holder>("tfrecord:" + bad)) keys.push_back(key);
-    FAIL("no error");
-  } catch (const data_loss_error& e) {
-    CHECK(e.path() == bad);
-    CHECK(e.offset().has_value());
+  // Record 1's data fails its CRC (TensorFlow's "corrupted record at 115", where its reading
+  // stops): the error of that record's value, naming its offset and key. Its length holds, so
+  // the records after it are read on.
+  std::size_t records = 0;
+  {
+    tfrecord_read_options count_all;
+    count_all.verify_crc = false;
+    tfrecord_reader all(reader(file_source(bad), bad), count_all);
+    for (std::string_view r; all.next(r);) ++records;
   }
-  CHECK(!keys.empty());
-  // Under p the table ends there and says why.
+  REQUIRE(records > 2);
+  std::vector<std::string> keys;
+  sequential_table_reader<example_holder> table("tfrecord:" + bad);
+  for (; !table.done(); table.next()) {
+    try {
+      table.value();
+      keys.push_back(table.key());
+    } catch (const data_loss_error& e) {
+      CHECK((e.path() == bad && e.offset() == 115u && e.key() == "00000001" && table.key() == "00000001"));
+      CHECK(e.cause() == data_loss_error::cause::corrupted_data);
+      CHECK_THAT(e.what(), Catch::Contains("corrupted record at 115"));
+    }
+  }
+  CHECK(keys.size() == records - 1);
+  CHECK((keys[0] == "00000000" && keys[1] == "00000002"));
+  // A loop that does not catch it stops there, as TensorFlow's does.
+  CHECK_THROWS_AS(read_all("tfrecord:" + bad), data_loss_error);
+  // Under p the bad record is left out, and error() says which.
   sequential_table_reader<example_holder> p("tfrecord,p:" + bad);
   std::size_t n = 0;
   for (; !p.done(); p.next()) ++n;
   CHECK(n == keys.size());
-  CHECK_THAT(p.error(), Catch::Contains("corrupted record"));
+  CHECK_THAT(p.error(), Catch::Contains("corrupted record") && Catch::Contains("00000001"));
+  // Found by its offset, from a script, it is named by its key too.
+  test::temp_dir dir;
+  test::write_file(dir / "bad.scp", "first " + bad + ":0\nsecond " + bad + ":103\n");
+  random_access_table_reader<example_holder> by_key("scp:" + dir / "bad.scp");
+  CHECK_NOTHROW(by_key.at("first"));
+  CHECK_THROWS_MATCHES(by_key.at("second"), data_loss_error, test::says("(key 'second')"));
   // A missing key feature names it.
   CHECK_THROWS_WITH(read_all("tfrecord,key=utt:" + test::data_path("tfrecord/generated/tutorial10.tfrecord")),
                     Catch::Contains("bytes feature 'utt'") && Catch::Contains("no such feature") &&

@@ -17,18 +17,24 @@ inline tablio::open_options with_threads(unsigned threads) {
 }
 
 // Every entry of a table: its key and its value as the holder writes it in binary; then, if
-// reading stopped at an error, the error's message; and under 'p', error().
+// reading stopped at an error, the error's message; and under 'p', error(). With
+// `past_bad_values`, a value that fails is its key and its error's message, and reading goes on.
 template <class H>
-std::vector<std::string> entries(const std::string& rspec, unsigned threads) {
+std::vector<std::string> entries(const std::string& rspec, unsigned threads, bool past_bad_values = false) {
   std::vector<std::string> out;
   try {
     tablio::sequential_table_reader<H> table(rspec, with_threads(threads));
-    for (auto& [key, value] : table) {
+    for (; !table.done(); table.next()) {
       std::string bytes;
-      tablio::writer w = tablio::memory_writer(bytes);
-      H::write(w, true, value);
-      w.close();
-      out.push_back(key + " " + bytes);
+      try {
+        tablio::writer w = tablio::memory_writer(bytes);
+        H::write(w, true, table.value());
+        w.close();
+      } catch (const tablio::format_error& e) {
+        if (!past_bad_values) throw;
+        bytes = std::string("failed: ") + e.what();
+      }
+      out.push_back(table.key() + " " + bytes);
     }
     out.push_back("error(): " + table.error());
   } catch (const tablio::error& e) {

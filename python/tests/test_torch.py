@@ -698,6 +698,45 @@ def test_a_record_the_reader_cannot_convert_is_skipped_and_reading_goes_on(tmp_p
     assert keys == [f"{i:08d}" for i in range(20) if i != 13] and ds.skipped == 1
 
 
+def test_a_record_whose_data_is_damaged_is_left_out_alone(tmp_path):
+    with tablio.writer(f"tfrecord:{tmp_path}/d-00000-of-00001.tfrecord", type="example") as w:
+        for i in range(20):
+            w.append({"n": [i]})
+    path = tmp_path / "d-00000-of-00001.tfrecord"
+    data = bytearray(path.read_bytes())
+    record = len(data) // 20
+    data[13 * record + 14] ^= 0xFF  # inside record 13's data: its data CRC fails, its length holds
+    path.write_bytes(bytes(data))
+    with pytest.raises(tablio.DataLossError, match="corrupted record") as caught:
+        list(tablio.open(f"tfrecord:{path}", type="example"))
+    assert (caught.value.key, caught.value.offset, caught.value.path) == ("00000013", 13 * record + 12, str(path))
+    reader = tablio.open(f"tfrecord:{path}", type="example")
+    assert reader.skip(14) == 14 and next(reader)[0] == "00000014"  # skipped, never decoded
+    # Left out alone, in records and in batches, and the epoch's places kept: the table reads on.
+    for batch in (None, 8):
+        ds = tt.TableIterableDataset(f"tfrecord:{tmp_path}/d-*-of-00001.tfrecord", type="example", with_keys=True,
+                                     batch_size=batch, on_error="skip")
+        with pytest.warns(RuntimeWarning, match="00000013"):
+            items = list(ds)
+        keys = [k for keys, _ in items for k in keys] if batch else [k for k, _ in items]
+        expected = [f"{i:08d}" for i in range(20) if i != 13]
+        assert (keys if batch else sorted(set(keys))) == expected and ds.skipped == 1
+
+
+def test_a_datum_that_does_not_decode_is_left_out_alone(tmp_path):
+    lmdb = pytest.importorskip("lmdb")
+    image = np.zeros((1, 2, 2), np.uint8)
+    with tablio.writer(f"lmdb:{tmp_path}/db", type="datum") as w:
+        for i in range(10):
+            w[f"{i:08d}"] = (image, i)
+    with lmdb.open(str(tmp_path / "db"), map_size=1 << 22) as env, env.begin(write=True) as txn:
+        txn.put(b"00000004", txn.get(b"00000004")[:5])  # a Datum cut inside its data
+    ds = tt.TableIterableDataset(f"lmdb:{tmp_path}/db", type="datum", with_keys=True, on_error="skip")
+    with pytest.warns(RuntimeWarning, match="00000004"):
+        keys = [k for k, _ in ds]
+    assert sorted(set(keys)) == [f"{i:08d}" for i in range(10) if i != 4] and ds.skipped == 1
+
+
 def test_a_table_unreadable_past_a_failure_has_the_rest_of_its_part_left_out(tmp_path):
     with tablio.writer(f"tfrecord:{tmp_path}/t-00000-of-00001.tfrecord", type="example") as w:
         for i in range(20):

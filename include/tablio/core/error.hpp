@@ -252,6 +252,28 @@ class format_error : public error {
   std::string found_;
 };
 
+// A TensorFlow DATA_LOSS condition in a TFRecord file. found() is TensorFlow's message
+// ("corrupted record at 115", "truncated record at 901"). A corrupted header or truncated data
+// end the file's records; a record whose data fails its CRC is that record's error alone.
+class data_loss_error : public format_error {
+ public:
+  enum class cause { corrupted_header, truncated_data, corrupted_data };
+  data_loss_error(error_location where, std::string expected, std::string found, enum cause c)
+      : format_error(std::move(where), std::move(expected), std::move(found)), cause_(c) {}
+  enum cause cause() const noexcept { return cause_; }
+
+ private:
+  enum cause cause_;
+};
+
+// The record whose data starts at `offset` of `path` fails its CRC.
+[[noreturn]] TABLIO_COLD inline void throw_corrupted_record(std::string_view path, std::uint64_t offset,
+                                                            std::string_view key) {
+  throw data_loss_error({std::string(path), offset, std::string(key)}, "record data whose CRC matches",
+                        detail::join({"corrupted record at ", decimal(offset)}),
+                        data_loss_error::cause::corrupted_data);
+}
+
 // A key the table has no entry for, asked of random_access_table_reader::at(): the table may
 // be perfectly sound (a damaged one is a format_error). find() and borrow() return nothing
 // instead of throwing it.

@@ -265,6 +265,8 @@ struct entry {
                                   // entry's key (or the end) must follow it (check_key_follows)
   bool read_in_sequence = false;  // object: read in an archive's order, the next key after it
   bool pending = false;           // the value is still to be loaded (framings with load())
+  bool corrupted = false;         // record: its bytes fail their checksum (a TFRecord's data CRC),
+                                  // so its value is a data_loss_error, and the next entry follows
   location where;                 // for read_at() and for scripts
   std::string_view source;        // record, array: what errors name (the file)
   std::uint64_t data_offset = 0;  // record, array: offset of the bytes in source
@@ -596,7 +598,8 @@ void check_key_read(const entry& e, const F& f) {
 
 template <input_framing F>
 bool next_entry(F& f, entry& e) {
-  e.lent = nullptr;  // only a framing that lends sets it, or gives parts
+  e.lent = nullptr;     // only a framing that lends sets it, or gives parts
+  e.corrupted = false;  // ...or finds a record corrupted
   e.parts = {};
   e.keeper.reset();
   bool more;

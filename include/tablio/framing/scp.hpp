@@ -414,7 +414,7 @@ class script_input {
     e.source = files_.back().name;
     if (in.ensure(12) && is_tfrecord_header(in.window())) {
       e.data_offset = in.tell() + 12;
-      e.bytes = read_tfrecord_at(in, scratch_);
+      e.bytes = read_tfrecord_at(in, scratch_, s.key);
       return;
     }
     if (in.ensure(512) && detail::is_tar_header(in.window())) {

@@ -31,19 +31,6 @@
 
 TABLIO_BEGIN_NAMESPACE
 
-// A TensorFlow DATA_LOSS condition: the file is not a valid TFRecord file from here on.
-// found() is TensorFlow's message ("corrupted record at 115", "truncated record at 901").
-class data_loss_error : public format_error {
- public:
-  enum class cause { corrupted_header, truncated_data, corrupted_data };
-  data_loss_error(error_location where, std::string expected, std::string found, enum cause c)
-      : format_error(std::move(where), std::move(expected), std::move(found)), cause_(c) {}
-  enum cause cause() const noexcept { return cause_; }
-
- private:
-  enum cause cause_;
-};
-
 class tfrecord_writer {
  public:
   explicit tfrecord_writer(writer out) : out_(std::move(out)) {}
@@ -141,24 +128,24 @@ inline bool tfrecord_data_crc_matches(std::string_view record, const tfrecord_re
   return unmask_crc(info.masked_crc) == crc32c(record.data(), record.size());
 }
 
-[[noreturn]] inline void tfrecord_corrupted_data(const reader& in, const tfrecord_record_info& info) {
-  throw data_loss_error({in.name(), info.offset + 12, {}}, "record data whose CRC matches",
-                        "corrupted record at " + std::to_string(info.offset + 12),
-                        data_loss_error::cause::corrupted_data);
+[[noreturn]] inline void tfrecord_corrupted_data(const reader& in, const tfrecord_record_info& info,
+                                                 std::string_view key = {}) {
+  throw_corrupted_record(in.name(), info.offset + 12, key);
 }
 
 }  // namespace detail
 
 // Reads the one record that starts at the current position of `in` (e.g. after a seek to an
-// offset from an index), checking both CRCs; throws data_loss_error if there is none.
-inline std::string_view read_tfrecord_at(reader& in, std::string& scratch) {
+// offset from an index), checking both CRCs; throws data_loss_error if there is none, naming
+// `key`, the record's where it is known.
+inline std::string_view read_tfrecord_at(reader& in, std::string& scratch, std::string_view key = {}) {
   tfrecord_record_info info;
   std::string_view record;
   if (!detail::read_tfrecord(in, scratch, record, info))
-    throw data_loss_error({in.name(), info.offset, {}}, "a TFRecord record",
+    throw data_loss_error({in.name(), info.offset, std::string(key)}, "a TFRecord record",
                           info.truncated_header ? "a partial header" : "end of file",
                           data_loss_error::cause::truncated_data);
-  if (!detail::tfrecord_data_crc_matches(record, info)) detail::tfrecord_corrupted_data(in, info);
+  if (!detail::tfrecord_data_crc_matches(record, info)) detail::tfrecord_corrupted_data(in, info, key);
   return record;
 }
 
@@ -337,10 +324,13 @@ class tfrecord_input {
         // Only a file or a remote object can be read at an offset; an inflating stream has no
         // known size.
         plain_ = can_open_at(files_.files()[files_.current()]) && r.size_known();
-        in_.emplace(std::move(r), tfrecord_read_options{.strict_end = !options_.unended});
+        // The data CRC is checked here: a record whose data fails it is handed out as one
+        // (its value is the error), since the next record starts where its length says.
+        in_.emplace(std::move(r),
+                    tfrecord_read_options{.verify_crc = false, .strict_end = !options_.unended});
       }
       std::string_view record;
-      if (!in_->next(record)) {
+      if (!next_record(record)) {
         detail::close_and_reset(in_);
         continue;
       }
@@ -348,6 +338,7 @@ class tfrecord_input {
       if (ordinal % options_.shard_count != options_.shard_index) continue;
       e.key = ordinal_key(ordinal);
       describe(e, record, files_.current(), in_->offset());
+      e.corrupted = !detail::tfrecord_data_crc_matches(record, in_->info());
       return true;
     }
   }
@@ -357,7 +348,7 @@ class tfrecord_input {
   bool seekable() const noexcept { return plain_; }
   bool read_at(const location& at, entry& e) {
     reader& in = lookup_.at(files_.files(), at, open_);
-    describe(e, read_tfrecord_at(in, scratch_), at.file, at.offset);
+    describe(e, read_tfrecord_at(in, scratch_, e.key), at.file, at.offset);
     return true;
   }
 
@@ -370,9 +361,22 @@ class tfrecord_input {
   }
 
  private:
+  // The next record of the current file; a header that is damaged or cut names the record by
+  // its number, the key it has until the table takes its own out.
+  bool next_record(std::string_view& record) {
+    try {
+      return in_->next(record);
+    } catch (const data_loss_error& e) {
+      error_location where = e.where();
+      where.key = ordinal_key(next_ordinal_);
+      throw data_loss_error(std::move(where), e.expected(), e.found(), e.cause());
+    }
+  }
+
   void describe(entry& e, std::string_view record, std::uint32_t file, std::uint64_t offset) const {
     e.form = entry_form::record;
     e.bytes = record;
+    e.corrupted = false;  // (next() checks its CRC, read_at() has)
     e.key_name = options_.key_name;
     e.provisional_key = !options_.key_name.empty();
     e.max_key_bytes = max_key_bytes();

@@ -40,15 +40,16 @@ class read_ahead final : public table_stage {
     entry e;
     std::string bytes, part_names, part_bytes, key_name, source, range, origin;
     std::vector<entry_part> parts;
-    skimmed_object skimmed;        // an object's bytes, undecoded...
-    std::optional<reader> object;  // ...for e.object...
-    std::uint64_t object_at = 0;   // ...which start at this offset of its stream
-    std::exception_ptr after;      // ...which is not followed by a key: thrown once it is decoded
-    bool decoded = false;          // where it was read (objects its holder cannot skim, arrays)
-    std::size_t counted = 0;       // its bytes, as counted against the budget
-    std::exception_ptr failure;    // met reading the framing, at this entry
-    bool skippable = false;        // under 'p', a pending entry: left out if it cannot be read
-    bool skipped = false;          // ...as it was, by the framing, a skim or a thread
+    skimmed_object skimmed;          // an object's bytes, undecoded...
+    std::optional<reader> object;    // ...for e.object...
+    std::uint64_t object_at = 0;     // ...which start at this offset of its stream
+    std::exception_ptr after;        // ...which is not followed by a key: thrown once it is decoded
+    bool decoded = false;            // where it was read (objects its holder cannot skim, arrays)
+    std::size_t counted = 0;         // its bytes, as counted against the budget
+    std::exception_ptr failure;      // met reading the framing, at this entry
+    std::exception_ptr value_error;  // a record that does not decode: its value's error alone
+    bool skippable = false;          // under 'p', a pending entry: left out if it cannot be read
+    bool skipped = false;            // ...as it was, by the framing, a skim or a thread
     std::string why_skipped;
   };
 
@@ -84,7 +85,7 @@ class read_ahead final : public table_stage {
            (jobs_.in_flight() <= threads_ || bytes_in_flight_ < byte_budget_)) {
       job& j = jobs_.next_slot();
       j.decoded = j.skipped = false;
-      j.failure = nullptr;
+      j.failure = j.value_error = nullptr;
       try {
         if (!detail::next_entry(f, e_)) {
           ended_ = true;
@@ -117,7 +118,8 @@ class read_ahead final : public table_stage {
 
   bool empty() const noexcept { return jobs_.empty(); }
   bool ended() const noexcept { return ended_; }
-  // The oldest entry, decoded, or skipped; rethrows its error. It stays until release().
+  // The oldest entry: decoded, skipped, or a record whose value's error it holds; rethrows an
+  // error that ends the table. It stays until release().
   job& take() {
     try {
       job& j = jobs_.take();
@@ -125,9 +127,18 @@ class read_ahead final : public table_stage {
       return j;
     } catch (const tablio::error& err) {
       job& j = jobs_.oldest();
-      if (!j.skippable) throw;
-      skip(j, err);  // decoding failed in a thread: as where it is read, the entry is left out
-      return j;
+      if (j.skippable) {
+        skip(j, err);  // decoding failed in a thread: as where it is read, the entry is left out
+        return j;
+      }
+      // A record that did not decode in a thread: the error of its value, as where it is read
+      // (unless its key is in it).
+      if (!j.failure && j.e.form == entry_form::record && !j.e.provisional_key &&
+          dynamic_cast<const format_error*>(&err)) {
+        j.value_error = std::current_exception();
+        return j;
+      }
+      throw;
     }
   }
   void release() noexcept {
@@ -190,6 +201,7 @@ class read_ahead final : public table_stage {
     e.provisional_key = e_.provisional_key;
     e.max_key_bytes = e_.max_key_bytes;
     e.data_offset = e_.data_offset;
+    e.corrupted = e_.corrupted;
   }
 
   // An archive's object, its bytes moved into the job undecoded, where its holder can tell where

@@ -7,10 +7,15 @@
 //   for (auto& [key, value] : sequential_table_reader<basic_holder<int>>("ark:ali.ark")) ...
 //   for (reader r("scp:feats.scp"); !r.done(); r.next()) use(r.key(), r.value());
 //
-// Bad input is a format_error naming the file, offset and key, thrown where it is met. Under
-// the permissive option 'p' a bad entry ends the table instead (the entries before it are
-// kept) and an entry the framing could not load is skipped; error() then says what happened.
-// Entries a framing hands out pending (a script's) are loaded on the first use of value().
+// Bad input is a format_error naming the file, offset and key, thrown where it is met. Entries
+// a framing hands out pending (a script's) are loaded, and records decoded, on the first use of
+// value(), so that a table read for its keys alone (a count, a skip) decodes nothing. A record
+// whose bytes are whole but whose value does not decode (a truncated Datum, a TFRecord record
+// whose data fails its CRC) is an error of value() alone, and next() goes on past it, as past a
+// script's entry that cannot be loaded; but not in a table that takes its keys out of its
+// records (key=), whose key it holds. Under the permissive option 'p' such entries are skipped
+// instead, and other bad input ends the table (the entries before it are kept); error() then
+// says what happened.
 // With threads (open_options::threads, or threads=N in the rspecifier), entries are decoded
 // ahead by that many threads and handed out in the same order, with the same errors at the
 // same entries (table/read_ahead.hpp), where the table measures that the threads make it faster
@@ -24,6 +29,7 @@
 #include <tablio/table/read_ahead.hpp>
 #include <tablio/table/thread_choice.hpp>
 
+#include <exception>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -31,6 +37,19 @@
 TABLIO_BEGIN_NAMESPACE
 
 struct any_framing;
+
+namespace detail {
+// What the exception e holds says.
+TABLIO_COLD inline std::string message_of(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (...) {
+    return "an unknown error";
+  }
+}
+}  // namespace detail
 
 template <holder_type H, class Framing = any_framing>
 class sequential_table_reader {
@@ -69,11 +88,25 @@ class sequential_table_reader {
   // The current value; a pending entry is loaded here, on first use.
   value_type& value() {
     if (done_) throw_usage_error({"sequential_table_reader::value() after the end of the table"});
-    if (current_) return current_->holder.value();
+    if (current_) {
+      if (current_->value_error) [[unlikely]]
+        std::rethrow_exception(current_->value_error);
+      return current_->holder.value();
+    }
     if (!loaded_) {
-      load_current();
+      if (deferred_record_) {  // its error is kept: its holder may have taken its bytes
+        try {
+          load_current();
+        } catch (const format_error&) {
+          value_error_ = std::current_exception();
+        }
+      } else {
+        load_current();  // a pending entry: its error each time it is asked for
+      }
       loaded_ = true;
     }
+    if (value_error_) [[unlikely]]
+      std::rethrow_exception(value_error_);
     return holder_.value();
   }
 
@@ -111,6 +144,8 @@ class sequential_table_reader {
       entry_ = std::move(o.entry_);
       options_ = o.options_;
       error_ = std::move(o.error_);
+      value_error_ = std::move(o.value_error_);
+      deferred_record_ = o.deferred_record_;
       loaded_ = o.loaded_;
       done_ = std::exchange(o.done_, true);
     }
@@ -174,6 +209,8 @@ class sequential_table_reader {
   entry entry_;
   read_options options_;
   std::string error_;
+  std::exception_ptr value_error_;  // the current record's, which did not decode
+  bool deferred_record_ = false;    // the current entry is a record, decoded on first use
   bool loaded_ = false;
   bool done_ = true;
 };
@@ -248,20 +285,31 @@ void sequential_table_reader<H, Framing>::advance() {
 // The next entry, read here.
 template <holder_type H, class Framing>
 void sequential_table_reader<H, Framing>::read_next() {
-  loaded_ = false;
+  loaded_ = deferred_record_ = false;
+  value_error_ = nullptr;
   for (;;) {
-    bool pending = false;
+    bool pending = false, record = false;
     try {
       if (!detail::next_entry(*framing_, entry_)) return finish();
       pending = entry_.pending;
       if (pending && !options_.permissive) return;  // loaded on first use of value()
+      record = entry_.form == entry_form::record;
+      // A record is decoded on the first use of its value, so that a table read for its keys (a
+      // count, a skip) decodes none; but at once where its key is in it (key=), and under p,
+      // which leaves out a record that does not decode.
+      if (record && !entry_.provisional_key && !options_.permissive) {
+        deferred_record_ = true;
+        return;
+      }
       load_current();
       loaded_ = true;
       return;
     } catch (const tablio::error& e) {
-      // Under p, a pending entry that cannot be read is skipped, and bad data (a
-      // format_error) ends the table; anything else is thrown.
-      bool skip = pending && options_.permissive;
+      // Under p, a record that does not decode is left out, as a pending entry that cannot be
+      // read is, and other bad data (a format_error) ends the table, as a record does whose key
+      // is in it (key=), which is then unknown; anything else is thrown.
+      const bool bad_record = record && !entry_.provisional_key && dynamic_cast<const format_error*>(&e);
+      bool skip = (pending || bad_record) && options_.permissive;
       if (!skip && !(options_.permissive && dynamic_cast<const format_error*>(&e))) {
         done_ = true;
         throw;
@@ -298,8 +346,8 @@ bool sequential_table_reader<H, Framing>::advance_ahead() {
     try {
       auto& job = ahead().take();
       if (job.decoded) choice_.untaken();
-      if (job.skipped) {
-        error_ = job.why_skipped;
+      if (job.skipped || (job.value_error && options_.permissive)) {
+        error_ = job.skipped ? job.why_skipped : detail::message_of(job.value_error);
         ahead().release();
         continue;
       }
