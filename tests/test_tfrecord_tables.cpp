@@ -495,3 +495,40 @@ TEST_CASE("ordinal keys are zero-padded to eight digits and sort as entries do",
   CHECK(ordinal_key(123456789) == "123456789");
   CHECK(ordinal_key(UINT64_MAX) == "18446744073709551615");
 }
+
+namespace {
+// bytes_holder that counts the records it decodes.
+struct counting_holder : bytes_holder {
+  static inline int decoded = 0;
+  void decode_record(std::string_view bytes, const std::string& name) {
+    ++decoded;
+    bytes_holder::decode_record(bytes, name);
+  }
+  void take_record(std::string& record, const std::string& name) {
+    ++decoded;
+    bytes_holder::take_record(record, name);
+  }
+};
+}  // namespace
+
+TEST_CASE("records are decoded where their values are used: a count or a skip decodes none",
+          "[tfrecord][table][shard]") {
+  test::temp_dir dir;
+  {
+    table_writer<bytes_holder> out("tfrecord:" + dir / "whole.tfrecord");
+    for (std::uint64_t i = 0; i < 10; ++i) out.write(ordinal_key(i), std::to_string(i));
+  }
+  counting_holder::decoded = 0;
+  sequential_table_reader<counting_holder> keys_only("tfrecord:" + dir / "whole.tfrecord");
+  std::size_t n = 0;
+  for (; !keys_only.done(); keys_only.next()) ++n;
+  CHECK((n == 10 && counting_holder::decoded == 0));
+  // A shard split counts its records, then copies them: each is decoded once.
+  shard_table<counting_holder>("tfrecord:" + dir / "whole.tfrecord", "tfrecord:" + dir / "part.tfrecord", 3);
+  CHECK(counting_holder::decoded == 10);
+  std::size_t copied = 0;
+  for (sequential_table_reader<bytes_holder> parts("tfrecord:" + dir / "part-*-of-00003.tfrecord");
+       !parts.done(); parts.next())
+    ++copied;
+  CHECK(copied == 10);
+}

@@ -206,7 +206,16 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
   std::vector<std::uint64_t> weights;
   std::string ended_early;
   {
-    sequential_table_reader<H> in(rspec, open);
+    // Counted by their number alone, a table's records are not decoded (nor by threads, nor for
+    // keys they keep, which a count needs not): only the copy below decodes them.
+    rspecifier counted = *in_spec;
+    open_options counting = open;
+    if (by == shard_balance::count) {
+      counted.records.key_feature.clear();
+      counted.threads = counting.threads = 1;
+    }
+    sequential_table_reader<H> in;
+    in.open(counted, counting);
     std::string encoded;
     for (; !in.done(); in.next()) {
       if (by == shard_balance::count) {
