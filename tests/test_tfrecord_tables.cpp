@@ -455,6 +455,17 @@ TEST_CASE("values that are not Examples stored as Examples of shape and data", "
   CHECK_THROWS_WITH(h.decode_record(encode_example(ex), "r"), Catch::Contains("feature 'shape'"));
   ex.features.erase("shape");
   CHECK_THROWS_WITH(h.decode_record(encode_example(ex), "r"), Catch::Contains("no such feature"));
+  // Records of the holder's own form (a Kaldi binary object, as holder<matrix<float>> writes to
+  // TFRecord) are read too, files of both forms being about; they keep no key.
+  test::temp_dir dir;
+  {
+    table_writer<holder<matrix<float>>> own("tfrecord:" + dir / "own.tfrecord");
+    own.write("00000000", m);
+  }
+  sequential_table_reader<form_holder> both("tfrecord:" + dir / "own.tfrecord");
+  CHECK(both.value() == m);
+  CHECK_THROWS_WITH(sequential_table_reader<form_holder>("tfrecord,key=key:" + dir / "own.tfrecord"),
+                    Catch::Contains("feature 'key'"));
   // Ragged vectors keep their row lengths; a Datum keeps its label.
   using ragged = example_record_holder<basic_vector_vector_holder<std::int32_t>>;
   std::vector<std::vector<std::int32_t>> rows{{1, 2}, {}, {3}};

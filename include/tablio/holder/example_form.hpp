@@ -11,17 +11,19 @@
 //   token_holder, bytes_holder      (none)                bytes: the string
 //   wave_holder                     channels, samples     float, channel rows  sample_rate (float)
 //   datum_holder                    channels, height, width  bytes, or float   label (int64),
-//                                                                              encoded (int64, if set)
+//                                   (where the Datum has them)                 encoded (int64, if set)
 //
 // example_record_holder<H> stores H's values in record framings (TFRecord) in that form, with
 // a table's key in a bytes feature under "key=NAME", while archives keep H's own objects; so
-// ark -> tfrecord -> ark gives the archive back byte for byte.
+// ark -> tfrecord -> ark gives the archive back byte for byte. It reads records of H's own form
+// too.
 #pragma once
 
 #include <tablio/holder/basic.hpp>
 #include <tablio/holder/datum.hpp>
 #include <tablio/holder/example.hpp>
 #include <tablio/holder/holder.hpp>
+#include <tablio/holder/record.hpp>
 #include <tablio/holder/token.hpp>
 #include <tablio/holder/wave.hpp>
 #include <tablio/stream/memory.hpp>
@@ -269,7 +271,14 @@ class example_record_holder : public H {
                             std::string_view key) {
     example_holder::encode_record(out, as_example(v), key_name, key);
   }
+  // Records of either form are read, since files of both exist: an Example (whose first byte
+  // is its features' tag, 0x0a), or H's own record (a binary object starts "\0B", a Datum with a
+  // varint, a wave "RIFF", a token with no whitespace).
   void decode_record(std::string_view bytes, const std::string& name) {
+    if (bytes.empty() || bytes.front() != '\x0a') {
+      example_.clear();  // which holds no key to take
+      return tablio::decode_record(static_cast<H&>(*this), bytes, name);
+    }
     example_.decode_record(bytes, name);
     example_form<H>::from_example(example_.value(), this->value(), name);
   }
