@@ -57,6 +57,10 @@ for case in "${cases[@]}"; do
   expect 0 "$tablio" index "tfrecord:$name.tfrecord" "$name.tfrecord.scp"
   expect 0 "$tablio" copy --type="$type" "scp:$name.tfrecord.scp" "ark:$name.from-tfrecord-index.ark"
   same "$ark" "$name.from-tfrecord-index.ark"
+  # A script written beside a TFRecord file reads back as the file does, keys and all.
+  expect 0 "$tablio" copy --type="$type" "ark:$ark" "tfrecord,scp:$name.pair.tfrecord,$name.pair.scp"
+  expect 0 "$tablio" copy --type="$type" "scp:$name.pair.scp" "tfrecord:$name.from-pair-scp.tfrecord"
+  same "$name.tfrecord" "$name.from-pair-scp.tfrecord"
   expect 0 "$tablio" index "tar:$name.tar" "$name.tar.scp"
   expect 0 "$tablio" copy --type="$type" "scp:$name.tar.scp" "ark:$name.from-tar-index.ark"
   same "$ark" "$name.from-tar-index.ark"
@@ -94,6 +98,12 @@ tf="$data/tfrecord/generated/tutorial10.tfrecord"
 expect 0 "$tablio" copy --type=example "tfrecord:$tf" ark:examples.ark
 expect 0 "$tablio" copy --type=example ark:examples.ark tfrecord:examples.tfrecord
 expect 0 "$tablio" copy --type=bytes tfrecord:examples.tfrecord ark:examples-bytes.ark
+# Examples with their keys, through a script written beside them and the file itself alike.
+expect 0 "$tablio" copy --type=example tfrecord:examples.tfrecord "tfrecord,scp:pair.tfrecord,pair.scp"
+expect 0 "$tablio" copy --type=example scp:pair.scp tfrecord:from-pair-scp.tfrecord
+expect 0 "$tablio" copy --type=example tfrecord:pair.tfrecord tfrecord:from-pair.tfrecord
+same from-pair.tfrecord from-pair-scp.tfrecord
+same examples.tfrecord from-pair.tfrecord
 expect 0 "$tablio" cat --type=example "tfrecord:$tf"
 contains out.txt "00000000 features { feature { key: "
 expect 0 "$tablio" info --type=example "tfrecord:$tf"

@@ -98,32 +98,53 @@ template <class H>
 inline constexpr bool in_example_form =
     tablio::has_example_form<H> && !std::is_same_v<H, tablio::bytes_holder>;
 
-// Whether a script's first entry points at a TFRecord record (tablio index wrote it).
-inline bool script_points_at_tfrecord(const tablio::rspecifier& r) {
-  if (tablio::classify_rxfilename(r.filename) != tablio::input_kind::file) return false;
+// The record a script's first entry points at, when it is a TFRecord record (tablio index and
+// tfrecord,scp: write such scripts); empty when that record cannot be read (reading the table
+// says why); nothing when the entry points elsewhere.
+inline std::optional<std::string> first_script_record(const tablio::rspecifier& r) {
+  if (tablio::classify_rxfilename(r.filename) != tablio::input_kind::file) return std::nullopt;
   tablio::reader script = tablio::open_input(r.filename);
   std::string line;
-  if (!script.read_line(line)) return false;
+  if (!script.read_line(line)) return std::nullopt;
   auto entry = tablio::parse_script_line(line);
   if (!entry || tablio::classify_rxfilename(entry->rxfilename) != tablio::input_kind::offset_file)
-    return false;
+    return std::nullopt;
   auto target_name = tablio::parse_offset_filename(entry->rxfilename);
-  if (!target_name) return false;  // reading the table says what is wrong with the line
+  if (!target_name) return std::nullopt;  // reading the table says what is wrong with the line
   // Opened as the table will open it: confined to the script's folder under the untrusted policy.
   tablio::reader target = tablio::open_input(target_name->file, tablio::table_open_options({}, r.filename));
   target.seek(target_name->offset);
-  return target.ensure(12) && tablio::is_tfrecord_header(target.window());
+  if (!target.ensure(12) || !tablio::is_tfrecord_header(target.window())) return std::nullopt;
+  std::string scratch;
+  try {
+    return std::string(tablio::read_tfrecord_at(target, scratch));
+  } catch (const tablio::error&) {
+    return std::string();
+  }
+}
+
+// Adds "key=key" to rspec where the records whose first is `first` keep their keys in a "key"
+// feature (files this tool writes do) and H's records can give it up.
+template <class H>
+void take_keys_from_records(std::string& rspec, const std::optional<std::string>& first) {
+  bool keyed = !first || has_bytes_feature(*first, key_feature);
+  if (keyed && (in_example_form<H> || tablio::keyed_record_holder<H>)) rspec = with_key_option(rspec);
 }
 
 template <class H>
 bool read_as_example_form(std::string& rspec) {
   tablio::rspecifier r = tablio::require_rspecifier(rspec);
-  if (r.kind == tablio::rspecifier_kind::script) return in_example_form<H> && script_points_at_tfrecord(r);
+  if (r.kind == tablio::rspecifier_kind::script) {
+    // A script that points into TFRecord files reads as the TFRecord table it indexes: with
+    // the keys its records keep checked against the script's, and taken out of the values.
+    auto first = first_script_record(r);
+    if (!first) return false;
+    if (r.records.key_feature.empty() && !first->empty()) take_keys_from_records<H>(rspec, first);
+    return in_example_form<H>;
+  }
   if (!is_tfrecord(r)) return false;
   if (!r.records.key_feature.empty()) return in_example_form<H>;
-  auto first = first_record(r);
-  bool keyed = !first || has_bytes_feature(*first, key_feature);
-  if (keyed && (in_example_form<H> || tablio::keyed_record_holder<H>)) rspec = with_key_option(rspec);
+  take_keys_from_records<H>(rspec, first_record(r));
   return in_example_form<H>;
 }
 
