@@ -63,14 +63,19 @@ T read_special_float(reader& r) {
   return negative ? -value : value;
 }
 
+inline bool is_ascii_letter(char c) noexcept { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+// Whether the '-' at r starts a word ("-inf"), when the byte after it is in the next window.
+TABLIO_COLD inline bool minus_starts_word_past_window(reader& r) {
+  return r.ensure(2) && is_ascii_letter(r.window()[1]);
+}
 // Whether the text at r, where a number may start, starts a number rather than a word: a digit,
 // or a '-' that no letter follows ("-inf" is a word).
-inline bool starts_text_number(reader& r) {
-  const int c = r.peek();
+// c is r.peek().
+inline bool starts_text_number(reader& r, int c) {
   if (c >= '0' && c <= '9') return true;
   if (c != '-') return false;
-  const char next = r.ensure(2) ? static_cast<char>(r.window()[1] | 0x20) : ' ';
-  return next < 'a' || next > 'z';
+  std::span<const char> w = r.window();
+  return !(w.size() >= 2 ? is_ascii_letter(w[1]) : minus_starts_word_past_window(r));
 }
 
 // Reads Kaldi's text Vector form "[ a b c ]" (or "[]") as Vector<Real>::Read does.
@@ -85,7 +90,7 @@ void read_text_float_vector(reader& r, std::vector<T, A>& out) {
   if (open != "[") r.fail_at(at, {"\"[\" opening a vector"}, {quoted_excerpt(open)});
   for (;;) {
     int c = r.peek();
-    if (starts_text_number(r)) {
+    if (starts_text_number(r, c)) {
       T v = detail::read_text_number<T>(r, sizeof(T) == 4 ? "float" : "double");
       int next = r.peek();
       if (next != ']' && (next < 0 || !reader::is_space(static_cast<char>(next))))

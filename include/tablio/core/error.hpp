@@ -266,13 +266,19 @@ class data_loss_error : public format_error {
   enum cause cause_;
 };
 
-// The record whose data starts at `offset` of `path` fails its CRC.
-[[noreturn]] TABLIO_COLD inline void throw_corrupted_record(std::string_view path, std::uint64_t offset,
-                                                            std::string_view key) {
+// The record whose data starts at `offset` of `path` fails its CRC. (Compiled once in the
+// compiled mode: every table of records may throw it.)
+#if TABLIO_HEADER_IMPLEMENTATION
+[[noreturn]] TABLIO_COLD TABLIO_IMPL void throw_corrupted_record(std::string_view path, std::uint64_t offset,
+                                                                 std::string_view key) {
   throw data_loss_error({std::string(path), offset, std::string(key)}, "record data whose CRC matches",
                         detail::join({"corrupted record at ", decimal(offset)}),
                         data_loss_error::cause::corrupted_data);
 }
+#else
+[[noreturn]] TABLIO_COLD void throw_corrupted_record(std::string_view path, std::uint64_t offset,
+                                                     std::string_view key);
+#endif
 
 // A key the table has no entry for, asked of random_access_table_reader::at(): the table may
 // be perfectly sound (a damaged one is a format_error). find() and borrow() return nothing

@@ -85,29 +85,11 @@ class sequential_table_reader {
   bool done() const noexcept { return done_; }
   const std::string& key() const noexcept { return current_ ? current_->e.key : entry_.key; }
 
-  // The current value; a pending entry is loaded here, on first use.
+  // The current value; a pending entry is loaded here, and a record decoded, on first use.
   value_type& value() {
-    if (done_) throw_usage_error({"sequential_table_reader::value() after the end of the table"});
-    if (current_) {
-      if (current_->value_error) [[unlikely]]
-        std::rethrow_exception(current_->value_error);
-      return current_->holder.value();
-    }
-    if (!loaded_) {
-      if (deferred_record_) {  // its error is kept: its holder may have taken its bytes
-        try {
-          load_current();
-        } catch (const format_error&) {
-          value_error_ = std::current_exception();
-        }
-      } else {
-        load_current();  // a pending entry: its error each time it is asked for
-      }
-      loaded_ = true;
-    }
-    if (value_error_) [[unlikely]]
-      std::rethrow_exception(value_error_);
-    return holder_.value();
+    if (loaded_ && !current_ && !value_error_ && !done_) [[likely]]
+      return holder_.value();
+    return value_after_loading();
   }
 
   void next() {
@@ -187,6 +169,7 @@ class sequential_table_reader {
   template <class Make>
   void open_framing(Make make, unsigned threads = 1);
   void load_current();
+  value_type& value_after_loading();
   H holder_options();
   void advance();
   void read_next();
@@ -258,6 +241,33 @@ template <holder_type H, class Framing>
 void sequential_table_reader<H, Framing>::load_current() {
   detail::load_pending(*framing_, entry_);
   reader_.read(holder_, entry_);
+}
+
+// value(), where the current value is not simply there: a threads' entry, one to load or
+// decode first, or one whose error is kept.
+template <holder_type H, class Framing>
+typename H::value_type& sequential_table_reader<H, Framing>::value_after_loading() {
+  if (done_) throw_usage_error({"sequential_table_reader::value() after the end of the table"});
+  if (current_) {
+    if (current_->value_error) [[unlikely]]
+      std::rethrow_exception(current_->value_error);
+    return current_->holder.value();
+  }
+  if (!loaded_) {
+    if (deferred_record_) {  // its error is kept: its holder may have taken its bytes
+      try {
+        load_current();
+      } catch (const format_error&) {
+        value_error_ = std::current_exception();
+      }
+    } else {
+      load_current();  // a pending entry: its error each time it is asked for
+    }
+    loaded_ = true;
+  }
+  if (value_error_) [[unlikely]]
+    std::rethrow_exception(value_error_);
+  return holder_.value();
 }
 
 // A copy of holder_ without its value: the options the threads' holders start with.

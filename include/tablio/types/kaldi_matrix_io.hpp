@@ -129,7 +129,7 @@ void read_matrix_text(reader& r, std::int32_t& rows, std::int32_t& cols, std::ve
     if (c == '\n' || c == ';') {
       r.advance(1);
       end_row();
-    } else if (starts_text_number(r)) {
+    } else if (starts_text_number(r, c)) {
       out.push_back(detail::read_text_number<T>(r, sizeof(T) == 4 ? "float" : "double"));
       ++row_length;
     } else if (reader::is_space(static_cast<char>(c))) {
