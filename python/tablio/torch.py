@@ -353,6 +353,49 @@ def _in_worker():
         atexit.register(_finish_queue_feeders)
 
 
+class _CarriedError:
+    """An error met in a DataLoader worker, carried to tablio.torch.DataLoader's process as an
+    item, whole: torch's DataLoader makes a worker's error again from its message alone, which
+    quotes 16 bytes of a key, so that FormatError's path, offset and key would be lost."""
+
+    def __init__(self, error):
+        self.error = error
+
+
+def _carries_errors(dataset):
+    """How many times a dataset in a worker of tablio.torch.DataLoader gives an error as an
+    item (as many as a batch takes, so that a batch holds it whatever drop_last says); 0 where
+    errors are raised as they are (no such loader, or no worker)."""
+    per_fetch = getattr(dataset, "_carried_errors", 0)
+    return per_fetch if per_fetch and torch.utils.data.get_worker_info() is not None else 0
+
+
+def _carrying(items, per_fetch):
+    """items, or, after a FormatError, that error as per_fetch items."""
+    try:
+        yield from items
+    except tablio.FormatError as error:
+        for _ in range(per_fetch):
+            yield _CarriedError(error)
+
+
+class _CollateCarried:
+    """A DataLoader's collate_fn, for batches that may hold a carried error: the error is the
+    batch."""
+
+    def __init__(self, collate_fn):
+        self.collate_fn = collate_fn
+
+    def __call__(self, batch):
+        if isinstance(batch, _CarriedError):
+            return batch
+        if isinstance(batch, list):
+            for item in batch:
+                if isinstance(item, _CarriedError):
+                    return item
+        return self.collate_fn(batch)
+
+
 class TableDataset(torch.utils.data.Dataset):
     """Map-style: ds[i] is the value of the i-th key in table order; len(ds) and ds.keys.
 
@@ -420,9 +463,17 @@ class TableDataset(torch.utils.data.Dataset):
 
     def __getitem__(self, index):
         try:
+            return self._item(index)
+        except tablio.FormatError as error:
+            if _carries_errors(self):
+                return _CarriedError(error)
+            raise
+
+    def _item(self, index):
+        try:
             index = operator.index(index)  # an int, a numpy integer, a 0-d tensor
         except TypeError:
-            return collate(self.__getitems__(index))
+            return collate(self._items(index))
         position = self._position(index)
         if not 0 <= position < len(self):
             raise IndexError(f"index {index} of a dataset of {len(self)}")
@@ -460,6 +511,14 @@ class TableDataset(torch.utils.data.Dataset):
     def __getitems__(self, indices):
         """A DataLoader batch's samples, looked up in one call (DataLoader uses it when it
         batches); under on_error="skip", short of those that fail."""
+        try:
+            return self._items(indices)
+        except tablio.FormatError as error:
+            if _carries_errors(self):
+                return [_CarriedError(error)]
+            raise
+
+    def _items(self, indices):
         positions = [self._position(operator.index(i)) for i in indices]
         try:
             values = self._values(positions)
@@ -716,6 +775,10 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         return plans[old], taken[old] * per
 
     def __iter__(self):
+        per_fetch = _carries_errors(self)
+        return _carrying(self._records(), per_fetch) if per_fetch else self._records()
+
+    def _records(self):
         info = torch.utils.data.get_worker_info()
         if info is not None:
             _in_worker()
@@ -822,6 +885,9 @@ class DataLoader(torch.utils.data.DataLoader):
         if isinstance(dataset, TableIterableDataset) and dataset.batch_size and (self.batch_size or 1) > 1:
             raise tablio.UsageError(f"the dataset yields batches (its batch_size={dataset.batch_size}): batch them "
                                     "once, with DataLoader(dataset, batch_size=None)")
+        # A worker's FormatError comes to this process whole, as an item (see _CarriedError).
+        dataset._carried_errors = self.batch_size or 1
+        self.collate_fn = _CollateCarried(self.collate_fn)
 
     def _sampler_of(self):
         if isinstance(self.dataset, torch.utils.data.IterableDataset):
@@ -938,6 +1004,8 @@ class _Counted:
 
     def __next__(self):
         item = next(self._iterator)
+        if isinstance(item, _CarriedError):
+            raise item.error
         self._state["yielded"] += 1
         return item
 

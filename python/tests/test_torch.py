@@ -698,6 +698,31 @@ def test_a_record_the_reader_cannot_convert_is_skipped_and_reading_goes_on(tmp_p
     assert keys == [f"{i:08d}" for i in range(20) if i != 13] and ds.skipped == 1
 
 
+@pytest.mark.parametrize("context", ["fork", "spawn"])
+def test_a_workers_error_keeps_its_key_path_and_offset_whole(tmp_path, context):
+    keys = [f"speaker-0001-utterance-{i:06d}" for i in range(6)]
+    with tablio.writer(f"tar:{tmp_path}/s.tar", type="sample") as w:
+        for key in keys:
+            w[key] = {"cls": 1, "json": b"{not json" if key == keys[3] else b'{"n": 1}'}
+    spec = f"tar:{tmp_path}/s.tar"
+    with pytest.raises(tablio.FormatError) as direct:
+        list(tt.TableIterableDataset(spec, type="sample", decode=True))
+    assert direct.value.key == keys[3]
+    for batch_size, drop_last in ((None, False), (2, False), (4, True)):
+        loader = tt.DataLoader(tt.TableIterableDataset(spec, type="sample", decode=True), batch_size=batch_size,
+                               drop_last=drop_last, num_workers=1, multiprocessing_context=context)
+        with pytest.raises(tablio.FormatError) as carried:
+            list(loader)
+        where = (carried.value.key, carried.value.path, carried.value.offset)
+        assert where == (direct.value.key, direct.value.path, direct.value.offset)
+    # torch's own DataLoader makes the error again from its message, which quotes 16 bytes of a key.
+    plain = torch.utils.data.DataLoader(tt.TableIterableDataset(spec, type="sample", decode=True), batch_size=None,
+                                        num_workers=1, multiprocessing_context=context)
+    with pytest.raises(tablio.FormatError) as rebuilt:
+        list(plain)
+    assert rebuilt.value.key == keys[3][:16] + "..."
+
+
 def test_a_record_whose_data_is_damaged_is_left_out_alone(tmp_path):
     with tablio.writer(f"tfrecord:{tmp_path}/d-00000-of-00001.tfrecord", type="example") as w:
         for i in range(20):
