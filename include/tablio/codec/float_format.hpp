@@ -8,6 +8,7 @@
 #include <bit>
 #include <charconv>
 #include <cstdint>
+#include <type_traits>
 
 TABLIO_BEGIN_NAMESPACE
 
@@ -78,6 +79,20 @@ inline bool scaled_digits(std::uint32_t m, int q, int k, std::uint64_t& n) noexc
   return true;
 }
 
+// Writes an infinity or a NaN as glibc's printf and C++ streams write them ("inf", "-inf",
+// "nan", "-nan", as Kaldi's text archives hold them), where std::to_chars differs between
+// standard libraries (libc++ writes "-nan(ind)"); returns the end, or nullptr for a finite v.
+template <class T>
+char* format_non_finite(char* p, T v) noexcept {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+  if (v - v == v - v) return nullptr;  // finite (inf - inf and NaN - NaN are NaN)
+  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  if (std::bit_cast<bits>(v) >> (sizeof(T) * 8 - 1)) *p++ = '-';
+  const char* word = v == v ? "inf" : "nan";
+  for (int i = 0; i < 3; ++i) *p++ = word[i];
+  return p;
+}
+
 // Writes v as "%.7g" would and returns the end; the caller provides 32 bytes.
 inline char* format_float_7g(char* p, float v) noexcept {
   const std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
@@ -88,7 +103,8 @@ inline char* format_float_7g(char* p, float v) noexcept {
       *p++ = '0';
       return p;
     }
-    // inf, nan and subnormals: the general conversion.
+    if (biased == 0xFF) return format_non_finite(p, v);
+    // subnormals: the general conversion.
     return std::to_chars(p, p + 32, v, std::chars_format::general, 7).ptr;
   }
   const std::uint32_t m = fraction | 0x800000;

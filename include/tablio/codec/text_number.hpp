@@ -27,7 +27,8 @@ inline void write_text_number(writer& w, T value, char after = ' ') {
   if constexpr (std::is_same_v<T, float>) {
     r.ptr = format_float_7g(p, value);
   } else if constexpr (std::is_floating_point_v<T>) {
-    r = std::to_chars(p, p + 39, value, std::chars_format::general, 7);
+    r.ptr = format_non_finite(p, value);
+    if (!r.ptr) r = std::to_chars(p, p + 39, value, std::chars_format::general, 7);
   } else if constexpr (sizeof(T) == 1) {
     r = std::to_chars(p, p + 39, static_cast<int>(value));  // printed as a number, not a char
   } else {
