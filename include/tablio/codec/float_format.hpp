@@ -14,6 +14,20 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace detail {
 
+// Writes an infinity or a NaN as glibc's printf and C++ streams write them ("inf", "-inf",
+// "nan", "-nan", as Kaldi's text archives hold them), where std::to_chars differs between
+// standard libraries (libc++ writes "-nan(ind)"); returns the end, or nullptr for a finite v.
+template <class T>
+char* format_non_finite(char* p, T v) noexcept {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+  if (v - v == v - v) return nullptr;  // finite (inf - inf and NaN - NaN are NaN)
+  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  if (std::bit_cast<bits>(v) >> (sizeof(T) * 8 - 1)) *p++ = '-';
+  const char* word = v == v ? "inf" : "nan";
+  for (int i = 0; i < 3; ++i) *p++ = word[i];
+  return p;
+}
+
 #if TABLIO_GNU_EXTENSIONS && defined(__SIZEOF_INT128__)
 __extension__ typedef unsigned __int128 uint128;
 
@@ -77,20 +91,6 @@ inline bool scaled_digits(std::uint32_t m, int q, int k, std::uint64_t& n) noexc
   if (twice > divisor || (twice == divisor && (quotient & 1))) ++quotient;
   n = static_cast<std::uint64_t>(quotient);
   return true;
-}
-
-// Writes an infinity or a NaN as glibc's printf and C++ streams write them ("inf", "-inf",
-// "nan", "-nan", as Kaldi's text archives hold them), where std::to_chars differs between
-// standard libraries (libc++ writes "-nan(ind)"); returns the end, or nullptr for a finite v.
-template <class T>
-char* format_non_finite(char* p, T v) noexcept {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
-  if (v - v == v - v) return nullptr;  // finite (inf - inf and NaN - NaN are NaN)
-  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-  if (std::bit_cast<bits>(v) >> (sizeof(T) * 8 - 1)) *p++ = '-';
-  const char* word = v == v ? "inf" : "nan";
-  for (int i = 0; i < 3; ++i) *p++ = word[i];
-  return p;
 }
 
 // Writes v as "%.7g" would and returns the end; the caller provides 32 bytes.
@@ -165,6 +165,7 @@ inline char* format_float_7g(char* p, float v) noexcept {
 #else
 // Without a 128-bit integer type: the general conversion.
 inline char* format_float_7g(char* p, float v) noexcept {
+  if (char* end = format_non_finite(p, v)) return end;
   return std::to_chars(p, p + 32, v, std::chars_format::general, 7).ptr;
 }
 #endif
