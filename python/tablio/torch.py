@@ -885,9 +885,7 @@ class DataLoader(torch.utils.data.DataLoader):
         if isinstance(dataset, TableIterableDataset) and dataset.batch_size and (self.batch_size or 1) > 1:
             raise tablio.UsageError(f"the dataset yields batches (its batch_size={dataset.batch_size}): batch them "
                                     "once, with DataLoader(dataset, batch_size=None)")
-        # A worker's FormatError comes to this process whole, as an item (see _CarriedError).
-        dataset._carried_errors = self.batch_size or 1
-        self.collate_fn = _CollateCarried(self.collate_fn)
+        self.collate_fn = _CollateCarried(self.collate_fn)  # passes a carried error through
 
     def _sampler_of(self):
         if isinstance(self.dataset, torch.utils.data.IterableDataset):
@@ -990,7 +988,14 @@ class DataLoader(torch.utils.data.DataLoader):
         self._resumed_at = yielded
         if getattr(self.dataset, "_skips", None) and isinstance(self.dataset, TableIterableDataset):
             self.dataset._skips.provide_board(max(self.num_workers, 1), 2 * (self.prefetch_factor or 2) + 16)
-        return _Counted(super().__iter__(), self._current)
+        # The workers this starts give a FormatError as an item, which _Counted raises whole
+        # (see _CarriedError); only they: the same dataset under another loader raises as usual.
+        self.dataset._carried_errors = self.batch_size or 1
+        try:
+            iterator = super().__iter__()
+        finally:
+            self.dataset._carried_errors = 0
+        return _Counted(iterator, self._current)
 
 
 class _Counted:

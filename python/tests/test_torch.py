@@ -698,7 +698,7 @@ def test_a_record_the_reader_cannot_convert_is_skipped_and_reading_goes_on(tmp_p
     assert keys == [f"{i:08d}" for i in range(20) if i != 13] and ds.skipped == 1
 
 
-@pytest.mark.parametrize("context", ["fork", "spawn"])
+@pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
 def test_a_workers_error_keeps_its_key_path_and_offset_whole(tmp_path, context):
     keys = [f"speaker-0001-utterance-{i:06d}" for i in range(6)]
     with tablio.writer(f"tar:{tmp_path}/s.tar", type="sample") as w:
@@ -715,6 +715,8 @@ def test_a_workers_error_keeps_its_key_path_and_offset_whole(tmp_path, context):
             list(loader)
         where = (carried.value.key, carried.value.path, carried.value.offset)
         assert where == (direct.value.key, direct.value.path, direct.value.offset)
+    # Only the workers tablio's loader starts carry errors as items: the dataset is left as it was.
+    assert getattr(loader.dataset, "_carried_errors", 0) == 0
     # torch's own DataLoader makes the error again from its message, which quotes 16 bytes of a key.
     plain = torch.utils.data.DataLoader(tt.TableIterableDataset(spec, type="sample", decode=True), batch_size=None,
                                         num_workers=1, multiprocessing_context=context)
