@@ -499,6 +499,87 @@ TEST_CASE("values that are not Examples stored as Examples of shape and data", "
   }
 }
 
+namespace {
+
+// H's value through its Example form and back.
+template <class H>
+typename H::value_type through_example(const typename H::value_type& v) {
+  std::string record;
+  example_record_holder<H>::encode_record(record, v);
+  example_record_holder<H> back;
+  back.decode_record(record, "r");
+  return back.value();
+}
+
+}  // namespace
+
+TEST_CASE("every Kaldi type has an Example form that keeps its values", "[tfrecord][example_form]") {
+  // Doubles keep every bit, as little-endian float64 bytes; read as float they are rounded,
+  // as Kaldi reads a double matrix as float.
+  matrix<double> m(2, 2, {0.1, -2, 1e300, std::numeric_limits<double>::quiet_NaN()});
+  std::string record;
+  example_record_holder<holder<matrix<double>>>::encode_record(record, m);
+  example ex = decode_example(record);
+  const auto& bytes = std::get<std::vector<std::string>>(ex.features.at("data"));
+  REQUIRE(bytes.size() == 1);
+  CHECK(bytes[0].size() == 32);
+  CHECK(bytes[0].substr(0, 8) == std::string("\x9a\x99\x99\x99\x99\x99\xb9\x3f", 8));  // 0.1
+  example_record_holder<holder<matrix<double>>> doubles;
+  doubles.decode_record(record, "r");
+  CHECK(doubles.value()(0, 0) == 0.1);
+  CHECK(doubles.value()(1, 0) == 1e300);
+  CHECK(doubles.value()(1, 1) != doubles.value()(1, 1));
+  example_record_holder<holder<matrix<float>>> floats;
+  floats.decode_record(record, "r");
+  CHECK(floats.value()(0, 0) == 0.1f);
+  CHECK(floats.value()(1, 0) == std::numeric_limits<float>::infinity());
+  vector<double> v{1.5, std::numeric_limits<double>::infinity()};
+  CHECK(through_example<holder<vector<double>>>(v) == v);
+  CHECK(through_example<holder<vector<double>>>(vector<double>{}).size() == 0);
+  // float32 data read as double is exact.
+  example_record_holder<holder<vector<float>>>::encode_record(record, vector<float>{0.1f});
+  example_record_holder<holder<vector<double>>> widened;
+  widened.decode_record(record, "r");
+  CHECK(widened.value()(0) == static_cast<double>(0.1f));
+  // float64 bytes must be as many as the shape says.
+  ex = decode_example(record);
+  ex.features["data"] = std::vector<std::string>{std::string(12, '\0')};
+  CHECK_THROWS_WITH(widened.decode_record(encode_example(ex), "r"),
+                    Catch::Contains("1 float64 values") && Catch::Contains("12 bytes"));
+  // Compressed where it is written: the stored object is a compressed matrix's.
+  matrix_to_compress packed{matrix<float>(2, 3, {1, 2, 3, 4, 5, 6}), compression_method::two_byte_auto};
+  example_record_holder<holder<matrix_to_compress>>::encode_record(record, packed);
+  example_record_holder<holder<compressed_matrix>> as_compressed;
+  as_compressed.decode_record(record, "r");
+  std::string object, expected;
+  encode_record<holder<compressed_matrix>>(object, as_compressed.value());
+  encode_record<holder<compressed_matrix>>(expected, packed.compressed());
+  CHECK(object == expected);
+  std::vector<std::pair<std::int32_t, std::int32_t>> pairs{{1, -2}, {INT32_MAX, INT32_MIN}};
+  CHECK(through_example<basic_pair_vector_holder<std::int32_t>>(pairs) == pairs);
+  std::vector<std::string> tokens{"a", "b\xc3\xa9"};
+  CHECK(through_example<token_vector_holder>(tokens) == tokens);
+  CHECK_THROWS_AS(example_record_holder<token_vector_holder>::encode_record(record, {"two words"}),
+                  usage_error);
+  CHECK(through_example<basic_holder<std::int32_t>>(-7) == -7);
+  CHECK(through_example<basic_holder<bool>>(true));
+  CHECK(through_example<basic_holder<float>>(2.5f) == 2.5f);
+  CHECK(through_example<basic_holder<double>>(0.1) == 0.1);
+  // Each reads what it wrote and refuses what does not fit its type.
+  ex = example{};
+  ex.features["shape"] = std::vector<std::int64_t>{};
+  ex.features["data"] = std::vector<std::int64_t>{2};
+  example_record_holder<basic_holder<bool>> flag;
+  CHECK_THROWS_WITH(flag.decode_record(encode_example(ex), "r"), Catch::Contains("0 or 1"));
+  ex.features["shape"] = std::vector<std::int64_t>{1, 3};
+  example_record_holder<basic_pair_vector_holder<std::int32_t>> pair_holder;
+  CHECK_THROWS_WITH(pair_holder.decode_record(encode_example(ex), "r"), Catch::Contains("(pairs, 2)"));
+  ex.features["shape"] = std::vector<std::int64_t>{1};
+  ex.features["data"] = std::vector<std::string>{"two words"};
+  example_record_holder<token_vector_holder> token_holder_of;
+  CHECK_THROWS_WITH(token_holder_of.decode_record(encode_example(ex), "r"), Catch::Contains("tokens"));
+}
+
 TEST_CASE("ordinal keys are zero-padded to eight digits and sort as entries do", "[table]") {
   CHECK(ordinal_key(0) == "00000000");
   CHECK(ordinal_key(42) == "00000042");

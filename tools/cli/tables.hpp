@@ -61,10 +61,6 @@ inline std::string stored_size(const std::string& rspec) {
   return "stored: " + std::to_string(bytes) + " bytes in " + std::to_string(files) +
          (files == 1 ? " file" : " files");
 }
-inline bool is_tfrecord(const tablio::wspecifier& w) {
-  return w.kind == tablio::wspecifier_kind::tfrecord ||
-         w.kind == tablio::wspecifier_kind::tfrecord_and_script;
-}
 
 // The first record of a TFRecord table when its first file is a file or a remote object;
 // nothing for an empty table or a command (which must not run twice).
@@ -88,15 +84,6 @@ inline bool has_bytes_feature(std::string_view record, std::string_view name) {
   const tablio::feature_view* f = view.find(name);
   return f && f->kind == tablio::feature_kind::bytes && f->count == 1;
 }
-
-// How to read H's values from a table; may add "key=key" to rspec. True when its records
-// are example_form<H> Examples. A TFRecord file's first record tells whether it keeps keys
-// (files this tool writes do). Scripts that point into TFRecord files hold Examples too.
-// Raw payloads (--type=bytes) are TFRecord records as they are, as TensorFlow's
-// TFRecordWriter writes them; their keys are ordinals.
-template <class H>
-inline constexpr bool in_example_form =
-    tablio::has_example_form<H> && !std::is_same_v<H, tablio::bytes_holder>;
 
 // The record a script's first entry points at, when it is a TFRecord record (tablio index and
 // tfrecord,scp: write such scripts); empty when that record cannot be read (reading the table
@@ -128,9 +115,15 @@ inline std::optional<std::string> first_script_record(const tablio::rspecifier& 
 template <class H>
 void take_keys_from_records(std::string& rspec, const std::optional<std::string>& first) {
   bool keyed = !first || has_bytes_feature(*first, key_feature);
-  if (keyed && (in_example_form<H> || tablio::keyed_record_holder<H>)) rspec = with_key_option(rspec);
+  if (keyed && (tablio::stored_as_example<H> || tablio::keyed_record_holder<H>))
+    rspec = with_key_option(rspec);
 }
 
+// How to read H's values from a table; may add "key=key" to rspec. True when its records
+// are example_form<H> Examples. A TFRecord file's first record tells whether it keeps keys
+// (files this tool writes do). Scripts that point into TFRecord files hold Examples too.
+// Raw payloads (--type=bytes) are TFRecord records as they are, as TensorFlow's
+// TFRecordWriter writes them; their keys are ordinals.
 template <class H>
 bool read_as_example_form(std::string& rspec) {
   tablio::rspecifier r = tablio::require_rspecifier(rspec);
@@ -140,12 +133,12 @@ bool read_as_example_form(std::string& rspec) {
     auto first = first_script_record(r);
     if (!first) return false;
     if (r.records.key_feature.empty() && !first->empty()) take_keys_from_records<H>(rspec, first);
-    return in_example_form<H>;
+    return tablio::stored_as_example<H>;
   }
   if (!is_tfrecord(r)) return false;
-  if (!r.records.key_feature.empty()) return in_example_form<H>;
+  if (!r.records.key_feature.empty()) return tablio::stored_as_example<H>;
   take_keys_from_records<H>(rspec, first_record(r));
-  return in_example_form<H>;
+  return tablio::stored_as_example<H>;
 }
 
 // How to write H's values to a table; may add "key=key" to wspec. TFRecord files keep keys
@@ -154,16 +147,16 @@ bool read_as_example_form(std::string& rspec) {
 template <class H>
 bool write_as_example_form(std::string& wspec) {
   tablio::wspecifier w = tablio::require_wspecifier(wspec);
-  if (!is_tfrecord(w)) return false;
-  if constexpr (!in_example_form<H> && !tablio::keyed_record_holder<H> &&
+  if (!w.writes_tfrecord()) return false;
+  if constexpr (!tablio::stored_as_example<H> && !tablio::keyed_record_holder<H> &&
                 !std::is_same_v<H, tablio::bytes_holder>)
     throw tablio::usage_error(
         std::string(type_label<H>()) +
         " values have no Example form for TFRecord, where their keys would be lost: write "
         "them to tar, ark or lmdb (--type=bytes copies the records without keys)");
-  if (w.records.key_feature.empty() && (in_example_form<H> || tablio::keyed_record_holder<H>))
+  if (w.records.key_feature.empty() && (tablio::stored_as_example<H> || tablio::keyed_record_holder<H>))
     wspec = with_key_option(wspec);
-  return in_example_form<H>;
+  return tablio::stored_as_example<H>;
 }
 
 // Under 'p' a bad entry ends a table quietly: said on standard error, since what came after it

@@ -3,15 +3,23 @@
 // needs besides.
 //
 //   holder                          shape                 data                 besides
-//   holder<matrix<float>>           rows, cols            float, row-major
-//   holder<vector<float>>           dim                   float
-//   holder<compressed_matrix>       rows, cols            bytes: Kaldi's object "CM..."
+//   holder<matrix<T>>               rows, cols            float, row-major (*)
+//   holder<vector<T>>               dim                   float (*)
+//   holder<compressed_matrix>,      rows, cols            bytes: Kaldi's object "CM..."
+//     holder<matrix_to_compress>
 //   basic_vector_holder<int32>      dim                   int64
 //   basic_vector_vector_holder<int32>  number of vectors  int64, concatenated  row_lengths (int64)
+//   basic_pair_vector_holder<int32> pairs, 2              int64, pair by pair
+//   basic_holder<T>                 (empty)               one int64 (integers, bool) or float (*)
 //   token_holder, bytes_holder      (none)                bytes: the string
+//   token_vector_holder             number of tokens      bytes, one per token
 //   wave_holder                     channels, samples     float, channel rows  sample_rate (float)
 //   datum_holder                    channels, height, width  bytes, or float   label (int64),
 //                                   (where the Datum has them)                 encoded (int64, if set)
+//
+// (*) double values, which a float list would round, are one bytes value of little-endian
+// float64s instead (tf.io.decode_raw(data, tf.float64) reads them). Either reads as either:
+// float64s read as float are rounded to the nearest, as Kaldi reads a double matrix as float.
 //
 // example_record_holder<H> stores H's values in record framings (TFRecord) in that form, with
 // a table's key in a bytes feature under "key=NAME", while archives keep H's own objects; so
@@ -19,6 +27,8 @@
 // too.
 #pragma once
 
+#include <tablio/core/endian.hpp>
+#include <tablio/core/float_math.hpp>
 #include <tablio/holder/basic.hpp>
 #include <tablio/holder/datum.hpp>
 #include <tablio/holder/example.hpp>
@@ -31,7 +41,9 @@
 #include <tablio/types/example_mapping.hpp>
 #include <tablio/types/matrix.hpp>
 
+#include <bit>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -79,6 +91,76 @@ const example_list_of<T>& form_data(const example& ex, std::uint64_t count, cons
   return data;
 }
 
+// Floating-point values as the "data" feature: float's as a float list; double's, which an
+// Example's float32 list would round, as one bytes value of little-endian float64s (TensorFlow
+// reads them with tf.io.decode_raw(data, tf.float64)).
+template <class T>
+void put_form_floats(example& ex, const T* values, std::size_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    ex.features["data"] = std::vector<float>(values, values + n);
+  } else {
+    std::string bytes(n * sizeof(double), '\0');
+    for (std::size_t i = 0; i < n; ++i)
+      store<std::endian::little>(bytes.data() + i * sizeof(double), values[i]);
+    ex.features["data"] = std::vector<std::string>{std::move(bytes)};
+  }
+}
+
+// A double as the nearest float, as Kaldi reads a double matrix into a float one (beyond
+// float's range: an infinity, with no undefined conversion).
+inline float nearest_float(double x) noexcept {
+  constexpr double rounds_to_infinity = 0x1.ffffffp127;  // FLT_MAX and half its last place
+  if (is_finite(x) && magnitude(x) >= rounds_to_infinity)
+    return x > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+  if (is_finite(x) && magnitude(x) > std::numeric_limits<float>::max())
+    return x > 0 ? std::numeric_limits<float>::max() : std::numeric_limits<float>::lowest();
+  return static_cast<float>(x);
+}
+
+// The "data" feature's `count` floating-point values, from either form put_form_floats writes.
+template <class T>
+std::vector<T> form_floats(const example& ex, std::uint64_t count, const std::string& where) {
+  auto data = ex.features.find("data");
+  if (data == ex.features.end() || !std::holds_alternative<std::vector<std::string>>(data->second)) {
+    const auto& floats = form_data<float>(ex, count, where);
+    return std::vector<T>(floats.begin(), floats.end());
+  }
+  const std::string& bytes = form_data<std::string>(ex, 1, where).front();
+  if (bytes.size() / sizeof(double) != count || bytes.size() % sizeof(double) != 0)
+    bad_example_field(where, "data", std::to_string(count) + " float64 values, as the shape says",
+                      std::to_string(bytes.size()) + " bytes");
+  std::vector<T> out(bytes.size() / sizeof(double));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    double x = load<std::endian::little, double>(bytes.data() + i * sizeof(double));
+    if constexpr (std::is_same_v<T, float>)
+      out[i] = nearest_float(x);
+    else
+      out[i] = x;
+  }
+  return out;
+}
+
+// The "data" feature's `count` int64 values, each checked to be an int32.
+inline std::vector<std::int32_t> form_int32s(const example& ex, std::uint64_t count,
+                                             const std::string& where) {
+  const auto& data = form_data<std::int64_t>(ex, count, where);
+  std::vector<std::int32_t> out;
+  out.reserve(data.size());
+  for (std::int64_t x : data) {
+    if (x < INT32_MIN || x > INT32_MAX) bad_example_field(where, "data", "int32 values", std::to_string(x));
+    out.push_back(static_cast<std::int32_t>(x));
+  }
+  return out;
+}
+
+// An Example read for a value in its form holds the form's "data" feature: one that does not
+// is another kind of record (a tf.Example of a dataset's own features), said so.
+inline void check_form_example(const example& ex, const std::string& where) {
+  if (!ex.features.count("data"))
+    throw_format_error(where, std::nullopt, {}, {"a value's Example form (a 'data' feature)"},
+                       {"an Example of other features"});
+}
+
 // A value stored as one bytes "data" value with no shape (tokens, payloads).
 struct string_example_form {
   static void to_example(const std::string& v, example& ex) {
@@ -92,28 +174,28 @@ struct string_example_form {
 
 }  // namespace detail
 
-template <>
-struct example_form<holder<matrix<float>>> {
-  static void to_example(const matrix<float>& m, example& ex) {
+template <class T>
+struct example_form<holder<matrix<T>>> {
+  static void to_example(const matrix<T>& m, example& ex) {
     ex.features["shape"] = std::vector<std::int64_t>{m.num_rows(), m.num_cols()};
-    ex.features["data"] = std::vector<float>(m.data(), m.data() + m.size());
+    detail::put_form_floats(ex, m.data(), m.size());
   }
-  static void from_example(const example& ex, matrix<float>& m, const std::string& where) {
+  static void from_example(const example& ex, matrix<T>& m, const std::string& where) {
     auto dims = detail::form_shape(ex, 2, where);
-    const auto& data = detail::form_data<float>(ex, std::uint64_t(dims[0]) * std::uint64_t(dims[1]), where);
-    m = matrix<float>(dims[0], dims[1], data);
+    m = matrix<T>(dims[0], dims[1],
+                  detail::form_floats<T>(ex, std::uint64_t(dims[0]) * std::uint64_t(dims[1]), where));
   }
 };
 
-template <>
-struct example_form<holder<vector<float>>> {
-  static void to_example(const vector<float>& v, example& ex) {
+template <class T>
+struct example_form<holder<vector<T>>> {
+  static void to_example(const vector<T>& v, example& ex) {
     ex.features["shape"] = std::vector<std::int64_t>{static_cast<std::int64_t>(v.size())};
-    ex.features["data"] = std::vector<float>(v.data(), v.data() + v.size());
+    detail::put_form_floats(ex, v.data(), v.size());
   }
-  static void from_example(const example& ex, vector<float>& v, const std::string& where) {
+  static void from_example(const example& ex, vector<T>& v, const std::string& where) {
     auto dims = detail::form_shape(ex, 1, where);
-    v = vector<float>(detail::form_data<float>(ex, std::uint64_t(dims[0]), where));
+    v = vector<T>(detail::form_floats<T>(ex, std::uint64_t(dims[0]), where));
   }
 };
 
@@ -136,6 +218,21 @@ struct example_form<holder<compressed_matrix>> {
   }
 };
 
+// Compressed as it is written, so stored as a compressed matrix is.
+template <>
+struct example_form<holder<matrix_to_compress>> {
+  static void to_example(const matrix_to_compress& m, example& ex) {
+    example_form<holder<compressed_matrix>>::to_example(m.compressed(), ex);
+  }
+  static void from_example(const example& ex, matrix_to_compress& m, const std::string& where) {
+    compressed_matrix stored;
+    example_form<holder<compressed_matrix>>::from_example(ex, stored, where);
+    m.values = matrix<float>(stored.num_rows(), stored.num_cols());
+    stored.decompress(m.values.data());
+    m.method = compression_method::automatic;
+  }
+};
+
 template <>
 struct example_form<basic_vector_holder<std::int32_t>> {
   static void to_example(const std::vector<std::int32_t>& v, example& ex) {
@@ -144,13 +241,7 @@ struct example_form<basic_vector_holder<std::int32_t>> {
   }
   static void from_example(const example& ex, std::vector<std::int32_t>& v, const std::string& where) {
     auto dims = detail::form_shape(ex, 1, where);
-    const auto& data = detail::form_data<std::int64_t>(ex, std::uint64_t(dims[0]), where);
-    v.clear();
-    for (std::int64_t x : data) {
-      if (x < INT32_MIN || x > INT32_MAX)
-        detail::bad_example_field(where, "data", "int32 values", std::to_string(x));
-      v.push_back(static_cast<std::int32_t>(x));
-    }
+    v = detail::form_int32s(ex, std::uint64_t(dims[0]), where);
   }
 };
 
@@ -178,15 +269,71 @@ struct example_form<basic_vector_vector_holder<std::int32_t>> {
       if (n < 0) detail::bad_example_field(where, "row_lengths", "lengths of 0 or more", std::to_string(n));
       total += static_cast<std::uint64_t>(n);
     }
-    const auto& data = detail::form_data<std::int64_t>(ex, total, where);
+    std::vector<std::int32_t> data = detail::form_int32s(ex, total, where);
     v.assign(lengths.size(), {});
-    std::size_t at = 0;
-    for (std::size_t i = 0; i < lengths.size(); ++i)
-      for (std::int64_t k = 0; k < lengths[i]; ++k, ++at) {
-        if (data[at] < INT32_MIN || data[at] > INT32_MAX)
-          detail::bad_example_field(where, "data", "int32 values", std::to_string(data[at]));
-        v[i].push_back(static_cast<std::int32_t>(data[at]));
-      }
+    auto at = data.begin();
+    for (std::size_t i = 0; i < lengths.size(); at += lengths[i], ++i) v[i].assign(at, at + lengths[i]);
+  }
+};
+
+// Pairs as a (pairs, 2) shape over int64 data, first and second of each in turn.
+template <>
+struct example_form<basic_pair_vector_holder<std::int32_t>> {
+  static void to_example(const std::vector<std::pair<std::int32_t, std::int32_t>>& v, example& ex) {
+    std::vector<std::int64_t> data;
+    data.reserve(2 * v.size());
+    for (const auto& [a, b] : v) {
+      data.push_back(a);
+      data.push_back(b);
+    }
+    ex.features["shape"] = std::vector<std::int64_t>{static_cast<std::int64_t>(v.size()), 2};
+    ex.features["data"] = std::move(data);
+  }
+  static void from_example(const example& ex, std::vector<std::pair<std::int32_t, std::int32_t>>& v,
+                           const std::string& where) {
+    auto dims = detail::form_shape(ex, 2, where);
+    if (dims[1] != 2)
+      detail::bad_example_field(where, "shape", "(pairs, 2)", std::to_string(dims[1]) + " columns");
+    std::vector<std::int32_t> data = detail::form_int32s(ex, 2 * std::uint64_t(dims[0]), where);
+    v.resize(std::size_t(dims[0]));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = {data[2 * i], data[2 * i + 1]};
+  }
+};
+
+// Tokens as a bytes list, each checked to be a token on reading as on writing.
+template <>
+struct example_form<token_vector_holder> {
+  static void to_example(const std::vector<std::string>& tokens, example& ex) {
+    for (const std::string& t : tokens) token_holder::check_token(t);
+    ex.features["shape"] = std::vector<std::int64_t>{static_cast<std::int64_t>(tokens.size())};
+    ex.features["data"] = tokens;
+  }
+  static void from_example(const example& ex, std::vector<std::string>& tokens, const std::string& where) {
+    auto dims = detail::form_shape(ex, 1, where);
+    const auto& data = detail::form_data<std::string>(ex, std::uint64_t(dims[0]), where);
+    for (const std::string& t : data)
+      if (!kaldi_io::is_token(t)) detail::bad_example_field(where, "data", "tokens", quoted_excerpt(t));
+    tokens.assign(data.begin(), data.end());
+  }
+};
+
+// A number as one "data" value with an empty shape: int64 for integers and bools, float for
+// floating point (a double held exactly, as in matrices).
+template <class T>
+struct example_form<basic_holder<T>> {
+  static void to_example(const T& v, example& ex) {
+    ex.features["shape"] = std::vector<std::int64_t>{};
+    if constexpr (std::is_floating_point_v<T>)
+      detail::put_form_floats(ex, &v, 1);
+    else
+      ex.features["data"] = std::vector<std::int64_t>{static_cast<std::int64_t>(v)};
+  }
+  static void from_example(const example& ex, T& v, const std::string& where) {
+    detail::form_shape(ex, 0, where);
+    if constexpr (std::is_floating_point_v<T>)
+      v = detail::form_floats<T>(ex, 1, where).front();
+    else
+      v = detail::example_value<T>(detail::form_data<std::int64_t>(ex, 1, where).front(), where, "data", 0);
   }
 };
 
@@ -260,6 +407,13 @@ struct example_form<datum_holder> {
   }
 };
 
+// Whether a record of a type with an Example form holds that form rather than the type's own
+// record: an Example starts with its features' tag (0x0a) and their length, where a binary
+// object starts "\0B", a Datum with a varint field's tag, a wave "RIFF", a token with no
+// whitespace, and a line of tokens, which can start with a newline, is that newline alone when
+// it holds none.
+inline bool is_example_record(std::string_view bytes) { return bytes.size() >= 2 && bytes.front() == '\x0a'; }
+
 // H's values in record framings as example_form<H> Examples; elsewhere H itself.
 template <holder_type H>
 requires has_example_form<H>
@@ -271,15 +425,14 @@ class example_record_holder : public H {
                             std::string_view key) {
     example_holder::encode_record(out, as_example(v), key_name, key);
   }
-  // Records of either form are read, since files of both exist: an Example (whose first byte
-  // is its features' tag, 0x0a), or H's own record (a binary object starts "\0B", a Datum with a
-  // varint, a wave "RIFF", a token with no whitespace).
+  // Records of either form are read, since files of both exist (is_example_record tells them).
   void decode_record(std::string_view bytes, const std::string& name) {
-    if (bytes.empty() || bytes.front() != '\x0a') {
+    if (!is_example_record(bytes)) {
       example_.clear();  // which holds no key to take
       return tablio::decode_record(static_cast<H&>(*this), bytes, name);
     }
     example_.decode_record(bytes, name);
+    detail::check_form_example(example_.value(), name);
     example_form<H>::from_example(example_.value(), this->value(), name);
   }
   std::string take_record_key(std::string_view key_name, const std::string& name) {
@@ -295,5 +448,24 @@ class example_record_holder : public H {
   }
   example_holder example_;
 };
+
+// Whether H's values are Examples of their form in TFRecord files: every type with one, but
+// bytes, whose records are payloads as they are (TensorFlow's TFRecordWriter writes them so).
+template <class H>
+inline constexpr bool stored_as_example = has_example_form<H> && !std::is_same_v<H, bytes_holder>;
+
+// The holder that reads H's values from any table, example_record_holder<H> where H's values
+// are stored as Examples: it reads records of both forms, and is H elsewhere.
+template <class H>
+struct reading_holder {
+  using type = H;
+};
+template <class H>
+requires stored_as_example<H>
+struct reading_holder<H> {
+  using type = example_record_holder<H>;
+};
+template <class H>
+using reading_holder_t = typename reading_holder<H>::type;
 
 TABLIO_END_NAMESPACE

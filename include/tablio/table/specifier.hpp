@@ -74,6 +74,12 @@ struct wspecifier {
   std::string extension;                                           // ext=EXT
   std::uint64_t max_count = 0, max_size = 0;                       // maxcount=, maxsize=
   unsigned threads = 0;                                            // threads=N (0: open_options')
+
+  // Whether it writes a TFRecord file, which holds values that are not Examples in their
+  // Example form (holder/example_form.hpp).
+  bool writes_tfrecord() const {
+    return kind == wspecifier_kind::tfrecord || kind == wspecifier_kind::tfrecord_and_script;
+  }
 };
 
 // How a segments file cuts recordings (table/segments.hpp): extract-segments' options.
