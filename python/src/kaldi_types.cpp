@@ -183,6 +183,7 @@ struct int_pair_vector {
     return std::move(out);
   }
   static value_type from_python(py::handle h, const value_options&) {
+    if (py::array empty = py::array::ensure(h); empty && empty.size() == 0) return {};  // [] as (0, 2)
     std::vector<std::int32_t> flat = int32_values(h, 2, "int-pair-vector");
     if (py::array::ensure(h).shape(1) != 2 && !flat.empty())
       throw py::value_error("int-pair-vector: expected an array of shape (n, 2)");
@@ -412,7 +413,7 @@ value_type_entry matrix_entry() {
   value_type_entry packed = entry_for<compressed>();
   plain.writer = [plain_writer = plain.writer](const std::string& s,
                                                const value_options& o) -> std::unique_ptr<writer_base> {
-    if (o.compression_method) return std::make_unique<table_writer<compressing>>(s, o);
+    if (o.compression_method) return make_writer<compressing>(s, o);
     return plain_writer(s, o);
   };
   plain.save_object = [plain_save = plain.save_object, packed_save = packed.save_object](
@@ -430,7 +431,7 @@ void register_kaldi_types() {
   value_type_entry compressed_matrices = entry_for<compressed>();
   compressed_matrices.writer = [](const std::string& s,
                                   const value_options& o) -> std::unique_ptr<writer_base> {
-    return std::make_unique<table_writer<compressing>>(s, o);
+    return make_writer<compressing>(s, o);
   };
   register_value_type("compressed-matrix", compressed_matrices);
   register_value_type("int-vector", entry_for<int_vector>());

@@ -21,6 +21,7 @@
 #include "binding.hpp"
 
 #include <tablio/table/object.hpp>
+#include <tablio/table/record_form.hpp>
 
 #include <utility>
 
@@ -35,6 +36,11 @@ requires requires { typename C::owned_holder; }
 struct owned_holder_of<C> {
   using type = typename C::owned_holder;
 };
+
+// Tables read values of either form a record may hold (holder/example_form.hpp), and write
+// TFRecord files in the Example form, as the tool does: one encoding per format and type.
+template <class H>
+using read_with = tablio::reading_holder_t<H>;
 
 // The key a batch's conversion errors name: its record's, when it has one record.
 inline std::string one_key(const std::vector<std::string>& keys) {
@@ -155,7 +161,7 @@ class sequential_table final : public sequential_base {
   }
 
  private:
-  tablio::sequential_table_reader<typename C::holder> table_;
+  tablio::sequential_table_reader<read_with<typename C::holder>> table_;
   value_options options_;
   bool started_ = false;
 };
@@ -163,7 +169,7 @@ class sequential_table final : public sequential_base {
 template <class C>
 class random_access_table final : public random_access_base {
  public:
-  using holder = typename owned_holder_of<C>::type;
+  using holder = read_with<typename owned_holder_of<C>::type>;
   using value_type = typename holder::value_type;
 
   random_access_table(const std::string& rspec, const value_options& options) : options_(options) {
@@ -232,10 +238,10 @@ class random_access_table final : public random_access_base {
   value_options options_;
 };
 
-template <class C>
+template <class C, class Holder = typename owned_holder_of<C>::type>
 class table_writer final : public writer_base {
  public:
-  using holder = typename owned_holder_of<C>::type;
+  using holder = Holder;
   using value_type = typename holder::value_type;
 
   table_writer(const std::string& wspec, const value_options& options) : options_(options) {
@@ -265,6 +271,24 @@ class table_writer final : public writer_base {
   value_options options_;
 };
 
+// A writer of C's values to wspec, in the form every writer stores them in there.
+template <class C>
+std::unique_ptr<writer_base> make_writer(const std::string& wspec, const value_options& options) {
+  return tablio::with_writing_holder<typename owned_holder_of<C>::type>(
+      wspec, [&]<class W>() -> std::unique_ptr<writer_base> {
+        return std::make_unique<table_writer<C, W>>(wspec, options);
+      });
+}
+
+// Splits rspec into n shards, written as make_writer writes.
+template <class H>
+tablio::shard_plan split_table(const std::string& rspec, const std::string& wspec, std::uint64_t n,
+                               tablio::shard_balance by, const tablio::open_options& open) {
+  unlocked_gil unlocked;
+  return tablio::with_writing_holder<H>(
+      wspec, [&]<class W>() { return tablio::shard_table<read_with<H>, W>(rspec, wspec, n, by, open); });
+}
+
 // The entry for a value type whose reading and writing use one converter.
 template <class C>
 value_type_entry entry_for() {
@@ -275,17 +299,11 @@ value_type_entry entry_for() {
       [](const std::string& s, const value_options& o) -> std::unique_ptr<random_access_base> {
         return std::make_unique<random_access_table<C>>(s, o);
       },
-      [](const std::string& s, const value_options& o) -> std::unique_ptr<writer_base> {
-        return std::make_unique<table_writer<C>>(s, o);
-      },
-      [](const std::string& rspec, const std::string& wspec, std::uint64_t n, tablio::shard_balance by,
-         const tablio::open_options& open) {
-        unlocked_gil unlocked;
-        return tablio::shard_table<typename owned_holder_of<C>::type>(rspec, wspec, n, by, open);
-      },
+      make_writer<C>,
+      split_table<typename owned_holder_of<C>::type>,
       [](const std::string& rspec, const tablio::open_options& open) {
         unlocked_gil unlocked;
-        return tablio::index_shards<typename owned_holder_of<C>::type>(rspec, open);
+        return tablio::index_shards<read_with<typename owned_holder_of<C>::type>>(rspec, open);
       },
       tablio::record_extension<typename owned_holder_of<C>::type>(),
       [](const std::string& rxfilename, const value_options& o) -> py::object {

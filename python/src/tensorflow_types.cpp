@@ -720,8 +720,26 @@ void decode_datum_image(datum_read<Datum>& r, const tablio::image_options& optio
   });
 }
 
+// The same Datum with its bytes held as To: a view of a Datum's, or a Datum of a view's own.
+template <class To, class From>
+tablio::basic_datum<To> datum_as(const tablio::basic_datum<From>& d) {
+  tablio::basic_datum<To> out;
+  out.channels = d.channels;
+  out.height = d.height;
+  out.width = d.width;
+  out.data = To(d.data);
+  out.label = d.label;
+  out.float_data = d.float_data;
+  out.encoded = d.encoded;
+  const auto& p = d.present;
+  out.present = {p.channels, p.height, p.width, p.data, p.label, p.encoded};
+  out.unknown = To(d.unknown);
+  return out;
+}
+
 // Reads Datums as views of the record, decoding encoded images under images= (in the table's
-// threads, with threads=).
+// threads, with threads=). A TFRecord record holds a Datum in its Example form, as
+// example_record_holder<datum_holder> writes and reads it, whose key it gives up under key=.
 class datum_images_holder : public tablio::holder_storage<datum_read<tablio::datum_view>> {
  public:
   static constexpr std::string_view extension = tablio::datum_view_holder::extension;
@@ -732,20 +750,38 @@ class datum_images_holder : public tablio::holder_storage<datum_read<tablio::dat
   static void encode_record(std::string& out, const value_type& v) {
     tablio::datum_view_holder::encode_record(out, v.datum);
   }
+  static void encode_record(std::string& out, const value_type& v, std::string_view key_name,
+                            std::string_view key) {
+    tablio::example_record_holder<tablio::datum_holder>::encode_record(out, datum_as<std::string>(v.datum),
+                                                                       key_name, key);
+  }
   void read(tablio::reader& r) {
     bytes_.read(r);
     decode_record(bytes_.value(), r.name());
   }
   void decode_record(std::string_view bytes, const std::string& name) {
-    tablio::decode_datum(bytes, value_.datum, name);
+    if (tablio::is_example_record(bytes)) {  // as example_record_holder<datum_holder> reads it
+      example_.decode_record(bytes, name);
+      tablio::detail::check_form_example(example_.value(), name);
+      tablio::example_form<tablio::datum_holder>::from_example(example_.value(), stored_, name);
+      value_.datum = datum_as<std::string_view>(stored_);
+    } else {
+      example_.clear();
+      tablio::decode_datum(bytes, value_.datum, name);
+    }
     if (images)
       decode_datum_image(value_, *images, name);
     else
       value_.image.clear();
   }
+  std::string take_record_key(std::string_view key_name, const std::string& name) {
+    return example_.take_record_key(key_name, name);
+  }
 
  private:
   tablio::bytes_holder bytes_;  // an archive's copy of the bytes, which the view points into
+  tablio::example_holder example_;
+  tablio::datum stored_;  // the Datum an Example held, which the view points into
 };
 
 // (ndarray[c, h, w] uint8, label), float32 when the Datum holds float_data, or (bytes, label)
@@ -854,25 +890,13 @@ struct datum {
   }
   // Random access: the image decoded here, at the lookup.
   static py::object to_python(const tablio::datum& d, const value_options& o) {
-    datum_read<tablio::datum_view> r{view_of(d), {}};
+    datum_read<tablio::datum_view> r{datum_as<std::string_view>(d), {}};
     if (o.images && d.encoded) {
       unlocked_gil unlocked;
       decode_datum_image(r, *o.images, "");
     }
     return to_python(std::move(r), o);
   }
-  static tablio::datum_view view_of(const tablio::datum& d) {
-    tablio::datum_view v;
-    v.channels = d.channels;
-    v.height = d.height;
-    v.width = d.width;
-    v.data = d.data;
-    v.label = d.label;
-    v.float_data = d.float_data;
-    v.encoded = d.encoded;
-    return v;
-  }
-
   static tablio::datum from_python(py::handle h, const value_options&) {
     auto pair = py::cast<py::tuple>(h);
     if (pair.size() != 2) throw py::value_error("datum: expected (image, label)");
@@ -931,7 +955,7 @@ struct datum {
         }
       }
       rest_.emplace_back();  // from the first that does not stack on (or fails), each on its own
-      rest_.back().datum = owned(r.datum);
+      rest_.back().datum = datum_as<std::string>(r.datum);
       std::swap(rest_.back().image, r.image);
     }
     py::object finish() {
@@ -966,17 +990,6 @@ struct datum {
         return true;
       }
       return k == kind_ && shape(d, p) == shape_;
-    }
-    static tablio::datum owned(const tablio::datum_view& d) {
-      tablio::datum o;
-      o.channels = d.channels;
-      o.height = d.height;
-      o.width = d.width;
-      o.data = std::string(d.data);
-      o.label = d.label;
-      o.float_data = d.float_data;
-      o.encoded = d.encoded;
-      return o;
     }
     value_options options_;
     std::size_t expected_;
