@@ -203,8 +203,9 @@ void take_or_decode_record(H& h, entry& e, const std::string& source) {
 // replaces a provisional key or must equal the entry's. Errors name the record's file and offset.
 template <holder_type H>
 void read_record(H& h, entry& e) {
+  // A key the record keeps is lost with it: its stand-in (an ordinal) is no key of the table.
   if (e.corrupted) [[unlikely]]
-    throw_corrupted_record(e.source, e.data_offset, e.key);
+    throw_corrupted_record(e.source, e.data_offset, e.provisional_key ? std::string_view() : e.key);
   std::string source(e.source);
   in_entry(e, source, [&] {
     try {
