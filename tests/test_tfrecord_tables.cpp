@@ -357,8 +357,25 @@ TEST_CASE("bad records in a tfrecord table", "[tfrecord][table][bad]") {
   for (; !p.done(); p.next()) ++n;
   CHECK(n == keys.size());
   CHECK_THAT(p.error(), Catch::Contains("corrupted record") && Catch::Contains("00000001"));
-  // Found by its offset, from a script, it is named by its key too.
+  // Where the keys are in the records (key=), a bad record ends a plain table, claiming no key
+  // (its key is lost with it), and under p is left out as well, in one thread or several.
   test::temp_dir dir;
+  write_examples("tfrecord,key=utt:" + dir / "keyed.tfrecord", 3);
+  std::string keyed = test::read_file(dir / "keyed.tfrecord");
+  keyed[keyed.size() / 2] ^= 0x40;  // inside the second record's data
+  test::write_file(dir / "keyed.tfrecord", keyed);
+  CHECK_THROWS_MATCHES(
+      read_all("tfrecord,key=utt:" + dir / "keyed.tfrecord"), data_loss_error,
+      Catch::Predicate<data_loss_error>([](const data_loss_error& e) { return e.key().empty(); }));
+  for (const char* threads : {"", "threads=3,"}) {
+    std::vector<std::string> kept;
+    sequential_table_reader<example_holder> keyed_p("tfrecord,p," + std::string(threads) +
+                                                    "key=utt:" + dir / "keyed.tfrecord");
+    for (; !keyed_p.done(); keyed_p.next()) kept.push_back(keyed_p.key());
+    CHECK(kept == std::vector<std::string>{key_of(0), key_of(2)});
+    CHECK_THAT(keyed_p.error(), Catch::Contains("corrupted record"));
+  }
+  // Found by its offset, from a script, it is named by its key too.
   test::write_file(dir / "bad.scp", "first " + bad + ":0\nsecond " + bad + ":103\n");
   random_access_table_reader<example_holder> by_key("scp:" + dir / "bad.scp");
   CHECK_NOTHROW(by_key.at("first"));

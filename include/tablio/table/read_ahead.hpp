@@ -131,10 +131,8 @@ class read_ahead final : public table_stage {
         skip(j, err);  // decoding failed in a thread: as where it is read, the entry is left out
         return j;
       }
-      // A record that did not decode in a thread: the error of its value, as where it is read
-      // (unless its key is in it).
-      if (!j.failure && j.e.form == entry_form::record && !j.e.provisional_key &&
-          dynamic_cast<const format_error*>(&err)) {
+      // A record that did not decode in a thread: the error of its value, as where it is read.
+      if (!j.failure && j.e.form == entry_form::record && dynamic_cast<const format_error*>(&err)) {
         j.value_error = std::current_exception();
         return j;
       }

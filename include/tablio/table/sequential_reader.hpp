@@ -315,10 +315,10 @@ void sequential_table_reader<H, Framing>::read_next() {
       loaded_ = true;
       return;
     } catch (const tablio::error& e) {
-      // Under p, a record that does not decode is left out, as a pending entry that cannot be
-      // read is, and other bad data (a format_error) ends the table, as a record does whose key
-      // is in it (key=), which is then unknown; anything else is thrown.
-      const bool bad_record = record && !entry_.provisional_key && dynamic_cast<const format_error*>(&e);
+      // Under p, a record that does not decode is left out (with the key it keeps, under key=),
+      // as a pending entry that cannot be read is, and other bad data (a format_error) ends the
+      // table; anything else is thrown.
+      const bool bad_record = record && dynamic_cast<const format_error*>(&e);
       bool skip = (pending || bad_record) && options_.permissive;
       if (!skip && !(options_.permissive && dynamic_cast<const format_error*>(&e))) {
         done_ = true;
@@ -361,6 +361,9 @@ bool sequential_table_reader<H, Framing>::advance_ahead() {
         ahead().release();
         continue;
       }
+      // A record that keeps its key (key=) and does not decode has no key to stand under: its
+      // error is the table's, as where it is read.
+      if (job.value_error && job.e.provisional_key) std::rethrow_exception(job.value_error);
       current_ = &job;
       return true;
     } catch (...) {
