@@ -618,6 +618,14 @@ struct counting_holder : bytes_holder {
     bytes_holder::take_record(record, name);
   }
 };
+// Float matrices, counting the objects decoded (a skim decodes none).
+struct counting_matrix_holder : holder<matrix<float>> {
+  static inline int decoded = 0;
+  void read(reader& r) {
+    ++decoded;
+    holder<matrix<float>>::read(r);
+  }
+};
 }  // namespace
 
 TEST_CASE("records are decoded where their values are used: a count or a skip decodes none",
@@ -640,4 +648,21 @@ TEST_CASE("records are decoded where their values are used: a count or a skip de
        !parts.done(); parts.next())
     ++copied;
   CHECK(copied == 10);
+  // An archive's compressed or text matrices are skimmed past by the count, not decompressed or
+  // parsed: each is decoded once, by the copy.
+  for (const char* form : {"ark:", "ark,t:"}) {
+    {
+      table_writer<holder<matrix_to_compress>> out(form + dir / "cm.ark");
+      for (int i = 0; i < 10; ++i)
+        out.write("utt" + std::to_string(i),
+                  {matrix<float>(3, 2, {1, 2, 3, 4, 5, float(i)}), compression_method::two_byte_auto});
+    }
+    counting_matrix_holder::decoded = 0;
+    shard_table<counting_matrix_holder>("ark:" + dir / "cm.ark", "ark:" + dir / "cm-part.ark", 3);
+    CHECK(counting_matrix_holder::decoded == 10);
+    // Under p, where an entry that does not decode would be left out, the count decodes too.
+    counting_matrix_holder::decoded = 0;
+    shard_table<counting_matrix_holder>("ark,p:" + dir / "cm.ark", "ark:" + dir / "cm-part.ark", 3);
+    CHECK(counting_matrix_holder::decoded == 20);
+  }
 }

@@ -32,6 +32,26 @@ TABLIO_BEGIN_NAMESPACE
 
 enum class shard_balance { count, bytes };
 
+namespace detail {
+
+// H, reading an archive's objects for their number alone: skimmed past where H can tell where
+// one ends without decoding it (Kaldi's compressed and text matrices), else read.
+template <holder_type H>
+class skimming_holder : public H {
+ public:
+  void read(reader& r) {
+    if constexpr (requires { H::skim(r, skimmed_); }) {
+      if (H::skim(r, skimmed_)) return;
+    }
+    H::read(r);
+  }
+
+ private:
+  skimmed_object skimmed_;
+};
+
+}  // namespace detail
+
 // What shard_table wrote: each shard's wspecifier and its number of entries.
 struct shard_plan {
   std::vector<std::string> wspecifiers;
@@ -205,16 +225,8 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
   }
   std::vector<std::uint64_t> weights;
   std::string ended_early;
-  {
-    // Counted by their number alone, a table's records are not decoded (nor by threads, nor for
-    // keys they keep, which a count needs not): only the copy below decodes them.
-    rspecifier counted = *in_spec;
-    open_options counting = open;
-    if (by == shard_balance::count) {
-      counted.records.key_feature.clear();
-      counted.threads = counting.threads = 1;
-    }
-    sequential_table_reader<H> in;
+  auto count = [&]<class R>(const rspecifier& counted, const open_options& counting) {
+    sequential_table_reader<R> in;
     in.open(counted, counting);
     std::string encoded;
     for (; !in.done(); in.next()) {
@@ -230,6 +242,22 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
     }
     ended_early = in.error();
     in.close();
+  };
+  if (by == shard_balance::count) {
+    // Counted by their number alone, a table's records are not decoded (nor by threads, nor for
+    // keys they keep, which a count needs not), nor the archive objects H can skim past: only
+    // the copy below decodes them. (Under p, where an entry that does not decode is left out,
+    // the count decodes as the copy does.)
+    rspecifier counted = *in_spec;
+    open_options counting = open;
+    counted.records.key_feature.clear();
+    counted.threads = counting.threads = 1;
+    if (counted.permissive)
+      count.template operator()<H>(counted, counting);
+    else
+      count.template operator()<detail::skimming_holder<H>>(counted, counting);
+  } else {
+    count.template operator()<H>(*in_spec, open);
   }
   std::vector<std::uint64_t> cuts =
       by == shard_balance::count ? detail::count_cuts(weights.size(), n) : detail::byte_cuts(weights, n);
