@@ -265,11 +265,16 @@ struct entry {
                                   // entry's key (or the end) must follow it (check_key_follows)
   bool read_in_sequence = false;  // object: read in an archive's order, the next key after it
   bool pending = false;           // the value is still to be loaded (framings with load())
-  bool corrupted = false;         // record: its bytes fail their checksum (a TFRecord's data CRC),
-                                  // so its value is a data_loss_error, and the next entry follows
+  // record: the check of its bytes (a TFRecord's data CRC), made where its value is read, so
+  // that a count touches none of them; bytes that fail it make the value a data_loss_error,
+  // and the next entry follows
+  bool (*intact)(std::string_view bytes, std::uint32_t expected) = nullptr;
+  std::uint32_t expected_check = 0;
   location where;                 // for read_at() and for scripts
   std::string_view source;        // record, array: what errors name (the file)
   std::uint64_t data_offset = 0;  // record, array: offset of the bytes in source
+
+  bool corrupted() const { return intact && !intact(bytes, expected_check); }
 };
 
 // How a table reads: Kaldi's rspecifier options.
@@ -598,8 +603,8 @@ void check_key_read(const entry& e, const F& f) {
 
 template <input_framing F>
 bool next_entry(F& f, entry& e) {
-  e.lent = nullptr;     // only a framing that lends sets it, or gives parts
-  e.corrupted = false;  // ...or finds a record corrupted
+  e.lent = nullptr;    // only a framing that lends sets it, or gives parts
+  e.intact = nullptr;  // ...or has a record's bytes to check
   e.parts = {};
   e.keeper.reset();
   bool more;

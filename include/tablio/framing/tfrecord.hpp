@@ -124,8 +124,11 @@ inline bool read_tfrecord(reader& in, std::string& scratch, std::string_view& re
   return true;
 }
 
+inline bool tfrecord_data_intact(std::string_view record, std::uint32_t masked_crc) noexcept {
+  return unmask_crc(masked_crc) == crc32c(record.data(), record.size());
+}
 inline bool tfrecord_data_crc_matches(std::string_view record, const tfrecord_record_info& info) noexcept {
-  return unmask_crc(info.masked_crc) == crc32c(record.data(), record.size());
+  return tfrecord_data_intact(record, info.masked_crc);
 }
 
 [[noreturn]] inline void tfrecord_corrupted_data(const reader& in, const tfrecord_record_info& info,
@@ -324,8 +327,9 @@ class tfrecord_input {
         // Only a file or a remote object can be read at an offset; an inflating stream has no
         // known size.
         plain_ = can_open_at(files_.files()[files_.current()]) && r.size_known();
-        // The data CRC is checked here: a record whose data fails it is handed out as one
-        // (its value is the error), since the next record starts where its length says.
+        // The data CRC is checked where a record's value is read: a record whose data fails it
+        // is handed out as one (its value is the error), since the next record starts where its
+        // length says.
         in_.emplace(std::move(r),
                     tfrecord_read_options{.verify_crc = false, .strict_end = !options_.unended});
       }
@@ -338,7 +342,8 @@ class tfrecord_input {
       if (ordinal % options_.shard_count != options_.shard_index) continue;
       e.key = ordinal_key(ordinal);
       describe(e, record, files_.current(), in_->offset());
-      e.corrupted = !detail::tfrecord_data_crc_matches(record, in_->info());
+      e.intact = detail::tfrecord_data_intact;  // checked where the value is read
+      e.expected_check = in_->info().masked_crc;
       return true;
     }
   }
@@ -376,7 +381,7 @@ class tfrecord_input {
   void describe(entry& e, std::string_view record, std::uint32_t file, std::uint64_t offset) const {
     e.form = entry_form::record;
     e.bytes = record;
-    e.corrupted = false;  // (next() checks its CRC, read_at() has)
+    e.intact = nullptr;  // (next() has it checked, read_at() has checked it)
     e.key_name = options_.key_name;
     e.provisional_key = !options_.key_name.empty();
     e.max_key_bytes = max_key_bytes();

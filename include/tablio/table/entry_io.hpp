@@ -204,7 +204,7 @@ void take_or_decode_record(H& h, entry& e, const std::string& source) {
 template <holder_type H>
 void read_record(H& h, entry& e) {
   // A key the record keeps is lost with it: its stand-in (an ordinal) is no key of the table.
-  if (e.corrupted) [[unlikely]]
+  if (e.corrupted()) [[unlikely]]
     throw_corrupted_record(e.source, e.data_offset, e.provisional_key ? std::string_view() : e.key);
   std::string source(e.source);
   in_entry(e, source, [&] {

@@ -199,7 +199,8 @@ class read_ahead final : public table_stage {
     e.provisional_key = e_.provisional_key;
     e.max_key_bytes = e_.max_key_bytes;
     e.data_offset = e_.data_offset;
-    e.corrupted = e_.corrupted;
+    e.intact = e_.intact;  // checked in the thread that decodes it
+    e.expected_check = e_.expected_check;
   }
 
   // An archive's object, its bytes moved into the job undecoded, where its holder can tell where

@@ -37,7 +37,8 @@ inline std::vector<script_entry> index_tfrecord(std::string_view rspec, const op
   for (entry e; input.next(e);) {
     script_entry& s = entries.emplace_back();
     const std::string& file = input.files()[e.where.file];
-    if (e.corrupted) throw_corrupted_record(file, e.data_offset, e.key);  // an index points at sound records
+    if (e.corrupted())
+      throw_corrupted_record(file, e.data_offset, e.key);  // an index points at sound records
     s.rxfilename = file + ":" + std::to_string(e.where.offset);
     if (key_feature.empty()) {
       s.key = e.key;
