@@ -16,7 +16,7 @@
 
 TABLIO_BEGIN_NAMESPACE
 
-// Calls f.template operator()<W>() with W the holder that writes H's values to wspec.
+// Calls `f.template operator()<W>()` with `W` the holder that writes H's values to wspec.
 template <holder_type H, class F>
 decltype(auto) with_writing_holder(std::string_view wspec, F&& f) {
   if constexpr (stored_as_example<H>) {
