@@ -97,18 +97,15 @@ class archive_reader {
   }
 
   // Reads the next key and the separator after it. Returns false at the end of the archive,
-  // which includes input that ends inside a key: Kaldi treats that as a clean end too.
+  // which includes input that ends inside a key: Kaldi treats that as a clean end too. Keys
+  // are read as they are written: a value read with the wrong type leaves the reader inside
+  // its bytes, and what it takes for the next key is no key.
   bool next_key(std::string& key) {
-    const int c = detail::read_archive_key(in_, key, key_offset_);
-    if (c < 0) return false;
-    // Keys are read as they are written: a value read with the wrong type leaves the reader
-    // inside its bytes, and what it takes for the next key is no key.
-    if (!kaldi_io::is_token(key))
-      detail::bad_key_read(in_.name(), key_offset_, key, in_.limits().max_token_bytes);
-    if (c == ' ' || c == '\t')
-      in_.advance(1);  // a newline is left for the object
-    else if (c != '\n')
-      in_.fail({"a space after key ", quoted_excerpt(key)}, {"byte ", decimal(c)});
+    if (!detail::read_archive_key(
+            in_, key, key_offset_,
+            "a key (non-empty, no whitespace or unprintable bytes), then a space or a newline"))
+      return false;
+    if (in_.peek() != '\n') in_.advance(1);  // a newline is left for the object
     return true;
   }
 

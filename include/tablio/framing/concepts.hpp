@@ -530,31 +530,44 @@ void ask_for_parts(F& f) {
        : key.size() <= most ? quoted_excerpt(key)
                             : join({decimal(key.size()), " bytes from ", quoted_excerpt(key)})});
 }
-// Reads a key as an archive's reader reads it: whitespace, then the bytes up to a space, from
-// offset `at`. Returns the byte after the key, -1 at the end of the input.
-inline int read_archive_key(reader& in, std::string& key, std::uint64_t& at) {
+// Whether `key`, followed by byte `after`, is an archive entry's key as a writer writes it: a
+// token, then a space, a tab or a newline. Bytes that are not are damaged input, or the rest of
+// an object before them read as another type than wrote it (another release of a struct).
+inline bool is_archive_key(std::string_view key, int after) {
+  return kaldi_io::is_token(key) && (after == ' ' || after == '\t' || after == '\n');
+}
+[[noreturn]] TABLIO_COLD inline void no_archive_key(const reader& in, std::uint64_t at, std::string_view key,
+                                                    int after, std::string_view expected) {
+  const std::size_t most = in.limits().max_token_bytes;
+  throw_format_error(
+      in.name(), at, {}, {expected},
+      {kaldi_io::is_token(key) ? join({quoted_excerpt(key), " followed by byte ", decimal(after)})
+       : key.size() <= most    ? quoted_excerpt(key)
+                               : join({decimal(key.size()), " bytes from ", quoted_excerpt(key)})});
+}
+// Reads the key of an archive's next entry, as Kaldi's reader reads it: whitespace, then the
+// bytes up to a space, from offset `at`; leaves the reader at the byte after the key. False
+// at the end, which includes input that ends inside a key (Kaldi takes that for a clean end
+// too). Bytes that are no key (is_archive_key) are a format_error expecting `expected`.
+inline bool read_archive_key(reader& in, std::string& key, std::uint64_t& at, std::string_view expected) {
   in.skip_whitespace();
   at = in.tell();
   key.clear();
   in.read_until_space(key);
-  return in.peek();
+  const int after = in.peek();
+  if (after < 0) return false;
+  if (!is_archive_key(key, after)) no_archive_key(in, at, key, after, expected);
+  return true;
 }
+inline constexpr std::string_view key_after_object = "the next entry's key or the end, after the object";
 // What must follow an object read at an offset into an archive: the next entry's key, as the
 // archive's own reader reads keys (framing/ark.hpp), or the end. An object read as another
-// type than wrote it (another release of a struct) stops short or runs on, and what follows
-// it is then no key: an error here rather than a value misread in silence. `after`: the byte
-// after the key, -1 at the end.
-inline void check_next_key(const reader& in, std::uint64_t at, std::string_view key, int after) {
-  if (key.empty() && after < 0) return;  // the end
-  if (!kaldi_io::is_token(key) || (after >= 0 && after != ' ' && after != '\t' && after != '\n'))
-    throw_format_error(in.name(), at, {}, {"the next entry's key or the end, after the object"},
-                       {key.empty() ? std::string("no key") : quoted_excerpt(key)});
-}
+// type than wrote it stops short or runs on, and what follows it is then no key: an error here
+// rather than a value misread in silence.
 inline void check_key_follows(reader& in) {
   std::uint64_t at;
   std::string key;
-  const int after = read_archive_key(in, key, at);
-  check_next_key(in, at, key, after);
+  read_archive_key(in, key, at, key_after_object);
 }
 // The same as far as the input is read already, for an object read in sequence: it never
 // waits for more input (a pipe's next entry may be written only once this one is used), and
@@ -566,8 +579,9 @@ inline void check_buffered_key_follows(const reader& in) {
   const std::size_t start = i;
   while (i < w.size() && !reader::is_space(w[i])) ++i;
   if (i == w.size()) return;  // the end, or a key not in view yet: nothing to tell
-  check_next_key(in, in.tell() + start, std::string_view(w.data() + start, i - start),
-                 static_cast<unsigned char>(w[i]));
+  const std::string_view key(w.data() + start, i - start);
+  const int after = static_cast<unsigned char>(w[i]);
+  if (!is_archive_key(key, after)) no_archive_key(in, in.tell() + start, key, after, key_after_object);
 }
 
 template <class F>
