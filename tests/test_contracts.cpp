@@ -84,11 +84,25 @@ TEST_CASE("a value read with another release of its struct is an error, never mi
     CHECK_THROWS_MATCHES(
         sequential_table_reader<kaldi1>("ark:" + dir / "new.ark"), format_error,
         test::says("at byte 21 (key 'utt1'): expected the next entry's key or the end, after the "
-                   "object"));
+                   "object, found '\\x04\\x02\\x00\\x00\\x00\\x04"));
+    // Raw little-endian, the same: what follows release 1's bytes is release 2's labels.
+    write_three<raw2>("ark:" + dir / "new_raw.ark", newer);
+    CHECK_THAT(read_all_error<raw1>("ark:" + dir / "new_raw.ark"),
+               Catch::Contains("at byte 23 (key 'utt1'): expected the next entry's key or the end, after "
+                               "the object, found '\\x02\\x00\\x00\\x00\\x00\\x00\\x00\\x00"));
     // Raw little-endian: release 2 reads on past release 1's value into the next key.
     write_three<raw1>("ark:" + dir / "old.ark", older);
     CHECK_THAT(read_all_error<raw2>("ark:" + dir / "old.ark"),
                Catch::Contains("format error in '" + dir / "old.ark" + "' at byte"));
+    // Read as written, the last entry is followed by the end.
+    CHECK(keys_of<raw1>("ark:" + dir / "old.ark") == std::vector<std::string>{"utt1", "utt2", "utt3"});
+  }
+
+  SECTION("Kaldi's binary markers tell a field of another type") {
+    write_three<kaldi1>("ark:" + dir / "old.ark", older);
+    CHECK_THAT(read_all_error<kaldi2>("ark:" + dir / "old.ark"),
+               Catch::Contains(
+                   "at byte 21 (key 'utt1'): expected integer vector of element size 4, found size 117"));
   }
 
   SECTION("a record framing's entry read short or past its end is an error for every codec") {
@@ -97,11 +111,14 @@ TEST_CASE("a value read with another release of its struct is an error, never mi
       const std::string file = dir / (std::string("t.") + format);
       const std::string wspec = std::string(format) + ":" + file;
       write_three<kaldi2>(wspec, newer);
-      CHECK_THAT(read_all_error<kaldi1>(wspec), Catch::Contains("more bytes"));
+      CHECK_THAT(read_all_error<kaldi1>(wspec),
+                 Catch::Contains("expected the end of the record after the object, found 13 more bytes"));
       write_three<raw1>(wspec, older);
-      CHECK_THAT(read_all_error<raw2>(wspec), Catch::Contains("end of input"));
+      CHECK_THAT(read_all_error<raw2>(wspec),
+                 Catch::Contains("expected 8 bytes, found end of input after 0"));
       write_three<raw2>(wspec, newer);
-      CHECK_THAT(read_all_error<raw1>(wspec), Catch::Contains("more bytes"));
+      CHECK_THAT(read_all_error<raw1>(wspec),
+                 Catch::Contains("expected the end of the record after the object, found 16 more bytes"));
     }
   }
 
