@@ -6,6 +6,7 @@
 #include <tablio/framing/lmdb_reader.hpp>
 #include <tablio/stream/arguments.hpp>
 #include <tablio/stream/platform/file_io.hpp>
+#include <tablio/table/record_form.hpp>
 #include <tablio/table/segments.hpp>
 #include <tablio/table/shard.hpp>
 #include <tablio/table/tfrecord_index.hpp>
@@ -49,31 +50,29 @@ struct command {
 
 template <class In, class Out, class Convert>
 std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) {
-  bool read_form = cli::read_as_example_form<In>(rspec);
-  bool write_form = cli::write_as_example_form<Out>(wspec);
+  cli::read_keys_from_records<In>(rspec);
+  cli::write_keys_in_records<Out>(wspec);
   std::uint64_t count = 0;
-  cli::with_form<In>(read_form, [&]<class R>() {
-    cli::with_form<Out>(write_form, [&]<class W>() {
-      sequential_table_reader<R> in(rspec, cli::input_access());
-      table_writer<W> out(wspec, cli::output_access());
-      cli::progress shown("copy");
-      constexpr bool compresses = std::is_same_v<Out, holder<matrix_to_compress>>;
-      for (auto& [key, value] : in) {
-        try {
-          out.write(key, convert(value));
-        } catch (const usage_error& e) {
-          refused_by_output(e, count, compresses);
-        }
-        shown.add();
-        ++count;
-      }
+  with_writing_holder<Out>(wspec, [&]<class W>() {
+    sequential_table_reader<reading_holder_t<In>> in(rspec, cli::input_access());
+    table_writer<W> out(wspec, cli::output_access());
+    cli::progress shown("copy");
+    constexpr bool compresses = std::is_same_v<Out, holder<matrix_to_compress>>;
+    for (auto& [key, value] : in) {
       try {
-        out.close();  // with --threads, the last values' errors
+        out.write(key, convert(value));
       } catch (const usage_error& e) {
         refused_by_output(e, count, compresses);
       }
-      cli::warn_if_ended_early("copy", in.error());
-    });
+      shown.add();
+      ++count;
+    }
+    try {
+      out.close();  // with --threads, the last values' errors
+    } catch (const usage_error& e) {
+      refused_by_output(e, count, compresses);
+    }
+    cli::warn_if_ended_early("copy", in.error());
   });
   return count;
 }
@@ -117,13 +116,13 @@ int info(arguments& args) {
   args.finish(1, 1);
   std::string rspec = args.positional()[0];
   return cli::with_type(type, [&]<class H>() {
-    bool form = cli::read_as_example_form<H>(rspec);
+    cli::read_keys_from_records<H>(rspec);
     std::uint64_t entries = 0, total = 0, smallest = UINT64_MAX, largest = 0, unsorted = 0, repeated = 0;
     std::map<std::string, std::uint64_t> shapes;
     std::string first, last;
-    cli::with_form<H>(form, [&]<class R>() {
+    {
       cli::progress shown("info");
-      sequential_table_reader<R> in(rspec);
+      sequential_table_reader<reading_holder_t<H>> in(rspec);
       for (auto& [key, value] : in) {
         std::string shape = cli::shape_of(value);
         std::uint64_t size = cli::binary_size<H>(value);
@@ -142,7 +141,7 @@ int info(arguments& args) {
         shown.add();
       }
       cli::warn_if_ended_early("info", in.error());
-    });
+    }
     std::printf("entries: %llu\ntype: %s\n", (unsigned long long)entries, cli::type_label<H>());
     if (entries == 0) return 0;
     std::vector<std::pair<std::uint64_t, std::string>> by_count;
@@ -174,15 +173,13 @@ int cat(arguments& args) {
   args.finish(1, 1);
   std::string rspec = args.positional()[0];
   cli::with_type(type, [&]<class H>() {
-    bool form = cli::read_as_example_form<H>(rspec);
-    cli::with_form<H>(form, [&]<class R>() {
-      sequential_table_reader<R> in(rspec);
-      for (auto& [key, value] : in) {
-        std::string text = cli::value_text<H>(value);
-        std::printf("%s %s", cli::shown(key).c_str(), cli::shown(text, "\n").c_str());
-      }
-      cli::warn_if_ended_early("cat", in.error());
-    });
+    cli::read_keys_from_records<H>(rspec);
+    sequential_table_reader<reading_holder_t<H>> in(rspec);
+    for (auto& [key, value] : in) {
+      std::string text = cli::value_text<H>(value);
+      std::printf("%s %s", cli::shown(key).c_str(), cli::shown(text, "\n").c_str());
+    }
+    cli::warn_if_ended_early("cat", in.error());
   });
   return 0;
 }
@@ -201,7 +198,7 @@ int index(arguments& args) {
   rspecifier r = require_rspecifier(rspec);
   std::uint64_t count = 0;
   if (cli::is_tfrecord(r)) {
-    cli::read_as_example_form<example_holder>(rspec);  // keys from the "key" feature when there is one
+    cli::read_keys_from_records<example_holder>(rspec);  // keys from the "key" feature when there is one
     count = write_tfrecord_index(rspec, script);
   } else if (r.kind == rspecifier_kind::archive) {
     if (!can_open_at(r.filename)) throw usage_error(cannot_point_into(r.filename));
@@ -345,16 +342,15 @@ int verify(arguments& args) {
   verifier v;
   try {
     cli::with_type(type, [&]<class H>() {
-      bool form = cli::read_as_example_form<H>(rspec);
+      cli::read_keys_from_records<H>(rspec);
       rspecifier r = require_rspecifier(rspec);
-      cli::with_form<H>(form, [&]<class R>() {
-        if (cli::is_tfrecord(r))
-          verify_tfrecord<R>(r, v);
-        else if (r.kind == rspecifier_kind::lmdb)
-          verify_lmdb<R>(r, v);
-        else
-          verify_table<R>(rspec, v);
-      });
+      using R = reading_holder_t<H>;
+      if (cli::is_tfrecord(r))
+        verify_tfrecord<R>(r, v);
+      else if (r.kind == rspecifier_kind::lmdb)
+        verify_lmdb<R>(r, v);
+      else
+        verify_table<R>(rspec, v);
     });
   } catch (const usage_error&) {
     throw;
@@ -384,15 +380,12 @@ int shard(arguments& args) {
   shard_plan plan = cli::with_type(type, [&]<class H>() {
     // In the forms copy reads and writes: TFRecord shards keep values as Examples, with keys.
     std::string rspec = args.positional()[0], wspec = args.positional()[1];
-    bool read_form = cli::read_as_example_form<H>(rspec);
-    bool write_form = cli::write_as_example_form<H>(wspec);
-    shard_plan made;
-    cli::with_form<H>(read_form, [&]<class R>() {
-      cli::with_form<H>(write_form, [&]<class W>() {
-        made = shard_table<R, W>(rspec, wspec, std::stoull(count), balance, cli::output_access());
-      });
+    cli::read_keys_from_records<H>(rspec);
+    cli::write_keys_in_records<H>(wspec);
+    return with_writing_holder<H>(wspec, [&]<class W>() {
+      return shard_table<reading_holder_t<H>, W>(rspec, wspec, std::stoull(count), balance,
+                                                 cli::output_access());
     });
-    return made;
   });
   for (std::size_t k = 0; k < plan.wspecifiers.size(); ++k)
     std::printf("%s\t%llu\n", plan.wspecifiers[k].c_str(), static_cast<unsigned long long>(plan.entries[k]));

@@ -119,35 +119,30 @@ void take_keys_from_records(std::string& rspec, const std::optional<std::string>
     rspec = with_key_option(rspec);
 }
 
-// How to read H's values from a table; may add "key=key" to rspec. True when its records
-// are example_form<H> Examples. A TFRecord file's first record tells whether it keeps keys
-// (files this tool writes do). Scripts that point into TFRecord files hold Examples too.
-// Raw payloads (--type=bytes) are TFRecord records as they are, as TensorFlow's
-// TFRecordWriter writes them; their keys are ordinals.
+// Adds "key=key" to rspec where H's values are read from TFRecord records that keep their keys
+// (files this tool writes do): a TFRecord file's first record tells. Scripts that point into
+// TFRecord files read as the TFRecord table they index: with the keys its records keep checked
+// against the script's, and taken out of the values. Raw payloads (--type=bytes) are TFRecord
+// records as they are, as TensorFlow's TFRecordWriter writes them; their keys are ordinals.
+// The table is then read with tablio::reading_holder_t<H>, which takes records of both forms.
 template <class H>
-bool read_as_example_form(std::string& rspec) {
+void read_keys_from_records(std::string& rspec) {
   tablio::rspecifier r = tablio::require_rspecifier(rspec);
   if (r.kind == tablio::rspecifier_kind::script) {
-    // A script that points into TFRecord files reads as the TFRecord table it indexes: with
-    // the keys its records keep checked against the script's, and taken out of the values.
     auto first = first_script_record(r);
-    if (!first) return false;
-    if (r.records.key_feature.empty() && !first->empty()) take_keys_from_records<H>(rspec, first);
-    return tablio::stored_as_example<H>;
+    if (first && r.records.key_feature.empty() && !first->empty()) take_keys_from_records<H>(rspec, first);
+  } else if (is_tfrecord(r) && r.records.key_feature.empty()) {
+    take_keys_from_records<H>(rspec, first_record(r));
   }
-  if (!is_tfrecord(r)) return false;
-  if (!r.records.key_feature.empty()) return tablio::stored_as_example<H>;
-  take_keys_from_records<H>(rspec, first_record(r));
-  return tablio::stored_as_example<H>;
 }
 
-// How to write H's values to a table; may add "key=key" to wspec. TFRecord files keep keys
-// (in a "key" feature unless the specifier names another) and hold values that are not
-// Examples as example_form<H> Examples.
+// Adds "key=key" to wspec where H's values are written to TFRecord files, which keep keys (in a
+// "key" feature unless the specifier names another); they are written with
+// tablio::with_writing_holder<H>, which holds values that are not Examples in their Example form.
 template <class H>
-bool write_as_example_form(std::string& wspec) {
+void write_keys_in_records(std::string& wspec) {
   tablio::wspecifier w = tablio::require_wspecifier(wspec);
-  if (!w.writes_tfrecord()) return false;
+  if (!w.writes_tfrecord()) return;
   if constexpr (!tablio::stored_as_example<H> && !tablio::keyed_record_holder<H> &&
                 !std::is_same_v<H, tablio::bytes_holder>)
     throw tablio::usage_error(
@@ -156,7 +151,6 @@ bool write_as_example_form(std::string& wspec) {
         "them to tar, ark or lmdb (--type=bytes copies the records without keys)");
   if (w.records.key_feature.empty() && (tablio::stored_as_example<H> || tablio::keyed_record_holder<H>))
     wspec = with_key_option(wspec);
-  return tablio::stored_as_example<H>;
 }
 
 // Under 'p' a bad entry ends a table quietly: said on standard error, since what came after it
@@ -167,16 +161,6 @@ inline void warn_if_ended_early(const char* command, const std::string& error) {
                  "tablio %s: warning: under 'p', the table ended early or left out entries it could not read "
                  "(a script's); the last problem: %s\n",
                  command, error.c_str());
-}
-
-// Calls f.template operator()<R>() with R = example_record_holder<H> when `example_form`,
-// else H.
-template <class H, class F>
-void with_form(bool example_form, F&& f) {
-  if constexpr (tablio::has_example_form<H>) {
-    if (example_form) return f.template operator()<tablio::example_record_holder<H>>();
-  }
-  f.template operator()<H>();
 }
 
 }  // namespace cli
