@@ -1,10 +1,12 @@
 // Tables with threads (threads=N): the entries, values, bytes and errors one thread gives,
 // over every framing and form of entry; early closes with entries in flight; values that fail
 // in a thread. Part of test_threads, which scripts/run-tests.sh also runs under ThreadSanitizer.
+#include <tablio/table/record_form.hpp>
 #include <tablio/tablio.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <stdexcept>
 
 #include "test_support.hpp"
@@ -249,6 +251,127 @@ TEST_CASE("tables written with threads are byte for byte what one thread writes"
   for (std::size_t at = script.find(named); at != std::string::npos; at = script.find(named, at))
     script.replace(at, named.size(), other);
   CHECK(script == test::read_file(dir / "c.scp3"));
+}
+
+namespace {
+
+// Values of random shapes, empty ones among them, for the types stored in TFRecord files as
+// Examples of their form.
+struct random_values {
+  std::mt19937 rng{20261203};
+
+  std::int32_t size(std::int32_t most) { return static_cast<std::int32_t>(rng() % (most + 1)); }
+  std::int32_t integer() { return static_cast<std::int32_t>(rng()); }
+  float real() { return std::uniform_real_distribution<float>(-1e4f, 1e4f)(rng); }
+  std::string token() { return std::string(1 + rng() % 12, static_cast<char>('a' + rng() % 26)); }
+
+  template <class T>
+  matrix<T> make(std::type_identity<matrix<T>>) {
+    const std::int32_t rows = size(6), cols = rows == 0 ? 0 : 1 + size(4);
+    matrix<T> m(rows, cols);
+    for (std::size_t k = 0; k < m.size(); ++k) m.data()[k] = static_cast<T>(real()) / T(7);
+    return m;
+  }
+  template <class T>
+  vector<T> make(std::type_identity<vector<T>>) {
+    vector<T> v(size(9));
+    for (std::size_t k = 0; k < v.size(); ++k) v.data()[k] = static_cast<T>(real()) / T(3);
+    return v;
+  }
+  std::vector<std::int32_t> make(std::type_identity<std::vector<std::int32_t>>) {
+    std::vector<std::int32_t> v(static_cast<std::size_t>(size(9)));
+    for (auto& x : v) x = integer();
+    return v;
+  }
+  std::vector<std::vector<std::int32_t>> make(std::type_identity<std::vector<std::vector<std::int32_t>>>) {
+    std::vector<std::vector<std::int32_t>> v(static_cast<std::size_t>(size(5)));
+    for (auto& row : v) row = make(std::type_identity<std::vector<std::int32_t>>{});
+    return v;
+  }
+  std::vector<std::pair<std::int32_t, std::int32_t>> make(
+      std::type_identity<std::vector<std::pair<std::int32_t, std::int32_t>>>) {
+    std::vector<std::pair<std::int32_t, std::int32_t>> v(static_cast<std::size_t>(size(7)));
+    for (auto& [a, b] : v) a = integer(), b = integer();
+    return v;
+  }
+  std::vector<std::string> make(std::type_identity<std::vector<std::string>>) {
+    std::vector<std::string> v(static_cast<std::size_t>(size(6)));
+    for (auto& t : v) t = token();
+    return v;
+  }
+  std::string make(std::type_identity<std::string>) { return token(); }
+  std::int32_t make(std::type_identity<std::int32_t>) { return integer(); }
+  float make(std::type_identity<float>) { return real(); }
+  double make(std::type_identity<double>) { return real() / 3.0; }
+  bool make(std::type_identity<bool>) { return rng() % 2 == 0; }
+  wave_data make(std::type_identity<wave_data>) {
+    matrix<float> samples(1 + size(1), 1 + size(40));
+    for (std::size_t k = 0; k < samples.size(); ++k) samples.data()[k] = std::trunc(real());
+    return wave_data(16000, std::move(samples));
+  }
+  datum make(std::type_identity<datum>) {
+    datum d;
+    d.channels = 1 + size(2);
+    d.height = size(4);
+    d.width = size(4);
+    d.data.assign(static_cast<std::size_t>(d.channels * d.height * d.width), static_cast<char>(rng()));
+    d.label = integer();
+    d.present.data = true;
+    return d;
+  }
+};
+
+// Writes random values of H's type to TFRecord in their Example form, with one thread and three,
+// and checks both files byte for byte and their reading, in threads, against one thread's.
+template <class H>
+void example_form_with_threads(const test::temp_dir& dir, const char* name) {
+  INFO(name);
+  random_values values;
+  std::vector<typename H::value_type> written;
+  for (int i = 0; i < 300; ++i) written.push_back(values.make(std::type_identity<typename H::value_type>{}));
+  for (unsigned threads : {1u, 3u}) {
+    const std::string wspec =
+        "tfrecord,key=key:" + dir / (std::string(name) + std::to_string(threads) + ".tfrecord");
+    with_writing_holder<H>(wspec, [&]<class W>() {
+      table_writer<W> out(wspec, with_threads(threads));
+      for (std::size_t i = 0; i < written.size(); ++i) out.write("u" + std::to_string(i), written[i]);
+      out.close();
+    });
+  }
+  const std::string one = dir / (std::string(name) + "1.tfrecord");
+  CHECK(test::read_file(one) == test::read_file(dir / (std::string(name) + "3.tfrecord")));
+  same_with_threads<reading_holder_t<H>>("tfrecord,key=key:" + one, written.size());
+  sequential_table_reader<reading_holder_t<H>> back("tfrecord,key=key:" + one, with_threads(2));
+  std::size_t i = 0;
+  for (; !back.done(); back.next(), ++i) {
+    REQUIRE(i < written.size());
+    CHECK(back.key() == "u" + std::to_string(i));
+    CHECK(back.value() == written[i]);
+  }
+  CHECK(i == written.size());
+}
+
+}  // namespace
+
+TEST_CASE("values stored as Examples of their form are the same with threads, whatever their shapes",
+          "[threads][table][example_form]") {
+  test::temp_dir dir;
+  all_to_threads threaded;
+  example_form_with_threads<holder<matrix<float>>>(dir, "matrix");
+  example_form_with_threads<holder<matrix<double>>>(dir, "double_matrix");
+  example_form_with_threads<holder<vector<float>>>(dir, "vector");
+  example_form_with_threads<holder<vector<double>>>(dir, "double_vector");
+  example_form_with_threads<basic_vector_holder<std::int32_t>>(dir, "int_vector");
+  example_form_with_threads<basic_vector_vector_holder<std::int32_t>>(dir, "int_vectors");
+  example_form_with_threads<basic_pair_vector_holder<std::int32_t>>(dir, "int_pairs");
+  example_form_with_threads<token_vector_holder>(dir, "tokens");
+  example_form_with_threads<token_holder>(dir, "token");
+  example_form_with_threads<basic_holder<std::int32_t>>(dir, "int32");
+  example_form_with_threads<basic_holder<float>>(dir, "float");
+  example_form_with_threads<basic_holder<double>>(dir, "double");
+  example_form_with_threads<basic_holder<bool>>(dir, "bool");
+  example_form_with_threads<wave_holder>(dir, "wave");
+  example_form_with_threads<datum_holder>(dir, "datum");
 }
 
 TEST_CASE("a value that fails in a writer's thread is an error naming its key; the others are written",
