@@ -42,9 +42,12 @@
 #include <tablio/types/matrix.hpp>
 
 #include <bit>
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 TABLIO_BEGIN_NAMESPACE
@@ -375,7 +378,10 @@ struct example_form<datum_holder> {
     if (d.present.label) ex.features["label"] = std::vector<std::int64_t>{d.label};
     if (d.encoded) ex.features["encoded"] = std::vector<std::int64_t>{1};
   }
-  static void from_example(const example& ex, datum& d, const std::string& where) {
+  // The image's bytes are taken over from an Example the caller gives up (an rvalue), else copied.
+  template <class Example>
+  requires std::same_as<std::remove_cvref_t<Example>, example>
+  static void from_example(Example&& ex, datum& d, const std::string& where) {
     d = datum{};
     if (ex.features.count("shape")) {
       auto dims = detail::form_shape(ex, 3, where);
@@ -389,7 +395,11 @@ struct example_form<datum_holder> {
     if (data != ex.features.end() && std::holds_alternative<std::vector<float>>(data->second)) {
       d.float_data = detail::form_list<float>(ex, "data", where);
     } else {
-      d.data = detail::form_data<std::string>(ex, 1, where).front();
+      const std::string& bytes = detail::form_data<std::string>(ex, 1, where).front();
+      if constexpr (std::is_const_v<std::remove_reference_t<Example>> || std::is_lvalue_reference_v<Example>)
+        d.data = bytes;
+      else
+        d.data = std::move(const_cast<std::string&>(bytes));  // the caller's, which it gives up
       d.present.data = true;
     }
     if (ex.features.count("label")) {
@@ -433,7 +443,8 @@ class example_record_holder : public H {
     }
     example_.decode_record(bytes, name);
     detail::check_form_example(example_.value(), name);
-    example_form<H>::from_example(example_.value(), this->value(), name);
+    example_form<H>::from_example(std::move(example_.value()), this->value(),
+                                  name);  // only its key is read after
   }
   std::string take_record_key(std::string_view key_name, const std::string& name) {
     return example_.take_record_key(key_name, name);
