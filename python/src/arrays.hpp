@@ -3,9 +3,11 @@
 
 #include "binding.hpp"
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -156,7 +158,11 @@ std::size_t reservation(std::size_t each, std::size_t expected) {
 }
 
 // A 32-bit dimension from an array's extent.
-std::int32_t dimension(py::ssize_t n, const char* what);
+inline std::int32_t dimension(py::ssize_t n, const char* what) {
+  if (n < 0 || n > INT32_MAX)
+    throw py::value_error(std::string("too many ") + what + " for Kaldi's 32-bit sizes");
+  return static_cast<std::int32_t>(n);
+}
 
 // Values of equal shape stacked into one array of shape (N, shape...), each copied once by
 // copy(value, destination) without the GIL; None when the shapes differ.

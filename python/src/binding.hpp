@@ -155,7 +155,13 @@ auto converted_in(const std::string& path, const std::string& key, F f) -> declt
 // released while it works) is a UsageError, not a data race.
 class busy_guard {
  public:
-  explicit busy_guard(bool& busy);
+  explicit busy_guard(bool& busy) : busy_(busy) {
+    if (busy_)
+      throw tablio::usage_error(
+          "a tablio table is in use (by another thread, or by code run while it reads, such as a "
+          "callback): give each thread its own, and read no table from code it runs");
+    busy_ = true;
+  }
   ~busy_guard() { busy_ = false; }
   busy_guard(const busy_guard&) = delete;
   busy_guard& operator=(const busy_guard&) = delete;
@@ -227,8 +233,13 @@ void register_value_type(std::string name, value_type_entry entry);
 const value_type_entry& find_value_type(std::string_view name);
 std::vector<std::string> value_type_names();
 
-// The groups of value types, each compiled in its own file.
+// The value types, each compiled in its own file (Kaldi's together), registered by the module
+// as it starts.
 void register_kaldi_types();
-void register_tensorflow_types();
+void register_example_type();
+void register_sequence_example_type();
+void register_datum_type();
+void register_bytes_type();
+void register_sample_type();
 
 }  // namespace tablio_python

@@ -8,97 +8,11 @@
 
 #include <Python.h>
 
-#include <array>
 #include <cstring>
-#include <map>
 
 namespace tablio_python {
 
-// ---- keys
-
-py::str key_to_python(std::string_view key) {
-  PyObject* s = PyUnicode_DecodeUTF8(key.data(), static_cast<Py_ssize_t>(key.size()), "surrogateescape");
-  if (!s) throw py::error_already_set();
-  return py::reinterpret_steal<py::str>(s);
-}
-
-py::str name_to_python(std::string_view name) {
-  // Names live as long as the module (Python's interned strings do too), bounded in number
-  // so that tables whose names never repeat do not grow it. Used with the GIL held. Records
-  // repeat a few names: a slot picked from a name's length and ends finds them with one
-  // comparison, before the map's several.
-  struct recent_name {
-    std::string name;
-    py::str str;
-  };
-  static auto& recent = *new std::array<recent_name, 64>;
-  static auto& names = *new std::map<std::string, py::str, std::less<>>;
-  std::size_t slot = name.empty() ? 0
-                                  : (name.size() * 7 + static_cast<unsigned char>(name.front()) * 3 +
-                                     static_cast<unsigned char>(name.back())) %
-                                        recent.size();
-  if (recent[slot].str && recent[slot].name == name) return recent[slot].str;
-  py::str s;
-  if (auto it = names.find(name); it != names.end()) {
-    s = it->second;
-  } else {
-    s = key_to_python(name);
-    if (names.size() < 4096) names.emplace(std::string(name), s);
-  }
-  recent[slot] = {std::string(name), s};
-  return s;
-}
-
-std::string key_from_python(py::handle key) {
-  if (py::isinstance<py::bytes>(key)) return std::string(py::reinterpret_borrow<py::bytes>(key));
-  if (!py::isinstance<py::str>(key)) throw py::type_error("keys are str (or bytes)");
-  PyObject* b = PyUnicode_AsEncodedString(key.ptr(), "utf-8", "surrogateescape");
-  if (!b) throw py::error_already_set();
-  return std::string(py::reinterpret_steal<py::bytes>(b));
-}
-
-std::int32_t dimension(py::ssize_t n, const char* what) {
-  if (n < 0 || n > INT32_MAX)
-    throw py::value_error(std::string("too many ") + what + " for Kaldi's 32-bit sizes");
-  return static_cast<std::int32_t>(n);
-}
-
-busy_guard::busy_guard(bool& busy) : busy_(busy) {
-  if (busy_)
-    throw tablio::usage_error(
-        "a tablio table is in use (by another thread, or by code run while it reads, such as a "
-        "callback): give each thread its own, and read no table from code it runs");
-  busy_ = true;
-}
-
-// ---- value types
-
-namespace {
-std::map<std::string, value_type_entry, std::less<>>& value_types() {
-  static std::map<std::string, value_type_entry, std::less<>> types;
-  return types;
-}
-}  // namespace
-
-void register_value_type(std::string name, value_type_entry entry) {
-  value_types()[std::move(name)] = std::move(entry);
-}
-
-const value_type_entry& find_value_type(std::string_view name) {
-  auto it = value_types().find(name);
-  if (it == value_types().end()) {
-    std::string known;
-    for (const auto& [n, e] : value_types()) known += (known.empty() ? "" : ", ") + n;
-    throw tablio::usage_error("unknown type '" + std::string(name) + "': one of " + known);
-  }
-  return it->second;
-}
-
-std::vector<std::string> value_type_names() {
-  std::vector<std::string> names;
-  for (const auto& [n, e] : value_types()) names.push_back(n);
-  return names;
-}
+// ---- value options
 
 namespace {
 
@@ -733,7 +647,11 @@ PYBIND11_MODULE(_tablio, m) {
   using namespace tablio_python;
   m.doc() = "tablio's C++ tables, for the tablio package";
   register_kaldi_types();
-  register_tensorflow_types();
+  register_example_type();
+  register_sequence_example_type();
+  register_datum_type();
+  register_bytes_type();
+  register_sample_type();
 
   py::module_ error_module = py::module_::import("tablio.errors");
   errors().format_error = error_module.attr("FormatError");
