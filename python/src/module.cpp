@@ -924,4 +924,17 @@ PYBIND11_MODULE(_tablio, m) {
       "to them (always), none (never), or what they measure to be faster (measured).");
   m.def("ordinal_keys", &tablio::table_keys_are_numbers, py::arg("rspec"),
         "Whether the table's keys are its records' numbers, counted across its files (TFRecord, IDX).");
+  m.def("ordinal_key", &tablio::ordinal_key, py::arg("ordinal"),
+        "The key of record `ordinal` of a table that keeps no keys, as tablio numbers them.");
+  m.def(
+      "count_cuts",
+      [](std::uint64_t entries, std::uint64_t n) {
+        if (n == 0) throw tablio::usage_error("count_cuts: n is a number of parts, 1 or more");
+        py::list cuts;
+        for (std::uint64_t cut : tablio::count_cuts(entries, n)) cuts.append(cut);
+        return cuts;
+      },
+      py::arg("entries"), py::arg("n"),
+      "Where each of n parts of `entries` entries begins, and where the last ends, as split_scp.pl splits "
+      "them.");
 }

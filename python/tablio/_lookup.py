@@ -70,9 +70,10 @@ class IndexedTable:
     def _places(self, key):
         """[(shard, the key there)] that may hold key, in the order they are asked."""
         if self._numbered:
-            if not (key.isascii() and key.isdigit()) or key != f"{int(key):08d}" or int(key) >= len(self):
+            n = int(key) if key.isascii() and key.isdigit() else len(self)
+            if n >= len(self) or key != _tablio.ordinal_key(n):
                 return []
-            shard, at = self.locate(int(key))
+            shard, at = self.locate(n)
             return [(shard, self._shard_keys(shard)[at])]
         if self._disjoint:
             j = bisect.bisect_right(self._firsts, key) - 1
@@ -147,7 +148,7 @@ class IndexedTable:
     def key_at(self, position):
         """The position-th record's key, opening only its shard."""
         there = self._place(position)[1]
-        return f"{position:08d}" if self._numbered else there
+        return _tablio.ordinal_key(position) if self._numbered else there
 
     def at(self, position):
         """(key, value) of the position-th record, opening only its shard."""
@@ -167,7 +168,7 @@ class IndexedTable:
         for shard in range(len(self.index.shards)):
             self._shard_keys(shard)
         if self._numbered:
-            return [f"{position:08d}" for position in range(len(self))]
+            return [_tablio.ordinal_key(position) for position in range(len(self))]
         return [key for shard in range(len(self.index.shards)) for key in self._shard_keys(shard)]
 
     def __iter__(self):

@@ -164,14 +164,6 @@ def _partition_count(n):
     return n
 
 
-def _cut(count, k, n):
-    """Where range k of n of `count` entries begins and ends: as split_scp.pl splits, the first
-    count % n ranges take one more."""
-    def at(j):
-        return j * (count // n) + min(j, count % n)
-    return at(k), at(k + 1)
-
-
 # Entries looked up at once in a range of a table: a call without the GIL each.
 _LOOKUP_BATCH = 256
 
@@ -191,11 +183,12 @@ def _read_entries(rspec, type, options, k, n, keys, first=None):
                 return [value for _, value in table]
             if first is None:
                 return list(table)
-            return [(_ordinal(first + j), value) for j, (_, value) in enumerate(table)]
+            return [(_tablio.ordinal_key(first + j), value) for j, (_, value) in enumerate(table)]
     out = []
     with tablio.random_access(rspec, type=type, **options) as table:
         names = table.keys()
-        begin, end = _cut(len(names), k, n)
+        cuts = _tablio.count_cuts(len(names), n)
+        begin, end = cuts[k], cuts[k + 1]
         for at in range(begin, end, _LOOKUP_BATCH):
             chunk = names[at:min(end, at + _LOOKUP_BATCH)]
             values = table.lookup(chunk)
@@ -566,16 +559,11 @@ def _write_index(name, parts, wspecs, stats, type, access):
         file = _tablio.parse_wspecifier(shard_wspec)["archive"]
         url = file[len(folder):] if folder and file.startswith(folder) else file
         if parts["numbered"] and samples:  # read together, shards number their records on
-            first, last, ordered = _ordinal(before), _ordinal(before + samples - 1), True
+            first, last, ordered = _tablio.ordinal_key(before), _tablio.ordinal_key(before + samples - 1), True
         entries.append((url, samples, size, first or "", last or "", ordered))
         before += samples
     json = _tablio.shard_index_json(stem, parts["format"], value_type, parts["key"], entries)
     _publish_bytes(name, json.encode(), access)
-
-
-def _ordinal(n):
-    """The key of record n of a table that keeps none, as tablio numbers them."""
-    return f"{n:08d}"
 
 
 def _write_script(name, wspecs, access):

@@ -834,7 +834,7 @@ class _Renumbered:
         self._reader, self._first = reader, first
 
     def _key(self, key):
-        return f"{int(key) + self._first:08d}"
+        return _tablio.ordinal_key(int(key) + self._first)
 
     def __next__(self):
         key, value = next(self._reader)

@@ -59,6 +59,14 @@ struct shard_plan {
   std::string error;  // under 'p': what ended the table early (the entries after it were not read)
 };
 
+// Where each of n shards of `entries` begins, and where the last ends (shard k takes
+// [cuts[k], cuts[k + 1])): as split_scp.pl splits, the first entries % n shards take one more.
+inline std::vector<std::uint64_t> count_cuts(std::uint64_t entries, std::uint64_t n) {
+  std::vector<std::uint64_t> cuts;
+  for (std::uint64_t k = 0; k <= n; ++k) cuts.push_back(k * (entries / n) + detail::min_of(k, entries % n));
+  return cuts;
+}
+
 namespace detail {
 
 inline bool names_kaldi_files(std::string_view options) {
@@ -90,14 +98,6 @@ inline std::string tensorflow_shard_name(std::string_view name, std::uint64_t i,
   std::size_t dot = name.find('.', start + 1);  // a leading dot names a hidden file, not an extension
   if (dot == std::string_view::npos) dot = name.size();
   return shard_name(name.substr(0, dot), i, n) + std::string(name.substr(dot));
-}
-
-// Where each of n shards of `entries` begins, and where the last ends (shard k takes
-// [cuts[k], cuts[k + 1])): as split_scp.pl splits, the first entries % n shards take one more.
-inline std::vector<std::uint64_t> count_cuts(std::uint64_t entries, std::uint64_t n) {
-  std::vector<std::uint64_t> cuts;
-  for (std::uint64_t k = 0; k <= n; ++k) cuts.push_back(k * (entries / n) + detail::min_of(k, entries % n));
-  return cuts;
 }
 
 // The same for entries of the given sizes: cut k is the first entry at which the bytes before
@@ -260,7 +260,7 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
     count.template operator()<H>(*in_spec, open);
   }
   std::vector<std::uint64_t> cuts =
-      by == shard_balance::count ? detail::count_cuts(weights.size(), n) : detail::byte_cuts(weights, n);
+      by == shard_balance::count ? count_cuts(weights.size(), n) : detail::byte_cuts(weights, n);
   shard_plan plan;
   plan.error = std::move(ended_early);
   wspecifier out_spec = require_wspecifier(wspec);
