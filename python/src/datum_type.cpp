@@ -82,7 +82,8 @@ class datum_images_holder : public tablio::holder_storage<datum_read<tablio::dat
     if (tablio::is_example_record(bytes)) {  // as example_record_holder<datum_holder> reads it
       example_.decode_record(bytes, name);
       tablio::detail::check_form_example(example_.value(), name);
-      tablio::example_form<tablio::datum_holder>::from_example(example_.value(), stored_, name);
+      // The image's bytes move to stored_; the key stays for take_record_key.
+      tablio::example_form<tablio::datum_holder>::from_example(std::move(example_.value()), stored_, name);
       value_.datum = datum_as<std::string_view>(stored_);
     } else {
       example_.clear();
