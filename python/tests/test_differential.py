@@ -3,7 +3,6 @@ C++ program over the library's tables) in every format, and read back through ev
 the same keys and values; damage gives each reader the same error, at the same place."""
 import os
 import re
-import struct
 import subprocess
 
 import pytest
@@ -211,18 +210,17 @@ def test_keys_the_tool_keeps_by_default_and_ordinals_read_the_same_everywhere(tm
     assert [line.split()[0] for line in text.decode().splitlines() if "[" in line] == ORDINALS
 
 
-def kaldi_binary_matrix(m):
-    """Kaldi's binary object of a float matrix: "\\0B", "FM ", then rows and columns as sized int32s."""
-    rows, cols = m.shape
-    return (b"\x00BFM \x04" + struct.pack("<i", rows) + b"\x04" + struct.pack("<i", cols) +
-            m.astype("<f4").tobytes())
+def kaldi_binary_object(m, folder):
+    """Kaldi's binary object of a float matrix ("\\0BFM ..."), as WriteKaldiObject writes it."""
+    tablio.save_object(f"{folder}/object.mat", m, type="matrix")
+    return (folder / "object.mat").read_bytes()
 
 
 def test_tfrecord_files_of_kaldi_objects_still_read_everywhere(tmp_path, source):
     """Records holding a type's own binary object, as earlier writers put in TFRecord, read as before."""
     src, src_bytes, expected = source("matrix")
     old = f"tfrecord:{tmp_path}/old.tfrecord"
-    python_write("bytes", old, zip(ORDINALS, (kaldi_binary_matrix(m) for m in VALUES["matrix"])))
+    python_write("bytes", old, zip(ORDINALS, (kaldi_binary_object(m, tmp_path) for m in VALUES["matrix"])))
     got = read_python("matrix", old)
     assert [k for k, _ in got] == ORDINALS and all(same(a, b) for (_, a), (_, b) in zip(got, expected))
     for reader, copy in {"tool": tool_copy, "cpp": cpp_copy}.items():
