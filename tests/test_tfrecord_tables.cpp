@@ -514,6 +514,12 @@ TEST_CASE("values that are not Examples stored as Examples of shape and data", "
     back.decode_record(record, "r");
     CHECK(encode_datum(back.value()) == encode_datum(jpeg));
   }
+  // An image's bytes and float_data both (Caffe allows it): both come back.
+  jpeg.float_data = {1.0f, -2.5f};
+  example_record_holder<datum_holder>::encode_record(record, jpeg);
+  back.decode_record(record, "r");
+  CHECK(encode_datum(back.value()) == encode_datum(jpeg));
+  CHECK(back.value().float_data == jpeg.float_data);
 }
 
 namespace {
@@ -572,6 +578,19 @@ TEST_CASE("every Kaldi type has an Example form that keeps its values", "[tfreco
   encode_record<holder<compressed_matrix>>(object, as_compressed.value());
   encode_record<holder<compressed_matrix>>(expected, packed.compressed());
   CHECK(object == expected);
+  // A matrix holder reads it decompressed, as it reads a compressed matrix in an archive.
+  matrix<float> decompressed(2, 3);
+  packed.compressed().decompress(decompressed.data());
+  example_record_holder<holder<matrix<float>>> as_matrix;
+  as_matrix.decode_record(record, "r");
+  CHECK(as_matrix.value() == decompressed);
+  example_record_holder<holder<matrix<double>>> as_doubles;
+  as_doubles.decode_record(record, "r");
+  CHECK(as_doubles.value()(1, 2) == static_cast<double>(decompressed(1, 2)));
+  // Bytes that are neither float64 values of the shape's count nor a compressed matrix.
+  ex = decode_example(record);
+  ex.features["data"] = std::vector<std::string>{std::string(20, 'x')};
+  CHECK_THROWS_AS(as_matrix.decode_record(encode_example(ex), "r"), format_error);
   std::vector<std::pair<std::int32_t, std::int32_t>> pairs{{1, -2}, {INT32_MAX, INT32_MIN}};
   CHECK(through_example<basic_pair_vector_holder<std::int32_t>>(pairs) == pairs);
   std::vector<std::string> tokens{"a", "b\xc3\xa9"};

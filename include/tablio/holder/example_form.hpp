@@ -156,6 +156,14 @@ inline std::vector<std::int32_t> form_int32s(const example& ex, std::uint64_t co
   return out;
 }
 
+// The "data" feature's one bytes value, when it holds one.
+inline const std::string* single_bytes_value(const example& ex) {
+  auto data = ex.features.find("data");
+  if (data == ex.features.end()) return nullptr;
+  const auto* values = std::get_if<std::vector<std::string>>(&data->second);
+  return values && values->size() == 1 ? &values->front() : nullptr;
+}
+
 // An Example read for a value in its form holds the form's "data" feature: one that does not
 // is another kind of record (a tf.Example of a dataset's own features), said so.
 inline void check_form_example(const example& ex, const std::string& where) {
@@ -177,31 +185,6 @@ struct string_example_form {
 
 }  // namespace detail
 
-template <class T>
-struct example_form<holder<matrix<T>>> {
-  static void to_example(const matrix<T>& m, example& ex) {
-    ex.features["shape"] = std::vector<std::int64_t>{m.num_rows(), m.num_cols()};
-    detail::put_form_floats(ex, m.data(), m.size());
-  }
-  static void from_example(const example& ex, matrix<T>& m, const std::string& where) {
-    auto dims = detail::form_shape(ex, 2, where);
-    m = matrix<T>(dims[0], dims[1],
-                  detail::form_floats<T>(ex, std::uint64_t(dims[0]) * std::uint64_t(dims[1]), where));
-  }
-};
-
-template <class T>
-struct example_form<holder<vector<T>>> {
-  static void to_example(const vector<T>& v, example& ex) {
-    ex.features["shape"] = std::vector<std::int64_t>{static_cast<std::int64_t>(v.size())};
-    detail::put_form_floats(ex, v.data(), v.size());
-  }
-  static void from_example(const example& ex, vector<T>& v, const std::string& where) {
-    auto dims = detail::form_shape(ex, 1, where);
-    v = vector<T>(detail::form_floats<T>(ex, std::uint64_t(dims[0]), where));
-  }
-};
-
 template <>
 struct example_form<holder<compressed_matrix>> {
   static void to_example(const compressed_matrix& m, example& ex) {
@@ -218,6 +201,42 @@ struct example_form<holder<compressed_matrix>> {
     m.read_binary(r);
     if (m.num_rows() != dims[0] || m.num_cols() != dims[1] || !r.at_end())
       detail::bad_example_field(where, "data", "a compressed matrix of the shape's size", "another");
+  }
+};
+
+template <class T>
+struct example_form<holder<matrix<T>>> {
+  static void to_example(const matrix<T>& m, example& ex) {
+    ex.features["shape"] = std::vector<std::int64_t>{m.num_rows(), m.num_cols()};
+    detail::put_form_floats(ex, m.data(), m.size());
+  }
+  // A compressed matrix's form is read decompressed, as a matrix holder reads a compressed
+  // matrix in an archive: its data is one bytes value, a Kaldi CM object, whose size is never
+  // 8 bytes a value as float64 data's is (a header, then 1 or 2 bytes a value).
+  static void from_example(const example& ex, matrix<T>& m, const std::string& where) {
+    auto dims = detail::form_shape(ex, 2, where);
+    const std::uint64_t count = std::uint64_t(dims[0]) * std::uint64_t(dims[1]);
+    if (const std::string* object = detail::single_bytes_value(ex);
+        object && (object->size() % 8 != 0 || object->size() / 8 != count)) {
+      compressed_matrix stored;
+      example_form<holder<compressed_matrix>>::from_example(ex, stored, where);
+      m = matrix<T>(stored.num_rows(), stored.num_cols());
+      stored.decompress(m.data());
+      return;
+    }
+    m = matrix<T>(dims[0], dims[1], detail::form_floats<T>(ex, count, where));
+  }
+};
+
+template <class T>
+struct example_form<holder<vector<T>>> {
+  static void to_example(const vector<T>& v, example& ex) {
+    ex.features["shape"] = std::vector<std::int64_t>{static_cast<std::int64_t>(v.size())};
+    detail::put_form_floats(ex, v.data(), v.size());
+  }
+  static void from_example(const example& ex, vector<T>& v, const std::string& where) {
+    auto dims = detail::form_shape(ex, 1, where);
+    v = vector<T>(detail::form_floats<T>(ex, std::uint64_t(dims[0]), where));
   }
 };
 
@@ -367,14 +386,17 @@ template <>
 struct example_form<datum_holder> {
   // A Datum that holds neither channels, height nor width (an encoded image, as Caffe's
   // convert_imageset writes one) has no "shape", nor one without a label a "label": read back,
-  // they are absent again, and the Datum's bytes are what they were.
+  // they are absent again, and the Datum's bytes are what they were. One with both an image's
+  // bytes and float_data keeps the floats beside them, as "float_data".
   static void to_example(const datum& d, example& ex) {
     if (d.present.channels || d.present.height || d.present.width)
       ex.features["shape"] = std::vector<std::int64_t>{d.channels, d.height, d.width};
-    if (d.present.data || d.float_data.empty())
+    if (d.present.data || d.float_data.empty()) {
       ex.features["data"] = std::vector<std::string>{d.data};
-    else
+      if (!d.float_data.empty()) ex.features["float_data"] = d.float_data;  // beside the bytes
+    } else {
       ex.features["data"] = d.float_data;
+    }
     if (d.present.label) ex.features["label"] = std::vector<std::int64_t>{d.label};
     if (d.encoded) ex.features["encoded"] = std::vector<std::int64_t>{1};
   }
@@ -401,6 +423,7 @@ struct example_form<datum_holder> {
       else
         d.data = std::move(const_cast<std::string&>(bytes));  // the caller's, which it gives up
       d.present.data = true;
+      if (ex.features.count("float_data")) d.float_data = detail::form_list<float>(ex, "float_data", where);
     }
     if (ex.features.count("label")) {
       const auto& label = detail::form_list<std::int64_t>(ex, "label", where);
