@@ -51,7 +51,7 @@ struct command {
 template <class In, class Out, class Convert>
 std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) {
   cli::read_keys_from_records<In>(rspec);
-  cli::write_keys_in_records<Out>(wspec);
+  cli::write_keys_in_records<Out>(wspec, rspec);
   std::uint64_t count = 0;
   with_writing_holder<Out>(wspec, [&]<class W>() {
     sequential_table_reader<reading_holder_t<In>> in(rspec, cli::input_access());
@@ -381,7 +381,7 @@ int shard(arguments& args) {
     // In the forms copy reads and writes: TFRecord shards keep values as Examples, with keys.
     std::string rspec = args.positional()[0], wspec = args.positional()[1];
     cli::read_keys_from_records<H>(rspec);
-    cli::write_keys_in_records<H>(wspec);
+    cli::write_keys_in_records<H>(wspec, rspec);
     return with_writing_holder<H>(wspec, [&]<class W>() {
       return shard_table<reading_holder_t<H>, W>(rspec, wspec, std::stoull(count), balance,
                                                  cli::output_access());

@@ -130,6 +130,21 @@ same caffe_lmdb/data.mdb datums_lmdb/data.mdb
 expect 0 "$tablio" copy --type=datum lmdb:caffe_lmdb tfrecord:datums.tfrecord
 expect 0 "$tablio" copy --type=datum tfrecord:datums.tfrecord lmdb:datums2_lmdb
 same caffe_lmdb/data.mdb datums2_lmdb/data.mdb
+# Datums of float_data and of an encoded image with float_data beside it, through TFRecord.
+cp -r "$data/caffe/float_encoded_lmdb" float_encoded && rm -f float_encoded/lock.mdb
+expect 0 "$tablio" copy --type=datum lmdb:float_encoded tfrecord:float_encoded.tfrecord
+expect 0 "$tablio" copy --type=datum tfrecord:float_encoded.tfrecord lmdb:float_encoded_back
+expect 0 "$tablio" copy --type=datum lmdb:float_encoded ark:float_encoded.ark
+expect 0 "$tablio" copy --type=datum lmdb:float_encoded_back ark:float_encoded_back.ark
+same float_encoded.ark float_encoded_back.ark
+# A TFRecord file of compressed matrices reads as matrices, decompressed, as an archive does.
+expect 0 "$tablio" copy --type=compressed-matrix "ark:$kaldi/compressed/cm-method1.bin.ark" tfrecord:cm1.tfrecord
+expect 0 "$tablio" copy --type=matrix tfrecord:cm1.tfrecord ark:cm1-decompressed.ark
+expect 0 "$tablio" copy --type=matrix "ark:$kaldi/compressed/cm-method1.bin.ark" ark:cm1-decompressed-ark.ark
+same cm1-decompressed-ark.ark cm1-decompressed.ark
+# A TFRecord file that keeps no keys is copied without gaining a key feature.
+expect 0 "$tablio" copy --type=example "tfrecord:$data/tfrecord/generated/tutorial10.tfrecord" tfrecord:tutorial.tfrecord
+same "$data/tfrecord/generated/tutorial10.tfrecord" tutorial.tfrecord
 expect 0 "$tablio" cat --type=datum lmdb:caffe_lmdb
 contains out.txt "00000000 channels: 1 height: 28 width: 28 data: "
 expect 0 "$tablio" info --type=datum lmdb:caffe_lmdb

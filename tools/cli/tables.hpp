@@ -6,6 +6,7 @@
 #include <tablio/holder/example_form.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/shards.hpp>
+#include <tablio/table/shard.hpp>
 #include <tablio/table/specifier.hpp>
 #include <tablio/types/example_view.hpp>
 
@@ -29,6 +30,9 @@ inline std::string with_key_option(std::string_view spec) {
 
 inline bool is_tfrecord(const tablio::rspecifier& r) { return r.kind == tablio::rspecifier_kind::tfrecord; }
 
+// LMDB's lock files, which hold no data: lock.mdb, or NAME-lock beside a database opened as a file.
+inline bool is_lock_file(std::string_view name) { return name == "lock.mdb" || name.ends_with("-lock"); }
+
 // What a table's files take on disk ("stored: ..."), for local files and folders (an LMDB);
 // said in words where it cannot be counted.
 inline std::string stored_size(const std::string& rspec) {
@@ -48,7 +52,7 @@ inline std::string stored_size(const std::string& rspec) {
     std::error_code failed;
     if (fs::is_directory(name, failed)) {
       for (const auto& member : fs::directory_iterator(name, failed))
-        if (member.is_regular_file(failed) && member.path().filename() != "lock.mdb") {
+        if (member.is_regular_file(failed) && !is_lock_file(member.path().filename().string())) {
           bytes += member.file_size(failed);
           ++files;
         }
@@ -139,8 +143,10 @@ void read_keys_from_records(std::string& rspec) {
 // Adds "key=key" to wspec where H's values are written to TFRecord files, which keep keys (in a
 // "key" feature unless the specifier names another); they are written with
 // tablio::with_writing_holder<H>, which holds values that are not Examples in their Example form.
+// Keys that are the input's record numbers (a TFRecord file's without key=, an IDX file's) are
+// kept as the output's record numbers: no feature is added to what the records hold.
 template <class H>
-void write_keys_in_records(std::string& wspec) {
+void write_keys_in_records(std::string& wspec, std::string_view rspec) {
   tablio::wspecifier w = tablio::require_wspecifier(wspec);
   if (!w.writes_tfrecord()) return;
   if constexpr (!tablio::stored_as_example<H> && !tablio::keyed_record_holder<H> &&
@@ -149,7 +155,9 @@ void write_keys_in_records(std::string& wspec) {
         std::string(type_label<H>()) +
         " values have no Example form for TFRecord, where their keys would be lost: write "
         "them to tar, ark or lmdb (--type=bytes copies the records without keys)");
-  if (w.records.key_feature.empty() && (tablio::stored_as_example<H> || tablio::keyed_record_holder<H>))
+  if (w.records.key_feature.empty() &&
+      (tablio::stored_as_example<H> ||
+       tablio::keyed_record_holder<H>)&&!tablio::table_keys_are_numbers(rspec))
     wspec = with_key_option(wspec);
 }
 
