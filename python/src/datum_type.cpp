@@ -104,6 +104,44 @@ class datum_images_holder : public tablio::holder_storage<datum_read<tablio::dat
   tablio::datum stored_;  // the Datum an Example held, which the view points into
 };
 
+// A Datum's label is an int32, as Caffe holds it: any other number is refused, never cut.
+std::int32_t label_from_python(py::handle h) {
+  py::object n = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));  // ints, numpy's integers
+  if (!n) {
+    PyErr_Clear();
+    throw py::type_error("datum: the label is an int, not " +
+                         std::string(py::str(py::type::handle_of(h).attr("__name__"))));
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
+  if (overflow != 0 || v < INT32_MIN || v > INT32_MAX)
+    throw py::value_error("datum: the label " + std::string(py::str(n)) + " does not fit in int32");
+  return static_cast<std::int32_t>(v);
+}
+
+// A Datum's pixels are bytes, 0 to 255, as Caffe holds them: an integer array of another dtype
+// is checked to hold only such values, never wrapped.
+std::string pixels_from_python(const py::array& a) {
+  const char kind = a.dtype().kind();
+  if (a.size() != 0 && kind != 'u' && kind != 'i' && kind != 'b')
+    throw py::type_error(
+        "datum: pixels are integers 0 to 255 (or floats, for float_data), not an array of dtype " +
+        std::string(py::str(py::handle(a.dtype()))));
+  if ((kind == 'u' && a.itemsize() == 1) || kind == 'b') {
+    auto bytes = as_array<std::uint8_t>(a, 3, "datum");
+    return std::string(reinterpret_cast<const char*>(bytes.data()), static_cast<std::size_t>(bytes.size()));
+  }
+  auto wide = as_array<std::int64_t>(a, 3, "datum");
+  std::string out(static_cast<std::size_t>(wide.size()), '\0');
+  const std::int64_t* p = wide.data();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (p[i] < 0 || p[i] > 255)
+      throw py::value_error("datum: the pixel " + std::to_string(p[i]) + " does not fit in uint8 (0 to 255)");
+    out[i] = static_cast<char>(static_cast<std::uint8_t>(p[i]));
+  }
+  return out;
+}
+
 // (ndarray[c, h, w] uint8, label), float32 when the Datum holds float_data, or (bytes, label)
 // for an encoded image (its pixels under images=: (c, h, w) BGR, as Caffe's data layer gives
 // them, unless asked otherwise). Read as a view of the record; written owned.
@@ -221,7 +259,7 @@ struct datum {
     auto pair = py::cast<py::tuple>(h);
     if (pair.size() != 2) throw py::value_error("datum: expected (image, label)");
     tablio::datum d;
-    d.label = py::cast<std::int32_t>(pair[1]);
+    d.label = label_from_python(pair[1]);
     py::handle image = pair[0];
     if (py::isinstance<py::bytes>(image)) {  // an encoded image, as convert_imageset --encoded
       d.data = std::string(py::reinterpret_borrow<py::bytes>(image));
@@ -239,8 +277,7 @@ struct datum {
     if (a.dtype().kind() == 'f') {
       d.float_data = to_vector(as_array<float>(a, 3, "datum"));
     } else {
-      auto bytes = as_array<std::uint8_t>(a, 3, "datum");
-      d.data.assign(reinterpret_cast<const char*>(bytes.data()), static_cast<std::size_t>(bytes.size()));
+      d.data = pixels_from_python(a);
       d.present.data = true;
     }
     return d;

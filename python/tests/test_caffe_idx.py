@@ -48,6 +48,23 @@ def test_float_and_encoded_datums(lmdb_copy):
     assert label == 7 and isinstance(encoded, bytes) and encoded[:2] == b"\xff\xd8"
 
 
+def test_datum_pixels_and_labels_that_do_not_fit_are_refused(tmp_path):
+    with tablio.writer(f"lmdb:{tmp_path}/db", type="datum") as out:
+        out["wide"] = (np.array([[[0, 255]]], dtype=np.int64), 3)  # fits: stored as bytes
+        for bad in (np.array([[[300, 1]]]), np.array([[[-1, 1]]], dtype=np.int16), np.array([[[256]]], np.uint16)):
+            with pytest.raises(ValueError, match="does not fit in uint8"):
+                out["bad"] = (bad, 1)
+        with pytest.raises(ValueError, match="label 1099511627776 does not fit in int32"):
+            out["bad"] = (np.zeros((1, 1, 1), np.uint8), 2**40)
+        with pytest.raises(TypeError, match="label is an int"):
+            out["bad"] = (np.zeros((1, 1, 1), np.uint8), 1.5)
+        out["numpy_label"] = (np.zeros((1, 1, 1), np.uint8), np.int64(7))
+    entries = dict(tablio.open(f"lmdb:{tmp_path}/db", type="datum"))
+    assert sorted(entries) == ["numpy_label", "wide"]
+    assert entries["wide"][0].tolist() == [[[0, 255]]] and entries["wide"][1] == 3
+    assert entries["numpy_label"][1] == 7
+
+
 def test_datums_whose_dimensions_do_not_fit_their_data_come_flat(tmp_path):
     lmdb = pytest.importorskip("lmdb")
 
