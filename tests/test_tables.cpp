@@ -440,6 +440,8 @@ TEST_CASE("an invalid specifier's error says what is wrong with it", "[table][op
   reading("scp:x ", "whitespace at its end");
   reading("scp, p:x", "an empty option");
   reading("bogus,ark:x", "'bogus' is no format and no option");
+  reading("tfrecord,gzip:x.tfrecord.gz",
+          "'gzip' says how a writer compresses: a reader finds gzip or zlib input");
   reading("tar,threads=0:x", "'threads=0': threads=N is a number of threads, 1 to 256");
   reading("ark,threads=x:x", "'threads=x': threads=N is a number of threads, 1 to 256");
   reading("p:x", "no format (ark, scp, tfrecord, lmdb, idx, tar...)");

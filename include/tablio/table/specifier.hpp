@@ -344,6 +344,8 @@ TABLIO_COLD std::string specifier_problem(std::string_view spec, bool writing, P
       ++formats;
     } else if (o.starts_with("threads=") && !parse(std::string(o) + ",ark:x")) {
       return join({"'", o, "': threads=N is a number of threads, 1 to ", decimal(max_table_threads)});
+    } else if (!writing && (o == "gzip" || o == "zlib" || o == "nz")) {
+      return join({"'", o, "' says how a writer compresses: a reader finds gzip or zlib input by itself"});
     } else if (o != "scp" && !parse(std::string(o) + ",ark:x") && !parse(std::string(o) + ",tar:x")) {
       return join({"'", o, "' is no format and no option"});
     }
