@@ -729,7 +729,13 @@ PYBIND11_MODULE(_tablio, m) {
          const std::string& type, py::handle access) {
         if (by != "count" && by != "bytes")
           throw tablio::usage_error("by is 'count' or 'bytes', not '" + by + "'");
-        tablio::shard_plan plan = find_value_type(type).shard(
+        // Without a type, as the tool: an archive's objects are matrices, other records bytes.
+        std::optional<tablio::rspecifier> r = tablio::parse_rspecifier(rspec);
+        const std::string& chosen =
+            !type.empty()
+                ? type
+                : std::string(r && r->kind == tablio::rspecifier_kind::archive ? "matrix" : "bytes");
+        tablio::shard_plan plan = find_value_type(chosen).shard(
             rspec, wspec, n, by == "count" ? tablio::shard_balance::count : tablio::shard_balance::bytes,
             access_of(access));
         py::list out(plan.wspecifiers.size());
@@ -737,7 +743,7 @@ PYBIND11_MODULE(_tablio, m) {
           out[k] = py::make_tuple(plan.wspecifiers[k], plan.entries[k]);
         return out;
       },
-      py::arg("rspec"), py::arg("wspec"), py::arg("n"), py::arg("by") = "count", py::arg("type") = "bytes",
+      py::arg("rspec"), py::arg("wspec"), py::arg("n"), py::arg("by") = "count", py::arg("type") = "",
       py::arg("access") = py::none());
   m.def(
       "index_shards",

@@ -398,7 +398,7 @@ def save_object(wxfilename, value, type="matrix", dtype=None, compression_method
                         allow_network, allow_pipes, confine)
 
 
-def shard(rspec, wspec, n, by="count", type="bytes", allow_network=True, allow_pipes=True, confine=None,
+def shard(rspec, wspec, n, by="count", type=None, allow_network=True, allow_pipes=True, confine=None,
           limits=None):
     """Splits a table into n shards with the same entries in the same order; returns
     [(wspecifier, entries)] for each shard.
@@ -408,11 +408,12 @@ def shard(rspec, wspec, n, by="count", type="bytes", allow_network=True, allow_p
     "tfrecord:train-*-of-00016.tfrecord" reads back); Kaldi archives and scripts as split_scp.pl is
     used ("ark,scp:feats.ark,feats.scp" -> feats.1.ark, feats.1.scp, ...). A script (scp:) is
     split by its lines, as split_scp.pl does. by="count" balances entries (the first n % len
-    shards take one more), by="bytes" their sizes. type: the values' type; the default,
-    "bytes", copies records of any record format exactly; a Kaldi archive needs its type.
+    shards take one more), by="bytes" their sizes. type: the values' type; by default, as the
+    tool, "matrix" for a Kaldi archive, whose objects need their type, and "bytes" for other
+    tables, which copies their records exactly.
     allow_network, allow_pipes, confine and limits as open() takes them.
     """
-    return _tablio.shard(_specifier(rspec, "shard"), _specifier(wspec, "shard"), n, by, type, shard_index.access(allow_network, allow_pipes, confine, limits))
+    return _tablio.shard(_specifier(rspec, "shard"), _specifier(wspec, "shard"), n, by, type or "", shard_index.access(allow_network, allow_pipes, confine, limits))
 
 
 def value_types():

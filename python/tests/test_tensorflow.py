@@ -521,6 +521,9 @@ def test_shard_splits_and_concatenates_back(data, tmp_path):
     by_bytes = tablio.shard(f"ark:{data}/kaldi/holders/float-matrix.bin.ark", f"ark:{tmp_path}/m.ark", 2,
                             by="bytes", type="matrix")
     assert sum(n for _, n in by_bytes) == 4
+    # An archive's objects are matrices unless said otherwise, as the tool takes them.
+    assert tablio.shard(f"ark:{data}/kaldi/scp/feats.ark", f"ark,scp:{tmp_path}/f.ark,{tmp_path}/f.scp", 2) == [
+        (f"ark,scp:{tmp_path}/f.1.ark,{tmp_path}/f.1.scp", 2), (f"ark,scp:{tmp_path}/f.2.ark,{tmp_path}/f.2.scp", 1)]
     with pytest.raises(tablio.UsageError):
         tablio.shard(f"tfrecord:{source}", f"tfrecord:{tmp_path}/x", 2, by="lines")
 
