@@ -238,6 +238,22 @@ class random_access_table final : public random_access_base {
   value_options options_;
 };
 
+// Runs f, which converts the value to write under `key`: a value it refuses is an error of the
+// same kind naming the key, since the caller may be writing many.
+template <class F>
+auto converted_for(const std::string& key, F f) -> decltype(f()) {
+  const std::string where = "the value for key " + tablio::quoted_key(key) + ": ";
+  try {
+    return f();
+  } catch (const tablio::usage_error& e) {
+    throw tablio::usage_error(where + e.what());
+  } catch (const py::value_error& e) {
+    throw py::value_error(where + e.what());
+  } catch (const py::type_error& e) {
+    throw py::type_error(where + e.what());
+  }
+}
+
 template <class C, class Holder = typename owned_holder_of<C>::type>
 class table_writer final : public writer_base {
  public:
@@ -249,7 +265,7 @@ class table_writer final : public writer_base {
     table_.open(wspec, options.open);
   }
   void write(const std::string& key, py::handle value) override {
-    value_type v = C::from_python(value, options_);
+    value_type v = converted_for(key, [&] { return C::from_python(value, options_); });
     unlocked_gil unlocked;
     table_.write(key, std::move(v));  // taken over by a writer's threads
   }

@@ -52,7 +52,7 @@ def test_datum_pixels_and_labels_that_do_not_fit_are_refused(tmp_path):
     with tablio.writer(f"lmdb:{tmp_path}/db", type="datum") as out:
         out["wide"] = (np.array([[[0, 255]]], dtype=np.int64), 3)  # fits: stored as bytes
         for bad in (np.array([[[300, 1]]]), np.array([[[-1, 1]]], dtype=np.int16), np.array([[[256]]], np.uint16)):
-            with pytest.raises(ValueError, match="does not fit in uint8"):
+            with pytest.raises(ValueError, match="the value for key 'bad': datum: the pixel .* does not fit in uint8"):
                 out["bad"] = (bad, 1)
         with pytest.raises(ValueError, match="label 1099511627776 does not fit in int32"):
             out["bad"] = (np.zeros((1, 1, 1), np.uint8), 2**40)
