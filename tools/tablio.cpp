@@ -251,6 +251,7 @@ struct verifier {
 // decode, is reported and the next one read; a damaged header ends the file.
 template <class R>
 void verify_tfrecord(const rspecifier& r, verifier& v) {
+  std::uint64_t ordinal = 0;  // records are numbered across the table's files
   for (const std::string& file : expand_shard_list(r.filename)) {
     // A file cut inside a record's header is a problem, as the table says (unless unended).
     tfrecord_reader records(open_tfrecord_input(file), tfrecord_read_options{.strict_end = !r.unended});
@@ -262,24 +263,27 @@ void verify_tfrecord(const rspecifier& r, verifier& v) {
       } catch (const data_loss_error& e) {
         v.report(e.what());
         if (e.cause() != data_loss_error::cause::corrupted_data) break;
+        ++ordinal;
         continue;  // the next record follows this one's bad data
       } catch (const format_error& e) {
         v.report(e.what());  // the stream itself (a cut gzip member): nothing after it can be read
         break;
       }
       ++v.checked;
+      // Read as the table reads it, so that a problem is the table's error, at the same place.
+      entry e;
+      e.form = entry_form::record;
+      e.bytes = record;
+      e.source = file;
+      e.data_offset = records.offset() + 12;
+      e.key = ordinal_key(ordinal++);
+      e.key_name = r.records.key_feature;
+      e.provisional_key = !e.key_name.empty();
+      e.max_key_bytes = governed({}).parse_limits.max_token_bytes;  // the policy's, --max-token-bytes
       try {
-        std::string where = file + " record at " + std::to_string(records.offset());
-        decode_record(h, record, where);
-        if constexpr (keyed_record_holder<R>)
-          if (!r.records.key_feature.empty()) {
-            std::string key = h.take_record_key(r.records.key_feature, where);
-            std::size_t most = governed({}).parse_limits.max_token_bytes;  // the policy's, --max-token-bytes
-            if (!kaldi_io::is_token(key) || key.size() > most)
-              detail::bad_key_read(file, records.offset(), key, most);
-          }
-      } catch (const format_error& e) {
-        v.report(e.what());
+        detail::read_record(h, e);
+      } catch (const format_error& error) {
+        v.report(error.what());
       }
     }
     records.close();
@@ -300,9 +304,14 @@ void verify_lmdb(const rspecifier& r, verifier& v) {
   while (db.next(key, value)) {
     ++v.checked;
     try {
-      decode_record(h, value, r.filename + " key '" + std::string(key) + "'");
-    } catch (const format_error& e) {
-      v.report(e.what());
+      entry e;
+      e.form = entry_form::record;
+      e.bytes = value;
+      e.source = r.filename;
+      e.key = std::string(key);
+      detail::read_record(h, e);  // as the table reads it
+    } catch (const format_error& error) {
+      v.report(error.what());
     }
   }
 }

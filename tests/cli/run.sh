@@ -142,6 +142,10 @@ expect 0 "$tablio" copy --type=compressed-matrix "ark:$kaldi/compressed/cm-metho
 expect 0 "$tablio" copy --type=matrix tfrecord:cm1.tfrecord ark:cm1-decompressed.ark
 expect 0 "$tablio" copy --type=matrix "ark:$kaldi/compressed/cm-method1.bin.ark" ark:cm1-decompressed-ark.ark
 same cm1-decompressed-ark.ark cm1-decompressed.ark
+# verify reports a value that does not decode as the table does: at its record, under its key.
+"$tablio" verify --type=vector tfrecord:matrix-float-matrix.bin.ark.tfrecord >verify-form.out
+grep -q "at byte 12 (key 'a_0x0'): expected feature 'shape'" verify-form.out ||
+  fail "verify placed a value's error elsewhere than the table does: $(head -1 verify-form.out)"
 # A TFRecord file that keeps no keys is copied without gaining a key feature.
 expect 0 "$tablio" copy --type=example "tfrecord:$data/tfrecord/generated/tutorial10.tfrecord" tfrecord:tutorial.tfrecord
 same "$data/tfrecord/generated/tutorial10.tfrecord" tutorial.tfrecord
