@@ -101,10 +101,7 @@ class archive_reader {
   // are read as they are written: a value read with the wrong type leaves the reader inside
   // its bytes, and what it takes for the next key is no key.
   bool next_key(std::string& key) {
-    if (!detail::read_archive_key(
-            in_, key, key_offset_,
-            "a key (non-empty, no whitespace or unprintable bytes), then a space or a newline"))
-      return false;
+    if (!detail::read_archive_key(in_, key, key_offset_, /*after_object=*/false)) return false;
     if (in_.peek() != '\n') in_.advance(1);  // a newline is left for the object
     return true;
   }

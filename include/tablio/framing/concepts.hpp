@@ -536,30 +536,37 @@ void ask_for_parts(F& f) {
 inline bool is_archive_key(std::string_view key, int after) {
   return kaldi_io::is_token(key) && (after == ' ' || after == '\t' || after == '\n');
 }
+// `after_object`: the key was looked for after an object read at an offset, else as the next entry's.
 [[noreturn]] TABLIO_COLD inline void no_archive_key(const reader& in, std::uint64_t at, std::string_view key,
-                                                    int after, std::string_view expected) {
-  const std::size_t most = in.limits().max_token_bytes;
+                                                    int after, bool after_object) {
+  // A token is a key followed by the wrong byte, which is then named.
+  const bool token = kaldi_io::is_token(key);
+  const decimal byte(after);
   throw_format_error(
-      in.name(), at, {}, {expected},
-      {kaldi_io::is_token(key) ? join({quoted_excerpt(key), " followed by byte ", decimal(after)})
-       : key.size() <= most    ? quoted_excerpt(key)
-                               : join({decimal(key.size()), " bytes from ", quoted_excerpt(key)})});
+      in.name(), at, {},
+      {after_object ? "the next entry's key or the end, after the object"
+                    : "a key (non-empty, no whitespace or unprintable bytes), then a space or a newline"},
+      {quoted_excerpt(key), token ? " followed by byte " : "", token ? byte : std::string_view()});
+}
+// Whether `key`, read at `at` and followed by byte `after` (-1: the end), is a key rather than
+// the end; bytes that are no key are a format_error (no_archive_key).
+inline bool key_or_end(const reader& in, std::uint64_t at, std::string_view key, int after,
+                       bool after_object) {
+  if (after < 0) return false;
+  if (!is_archive_key(key, after)) no_archive_key(in, at, key, after, after_object);
+  return true;
 }
 // Reads the key of an archive's next entry, as Kaldi's reader reads it: whitespace, then the
 // bytes up to a space, from offset `at`; leaves the reader at the byte after the key. False
 // at the end, which includes input that ends inside a key (Kaldi takes that for a clean end
-// too). Bytes that are no key (is_archive_key) are a format_error expecting `expected`.
-inline bool read_archive_key(reader& in, std::string& key, std::uint64_t& at, std::string_view expected) {
+// too). Bytes that are no key (is_archive_key) are a format_error.
+inline bool read_archive_key(reader& in, std::string& key, std::uint64_t& at, bool after_object) {
   in.skip_whitespace();
   at = in.tell();
   key.clear();
   in.read_until_space(key);
-  const int after = in.peek();
-  if (after < 0) return false;
-  if (!is_archive_key(key, after)) no_archive_key(in, at, key, after, expected);
-  return true;
+  return key_or_end(in, at, key, in.peek(), after_object);
 }
-inline constexpr std::string_view key_after_object = "the next entry's key or the end, after the object";
 // What must follow an object read at an offset into an archive: the next entry's key, as the
 // archive's own reader reads keys (framing/ark.hpp), or the end. An object read as another
 // type than wrote it stops short or runs on, and what follows it is then no key: an error here
@@ -567,7 +574,7 @@ inline constexpr std::string_view key_after_object = "the next entry's key or th
 inline void check_key_follows(reader& in) {
   std::uint64_t at;
   std::string key;
-  read_archive_key(in, key, at, key_after_object);
+  read_archive_key(in, key, at, /*after_object=*/true);
 }
 // The same as far as the input is read already, for an object read in sequence: it never
 // waits for more input (a pipe's next entry may be written only once this one is used), and
@@ -579,9 +586,8 @@ inline void check_buffered_key_follows(const reader& in) {
   const std::size_t start = i;
   while (i < w.size() && !reader::is_space(w[i])) ++i;
   if (i == w.size()) return;  // the end, or a key not in view yet: nothing to tell
-  const std::string_view key(w.data() + start, i - start);
-  const int after = static_cast<unsigned char>(w[i]);
-  if (!is_archive_key(key, after)) no_archive_key(in, in.tell() + start, key, after, key_after_object);
+  key_or_end(in, in.tell() + start, std::string_view(w.data() + start, i - start),
+             static_cast<unsigned char>(w[i]), /*after_object=*/true);
 }
 
 template <class F>
