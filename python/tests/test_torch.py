@@ -750,6 +750,24 @@ def test_a_record_whose_data_is_damaged_is_left_out_alone(tmp_path):
         assert (keys if batch else sorted(set(keys))) == expected and ds.skipped == 1
 
 
+def test_a_damaged_record_that_keeps_its_key_ends_its_table_unless_read_under_p(tmp_path):
+    with tablio.writer(f"tfrecord,key=key:{tmp_path}/k.tfrecord", type="example") as w:
+        for i in range(20):
+            w[f"utt{i:02d}"] = {"n": [i]}
+    path = tmp_path / "k.tfrecord"
+    data = bytearray(path.read_bytes())
+    record = len(data) // 20
+    data[13 * record + 14] ^= 0xFF  # record 13's data, which holds its key
+    path.write_bytes(bytes(data))
+    # Its key lost with it, the table is counted as the records before it, with a warning.
+    with pytest.warns(RuntimeWarning, match="cannot be read past its record 13"):
+        ds = tt.TableIterableDataset(f"tfrecord,key=key:{path}", type="example", with_keys=True, on_error="skip")
+    assert [k for k, _ in ds] == [f"utt{i:02d}" for i in range(13)]
+    # Under p, the table leaves it out itself: every other record is read.
+    ds = tt.TableIterableDataset(f"tfrecord,key=key,p:{path}", type="example", with_keys=True, on_error="skip")
+    assert [k for k, _ in ds] == [f"utt{i:02d}" for i in range(20) if i != 13] and ds.skipped == 0
+
+
 def test_a_datum_that_does_not_decode_is_left_out_alone(tmp_path):
     lmdb = pytest.importorskip("lmdb")
     image = np.zeros((1, 2, 2), np.uint8)
