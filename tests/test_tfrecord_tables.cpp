@@ -587,10 +587,16 @@ TEST_CASE("every Kaldi type has an Example form that keeps its values", "[tfreco
   example_record_holder<holder<matrix<double>>> as_doubles;
   as_doubles.decode_record(record, "r");
   CHECK(as_doubles.value()(1, 2) == static_cast<double>(decompressed(1, 2)));
-  // Bytes that are neither float64 values of the shape's count nor a compressed matrix.
+  // Bytes that are neither float64 values of the shape's count nor a compressed matrix; a
+  // compressed matrix cut short.
   ex = decode_example(record);
+  const std::string stored = std::get<std::vector<std::string>>(ex.features.at("data")).front();
   ex.features["data"] = std::vector<std::string>{std::string(20, 'x')};
-  CHECK_THROWS_AS(as_matrix.decode_record(encode_example(ex), "r"), format_error);
+  CHECK_THROWS_MATCHES(as_matrix.decode_record(encode_example(ex), "r"), format_error,
+                       test::says("6 float64 values, as the shape says, found 20 bytes"));
+  ex.features["data"] = std::vector<std::string>{stored.substr(0, stored.size() - 3)};
+  CHECK_THROWS_MATCHES(as_matrix.decode_record(encode_example(ex), "r"), format_error,
+                       test::says("format error in 'r'"));
   std::vector<std::pair<std::int32_t, std::int32_t>> pairs{{1, -2}, {INT32_MAX, INT32_MIN}};
   CHECK(through_example<basic_pair_vector_holder<std::int32_t>>(pairs) == pairs);
   std::vector<std::string> tokens{"a", "b\xc3\xa9"};

@@ -211,13 +211,14 @@ struct example_form<holder<matrix<T>>> {
     detail::put_form_floats(ex, m.data(), m.size());
   }
   // A compressed matrix's form is read decompressed, as a matrix holder reads a compressed
-  // matrix in an archive: its data is one bytes value, a Kaldi CM object, whose size is never
-  // 8 bytes a value as float64 data's is (a header, then 1 or 2 bytes a value).
+  // matrix in an archive: its data is one bytes value, a Kaldi CM object ("CM", "CM2", "CM3"),
+  // whose size is never 8 bytes a value as float64 data's is (a header, then 1 or 2 bytes a
+  // value). Other bytes are float64 data, of the shape's count or an error saying so.
   static void from_example(const example& ex, matrix<T>& m, const std::string& where) {
     auto dims = detail::form_shape(ex, 2, where);
     const std::uint64_t count = std::uint64_t(dims[0]) * std::uint64_t(dims[1]);
     if (const std::string* object = detail::single_bytes_value(ex);
-        object && (object->size() % 8 != 0 || object->size() / 8 != count)) {
+        object && object->starts_with("CM") && (object->size() % 8 != 0 || object->size() / 8 != count)) {
       compressed_matrix stored;
       example_form<holder<compressed_matrix>>::from_example(ex, stored, where);
       m = matrix<T>(stored.num_rows(), stored.num_cols());
