@@ -1,7 +1,7 @@
 // tablio_test_table_copy TYPE RSPECIFIER WSPECIFIER: copies a table of TYPE's values as a C++
-// program would, with the library's tables alone (no tool code): read with reading_holder_t,
-// written with with_writing_holder. The differential tests set it beside the tool and Python.
-// Exits 0, or 1 with the error's message on standard error.
+// program would, with the library's tables alone (no tool code): read with reading_holder_t
+// under reading_rspec's keys, written with with_writing_holder. The differential tests set it beside the tool
+// and Python. Exits 0, or 1 with the error's message on standard error.
 #include <tablio/holder/holders.hpp>
 #include <tablio/table/record_form.hpp>
 #include <tablio/tablio.hpp>
@@ -15,7 +15,8 @@ namespace {
 using namespace tablio;
 
 template <class H>
-void copy(const std::string& rspec, const std::string& wspec) {
+void copy(const std::string& named, const std::string& wspec) {
+  const std::string rspec = reading_rspec<H>(named);
   sequential_table_reader<reading_holder_t<H>> in(rspec);
   with_writing_holder<H>(wspec, [&]<class W>() {
     table_writer<W> out(wspec);

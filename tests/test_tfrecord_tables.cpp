@@ -1,6 +1,7 @@
 // Tables over TFRecord files: specifiers, ordinal and feature keys, scripts pointing at
 // records, indexes, shards, compression, and the errors a table reports for bad records.
 #include <tablio/holder/example_form.hpp>
+#include <tablio/table/record_form.hpp>
 #include <tablio/table/shard.hpp>
 #include <tablio/tablio.hpp>
 
@@ -520,6 +521,62 @@ TEST_CASE("values that are not Examples stored as Examples of shape and data", "
   back.decode_record(record, "r");
   CHECK(encode_datum(back.value()) == encode_datum(jpeg));
   CHECK(back.value().float_data == jpeg.float_data);
+}
+
+TEST_CASE("every entry point keeps the keys of values stored as Examples in one place",
+          "[tfrecord][example_form]") {
+  using H = holder<matrix<float>>;
+  test::temp_dir dir;
+  const std::string file = dir / "m.tfrecord", plain = "tfrecord:" + file, keyed = "tfrecord,key=key:" + file;
+  // Written plainly, keys go in a "key" feature, unless the first is the first record's number.
+  with_writing_holder<H>("tfrecord,scp:" + file + "," + dir / "m.scp", [&]<class W>() {
+    table_writer<W> out("tfrecord,scp:" + file + "," + dir / "m.scp");
+    out.write("utt1", matrix<float>(1, 2, {1, 2}));
+    out.write("utt2", matrix<float>(2, 1, {3, 4}));
+    out.close();
+  });
+  CHECK(decode_example(sequential_table_reader<bytes_holder>(plain).value()).features.count("key") == 1);
+  {  // with threads encoding the values, the same records
+    table_writer<example_record_holder<H>> out("tfrecord,threads=3:" + dir / "t.tfrecord");
+    out.write("utt1", matrix<float>(1, 2, {1, 2}));
+    out.write("utt2", matrix<float>(2, 1, {3, 4}));
+  }
+  CHECK(test::read_file(dir / "t.tfrecord") == test::read_file(file));
+  const std::string numbered = "tfrecord:" + dir / "n.tfrecord";
+  {
+    table_writer<example_record_holder<H>> out(numbered);
+    out.write("00000000", matrix<float>(1, 1, {5}));
+    out.write("00000001", matrix<float>(1, 1, {6}));
+    CHECK_THROWS_WITH(out.write("utt3", matrix<float>()), Catch::Contains("must have key 00000002"));
+  }
+  CHECK(decode_example(sequential_table_reader<bytes_holder>(numbered).value()).features.count("key") == 0);
+  // writing_wspec names the feature outright, for a writer that must know before its first value.
+  CHECK(writing_wspec<H>(plain) == keyed);
+  CHECK(writing_wspec<H>("tfrecord,scp:a.tfrecord,a.scp") == "tfrecord,scp,key=key:a.tfrecord,a.scp");
+  CHECK(writing_wspec<H>("tfrecord,key=utt:" + file) == "tfrecord,key=utt:" + file);
+  CHECK(writing_wspec<H>("ark:feats.ark") == "ark:feats.ark");
+  CHECK(writing_wspec<example_holder>(plain) == plain);
+  CHECK(writing_wspec<bytes_holder>(plain) == plain);
+  // Read plainly, where the first record keeps a key (or a script points into such records).
+  CHECK(reading_rspec<H>(plain) == keyed);
+  CHECK(reading_rspec<H>("scp:" + dir / "m.scp") == "scp,key=key:" + dir / "m.scp");
+  CHECK(reading_rspec<H>("tfrecord,key=utt:" + file) == "tfrecord,key=utt:" + file);
+  CHECK(reading_rspec<example_holder>(plain) == plain);  // an Example's features are its own
+  CHECK(reading_rspec<bytes_holder>(plain) == plain);
+  for (const std::string& rspec : {reading_rspec<H>(plain), reading_rspec<H>("scp:" + dir / "m.scp")}) {
+    sequential_table_reader<reading_holder_t<H>> in(rspec);
+    CHECK(in.key() == "utt1");
+    in.next();
+    CHECK((in.key() == "utt2" && in.value()(1, 0) == 4));
+  }
+  // Records of the form with no key feature (as a TensorFlow program writes them) are numbered.
+  CHECK(reading_rspec<H>(numbered) == numbered);
+  CHECK(sequential_table_reader<reading_holder_t<H>>(reading_rspec<H>(numbered)).key() == "00000000");
+  // Nothing to look at: an empty file, or a command, is taken to keep keys.
+  { table_writer<example_record_holder<H>> out("tfrecord:" + dir / "e.tfrecord"); }
+  CHECK(reading_rspec<H>("tfrecord:" + dir / "e.tfrecord") == "tfrecord,key=key:" + dir / "e.tfrecord");
+  CHECK(reading_rspec<H>("tfrecord:cat " + file + " |") == "tfrecord,key=key:cat " + file + " |");
+  CHECK(reading_rspec<H>("ark:feats.ark") == "ark:feats.ark");
 }
 
 namespace {

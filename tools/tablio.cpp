@@ -51,7 +51,7 @@ struct command {
 template <class In, class Out, class Convert>
 std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) {
   cli::read_keys_from_records<In>(rspec);
-  cli::write_keys_in_records<Out>(wspec, rspec);
+  cli::check_tfrecord_form<Out>(wspec);
   std::uint64_t count = 0;
   with_writing_holder<Out>(wspec, [&]<class W>() {
     sequential_table_reader<reading_holder_t<In>> in(rspec, cli::input_access());
@@ -198,7 +198,7 @@ int index(arguments& args) {
   rspecifier r = require_rspecifier(rspec);
   std::uint64_t count = 0;
   if (cli::is_tfrecord(r)) {
-    cli::read_keys_from_records<example_holder>(rspec);  // keys from the "key" feature when there is one
+    cli::with_type(type, [&]<class H>() { cli::read_keys_from_records<H>(rspec); });  // as copy reads it
     count = write_tfrecord_index(rspec, script);
   } else if (r.kind == rspecifier_kind::archive) {
     if (!can_open_at(r.filename)) throw usage_error(cannot_point_into(r.filename));
@@ -390,7 +390,7 @@ int shard(arguments& args) {
     // In the forms copy reads and writes: TFRecord shards keep values as Examples, with keys.
     std::string rspec = args.positional()[0], wspec = args.positional()[1];
     cli::read_keys_from_records<H>(rspec);
-    cli::write_keys_in_records<H>(wspec, rspec);
+    cli::check_tfrecord_form<H>(wspec);
     return with_writing_holder<H>(wspec, [&]<class W>() {
       return shard_table<reading_holder_t<H>, W>(rspec, wspec, std::stoull(count), balance,
                                                  cli::output_access());

@@ -227,6 +227,9 @@ struct value_type_entry {
   // One object with no key, as Kaldi's ReadKaldiObject / WriteKaldiObject (tablio::read_object).
   std::function<py::object(const std::string&, const value_options&)> load_object;
   std::function<void(const std::string&, py::handle, bool, const value_options&)> save_object;
+  // Whether TFRecord tables hold its values as Examples of their form, keys in a "key" feature
+  // (tablio::stored_as_example): what reading_rspec and writing_wspec do for it.
+  bool stored_as_example = false;
 };
 
 void register_value_type(std::string name, value_type_entry entry);

@@ -4,6 +4,7 @@
 #include "binding.hpp"
 
 #include <tablio/stream/platform/process.hpp>
+#include <tablio/table/record_form.hpp>
 #include <tablio/table/segments.hpp>  // segments=: this module reads them
 
 #include <Python.h>
@@ -928,6 +929,26 @@ PYBIND11_MODULE(_tablio, m) {
       py::arg("use"),
       "For tests and benchmarks, as TABLIO_THREAD_USE: tables with threads hand every entry they can "
       "to them (always), none (never), or what they measure to be faster (measured).");
+  m.def(
+      "reading_rspec",
+      [](const std::string& rspec, const std::string& type, py::handle access) {
+        if (!find_value_type(type).stored_as_example) return rspec;
+        tablio::open_options open = access_of(access);
+        unlocked_gil unlocked;  // a remote table's first record is fetched
+        return tablio::keyed_form_rspec(rspec, open);
+      },
+      py::arg("rspec"), py::arg("type"), py::arg("access") = py::none(),
+      "The rspecifier that reads TYPE's values under the keys they were written with "
+      "(tablio::reading_rspec): key=key for a TFRecord table of values stored as Examples of their form "
+      "whose records keep a 'key' feature.");
+  m.def(
+      "writing_wspec",
+      [](const std::string& wspec, const std::string& type) {
+        if (!find_value_type(type).stored_as_example) return wspec;
+        return tablio::keyed_form_wspec(wspec);
+      },
+      py::arg("wspec"), py::arg("type"),
+      "The wspecifier that keeps TYPE's keys in a 'key' feature whatever they are (tablio::writing_wspec).");
   m.def("ordinal_keys", &tablio::table_keys_are_numbers, py::arg("rspec"),
         "Whether the table's keys are its records' numbers, counted across its files (TFRecord, IDX).");
   m.def("ordinal_key", &tablio::ordinal_key, py::arg("ordinal"),

@@ -58,9 +58,11 @@ py::object stack_values(std::vector<typename C::holder::value_type>& values, con
   }
 }
 
-// Opens a reading table over rspec, with the segments file and options value_options give.
-template <class Table>
-void open_table(Table& table, const std::string& rspec, const value_options& options) {
+// Opens a reading table of H's values over rspec, under the keys they were written with
+// (tablio::reading_rspec), with the segments file and options value_options give.
+template <class H, class Table>
+void open_table(Table& table, const std::string& named, const value_options& options) {
+  const std::string rspec = tablio::reading_rspec<H>(named, options.open);
   if (options.segments.empty() && !options.max_overshoot && !options.min_segment_length)
     return table.open(rspec, options.open);
   tablio::rspecifier r = tablio::require_rspecifier(rspec);
@@ -81,7 +83,7 @@ class sequential_table final : public sequential_base {
     if constexpr (requires { C::configure(table_.holder(), options_); })
       C::configure(table_.holder(), options_);
     unlocked_gil unlocked;
-    open_table(table_, rspec, options);
+    open_table<typename owned_holder_of<C>::type>(table_, rspec, options);
   }
 
   bool advance_key() override {
@@ -174,7 +176,7 @@ class random_access_table final : public random_access_base {
 
   random_access_table(const std::string& rspec, const value_options& options) : options_(options) {
     unlocked_gil unlocked;
-    open_table(table_, rspec, options);
+    open_table<typename owned_holder_of<C>::type>(table_, rspec, options);
   }
 
   std::variant<py::list, std::size_t> get_all(const std::vector<std::string>& keys) override {
@@ -298,9 +300,10 @@ std::unique_ptr<writer_base> make_writer(const std::string& wspec, const value_o
 
 // Splits rspec into n shards, written as make_writer writes.
 template <class H>
-tablio::shard_plan split_table(const std::string& rspec, const std::string& wspec, std::uint64_t n,
+tablio::shard_plan split_table(const std::string& named, const std::string& wspec, std::uint64_t n,
                                tablio::shard_balance by, const tablio::open_options& open) {
   unlocked_gil unlocked;
+  const std::string rspec = tablio::reading_rspec<H>(named, open);
   return tablio::with_writing_holder<H>(
       wspec, [&]<class W>() { return tablio::shard_table<read_with<H>, W>(rspec, wspec, n, by, open); });
 }
@@ -319,7 +322,8 @@ value_type_entry entry_for() {
       split_table<typename owned_holder_of<C>::type>,
       [](const std::string& rspec, const tablio::open_options& open) {
         unlocked_gil unlocked;
-        return tablio::index_shards<read_with<typename owned_holder_of<C>::type>>(rspec, open);
+        using H = typename owned_holder_of<C>::type;
+        return tablio::index_shards<read_with<H>>(tablio::reading_rspec<H>(rspec, open), open);
       },
       tablio::record_extension<typename owned_holder_of<C>::type>(),
       [](const std::string& rxfilename, const value_options& o) -> py::object {
@@ -337,6 +341,7 @@ value_type_entry entry_for() {
         unlocked_gil unlocked;
         tablio::write_object<holder>(wxfilename, v, binary, o.open);
       },
+      tablio::stored_as_example<typename owned_holder_of<C>::type>,
   };
 }
 
@@ -363,6 +368,7 @@ value_type_entry entry_for_precisions() {
       [=](const std::string& s, py::handle v, bool binary, const value_options& o) {
         return o.double_precision ? twice.save_object(s, v, binary, o) : single.save_object(s, v, binary, o);
       },
+      single.stored_as_example,
   };
 }
 

@@ -132,6 +132,8 @@ def _pieces(rspec, type, npartitions, index, options):
         files, options = planned.rspecs(None if named else fmt), {**options, **planned.options()}
         counts = [shard.samples for shard in planned.shards]
     else:
+        # Under the keys its records keep, as tablio.open() reads it (key=key where they keep one).
+        rspec = _tablio.reading_rspec(rspec, type, _access(options))
         files, counts = _tablio.table_files(rspec, _access(options)), None
     if len(files) > 1:
         if npartitions not in (None, len(files)):
@@ -627,7 +629,9 @@ def write(bag, wspec, type="matrix", dtype=None, compression_method=None, index=
     if not isinstance(bag, dask.bag.Bag):
         raise TypeError("tablio.dask.write() takes a dask.bag.Bag of (key, value) pairs, not "
                         f"{bag.__class__.__name__}")
-    wspec = tablio._specifier(wspec, "dask.write")
+    # Keys in a "key" feature where TFRecord holds the values as Examples of their form, as
+    # every writer keeps them: the index then bounds each shard by its keys.
+    wspec = _tablio.writing_wspec(tablio._specifier(wspec, "dask.write"), type)
     parts = _checked(wspec)
     access = {"allow_network": bool(allow_network), "allow_pipes": False, "confine": confine}
     options = {"dtype": dtype, "compression_method": compression_method}

@@ -650,7 +650,9 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             self.options.update(self.index.options())  # its shards are never commands
         else:
             self.options.update(access)
-            groups = [expand_shards(rspec, **access) for rspec in rspecs]
+            # Under the keys their records keep, as tablio.open() reads them.
+            access_tuple = shard_index.access(**access)
+            groups = [expand_shards(_tablio.reading_rspec(rspec, type, access_tuple), **access) for rspec in rspecs]
             self.tables = [shard for group in groups for shard in group]
             self.sizes = [self._count(t) for t in self.tables]
         # A TFRecord table numbers its records (keys 00000000, ...) across all its files: a

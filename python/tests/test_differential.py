@@ -57,6 +57,9 @@ FORMATS = {
     "text": ("ark,t:{d}/t.ark", "ark:{d}/t.ark"),
     "scp": ("ark,scp:{d}/t.ark,{d}/t.scp", "scp:{d}/t.scp"),
     "tfrecord": ("tfrecord,key=key:{d}/t.tfrecord", "tfrecord,key=key:{d}/t.tfrecord"),
+    # Named plainly: values that are not Examples keep their keys in a "key" feature by default,
+    # and every reader finds them there.
+    "tfrecord-plain": ("tfrecord:{d}/t.tfrecord", "tfrecord:{d}/t.tfrecord"),
     "tfrecord-gzip": ("tfrecord,key=key,gzip:{d}/t.tfrecord", "tfrecord,key=key:{d}/t.tfrecord"),
     "tfrecord-scp": ("tfrecord,scp,key=key:{d}/t.tfrecord,{d}/t.scp", "scp,key=key:{d}/t.scp"),
     "lmdb": ("lmdb:{d}/t.lmdb", "lmdb:{d}/t.lmdb"),
@@ -71,7 +74,9 @@ BYTES_FORMATS = {"tfrecord": ("tfrecord:{d}/t.tfrecord", "tfrecord:{d}/t.tfrecor
 def formats_of(type):
     if type == "bytes":
         return BYTES_FORMATS
-    return {name: f for name, f in FORMATS.items() if name != "text" or type in TEXT_TYPES}
+    # An Example's features are its own: a "key" feature is its key only where key= says so.
+    return {name: f for name, f in FORMATS.items()
+            if (name != "text" or type in TEXT_TYPES) and (name != "tfrecord-plain" or type != "example")}
 
 
 def cases():
@@ -180,12 +185,14 @@ def test_tfrecord_values_are_examples_tensorflow_reads_whoever_writes(tmp_path, 
     a "data" feature) by every writer: the same records, byte for byte."""
     src, _, _ = source(type)
     files = {}
-    python_write(type, f"tfrecord,key=key:{tmp_path}/python.tfrecord", zip(KEYS, VALUES[type]))
+    # Keys kept by default, but in Examples, whose "key" feature is named (key=key).
+    options = "tfrecord,key=key" if type == "example" else "tfrecord"
+    python_write(type, f"{options}:{tmp_path}/python.tfrecord", zip(KEYS, VALUES[type]))
     files["python"] = tmp_path / "python.tfrecord"
-    assert cpp_copy(type, src, f"tfrecord,key=key:{tmp_path}/cpp.tfrecord")[0] == 0
+    assert cpp_copy(type, src, f"{options}:{tmp_path}/cpp.tfrecord")[0] == 0
     files["cpp"] = tmp_path / "cpp.tfrecord"
     if type in TOOL_TYPES:
-        assert tool_copy(type, src, f"tfrecord:{tmp_path}/tool.tfrecord")[0] == 0  # keys kept by default
+        assert tool_copy(type, src, f"{options}:{tmp_path}/tool.tfrecord")[0] == 0
         files["tool"] = tmp_path / "tool.tfrecord"
     contents = {name: path.read_bytes() for name, path in files.items()}
     assert len(set(contents.values())) == 1, f"{type}: writers disagree"
@@ -195,19 +202,47 @@ def test_tfrecord_values_are_examples_tensorflow_reads_whoever_writes(tmp_path, 
             assert "data" in example
 
 
-def test_keys_the_tool_keeps_by_default_and_ordinals_read_the_same_everywhere(tmp_path, source):
+def test_every_entry_point_keeps_and_finds_keys_by_default_and_numbers_records_that_keep_none(tmp_path, source):
     src, _, expected = source("matrix")
     assert tool_copy("matrix", src, f"tfrecord:{tmp_path}/tool.tfrecord")[0] == 0
-    got = read_python("matrix", f"tfrecord,key=key:{tmp_path}/tool.tfrecord")
-    assert [k for k, _ in got] == KEYS and all(same(a, b) for (_, a), (_, b) in zip(got, expected))
-    # Python's and the C++ tables' plain "tfrecord:" keep no keys: records are their ordinals,
-    # and the tool reads such a file so too.
-    python_write("matrix", f"tfrecord:{tmp_path}/numbered.tfrecord", zip(ORDINALS, VALUES["matrix"]))
+    for rspec in (f"tfrecord:{tmp_path}/tool.tfrecord", f"tfrecord,key=key:{tmp_path}/tool.tfrecord"):
+        got = read_python("matrix", rspec)
+        assert [k for k, _ in got] == KEYS and all(same(a, b) for (_, a), (_, b) in zip(got, expected))
+        assert [k for k, _ in tablio.random_access(rspec, type="matrix").items()] == KEYS
+    # Records of the matrix form with no key feature (as TensorFlow programs write them) are
+    # numbered by every reader.
+    forms = [(k, {f: v for f, v in e.items() if f != "key"})
+             for k, e in tablio.open(f"tfrecord,key=key:{tmp_path}/tool.tfrecord", type="example")]
+    python_write("example", f"tfrecord:{tmp_path}/numbered.tfrecord", zip(ORDINALS, (e for _, e in forms)))
+    got = read_python("matrix", f"tfrecord:{tmp_path}/numbered.tfrecord")
+    assert [k for k, _ in got] == ORDINALS and all(same(a, b) for (_, a), (_, b) in zip(got, expected))
     assert tool_copy("matrix", f"tfrecord:{tmp_path}/numbered.tfrecord", f"ark,t:{tmp_path}/tool.txt")[0] == 0
     assert cpp_copy("matrix", f"tfrecord:{tmp_path}/numbered.tfrecord", f"ark,t:{tmp_path}/cpp.txt")[0] == 0
     text = (tmp_path / "tool.txt").read_bytes()
     assert text == (tmp_path / "cpp.txt").read_bytes()
     assert [line.split()[0] for line in text.decode().splitlines() if "[" in line] == ORDINALS
+    # A copy of such a table to TFRecord adds no keys: the records come out as they went in.
+    for name, copy in {"tool": tool_copy, "cpp": cpp_copy}.items():
+        assert copy("matrix", f"tfrecord:{tmp_path}/numbered.tfrecord", f"tfrecord:{tmp_path}/{name}.again")[0] == 0
+        assert (tmp_path / f"{name}.again").read_bytes() == (tmp_path / "numbered.tfrecord").read_bytes(), name
+    tablio.shard(f"tfrecord:{tmp_path}/numbered.tfrecord", f"tfrecord:{tmp_path}/py.again", 1, type="matrix")
+    assert (tmp_path / "py-00000-of-00001.again").read_bytes() == (tmp_path / "numbered.tfrecord").read_bytes()
+
+
+def test_examples_keep_a_key_feature_of_their_own_unless_key_is_named(tmp_path):
+    """A dataset's Examples with a "key" feature of their own (here with spaces, which no table key
+    has) are copied whole by every entry point; key=key takes it out as the key where asked."""
+    own = [{"key": [b"a b"], "label": np.array([1], np.int64)}, {"key": [b"c d"], "label": np.array([2], np.int64)}]
+    data = f"tfrecord:{tmp_path}/own.tfrecord"
+    python_write("example", data, zip(ORDINALS[:2], own))
+    for name, copy in {"tool": tool_copy, "cpp": cpp_copy}.items():
+        status, err = copy("example", data, f"tfrecord:{tmp_path}/{name}.tfrecord")
+        assert status == 0, (name, err)
+        assert (tmp_path / f"{name}.tfrecord").read_bytes() == (tmp_path / "own.tfrecord").read_bytes(), name
+    got = read_python("example", data)
+    assert [k for k, _ in got] == ORDINALS[:2] and [e["key"] for _, e in got] == [[b"a b"], [b"c d"]]
+    status, err = tool_copy("example", f"tfrecord,key=key:{tmp_path}/own.tfrecord", f"ark:{tmp_path}/own.ark")
+    assert status != 0 and "a b" in err  # no key has a space, as Kaldi's tables say
 
 
 def kaldi_binary_object(m, folder):

@@ -121,7 +121,7 @@ def test_the_tool_exits_and_says_the_same_at_every_thread_count(tmp_path):
                     example["key"] = [b"own"]
                 w[f"u{i:02d}"] = example
         seen = {t: tool("copy", "--type=example", f"--threads={t}", f"lmdb:{tmp_path}/{name}_lmdb",
-                        f"tfrecord:{tmp_path}/o.tfrecord") for t in THREADS}
+                        f"tfrecord,key=key:{tmp_path}/o.tfrecord") for t in THREADS}
         status, _, message = seen[1]
         assert status == (2 if bad == 0 else 1), message
         assert f"the value of key 'u{bad:02d}'".encode() in message

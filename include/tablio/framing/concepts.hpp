@@ -511,6 +511,13 @@ void keep_keys_beside(F& f) {
   if constexpr (requires { f.keep_keys_beside(); }) f.keep_keys_beside();
 }
 
+// Tells a framing whose records keep no keys unless told (TFRecord) to keep them in the bytes
+// feature `name`, as key=NAME does, before its first record; others keep keys already.
+template <class F>
+void keep_keys_in(F& f, std::string_view name) {
+  if constexpr (requires { f.keep_keys_in(name); }) f.keep_keys_in(name);
+}
+
 // Asks a framing that can give records as parts (entry::parts) to do so.
 template <class F>
 void ask_for_parts(F& f) {

@@ -544,6 +544,7 @@ class scripted_output {
   entry_form form() const { return detail::output_form(inner_); }
   bool binary() const { return detail::writes_binary(inner_); }
   std::string_view key_name() const { return detail::output_key_name(inner_); }
+  void keep_keys_in(std::string_view name) { detail::keep_keys_in(inner_, name); }
   location entry_location() const { return inner_.entry_location(); }
   decltype(auto) file_name(std::uint32_t file) const { return inner_.file_name(file); }
   void set_default_extension(std::string_view extension) { detail::suggest_extension(inner_, extension); }

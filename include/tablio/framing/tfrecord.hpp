@@ -272,6 +272,7 @@ class tfrecord_output {
     if (options_.flush_each) records_.flush();
   }
   std::string_view key_name() const noexcept { return options_.key_name; }
+  void keep_keys_in(std::string_view name) { options_.key_name = name; }
   void keep_keys_beside() noexcept { keys_beside_ = true; }
   // The record's offset: what a script line points at. Offsets into compressed data cannot be
   // read at, so a script beside a compressed file is refused.

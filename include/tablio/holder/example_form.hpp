@@ -448,12 +448,18 @@ struct example_form<datum_holder> {
 // it holds none.
 inline bool is_example_record(std::string_view bytes) { return bytes.size() >= 2 && bytes.front() == '\x0a'; }
 
+// The feature an Example form keeps its key in.
+inline constexpr std::string_view form_key_feature = "key";
+
 // H's values in record framings as example_form<H> Examples; elsewhere H itself.
 template <holder_type H>
 requires has_example_form<H>
 class example_record_holder : public H {
  public:
   using typename H::value_type;
+  // Where a table that names no key feature keeps keys that are not its records' numbers
+  // (table_writer): the form's own features never take that name.
+  static constexpr std::string_view unnumbered_key_feature = form_key_feature;
   static void encode_record(std::string& out, const value_type& v) { encode_example(as_example(v), out); }
   static void encode_record(std::string& out, const value_type& v, std::string_view key_name,
                             std::string_view key) {

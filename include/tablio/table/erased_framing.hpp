@@ -33,6 +33,7 @@ class any_output_base {
   virtual std::string_view file_name(std::uint32_t file) const = 0;
   virtual void set_default_extension(std::string_view extension) = 0;
   virtual void keep_keys_beside() = 0;
+  virtual void keep_keys_in(std::string_view name) = 0;
   virtual void flush() = 0;
   virtual void close() = 0;
 };
@@ -120,6 +121,7 @@ class erased_output final : public any_output_base {
     detail::suggest_extension(f_, extension);
   }
   void keep_keys_beside() override { detail::keep_keys_beside(f_); }
+  void keep_keys_in(std::string_view name) override { detail::keep_keys_in(f_, name); }
   void flush() override {
     if constexpr (requires { f_.flush(); }) f_.flush();
   }
@@ -201,6 +203,7 @@ class any_output {
   std::string_view file_name(std::uint32_t file) const { return impl_->file_name(file); }
   void set_default_extension(std::string_view extension) { impl_->set_default_extension(extension); }
   void keep_keys_beside() { impl_->keep_keys_beside(); }
+  void keep_keys_in(std::string_view name) { impl_->keep_keys_in(name); }
   void flush() { impl_->flush(); }
   void close() { impl_->close(); }
 

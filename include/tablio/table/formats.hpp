@@ -30,6 +30,10 @@ TABLIO_IMPL owned<any_input_base> open_table_input(const rspecifier& r, const op
 // index's shards, reach no local file at all.
 TABLIO_IMPL open_options table_open_options(const open_options& options, std::string_view name);
 
+// The options a table read with `r` opens its files with: table_open_options, and the cache the
+// specifier names (refused under the untrusted policy).
+TABLIO_IMPL open_options table_input_options(const rspecifier& r, const open_options& options);
+
 namespace detail {
 // What opens a table of recordings cut by a segments file (segments=FILE): set by
 // <tablio/table/segments.hpp>, which a program that reads segments includes, so that others
@@ -292,14 +296,18 @@ TABLIO_IMPL owned<any_input_base> open_table_input(const rspecifier& r, const op
   }
   std::optional<table_format> format = find_format(r.format);
   if (!format || !format->open_input) throw_usage_error({"no readable format '", r.format, "'"});
+  return format->open_input(r, table_input_options(r, options));
+}
+
+TABLIO_IMPL open_options table_input_options(const rspecifier& r, const open_options& options) {
   open_options open = table_open_options(options, r.filename);
-  if (r.remote.cache.empty() && r.remote.cache_limit == 0) return format->open_input(r, open);
+  if (r.remote.cache.empty() && r.remote.cache_limit == 0) return open;
   if (open.untrusted)
     throw access_error("a specifier cannot name a cache (cache=, cache_limit=) for untrusted input");
-  open_options with_cache = open;  // cache=DIR, cache_limit=BYTES: for every format's files
-  if (!r.remote.cache.empty()) with_cache.remote.cache = r.remote.cache;
-  if (r.remote.cache_limit != 0) with_cache.remote.cache_limit = r.remote.cache_limit;
-  return format->open_input(r, with_cache);
+  // cache=DIR, cache_limit=BYTES: for every format's files
+  if (!r.remote.cache.empty()) open.remote.cache = r.remote.cache;
+  if (r.remote.cache_limit != 0) open.remote.cache_limit = r.remote.cache_limit;
+  return open;
 }
 
 TABLIO_END_NAMESPACE

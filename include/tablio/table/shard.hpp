@@ -289,6 +289,13 @@ shard_plan shard_table(std::string_view rspec, std::string_view wspec, std::uint
       out.write(renumber ? ordinal_key(j - cuts[k]) : in.key(), in.value());
       shard.add(in.key());
     }
+    // A writer that keeps keys in a feature of its own choosing (W's, for keys that are not
+    // record numbers) says so in the shard's specifier and the index, which read it back so.
+    if (std::string kept(detail::output_key_name(out.framing()));
+        !kept.empty() && out_spec.records.key_feature.empty()) {
+      plan.wspecifiers.back() = with_key_option(plan.wspecifiers.back(), kept);
+      index.key = kept;
+    }
     out.close();
     plan.entries.push_back(cuts[k + 1] - cuts[k]);
     if (indexed) {

@@ -142,6 +142,12 @@ TABLIO_IMPL std::optional<rspecifier> parse_rspecifier(std::string_view spec);
 TABLIO_IMPL wspecifier require_wspecifier(std::string_view spec);
 TABLIO_IMPL rspecifier require_rspecifier(std::string_view spec);
 
+// The specifier with "key=NAME" among its options: "tfrecord:a" -> "tfrecord,key=NAME:a".
+inline std::string with_key_option(std::string_view spec, std::string_view name) {
+  std::size_t colon = spec.find(':');
+  return std::string(spec.substr(0, colon)) + ",key=" + std::string(name) + std::string(spec.substr(colon));
+}
+
 #if TABLIO_HEADER_IMPLEMENTATION
 
 namespace detail {

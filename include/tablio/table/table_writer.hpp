@@ -60,6 +60,7 @@ class table_writer {
       framing_ = std::move(o.framing_);
       behind_ = std::move(o.behind_);
       record_ = std::move(o.record_);
+      keys_placed_ = o.keys_placed_;
       uncaught_ = o.uncaught_;
     }
     return *this;
@@ -108,11 +109,14 @@ class table_writer {
   void close_quietly() noexcept;
   template <class V>
   void write_value(std::string_view key, V&& value);
+  void place_keys(std::string_view first_key);
 
   owned<framing_type> framing_;        // on the heap, so that entries may point into it
   owned<detail::table_stage> behind_;  // with threads: the values being encoded
   detail::write_behind<H>& behind() noexcept { return static_cast<detail::write_behind<H>&>(*behind_); }
   std::string record_;  // the encoded record, reused
+  // Whether the first key has said where H's records keep keys (H::unnumbered_key_feature).
+  bool keys_placed_ = true;
   int uncaught_ = std::uncaught_exceptions();
 };
 
@@ -148,6 +152,7 @@ void table_writer<H, Framing>::open_framing(Make make, unsigned threads) {
   auto framing = make();
   detail::suggest_extension(*framing, record_extension<H>());
   detail::check_key_option<H>(detail::output_key_name(*framing), detail::table_name(*framing));
+  keys_placed_ = !detail::output_key_name(*framing).empty();
   threads = detail::table_threads(*framing, threads);
   if (threads > 1 && detail::write_behind<H>::takes(*framing))
     behind_ = make_owned<detail::write_behind<H>>(threads);
@@ -171,10 +176,26 @@ void table_writer<H, Framing>::write_value(std::string_view key, V&& value) {
   // What readers take back (framing/concepts.hpp: check_key_read), and nothing else.
   if (!kaldi_io::is_token(key) || key.size() > default_limits.max_token_bytes) [[unlikely]]
     detail::check_key_not_token(*framing_, key);
+  if constexpr (requires { H::unnumbered_key_feature; }) {
+    if (!keys_placed_) [[unlikely]]
+      place_keys(key);
+  }
   if (behind_)
     behind().write(*framing_, key, std::forward<V>(value));
   else
     detail::write_entry<H>(*framing_, key, value, record_);
+}
+
+// A holder whose records can keep their keys (H::unnumbered_key_feature: values stored as
+// Examples of their form) keeps them in that feature of a framing that keeps none unless told
+// (TFRecord), unless the first key is the first record's number: then the keys are the records'
+// numbers, which reading gives back, and the records hold nothing more (as TensorFlow writes them).
+template <holder_type H, class Framing>
+void table_writer<H, Framing>::place_keys([[maybe_unused]] std::string_view first_key) {
+  keys_placed_ = true;
+  if constexpr (requires { H::unnumbered_key_feature; }) {  // (an explicit instance has them all)
+    if (first_key != ordinal_key(0)) detail::keep_keys_in(*framing_, H::unnumbered_key_feature);
+  }
 }
 
 template <holder_type H, class Framing>
