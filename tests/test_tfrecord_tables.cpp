@@ -356,7 +356,7 @@ TEST_CASE("bad records in a tfrecord table", "[tfrecord][table][bad]") {
   sequential_table_reader<example_holder> p("tfrecord,p:" + bad);
   std::size_t n = 0;
   for (; !p.done(); p.next()) ++n;
-  CHECK(n == keys.size());
+  CHECK((n == keys.size() && p.left_out() == 1));
   CHECK_THAT(p.error(), Catch::Contains("corrupted record") && Catch::Contains("00000001"));
   // Where the keys are in the records (key=), a bad record ends a plain table, claiming no key
   // (its key is lost with it), and under p is left out as well, in one thread or several.
@@ -374,6 +374,7 @@ TEST_CASE("bad records in a tfrecord table", "[tfrecord][table][bad]") {
                                                     "key=utt:" + dir / "keyed.tfrecord");
     for (; !keyed_p.done(); keyed_p.next()) kept.push_back(keyed_p.key());
     CHECK(kept == std::vector<std::string>{key_of(0), key_of(2)});
+    CHECK(keyed_p.left_out() == 1);
     CHECK_THAT(keyed_p.error(), Catch::Contains("corrupted record"));
   }
   // Found by its offset, from a script, it is named by its key too.

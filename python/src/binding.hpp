@@ -184,6 +184,8 @@ class sequential_base {
   // Up to n entries: (keys, values) with values stacked where their shapes agree.
   virtual py::tuple batch(std::size_t n) = 0;
   virtual std::string error() const = 0;
+  // Under 'p', the entries left out because they could not be read.
+  virtual std::uint64_t left_out() const = 0;
   virtual void close() = 0;
 };
 

@@ -314,14 +314,19 @@ class sequential_reader : public python_table<sequential_base> {
     return use([&](sequential_base& t) { return converted_in(spec_, "", [&] { return t.batch(n); }); });
   }
   std::string error() const { return table_ ? table_->error() : error_; }
+  std::uint64_t left_out() const { return table_ ? table_->left_out() : left_out_; }
   void close() {
-    if (table_) error_ = table_->error();
+    if (table_) {
+      error_ = table_->error();
+      left_out_ = table_->left_out();
+    }
     python_table::close();
   }
   const std::string& type() const { return type_; }
 
  private:
   std::string type_, error_;
+  std::uint64_t left_out_ = 0;
 };
 
 class random_access_reader : public python_table<random_access_base> {
@@ -677,6 +682,7 @@ PYBIND11_MODULE(_tablio, m) {
       .def("skip", &sequential_reader::skip, py::arg("n"),
            "Moves past up to n entries without reading their values; returns how many.")
       .def_property_readonly("error", &sequential_reader::error)
+      .def_property_readonly("left_out", &sequential_reader::left_out)
       .def_property_readonly("rspec", &sequential_reader::spec)
       .def_property_readonly("type", &sequential_reader::type)
       .def("close", &sequential_reader::close)

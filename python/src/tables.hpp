@@ -157,6 +157,7 @@ class sequential_table final : public sequential_base {
   }
 
   std::string error() const override { return table_.error(); }
+  std::uint64_t left_out() const override { return table_.left_out(); }
   void close() override {
     unlocked_gil unlocked;
     table_.close();

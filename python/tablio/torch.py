@@ -653,8 +653,8 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             # Under the keys their records keep, as tablio.open() reads them.
             access_tuple = shard_index.access(**access)
             groups = [expand_shards(_tablio.reading_rspec(rspec, type, access_tuple), **access) for rspec in rspecs]
-            self.tables = [shard for group in groups for shard in group]
-            self.sizes = [self._count(t) for t in self.tables]
+            counted = [self._count(shard) for group in groups for shard in group]
+            self.tables, self.sizes = [t for t, _ in counted], [n for _, n in counted]
         # A TFRecord table numbers its records (keys 00000000, ...) across all its files: a
         # shard's keys go on from those of the shards before it, as they do when it is read whole.
         self._first_ordinal = [None] * len(self.tables)
@@ -684,15 +684,31 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         return shard_index.find(rspecs[0], **access)
 
     def _count(self, rspec):
+        """(the specifier the table is read with, its number of records)."""
         # A sequential pass that reads no value it can skip: a table read in order may repeat
         # keys, which random access would refuse.
         with tablio.open(rspec, type=self.type, **self.options) as table:
             try:
-                return table.skip(sys.maxsize)
+                return rspec, table.skip(sys.maxsize)
             except tablio.FormatError as e:
                 if not self._skips:
                     raise
                 damage = e
+        options, _, name = rspec.partition(":")
+        if any(o.startswith("key=") for o in options.split(",")) and "p" not in options.split(","):
+            # on_error="skip" in a table that takes its keys out of its records: a record that
+            # does not decode has lost its key, and under p the table leaves it out and reads on.
+            # It is counted here, once, as left out: the epoch is planned over the others.
+            permissive = f"{options},p:{name}"
+            with tablio.open(permissive, type=self.type, **self.options) as table:
+                count = table.skip(sys.maxsize)
+                left_out, error = table.left_out, table.error
+            if left_out:
+                self._skips(error, records=left_out)
+            elif error:
+                warnings.warn(f"{shard_index.shown(rspec)} cannot be read past its record {count}: what follows is "
+                              f"left out ({error})", RuntimeWarning, stacklevel=3)
+            return permissive, count
         # on_error="skip": a table damaged past some record (a cut file) has the records before
         # the damage; what it held after is unknown, and left out.
         count = 0
@@ -704,7 +720,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
                 pass
         warnings.warn(f"{shard_index.shown(rspec)} cannot be read past its record {count}: what follows is left out "
                       f"({damage})", RuntimeWarning, stacklevel=3)
-        return count
+        return rspec, count
 
     def _note_where(self):
         """Notes the epoch and where this process runs, for its DataLoader workers; in a worker,

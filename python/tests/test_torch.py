@@ -750,7 +750,7 @@ def test_a_record_whose_data_is_damaged_is_left_out_alone(tmp_path):
         assert (keys if batch else sorted(set(keys))) == expected and ds.skipped == 1
 
 
-def test_a_damaged_record_that_keeps_its_key_ends_its_table_unless_read_under_p(tmp_path):
+def test_a_damaged_record_that_keeps_its_key_is_left_out_alone_and_counted(tmp_path):
     with tablio.writer(f"tfrecord,key=key:{tmp_path}/k.tfrecord", type="example") as w:
         for i in range(20):
             w[f"utt{i:02d}"] = {"n": [i]}
@@ -759,13 +759,22 @@ def test_a_damaged_record_that_keeps_its_key_ends_its_table_unless_read_under_p(
     record = len(data) // 20
     data[13 * record + 14] ^= 0xFF  # record 13's data, which holds its key
     path.write_bytes(bytes(data))
-    # Its key lost with it, the table is counted as the records before it, with a warning.
-    with pytest.warns(RuntimeWarning, match="cannot be read past its record 13"):
+    # Its key lost with it, the record is left out (counted once, with a warning) and the table
+    # read on, as a matrix table whose keys are found in the records is.
+    expected = [f"utt{i:02d}" for i in range(20) if i != 13]
+    with pytest.warns(RuntimeWarning, match="left out 1 record that failed.*corrupted record"):
         ds = tt.TableIterableDataset(f"tfrecord,key=key:{path}", type="example", with_keys=True, on_error="skip")
-    assert [k for k, _ in ds] == [f"utt{i:02d}" for i in range(13)]
-    # Under p, the table leaves it out itself: every other record is read.
+    assert ds.skipped == 1
+    loader = tt.DataLoader(ds, batch_size=None, num_workers=2, multiprocessing_context="spawn")
+    assert sorted(k for k, _ in loader) == expected and ds.skipped == 1
+    # Under p given, the table leaves it out itself, uncounted; the reader says how many.
     ds = tt.TableIterableDataset(f"tfrecord,key=key,p:{path}", type="example", with_keys=True, on_error="skip")
-    assert [k for k, _ in ds] == [f"utt{i:02d}" for i in range(20) if i != 13] and ds.skipped == 0
+    assert [k for k, _ in ds] == expected and ds.skipped == 0
+    with tablio.open(f"tfrecord,key=key,p:{path}", type="example") as reader:
+        assert [k for k, _ in reader] == expected and reader.left_out == 1 and "corrupted record" in reader.error
+    # Without on_error="skip", the error is raised with the place of the damage.
+    with pytest.raises(tablio.DataLossError):
+        tt.TableIterableDataset(f"tfrecord,key=key:{path}", type="example")
 
 
 def test_a_datum_that_does_not_decode_is_left_out_alone(tmp_path):

@@ -106,6 +106,8 @@ class sequential_table_reader {
 
   // Under 'p', the error that ended or thinned the table; empty when all was well.
   const std::string& error() const noexcept { return error_; }
+  // Under 'p', the entries left out so far because they could not be read.
+  std::uint64_t left_out() const noexcept { return left_out_; }
 
   // Closes the framing; an input command is drained and its exit status checked.
   void close();
@@ -126,6 +128,7 @@ class sequential_table_reader {
       entry_ = std::move(o.entry_);
       options_ = o.options_;
       error_ = std::move(o.error_);
+      left_out_ = o.left_out_;
       value_error_ = std::move(o.value_error_);
       deferred_record_ = o.deferred_record_;
       loaded_ = o.loaded_;
@@ -192,6 +195,7 @@ class sequential_table_reader {
   entry entry_;
   read_options options_;
   std::string error_;
+  std::uint64_t left_out_ = 0;      // under p
   std::exception_ptr value_error_;  // the current record's, which did not decode
   bool deferred_record_ = false;    // the current entry is a record, decoded on first use
   bool loaded_ = false;
@@ -214,6 +218,7 @@ void sequential_table_reader<H, Framing>::open_framing(Make make, unsigned threa
   close_quietly();
   done_ = false;
   error_.clear();
+  left_out_ = 0;
   auto framing = make();
   detail::suggest_extension(*framing, record_extension<H>());
   detail::offer_parts<H>(*framing);
@@ -329,6 +334,7 @@ void sequential_table_reader<H, Framing>::read_next() {
         done_ = true;
         return;
       }
+      ++left_out_;
     }
   }
 }
@@ -358,6 +364,7 @@ bool sequential_table_reader<H, Framing>::advance_ahead() {
       if (job.decoded) choice_.untaken();
       if (job.skipped || (job.value_error && options_.permissive)) {
         error_ = job.skipped ? job.why_skipped : detail::message_of(job.value_error);
+        ++left_out_;
         ahead().release();
         continue;
       }
