@@ -139,3 +139,39 @@ TEST_CASE("gzip-compressed tar shards read as WebDataset reads them", "[zlib][ta
       }(),
       format_error, test::says("format error in '" + (dir / "cut.tar.gz") + "'"));
 }
+
+TEST_CASE("a cut compressed file names the entry it broke in; IDX under p keeps the whole items",
+          "[zlib][bad]") {
+  test::temp_dir dir;
+  // Where only the compressed offset is known, the error names the entry by its number too: it
+  // is the number of entries read before it.
+  auto cut_copy = [&](const std::string& from, const std::string& name) {
+    std::string whole = test::read_file(test::data_path(from));
+    test::write_file(dir / name, whole.substr(0, whole.size() / 2));
+    return dir / name;
+  };
+  auto entries_before_error = [](const std::string& rspec, std::string& key) {
+    std::size_t n = 0;
+    try {
+      sequential_table_reader<bytes_holder> in(rspec);
+      for (; !in.done(); in.next()) ++n;
+    } catch (const format_error& e) {
+      key = e.key();
+      CHECK_THAT(e.what(), Catch::Contains("truncated gzip/zlib data"));
+    }
+    return n;
+  };
+  std::string key;
+  const std::string records = cut_copy("tfrecord/tfx/penguin-train.tfrecord.gz", "cut.tfrecord.gz");
+  std::size_t read = entries_before_error("tfrecord:" + records, key);
+  CHECK((read > 0 && key == ordinal_key(read)));
+  const std::string images = cut_copy("idx/fashion/t10k-images-100-idx3-ubyte.gz", "cut-images.gz");
+  CHECK(entries_before_error("idx:" + images, key) == 0);  // an IDX file is read whole, at open
+  std::uint64_t whole_items = std::stoull(key);
+  CHECK((whole_items > 0 && whole_items < 100));
+  // Under p, as for a plain file a killed writer left, the whole items before the cut are read.
+  sequential_table_reader<holder<matrix<float>>> p("idx,p:" + images);
+  std::uint64_t n = 0;
+  for (; !p.done(); p.next()) ++n;
+  CHECK(n == whole_items);
+}

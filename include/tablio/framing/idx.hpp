@@ -330,6 +330,7 @@ class idx_file {
       // The count may be a placeholder: read to the end (bounded by what arrives).
       need = UINT64_MAX;
     }
+    bool broke = false;  // under recover_unfinished, compressed data that broke off ended the file
     while (owned_.size() - got < need) {
       // Steps that start small and double with the data read, up to 1 MiB: a short stream
       // costs little, a long one few calls.
@@ -343,11 +344,16 @@ class idx_file {
         owned_.reserve(static_cast<std::size_t>(
             detail::grown_capacity(need == UINT64_MAX ? need : got + need, at + chunk)));
       owned_.resize(at + chunk);
-      std::size_t n = in.read_some(owned_.data() + at, chunk);
+      std::size_t n = broke ? 0 : read_data(in, owned_.data() + at, chunk, have, options, broke);
       owned_.resize(at + n);
       if (n == 0 && options.recover_unfinished) {
         detail::recover_idx_count(header_, owned_.size() - got);
         owned_.resize(got + header_.data_bytes());
+        if (broke) {  // the stream cannot be read to its end, nor closed as a whole one
+          bytes_ = owned_;
+          cache_sizes();
+          return;
+        }
         break;
       }
       if (n == 0)
@@ -360,6 +366,27 @@ class idx_file {
     in.close();
     bytes_ = owned_;
     cache_sizes();
+  }
+
+  // Up to n data bytes from a stream whose first `have` data bytes are read. Compressed data
+  // that ends or breaks inside the data is, under recover_unfinished, the end of what a killed
+  // writer left; else its error names the item it broke in, where only the compressed offset
+  // is known.
+  std::size_t read_data(reader& in, char* out, std::size_t n, std::uint64_t have,
+                        const idx_read_options& options, bool& broke) {
+    const std::uint64_t before = in.tell();
+    try {
+      return in.read_some(out, n);
+    } catch (const format_error& e) {
+      // What arrived before the break is in `out`, as far as the stream went.
+      const auto arrived = static_cast<std::size_t>(in.tell() - before);
+      if (options.recover_unfinished) {
+        broke = true;
+        return arrived;
+      }
+      if (!e.key().empty() || header_.item_bytes() == 0) throw;
+      throw e.with_key(ordinal_key((have + arrived) / header_.item_bytes()));
+    }
   }
 
   // The header's sizes, checked to fit when it was parsed, computed once.

@@ -367,8 +367,9 @@ class tfrecord_input {
   }
 
  private:
-  // The next record of the current file; a header that is damaged or cut names the record by
-  // its number, the key it has until the table takes its own out.
+  // The next record of the current file; a header that is damaged or cut, or compressed data
+  // that is (where only the compressed offset is known), names the record by its number, the
+  // key it has until the table takes its own out.
   bool next_record(std::string_view& record) {
     try {
       return in_->next(record);
@@ -376,6 +377,9 @@ class tfrecord_input {
       error_location where = e.where();
       where.key = ordinal_key(next_ordinal_);
       throw data_loss_error(std::move(where), e.expected(), e.found(), e.cause());
+    } catch (const format_error& e) {
+      if (!e.key().empty()) throw;
+      throw e.with_key(ordinal_key(next_ordinal_));
     }
   }
 
