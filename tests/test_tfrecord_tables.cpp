@@ -558,9 +558,13 @@ TEST_CASE("every entry point keeps the keys of values stored as Examples in one 
   CHECK(writing_wspec<H>("ark:feats.ark") == "ark:feats.ark");
   CHECK(writing_wspec<example_holder>(plain) == plain);
   CHECK(writing_wspec<bytes_holder>(plain) == plain);
-  // Read plainly, where the first record keeps a key (or a script points into such records).
+  // Read plainly, where the first record keeps a key. A script's keys are its own, as Kaldi's
+  // scripts that rename entries (utils/copy_data_dir.sh --utt-prefix) need.
   CHECK(reading_rspec<H>(plain) == keyed);
-  CHECK(reading_rspec<H>("scp:" + dir / "m.scp") == "scp,key=key:" + dir / "m.scp");
+  CHECK(reading_rspec<H>("scp:" + dir / "m.scp") == "scp:" + dir / "m.scp");
+  test::write_file(dir / "renamed.scp", "sp1.1-" + test::read_file(dir / "m.scp"));
+  CHECK(sequential_table_reader<reading_holder_t<H>>(reading_rspec<H>("scp:" + dir / "renamed.scp")).key() ==
+        "sp1.1-utt1");
   CHECK(reading_rspec<H>("tfrecord,key=utt:" + file) == "tfrecord,key=utt:" + file);
   CHECK(reading_rspec<example_holder>(plain) == plain);  // an Example's features are its own
   CHECK(reading_rspec<bytes_holder>(plain) == plain);

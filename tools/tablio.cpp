@@ -252,6 +252,12 @@ struct verifier {
 template <class R>
 void verify_tfrecord(const rspecifier& r, verifier& v) {
   std::uint64_t ordinal = 0;  // records are numbered across the table's files
+  // A record's problem names its key, as the table names it: its number, unless the records
+  // keep their keys (key=), which is lost with a record that cannot be read.
+  auto numbered = [&](const format_error& e, std::uint64_t n) {
+    return r.records.key_feature.empty() && e.key().empty() ? e.with_key(ordinal_key(n)).what()
+                                                            : std::string(e.what());
+  };
   for (const std::string& file : expand_shard_list(r.filename)) {
     // A file cut inside a record's header is a problem, as the table says (unless unended).
     tfrecord_reader records(open_tfrecord_input(file), tfrecord_read_options{.strict_end = !r.unended});
@@ -261,12 +267,13 @@ void verify_tfrecord(const rspecifier& r, verifier& v) {
       try {
         if (!records.next(record)) break;
       } catch (const data_loss_error& e) {
-        v.report(e.what());
+        v.report(numbered(e, ordinal));
         if (e.cause() != data_loss_error::cause::corrupted_data) break;
         ++ordinal;
         continue;  // the next record follows this one's bad data
       } catch (const format_error& e) {
-        v.report(e.what());  // the stream itself (a cut gzip member): nothing after it can be read
+        v.report(
+            numbered(e, ordinal));  // the stream itself (a cut gzip member): nothing after it can be read
         break;
       }
       ++v.checked;
@@ -408,8 +415,11 @@ int index_shards(arguments& args) {
   std::string type = cli::value_type_of(args, "bytes");
   args.finish(1, 1);
   const std::string& rspec = args.positional()[0];
-  shard_index index =
-      cli::with_type(type, [&]<class H>() { return tablio::index_shards<H>(rspec, cli::output_access()); });
+  shard_index index = cli::with_type(type, [&]<class H>() {
+    std::string keyed = rspec;
+    cli::read_keys_from_records<H>(keyed);  // the keys the shards are read under, as copy reads them
+    return tablio::index_shards<reading_holder_t<H>>(keyed, cli::output_access());
+  });
   std::uint64_t samples = 0;
   for (const shard_index_entry& s : index.shards) samples += s.samples;
   std::printf("%s\t%zu shards\t%llu entries\n", shard_index_name(require_rspecifier(rspec).filename).c_str(),

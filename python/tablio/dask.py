@@ -125,7 +125,8 @@ def _pieces(rspec, type, npartitions, index, options):
     if (named := shard_index.named_by(rspec)) is not None:
         planned = shard_index.load(named, **access)
         planned.check_reads(type)
-    elif index and (found := shard_index.find(rspec, **access)) is not None:  # planned with no listing
+    elif index and (found := shard_index.find(rspec, **access)) is not None \
+            and not found.keys_differ(type, fmt):  # planned with no listing
         found.check_reads(type, fmt)
         planned = found
     if planned is not None:

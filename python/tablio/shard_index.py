@@ -66,14 +66,36 @@ class ShardIndex(NamedTuple):
             options += f",key={self.key}"
         return [f"{options}:{shard.url}" for shard in self.shards]
 
+    def keys_differ(self, type, options=None):
+        """Whether reading the shards as `type` gives other keys than the index lists: a TFRecord
+        index made with no key feature (of record numbers, as --type=bytes shards make it),
+        whose records keep their keys in a "key" feature that values stored as Examples of their
+        form (matrices, Datums...) are read under (tablio.open finds it)."""
+        if self.format != "tfrecord" or self.key or not self.shards or not type:
+            return False
+        if options and any(o.startswith("key=") for o in options.split(",")):
+            return False  # the options name the feature: the index's keys are not used
+        first = self.rspecs(options)[0]
+        try:
+            return _tablio.reading_rspec(first, type, self.access) != first
+        except (OSError, tablio.FormatError):
+            return False  # a shard that cannot be read is an error where it is read
+
     def check_reads(self, type, options=None):
         """Refuses to plan a table read as `type` with `options` ("tar,ext=cls"; None for an
         "index:" specifier, which reads what the index counts, samples if `type` is) by an index
-        that counts other entries: another format, or other tar members, whose counts differ."""
+        that counts other entries: another format, or other tar members, whose counts differ;
+        or that lists other keys than reading the shards as `type` gives (keys_differ)."""
         fmt = (options or self.format or "tar").split(",")[0]
         if self.format and fmt != self.format:
             raise tablio.UsageError(f"the shard index {shown(self.source)} lists {self.format} shards, "
                                     f"but they are read as {fmt}")
+        if self.keys_differ(type, options):
+            raise tablio.UsageError(
+                f"the shard index {shown(self.source)} lists the records by number, but its shards keep their keys "
+                f"in a 'key' feature, which reading them as {type!r} takes: write the index as they are read "
+                f"(tablio.shard_index.write('tfrecord:PATTERN', type={type!r}), or tablio shard --type={type}), "
+                "or give index=False to count them")
         if fmt != "tar" or not self.value_type:  # wids' indexes say nothing of extensions
             return
         own = _tablio.tar_extension(type)

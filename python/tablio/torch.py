@@ -640,7 +640,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         self._given = (rank, world_size)
         _where(rank, world_size)  # refuses a bad pair now
         self.epoch = 0
-        self.index = self._index(rspecs, index, access)
+        self.index = self._index(rspecs, index, access, type)
         if self.index is not None:
             options = None if shard_index.named_by(rspecs[0]) is not None else rspecs[0].partition(":")[0]
             self.index.check_reads(type, options)
@@ -671,7 +671,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         _datasets.add(self)
 
     @staticmethod
-    def _index(rspecs, index, access):
+    def _index(rspecs, index, access, type):
         """The shard index that plans the epochs, or None."""
         if len(rspecs) == 1 and (named := shard_index.named_by(rspecs[0])) is not None:
             if index not in (None, True):
@@ -681,7 +681,10 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             return shard_index.load(index, **access)
         if index is False or len(rspecs) != 1:
             return None
-        return shard_index.find(rspecs[0], **access)
+        found = shard_index.find(rspecs[0], **access)
+        if found is not None and found.keys_differ(type, rspecs[0].partition(":")[0]):
+            return None  # it lists other keys than the shards are read under: they are counted instead
+        return found
 
     def _count(self, rspec):
         """(the specifier the table is read with, its number of records)."""

@@ -422,3 +422,42 @@ def test_braces_use_the_index_only_when_they_name_its_shards(tmp_path):
     assert shard_index.find(more) is None
     with pytest.raises(FileNotFoundError):
         tt.TableIterableDataset(more, type="int32")
+
+
+def test_an_index_of_record_numbers_is_not_used_for_shards_read_under_their_key_feature(tmp_path):
+    """Shards of a TFRecord file of matrices copied as bytes keep each record's "key" feature, but
+    their index lists record numbers: reading them as matrices (under that feature) does not use
+    it where it was found, and refuses it where it is named."""
+    keys = [f"utt-{i}" for i in range(5)]
+    with tablio.writer(f"tfrecord:{tmp_path}/f.tfrecord", type="matrix") as w:
+        for i, key in enumerate(keys):
+            w[key] = np.full((2, 3), i, np.float32)
+    tablio.shard(f"tfrecord:{tmp_path}/f.tfrecord", f"tfrecord:{tmp_path}/s.tfrecord", 2)  # as bytes
+    index = shard_index.load(str(tmp_path / "s.shardindex.json"))
+    assert not index.key and index.keys_differ("matrix") and not index.keys_differ("example")
+    pattern = f"tfrecord:{tmp_path}/s-*-of-00002.tfrecord"
+    assert [k for k, _ in tablio.open(pattern, type="matrix")] == keys
+    with pytest.raises(tablio.UsageError, match="lists the records by number"):
+        tablio.random_access(f"index:{tmp_path}/s.shardindex.json", type="matrix")
+    assert list(tablio.random_access(f"index:{tmp_path}/s.shardindex.json", type="example").keys()) == \
+        [f"{i:08d}" for i in range(5)]
+    torch_datasets = pytest.importorskip("tablio.torch")
+    ds = torch_datasets.TableIterableDataset(pattern, type="matrix", with_keys=True)
+    assert ds.index is None and [k for k, _ in ds] == keys
+    # Shards written as matrices name their feature, and their index lists their keys.
+    tablio.shard(f"tfrecord:{tmp_path}/f.tfrecord", f"tfrecord:{tmp_path}/m.tfrecord", 2, type="matrix")
+    index = shard_index.load(str(tmp_path / "m.shardindex.json"))
+    assert index.key == "key" and [s.first_key for s in index.shards] == ["utt-0", "utt-3"]
+    assert tablio.random_access(f"index:{tmp_path}/m.shardindex.json", type="matrix")["utt-4"][0, 0] == 4
+
+
+def test_a_script_over_tfrecord_renames_its_entries_as_kaldi_scripts_do(tmp_path):
+    with tablio.writer(f"tfrecord,scp:{tmp_path}/f.tfrecord,{tmp_path}/f.scp", type="matrix") as w:
+        w["utt-a"] = np.ones((1, 2), np.float32)
+    (tmp_path / "sp.scp").write_text("".join("sp1.1-" + line + "\n"
+                                             for line in (tmp_path / "f.scp").read_text().splitlines()))
+    [(key, value)] = list(tablio.open(f"scp:{tmp_path}/sp.scp", type="matrix"))
+    assert key == "sp1.1-utt-a" and value.shape == (1, 2)
+    # Asked to, a script's keys are checked against the records'.
+    with pytest.raises(tablio.FormatError, match="the record of key 'utt-a'"):
+        list(tablio.open(f"scp,key=key:{tmp_path}/sp.scp", type="matrix"))

@@ -184,6 +184,7 @@ contains err.txt "nothing.ark"
 # Bad input: one clear line, a non-zero status; verify reports each problem.
 expect 1 "$tablio" verify --type=example "tfrecord:$data/tfrecord/corrupt/bad_datacrc.tfrecord"
 contains out.txt "corrupted record at"
+contains out.txt "(key '00000001')"  # named as copy names it
 contains out.txt "1 problem"
 expect 1 "$tablio" verify --type=example "tfrecord:$data/tfrecord/corrupt/bad_lencrc.tfrecord"
 # Cut inside a record's header: a problem, as reading the table says; unended ends it there.

@@ -57,10 +57,9 @@ inline std::string stored_size(const std::string& rspec) {
 
 // Opens rspec's table of H's values under the keys they were written with, as every entry point
 // reads it (tablio::reading_rspec): values that are not Examples from a TFRecord file whose
-// records keep a "key" feature (files this tool writes do) take their keys out of it; scripts
-// that point into such files read as the table they index, with the keys checked against the
-// script's. Examples and raw payloads (--type=bytes) keep their records whole: their keys are
-// the records' numbers unless the specifier names a feature (key=NAME).
+// records keep a "key" feature (files this tool writes do) take their keys out of it; a
+// script's keys are its own. Examples and raw payloads (--type=bytes) keep their records
+// whole: their keys are the records' numbers unless the specifier names a feature (key=NAME).
 template <class H>
 void read_keys_from_records(std::string& rspec) {
   rspec = tablio::reading_rspec<H>(rspec, input_access());

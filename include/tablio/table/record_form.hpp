@@ -15,7 +15,6 @@
 // the specifier says so (key=NAME), in reading and in writing.
 #pragma once
 
-#include <tablio/framing/scp.hpp>
 #include <tablio/framing/tfrecord.hpp>
 #include <tablio/holder/example_form.hpp>
 #include <tablio/stream/filename.hpp>
@@ -64,48 +63,18 @@ inline std::optional<std::string> first_tfrecord_record(const rspecifier& r, con
   return std::string(record);
 }
 
-// The record a script's first entry points at, when it is a TFRecord record (tablio index and
-// tfrecord,scp: write such scripts); empty when that record cannot be read (reading the table
-// says why); nothing when the entry points elsewhere.
-inline std::optional<std::string> first_script_record(const rspecifier& r, const open_options& options) {
-  if (classify_rxfilename(r.filename) != input_kind::file) return std::nullopt;
-  reader script = open_input(r.filename, options);
-  std::string line;
-  if (!script.read_line(line)) return std::nullopt;
-  auto entry = parse_script_line(line);
-  if (!entry || classify_rxfilename(entry->rxfilename) != input_kind::offset_file) return std::nullopt;
-  auto target_name = parse_offset_filename(entry->rxfilename);
-  if (!target_name) return std::nullopt;  // reading the table says what is wrong with the line
-  // Opened as the table will open it: confined to the script's folder under the untrusted policy.
-  reader target = open_input(target_name->file, table_open_options(options, r.filename));
-  target.seek(target_name->offset);
-  if (!target.ensure(12) || !is_tfrecord_header(target.window())) return std::nullopt;
-  std::string scratch;
-  try {
-    return std::string(read_tfrecord_at(target, scratch));
-  } catch (const error&) {
-    return std::string();
-  }
-}
 }  // namespace detail
 
 // The rspecifier that reads values stored as Examples of their form under the keys they were
-// written with: a TFRecord table (or a script into one) that names no key feature reads with
-// key=key when its first record keeps one, as every tablio writer's records do. A table read
-// from a command, which cannot be looked at twice, is taken to keep them. Other tables are
-// read as named.
+// written with: a TFRecord table that names no key feature reads with key=key when its first
+// record keeps one, as every tablio writer's records do. A table read from a command, which
+// cannot be looked at twice, is taken to keep them. Other tables are read as named: a script's
+// keys are its own (Kaldi's scripts rename entries, as utils/copy_data_dir.sh does), and a
+// "key" feature of the records it points at is not read.
 inline std::string keyed_form_rspec(std::string_view rspec, const open_options& options = {}) {
   rspecifier r = require_rspecifier(rspec);
-  if (!r.records.key_feature.empty()) return std::string(rspec);
-  std::optional<std::string> first;
-  if (r.kind == rspecifier_kind::script) {
-    first = detail::first_script_record(r, options);
-    if (!first || first->empty()) return std::string(rspec);  // no TFRecord records
-  } else if (r.kind == rspecifier_kind::tfrecord) {
-    first = detail::first_tfrecord_record(r, options);
-  } else {
-    return std::string(rspec);
-  }
+  if (r.kind != rspecifier_kind::tfrecord || !r.records.key_feature.empty()) return std::string(rspec);
+  std::optional<std::string> first = detail::first_tfrecord_record(r, options);
   bool keyed = !first || detail::has_key_feature(*first, form_key_feature);
   return keyed ? with_key_option(rspec, form_key_feature) : std::string(rspec);
 }
