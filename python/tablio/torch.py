@@ -690,18 +690,23 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         """(the specifier the table is read with, its number of records)."""
         # A sequential pass that reads no value it can skip: a table read in order may repeat
         # keys, which random access would refuse.
-        with tablio.open(rspec, type=self.type, **self.options) as table:
-            try:
+        opened = False
+        try:
+            with tablio.open(rspec, type=self.type, **self.options) as table:
+                opened = True
                 return rspec, table.skip(sys.maxsize)
-            except tablio.FormatError as e:
-                if not self._skips:
-                    raise
-                damage = e
+        except tablio.FormatError as e:
+            if not self._skips:
+                raise
+            damage = e
         options, _, name = rspec.partition(":")
-        if any(o.startswith("key=") for o in options.split(",")) and "p" not in options.split(","):
-            # on_error="skip" in a table that takes its keys out of its records: a record that
-            # does not decode has lost its key, and under p the table leaves it out and reads on.
-            # It is counted here, once, as left out: the epoch is planned over the others.
+        keyed = any(o.startswith("key=") for o in options.split(","))
+        if (keyed or not opened) and "p" not in options.split(","):
+            # on_error="skip" in a table that takes its keys out of its records, where a record
+            # that does not decode has lost its key, or in one that cannot be opened whole (an
+            # IDX file read at once): under p the table leaves out what does not decode and
+            # keeps what comes before damage. What it leaves out is counted here, once: the
+            # epoch is planned over the rest.
             permissive = f"{options},p:{name}"
             with tablio.open(permissive, type=self.type, **self.options) as table:
                 count = table.skip(sys.maxsize)

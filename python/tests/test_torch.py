@@ -855,3 +855,18 @@ def test_the_skipped_count_is_each_ranks_own(tmp_path):
                                                         world_size=2, on_error="skip"), batch_size=None)
         resumed.load_state_dict(states[0])  # rank 0's state, on rank 1: its own count starts anew
         assert list(resumed) == [] and resumed.state_dict()["skipped"] == 0
+
+
+def test_a_cut_idx_file_gives_its_whole_items_under_skip(tmp_path):
+    images = np.arange(10 * 4 * 4, dtype=np.uint8).reshape(10, 4, 4)
+    tablio.idx.write(str(tmp_path / "images-idx3-ubyte"), images)
+    data = (tmp_path / "images-idx3-ubyte").read_bytes()
+    (tmp_path / "cut-idx3-ubyte").write_bytes(data[:len(data) - 20])  # items 0-8 whole
+    spec = f"idx:{tmp_path}/cut-idx3-ubyte"
+    with pytest.raises(tablio.FormatError, match="truncated"):
+        tt.TableIterableDataset(spec)
+    with pytest.warns(RuntimeWarning, match="cannot be read past its record 8.*10 items, as the header says"):
+        ds = tt.TableIterableDataset(spec, on_error="skip", with_keys=True)
+    got = list(ds)
+    assert [k for k, _ in got] == [f"{i:08d}" for i in range(8)]
+    assert all((v.numpy() == images[i]).all() for i, (_, v) in enumerate(got))

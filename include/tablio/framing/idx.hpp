@@ -108,6 +108,9 @@ constexpr idx_type idx_type_of() {
 struct idx_header {
   idx_type type = idx_type::u8;
   std::vector<std::uint32_t> dims;  // dims[0] counts the items
+  // Under recover_unfinished, the count a header gave that the data fell short of (a file cut
+  // after it was written whole, not one whose writer was killed before patching its 0); else 0.
+  std::uint32_t claimed_items = 0;
 
   std::size_t size_bytes() const noexcept { return 4 + 4 * dims.size(); }
   std::uint64_t items() const noexcept { return dims.empty() ? 0 : dims[0]; }
@@ -142,6 +145,7 @@ inline void recover_idx_count(idx_header& h, std::uint64_t data_bytes_present) {
   std::uint64_t item = h.item_bytes();
   if (item == 0) return;
   std::uint64_t whole = data_bytes_present / item;
+  if (h.dims[0] > whole) h.claimed_items = h.dims[0];
   if (h.dims[0] == 0 || h.dims[0] > whole)
     h.dims[0] = static_cast<std::uint32_t>(detail::min_of<std::uint64_t>(whole, UINT32_MAX));
 }
@@ -546,7 +550,15 @@ class idx_input {
   }
 
   bool next(entry& e) {
-    if (next_ >= size()) return false;
+    if (next_ >= size()) {
+      if (header().claimed_items > size() && !cut_said_) {  // said once, where the items end
+        cut_said_ = true;
+        throw_format_error(name_, header().size_bytes() + size() * header().item_bytes(), ordinal_key(size()),
+                           {decimal(header().claimed_items), " items, as the header says"},
+                           {decimal(size()), " whole ones (the file is truncated)"});
+      }
+      return false;
+    }
     describe(next_, e);
     next_ += step_;
     return true;
@@ -614,6 +626,7 @@ class idx_input {
   std::size_t item_bytes_ = 0;
   std::vector<char> item_;
   std::uint64_t next_, step_;
+  bool cut_said_ = false;
 };
 
 // Appends items in key order: the n-th entry written must have key "%08d" of n, and every item
