@@ -308,9 +308,9 @@ TEST_CASE("a TFRecord file cut inside a record's header is an error, unless read
   for (std::size_t cut : {36 + 1, 36 + 11, 72 + 6}) {
     INFO(cut);
     write_file(dir / "cut.tfrecord", whole.substr(0, cut));
-    CHECK_THROWS_MATCHES(
-        keys_of("tfrecord:" + dir / "cut.tfrecord"), format_error,
-        test::says("at byte " + std::to_string(cut / 36 * 36) + ": expected a 12-byte record header"));
+    CHECK_THROWS_MATCHES(keys_of("tfrecord:" + dir / "cut.tfrecord"), format_error,
+                         test::says("at byte " + std::to_string(cut / 36 * 36) + " (key '" +
+                                    ordinal_key(cut / 36) + "'): expected a 12-byte record header"));
     CHECK(keys_of("tfrecord,unended:" + dir / "cut.tfrecord").size() == cut / 36);
     random_access_table_reader<bytes_holder> by_key("tfrecord:" + dir / "cut.tfrecord");
     CHECK_THROWS_AS(by_key.at("00000009"), format_error);  // not a missing key: a cut file

@@ -323,18 +323,16 @@ void sequential_table_reader<H, Framing>::read_next() {
       // Under p, a record that does not decode is left out (with the key it keeps, under key=),
       // as a pending entry that cannot be read is, and other bad data (a format_error) ends the
       // table; anything else is thrown.
-      const bool bad_record = record && dynamic_cast<const format_error*>(&e);
-      bool skip = (pending || bad_record) && options_.permissive;
-      if (!skip && !(options_.permissive && dynamic_cast<const format_error*>(&e))) {
+      const bool bad_data = dynamic_cast<const format_error*>(&e) != nullptr;
+      const bool skip = pending || (record && bad_data);
+      if (!options_.permissive || !(skip || bad_data)) {
         done_ = true;
         throw;
       }
       error_ = e.what();
-      if (!skip) {
-        done_ = true;
-        return;
-      }
-      ++left_out_;
+      left_out_ += skip;
+      done_ = !skip;
+      if (done_) return;
     }
   }
 }
