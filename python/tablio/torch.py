@@ -862,19 +862,36 @@ class _Renumbered:
     def _key(self, key):
         return _tablio.ordinal_key(int(key) + self._first)
 
+    def _renumbered(self, error):
+        """A record's error under the key the table read whole gives the record, as its value has."""
+        if not error.key or not error.key.isdigit():
+            return error
+        key = self._key(error.key)
+        message = str(error).replace(f"(key '{error.key}')", f"(key '{key}')", 1)
+        return type(error)(message, path=error.path, offset=error.offset, key=key)
+
     def __next__(self):
-        key, value = next(self._reader)
+        try:
+            key, value = next(self._reader)
+        except tablio.FormatError as e:
+            raise self._renumbered(e) from None
         return self._key(key), value
 
     def __iter__(self):
         return self
 
     def _batch(self, n):
-        keys, values = self._reader._batch(n)
+        try:
+            keys, values = self._reader._batch(n)
+        except tablio.FormatError as e:
+            raise self._renumbered(e) from None
         return [self._key(k) for k in keys], values
 
     def skip(self, n):
-        return self._reader.skip(n)
+        try:
+            return self._reader.skip(n)
+        except tablio.FormatError as e:
+            raise self._renumbered(e) from None
 
     def close(self):
         self._reader.close()

@@ -870,3 +870,22 @@ def test_a_cut_idx_file_gives_its_whole_items_under_skip(tmp_path):
     got = list(ds)
     assert [k for k, _ in got] == [f"{i:08d}" for i in range(8)]
     assert all((v.numpy() == images[i]).all() for i, (_, v) in enumerate(got))
+
+
+def test_a_damaged_record_of_a_later_shard_is_named_as_the_whole_table_names_it(tmp_path):
+    for s in range(3):
+        with tablio.writer(f"tfrecord:{tmp_path}/n-{s:05d}-of-00003", type="example") as w:
+            for i in range(4):
+                w.append({"n": [10 * s + i]})
+    path = tmp_path / "n-00001-of-00003"
+    data = bytearray(path.read_bytes())
+    record = len(data) // 4
+    data[2 * record + 14] ^= 0xFF  # the data of the shard's record 2: the table's 00000006
+    path.write_bytes(bytes(data))
+    spec = f"tfrecord:{tmp_path}/n-*-of-00003"
+    with pytest.raises(tablio.DataLossError) as whole:
+        list(tablio.open(spec, type="example"))
+    with pytest.raises(tablio.DataLossError) as streamed:
+        list(tt.TableIterableDataset(spec, type="example", with_keys=True, index=False))
+    assert whole.value.key == streamed.value.key == "00000006"
+    assert "(key '00000006')" in str(streamed.value) and streamed.value.path == str(path)
