@@ -314,7 +314,8 @@ void verify_lmdb(const rspecifier& r, verifier& v) {
       entry e;
       e.form = entry_form::record;
       e.bytes = value;
-      e.source = r.filename;
+      e.source = db.path();  // the data file, and where the value is in it, as the table names them
+      e.data_offset = db.offset_of(value);
       e.key = std::string(key);
       detail::read_record(h, e);  // as the table reads it
     } catch (const format_error& error) {

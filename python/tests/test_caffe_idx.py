@@ -279,3 +279,17 @@ def test_integers_a_float_would_round_are_refused(tmp_path):
         tablio.random_access(f"idx:{path}", type="vector")["00000002"]
     keys, doubles = tablio.load(f"idx:{path}", type="vector", dtype=np.float64)  # double holds them all
     assert doubles[:, 0].tolist() == [16777216, 16777217, 2147483647]
+
+
+def test_a_datum_that_does_not_decode_is_named_where_it_is_in_the_data_file(tmp_path):
+    lmdb = pytest.importorskip("lmdb")
+    bad = b"\x08\x01\x10\x02\x18\x02\x22\x09only 4 b"  # data (field 4) says 9 bytes; 8 follow
+    with lmdb.open(str(tmp_path / "db"), map_size=1 << 20) as env, env.begin(write=True) as txn:
+        txn.put(b"00000000", b"\x08\x01\x10\x01\x18\x01\x22\x01x")
+        txn.put(b"00000001", bad)
+    with pytest.raises(tablio.FormatError) as caught:
+        list(tablio.open(f"lmdb:{tmp_path}/db", type="datum"))
+    file = tmp_path / "db" / "data.mdb"
+    at = file.read_bytes().find(bad)
+    assert (caught.value.path, caught.value.key) == (str(file), "00000001")
+    assert at > 0 and at <= caught.value.offset <= at + len(bad)

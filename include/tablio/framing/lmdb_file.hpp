@@ -150,6 +150,10 @@ class lmdb_file {
   std::uint64_t transaction() const noexcept { return transaction_; }
   std::uint32_t page_size() const noexcept { return page_size_; }
   const std::string& path() const noexcept { return path_; }
+  // Where bytes the map holds (a value find() or a cursor gave) are in the file.
+  std::uint64_t offset_of(const char* p) const noexcept {
+    return static_cast<std::uint64_t>(reinterpret_cast<const unsigned char*>(p) - map_);
+  }
 
   // LMDB's default key order: bytewise, a key before the longer keys it begins. Eight bytes
   // at a time, with no library call for the short keys datasets have.

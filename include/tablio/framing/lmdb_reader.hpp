@@ -93,6 +93,8 @@ class lmdb_reader {
   std::uint64_t size() const noexcept { return file_.entries(); }
   // The data file read.
   const std::string& path() const noexcept { return file_.path(); }
+  // Where a value this reader gave is in the data file.
+  std::uint64_t offset_of(std::string_view value) const noexcept { return file_.offset_of(value.data()); }
 
  private:
   static const lmdb_read_options& checked(const lmdb_read_options& read) {
@@ -145,7 +147,7 @@ class lmdb_input {
     e.form = entry_form::record;
     e.bytes = value;
     e.source = reader_->path();
-    e.data_offset = 0;
+    e.data_offset = reader_->offset_of(value);  // so that a value's error names its place in the file
   }
   owned<lmdb_reader> reader_;
 };
