@@ -196,15 +196,18 @@ int index(arguments& args) {
   std::string rspec = args.positional()[0];
   const std::string& script = args.positional()[1];
   rspecifier r = require_rspecifier(rspec);
+  // The table's files open as every command's tables do, the script as every command's outputs.
+  const open_options input = table_input_options(r, cli::input_access());
+  const open_options& output = cli::output_access();
   std::uint64_t count = 0;
   if (cli::is_tfrecord(r)) {
     cli::with_type(type, [&]<class H>() { cli::read_keys_from_records<H>(rspec); });  // as copy reads it
-    count = write_tfrecord_index(rspec, script);
+    count = write_tfrecord_index(rspec, script, cli::input_access(), output);
   } else if (r.kind == rspecifier_kind::archive) {
     if (!can_open_at(r.filename)) throw usage_error(cannot_point_into(r.filename));
     cli::with_type(type, [&]<class H>() {
-      archive_reader archive(open_input(r.filename));
-      writer out = open_output(script);
+      archive_reader archive(r.filename, input);
+      writer out = open_output(script, output);
       std::string key;
       while (archive.next_key(key)) {
         std::uint64_t offset = archive.in().tell();
@@ -220,9 +223,9 @@ int index(arguments& args) {
     std::string extension = r.extension;
     if (extension.empty())
       extension = cli::with_type(type, []<class H>() { return std::string(record_extension<H>()); });
-    tar_input members(r.filename, {extension, r.shard_index, r.shard_count});
+    tar_input members(r.filename, {extension, r.shard_index, r.shard_count}, input);
     if (auto refusal = members.script_refusal(); !refusal.empty()) throw usage_error(std::string(refusal));
-    script_writer out(open_output(script));
+    script_writer out(open_output(script, output));
     for (entry e; members.next(e); ++count) {
       if (!can_open_at(members.files()[e.where.file]))
         throw usage_error(cannot_point_into(members.files()[e.where.file]));

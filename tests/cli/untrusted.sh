@@ -109,6 +109,37 @@ expect 0 "$tablio" copy --confine="$work/up" --type=token "ark,t:$work/up/ok.txt
 printf 'utt0 :5\n' >up/empty-file.scp
 expect 1 "$tablio" info scp:up/empty-file.scp
 
+# Every command opens its inputs by the same rules: a link the upload planted, to a table outside
+# it, is refused by index as by cat, info, verify, copy and index-shards, and nothing of the file
+# out there reaches the output or a message.
+mkdir -p links/up && cp "$data/tar/gnu-ustar.tar" links/outside.tar && printf 'XSECRETXSECRETXSECRETX\n' >links/outside.ark
+ln -sf ../outside.tar links/up/b.tar && ln -sf ../outside.ark links/up/a.ark
+for spec in tar:links/up/b.tar ark:links/up/a.ark; do
+  for command in "index --type=bytes $spec links/x.scp" "cat --type=bytes $spec" "info --type=bytes $spec" \
+    "verify --type=bytes $spec" "copy --type=bytes $spec ark:links/x.ark"; do
+    # shellcheck disable=SC2086
+    TABLIO_UNTRUSTED=1 expect 1 "$tablio" $command
+    contains err.txt "outside the confining folder"
+    if grep -q "XSECRET\|samples/" err.txt out.txt; then fail "$command showed the outside file: $(cat err.txt)"; fi
+    if grep -qs "samples/" links/x.scp; then fail "$command wrote a script of the outside file"; fi
+  done
+done
+TABLIO_UNTRUSTED=1 expect 1 "$tablio" index-shards --type=bytes 'tar:links/up/b.tar'
+contains err.txt "outside the confining folder"
+# ... and its outputs by the same rules: index --confine writes no script through a link out of the
+# folder, and runs no command as its script.
+mkdir -p links/conf && cp "$kaldi/scp/feats.ark" links/conf/m.ark && echo keep >links/victim.txt
+ln -sf ../victim.txt links/conf/planted.scp
+expect 1 "$tablio" index --confine=links/conf ark:links/conf/m.ark links/conf/planted.scp
+contains err.txt "never writes through one"
+[ "$(cat links/victim.txt)" = keep ] || fail "index wrote through a planted link"
+expect 1 "$tablio" index --confine=links/conf ark:links/conf/m.ark "| cat >$work/links/PWNED"
+contains err.txt "commands are refused"
+[ ! -e links/PWNED ] || fail "index ran its script as a command under --confine"
+expect 1 "$tablio" index --confine=links/conf ark:links/conf/m.ark links/outside.scp
+contains err.txt "outside the confining folder"
+expect 0 "$tablio" index --confine=links/conf ark:links/conf/m.ark links/conf/m.scp
+
 # A wrong command line is 2 with its usage; bad input never is.
 expect 2 "$tablio" info --max-record-bytes=lots "ark:$kaldi/scp/feats.ark"
 contains err.txt "Usage:"

@@ -260,7 +260,7 @@ namespace detail {
 TABLIO_IMPL void check_command_allowed(std::string_view name, const open_options& o) {
   if (o.allow_pipes) return;
   std::string_view why = o.untrusted          ? "the input is untrusted"
-                         : !o.confine.empty() ? "the input is confined to a folder"
+                         : !o.confine.empty() ? "names are confined to a folder"
                                               : "pipes are disabled";
   throw access_error(printable(join({"commands are refused (", why, "): ", quoted_excerpt(name)})));
 }

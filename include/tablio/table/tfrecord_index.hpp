@@ -6,6 +6,7 @@
 #include <tablio/framing/scp.hpp>
 #include <tablio/framing/tfrecord.hpp>
 #include <tablio/table/entry_io.hpp>
+#include <tablio/table/formats.hpp>
 #include <tablio/table/specifier.hpp>
 #include <tablio/types/example_view.hpp>
 
@@ -16,11 +17,13 @@ TABLIO_BEGIN_NAMESPACE
 
 // The index entries of the records a "tfrecord:" rspecifier names (shards included). The
 // files must be plain files or remote objects, uncompressed (offsets into compressed data
-// cannot be seeked to).
-inline std::vector<script_entry> index_tfrecord(std::string_view rspec, const open_options& options = {}) {
+// cannot be seeked to). They open as the table's files do (table_input_options: under the
+// untrusted policy, confined to the table's folder).
+inline std::vector<script_entry> index_tfrecord(std::string_view rspec, const open_options& given = {}) {
   rspecifier spec = require_rspecifier(rspec);
   if (spec.kind != rspecifier_kind::tfrecord)
     throw_usage_error({"index_tfrecord needs a tfrecord: rspecifier, not '", rspec, "'"});
+  const open_options options = table_input_options(spec, given);
   tfrecord_input input(spec.filename, {{}, spec.shard_index, spec.shard_count}, options);
   for (const auto& file : input.files()) {
     if (!can_open_at(file))
@@ -57,12 +60,12 @@ inline std::vector<script_entry> index_tfrecord(std::string_view rspec, const op
   return entries;
 }
 
-// Writes the index of the records `rspec` names to a script file (any wxfilename); the
-// number of records.
+// Writes the index of the records `rspec` names to a script file (any wxfilename), opened with
+// `output` (a confining folder there confines it); the number of records.
 inline std::size_t write_tfrecord_index(std::string_view rspec, std::string_view script_wxfilename,
-                                        const open_options& options = {}) {
-  std::vector<script_entry> entries = index_tfrecord(rspec, options);
-  script_writer out(open_output(script_wxfilename, options));
+                                        const open_options& input = {}, const open_options& output = {}) {
+  std::vector<script_entry> entries = index_tfrecord(rspec, input);
+  script_writer out(open_output(script_wxfilename, output));
   for (const auto& e : entries) out.write(e.key, e.rxfilename);
   out.close();
   return entries.size();
