@@ -457,6 +457,16 @@ TEST_CASE("a table that is a folder is confined to itself, and what lies outside
                          says("outside the confining folder"));
   }
   CHECK_THROWS_AS(read_all(up.script(up.dir + "/missing.ark"), up.confined()), io_error);  // inside: missing
+  // A name is judged where its links lead: through a link to the root, ".." climbs from there, and
+  // a file out there is outside whether or not it exists (no oracle of what exists).
+  fs::create_directory_symlink("/", up.dir + "/root");
+  for (const char* target : {"/root/../etc/passwd", "/root/../etc/no-such-file-here", "/root/../no-such/x",
+                             "/root/etc/no-such-file-here"}) {
+    INFO(target);
+    CHECK_THROWS_MATCHES(read_all(up.script(up.dir + target), untrusted), access_error,
+                         says("outside the confining folder"));
+  }
+  CHECK_THROWS_AS(read_all(up.script(up.dir + "/no-such/../missing.ark"), untrusted), io_error);
 }
 
 TEST_CASE("a script written to that names no output is the script's format error", "[untrusted]") {

@@ -281,12 +281,17 @@ def test_the_untrusted_policy_holds_for_the_whole_process(tmp_path):
     pwned = tmp_path / "PWNED"
     (up / "cmd.scp").write_text(f"utt0 touch {pwned} |\n")
     (up / "out.scp").write_text("utt0 /etc/passwd\n")
+    # Through a link to the root, a file out there is outside whether or not it exists.
+    (up / "root").symlink_to("/")
+    (up / "found.scp").write_text(f"utt0 {up}/root/../etc/passwd\n")
+    (up / "missing.scp").write_text(f"utt0 {up}/root/../etc/no-such-file-here\n")
     code = f"""
         import tablio
         {{setup}}
         print(tablio.process_policy())
         assert len(tablio.load("scp:{up}/a.scp", type="vector")[0]) == 1
-        for spec in ("scp:{up}/cmd.scp", "scp:{up}/out.scp", "ark,cache={tmp_path}/c:{up}/a.ark"):
+        for spec in ("scp:{up}/cmd.scp", "scp:{up}/out.scp", "ark,cache={tmp_path}/c:{up}/a.ark",
+                     "scp:{up}/found.scp", "scp:{up}/missing.scp"):
             try:
                 tablio.load(spec, type="vector", allow_pipes=True)
                 raise SystemExit("opened " + spec)

@@ -181,23 +181,33 @@ TABLIO_COLD inline std::string lexical_absolute(const std::string& path) {
   return out.size() == base ? out + "/" : out;
 }
 
+// Where a name that does not resolve would lie: its longest leading part that resolves (links
+// followed, as the system follows them: "up/root/.." is where the link root leads, then up), then
+// the rest as written.
+TABLIO_COLD inline std::string would_lie_at(const std::string& name) {
+  const std::string whole = os::generic_name(name);
+  const std::size_t root = os::root_length(whole);
+  for (std::size_t end = whole.rfind('/'); end != std::string::npos && end + 1 > root;
+       end = end == 0 ? std::string::npos : whole.rfind('/', end - 1)) {
+    const std::string lead = resolved_path(whole.substr(0, end));
+    if (!lead.empty())
+      return lexical_absolute(lead + (lead.ends_with('/') ? "" : "/") + whole.substr(end + 1));
+  }
+  if (root != 0) return lexical_absolute(whole);
+  std::string here = resolved_path(".");
+  return lexical_absolute((here.empty() ? os::current_folder() : here) + "/" + whole);
+}
+
 // A name that cannot be resolved is refused as outside, as one that exists would be, when it
-// would lie outside a confining folder: as written, through the links of its folder, or as a link
-// to nothing (whether a file out there exists is not the input's to learn); else it is missing.
+// would lie outside a confining folder (would_lie_at), or is a link to nothing (whether a file out
+// there exists is not the input's to learn); else it is missing.
 [[noreturn]] TABLIO_COLD inline void missing(const std::string& name, int errnum,
                                              std::initializer_list<std::string> folders, const char* what) {
-  const std::string written = lexical_absolute(name);
-  const std::string folder_of_name = resolved_path(written.substr(0, written.rfind('/') + 1));
+  const std::string where = would_lie_at(name);
   os::file_status st;
   const bool dangling = os::status_of(name, false, st);  // a name there, that resolves to nothing
-  for (const std::string& folder : folders) {
-    if (folder.empty()) continue;
-    const std::string confining = resolved_folder(folder);
-    bool inside = folder_of_name.empty()
-                      ? lies_inside(written, lexical_absolute(folder)) || lies_inside(written, confining)
-                      : lies_inside(folder_of_name, confining);
-    if (!inside || dangling) outside(name, folder);
-  }
+  for (const std::string& folder : folders)
+    if (!folder.empty() && (dangling || !lies_inside(where, resolved_folder(folder)))) outside(name, folder);
   throw_io_error(name, errnum, {what});
 }
 
