@@ -14,10 +14,33 @@ MAX_QUOTED = 16
 MAX_QUOTED_KEY = MAX_QUOTED
 
 
+# What a message never shows as it is: control characters (C0, DEL, C1) and the marks that
+# reorder a line on a terminal, as the C++ library's messages escape them.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+
+
+def _escaped(match):
+    c = ord(match.group())
+    return f"\\x{c - 0xdc00 if 0xdc80 <= c <= 0xdcff else c:02x}" if c < 0x100 or c >= 0xdc80 else f"\\u{c:04x}"
+
+
+def printable(text):
+    """Text from the input as a message shows it: control characters escaped (\\xNN), so that
+    nothing in a file moves a terminal's cursor or forges a log line."""
+    return _CONTROL.sub(_escaped, str(text))
+
+
 def excerpt(text, most=MAX_QUOTED):
-    """The first `most` characters of text, and "..." when there are more."""
+    """The first `most` bytes of text (UTF-8, never cutting a character), "..." when there are
+    more, control characters escaped: what a message may quote of the input."""
     text = str(text)
-    return text[:most] + ("..." if len(text) > most else "")
+    data = text.encode("utf-8", "surrogateescape")
+    if len(data) <= most:
+        return printable(text)
+    cut = most
+    while cut > 0 and (data[cut] & 0xC0) == 0x80:  # not inside a character
+        cut -= 1
+    return printable(data[:cut].decode("utf-8", "surrogateescape")) + "..."
 
 
 def key_excerpt(key):

@@ -26,7 +26,7 @@ from urllib.parse import unquote
 
 import tablio
 from tablio import _tablio
-from .errors import excerpt
+from .errors import excerpt, printable
 
 __all__ = ["Shard", "ShardIndex", "load", "find", "write", "name_for", "named_by", "check_size", "shown"]
 
@@ -123,11 +123,12 @@ def name_for(pattern):
 
 def shown(name):
     """A path or URL as messages show it: a URL without its query string and credentials (a
-    presigned URL's signature, user:password@), as the C++ library shows remote names."""
+    presigned URL's signature, user:password@), as the C++ library shows remote names, and
+    control characters escaped."""
     if "://" not in name:
-        return name
+        return printable(name)
     name = re.split(r"[?#]", name, maxsplit=1)[0]
-    return re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@", r"\1", name)
+    return printable(re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@", r"\1", name))
 
 
 def _folder(source):
@@ -170,17 +171,46 @@ def _confined(source, given):
     return (allow_network, False, confine, limits)
 
 
+class _Named(str):
+    """The name of an index another index named: input after `caller`, the part the caller gave;
+    `guarded` when the index is read as input from others."""
+    caller = ""
+    guarded = False
+
+
+def _named_by_index(name, caller, given):
+    named = _Named(name)
+    named.caller, named.guarded = caller, _guarded(given)
+    return named
+
+
+def _guarded(given):
+    """Whether an index read with `given` access is input from others: under the untrusted
+    policy, or confined to a folder."""
+    return bool(_tablio.process_policy()[0]) or (given is not None and given[2] is not None)
+
+
+def _caller_part(source):
+    """What of the names an index at `source` holds, resolved, the caller gave: its folder."""
+    return source.caller if isinstance(source, _Named) else _folder(source)
+
+
+def _named(source):
+    """An index's name as messages show it: the caller's whole, one an index named quoted short."""
+    return _quoted(source, source, source.guarded) if isinstance(source, _Named) else shown(source)
+
+
 def _read(source, given):
     text = _tablio.read_file(source, MAX_INDEX_BYTES, given)
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as e:  # not JSON, not UTF-8, or nested past any index
-        raise tablio.FormatError(f"{shown(source)} is not a shard index (JSON): {type(e).__name__}: "
-                                 f"{str(e)[:200]}", shown(source)) from None
+        raise tablio.FormatError(f"{_named(source)} is not a shard index (JSON): {type(e).__name__}: "
+                                 f"{excerpt(str(e), 80)}", shown(source)) from None
 
 
 def _fail(source, what):
-    raise tablio.FormatError(f"{shown(source)} is not a shard index: {what}", shown(source))
+    raise tablio.FormatError(f"{_named(source)} is not a shard index: {what}", shown(source))
 
 
 def _names_command(name):
@@ -265,7 +295,7 @@ def _shards(source, desc, base, given, named=False, depth=0, remote_only=False):
                 _fail(source, "an index named by another names a third")
             if remote_only:
                 _check_remote(source, "a 'source_url'", other.strip(), base)
-            other = _resolved(other.strip(), base)
+            other = _named_by_index(_resolved(other.strip(), base), _caller_part(source), given)
             out += _shards(other, _read(other, given), _folder(other), given, True, depth + 1, remote_only)
         else:
             out += _shards(source, component, base, given, named, depth + 1, remote_only)
@@ -280,9 +310,16 @@ def _check_remote(source, what, url, base):
                       "remote index names objects beside it")
 
 
-def _quoted(text):
-    """What an index holds (a URL without its credentials or query), as messages quote input."""
-    return repr(excerpt(shown(text)))
+def _quoted(text, source=None, guarded=True):
+    """What an index holds (a URL without its credentials or query), as messages quote input: 16
+    bytes of it, after the folder of the caller's index (`source`) shown whole. A name (`source`
+    given) a trusted index holds (not `guarded`) is shown whole."""
+    whole, given = shown(text), shown(_caller_part(source)) if source is not None else ""
+    if source is not None and not guarded:
+        return whole
+    if given and whole.startswith(given):
+        return "'" + given + excerpt(whole[len(given):]) + "'"
+    return "'" + excerpt(whole) + "'"
 
 
 def load(source, allow_network=True, allow_pipes=True, confine=None, limits=None):
@@ -297,7 +334,7 @@ def load(source, allow_network=True, allow_pipes=True, confine=None, limits=None
     seen = set()
     for shard in shards:  # a shard listed twice would give its records twice
         if shard.url in seen:
-            _fail(source, f"it lists {shown(shard.url)} twice")
+            _fail(source, f"it lists {_quoted(shard.url, source, _guarded(given))} twice")
         seen.add(shard.url)
     name, fmt, value_type, key = (desc.get(k) for k in ("name", "format", "value_type", "key"))
     for field, value in (("name", name), ("format", fmt), ("value_type", value_type), ("key", key)):
@@ -337,12 +374,11 @@ def _check_sizes(source, shards, fmt, given):
     for shard in shards:
         size = _tablio.stored_size(shard.url, given)
         if shard.size is not None and size != shard.size:
-            raise tablio.FormatError(f"{shown(shard.url)} has {size} bytes, and its shard index {shown(source)} "
-                                     f"says {shard.size}: the shards changed since they were indexed", shown(shard.url))
+            _changed(shard, size, source, given)
         compressed = shard.url.endswith((".gz", ".zz", ".zlib", ".z"))
         if not compressed and shard.samples > size // smallest:
-            _fail(source, f"{_quoted(shard.url)} holds {size} bytes, too few for {shard.samples} records of "
-                          f"{smallest} bytes or more")
+            _fail(source, f"{_quoted(shard.url, source, _guarded(given))} holds {size} bytes, too few for "
+                          f"{shard.samples} records of {smallest} bytes or more")
 
 
 def check_size(shard, source, given=None):
@@ -352,9 +388,13 @@ def check_size(shard, source, given=None):
         return
     size = _tablio.stored_size(shard.url, given)
     if size != shard.size:
-        name = shown(shard.url)
-        raise tablio.FormatError(f"{name} has {size} bytes, and its shard index {shown(source)} says {shard.size}: "
-                                 "the shards changed since they were indexed", name)
+        _changed(shard, size, source, given)
+
+
+def _changed(shard, size, source, given):
+    raise tablio.FormatError(f"{_quoted(shard.url, source, _guarded(given))} has {size} bytes, and its shard index "
+                             f"{_named(source)} says {shard.size}: the shards changed since they were indexed",
+                             shown(shard.url))
 
 
 def named_by(rspec):

@@ -194,6 +194,25 @@ def test_messages_quote_16_bytes_of_the_input(tmp_path):
     assert SECRET[:17] not in str(caught.value)
 
 
+def test_a_shard_index_is_quoted_16_bytes_escaped(tmp_path):
+    """Names an index holds are input: a message quotes 16 bytes of each, with no raw control byte."""
+    shards(tmp_path, n=1)
+    long_name = "train-000000.tar" + "\x1b]0;owned\x07" + "x" * 200
+    size = os.path.getsize(tmp_path / "train-000000.tar")
+    os.rename(tmp_path / "train-000000.tar", tmp_path / long_name)
+    (tmp_path / "wrong.json").write_text(json.dumps({"shardlist": [{"url": long_name, "nsamples": 2,
+                                                                     "filesize": size + 1}]}))
+    (tmp_path / long_name[:-150]).write_text("not JSON")
+    (tmp_path / "nested.json").write_text(json.dumps({"datasets": [{"source_url": long_name[:-150]}]}))
+    for index, said in (("wrong.json", "the shards changed"), ("nested.json", "not a shard index (JSON)")):
+        with pytest.raises(tablio.FormatError) as caught:
+            shard_index.load(str(tmp_path / index), confine=str(tmp_path))
+        message = str(caught.value)
+        assert said in message, message
+        assert "\x1b" not in message and "\x07" not in message and "x" * 20 not in message, message
+        assert "train-000000.tar..." in message or "train-000000.tar\\x1b" not in message, message
+
+
 def test_keys_with_control_bytes_are_refused_on_reading(tmp_path):
     path = tmp_path / "esc.ark"
     path.write_bytes(b"utt\x1b]0;pwned\x07 \x00B" + b"FV \x04\x00\x00\x00\x00")
