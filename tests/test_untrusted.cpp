@@ -251,6 +251,21 @@ TEST_CASE("URLs in messages keep no credentials, and names from scripts are quot
   write_text(dir / "creds.scp", "aws_secret_access_key = wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY\n");
   CHECK_THROWS_MATCHES(read_all("scp:" + (dir / "creds.scp"), {}), io_error,
                        says("'= wJalrXUtnFEMIK...'") && !says("EXAMPLEKEY") && says("creds.scp"));
+  // A file a script line names is input too: under the untrusted policy a message quotes 16 bytes of
+  // its name, whether its bytes are an object's or a record's.
+  uploads up;
+  const std::string deep = std::string(100, 'a') + "/" + std::string(100, 'b') + "/" + std::string(100, 'c');
+  fs::create_directories(up.dir + "/" + deep);
+  write_text(up.dir + "/" + deep + "/m.ark", "u1 x\n");
+  write_text(up.dir + "/" + deep + "/r.tfrecord", std::string("\x05\0\0\0\0\0\0\0", 8) + "????hello????");
+  for (const char* target : {"/m.ark:3", "/r.tfrecord:0"}) {
+    INFO(target);
+    CHECK_THROWS_MATCHES(
+        read_all(up.script(up.dir + "/" + deep + target), with(&open_options::untrusted, true)), format_error,
+        says("key 'utt0'") && !says(std::string(20, 'a')) && !says("bbbb"));
+  }
+  CHECK_THROWS_MATCHES(read_all(up.script(up.dir + "/" + deep + "/m.ark:3"), {}), format_error,
+                       says(deep + "/m.ark"));  // the caller's own script: named whole
 }
 
 TEST_CASE("a list of shards that names one twice is refused", "[untrusted]") {

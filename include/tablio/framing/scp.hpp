@@ -336,6 +336,7 @@ class script_input {
     if (at) return load_at_offset(s, *at, e);
     reader in = detail::open_script_target(s.rxfilename, s.key, name_,
                                            [&] { return open_input(s.rxfilename, open_); });
+    name_from_input(in);
     if (classify_rxfilename(s.rxfilename) != input_kind::pipe) {
       // A file (or a device): its object is read from it as it comes, as Kaldi reads it, so
       // that a file with no end costs what the object takes, not the record limit.
@@ -385,6 +386,12 @@ class script_input {
     return true;
   }
 
+  // A file a script line names is input: under closed options (the untrusted policy), messages
+  // quote 16 bytes of its name, as they quote any input (the key and the script find it).
+  void name_from_input(reader& in) const {
+    if (is_closed(open_)) in.set_name(excerpt(in.name()));
+  }
+
   // "f.ark:1234", "s3://bucket/f.ark:1234": an open file serves offsets into it (a seek, not an
   // open); a few stay open, for scripts that point into several files (shards).
   reader& file(const std::string& name, std::uint64_t offset, std::string_view key) {
@@ -394,6 +401,7 @@ class script_input {
       files_.push_back({name, detail::open_script_target(
                                   name, key, name_, [&] { return open_input_at(name, offset, open_); })});
       it = files_.end() - 1;
+      name_from_input(it->in);
     }
     std::rotate(it, it + 1, files_.end());  // the most recently used last
     return files_.back().in;
@@ -411,7 +419,7 @@ class script_input {
     }
     in.seek(o.offset);
     e.form = entry_form::record;
-    e.source = files_.back().name;
+    e.source = in.name();
     if (in.ensure(12) && is_tfrecord_header(in.window())) {
       e.data_offset = in.tell() + 12;
       e.bytes = read_tfrecord_at(in, scratch_, s.key);

@@ -194,6 +194,8 @@ class reader {
   reader& operator=(reader&&) noexcept = default;
 
   const std::string& name() const noexcept { return name_; }
+  // What messages call the stream from now on (a name that came from input, quoted short).
+  void set_name(std::string name) noexcept { name_ = std::move(name); }
   const tablio::limits& limits() const noexcept { return limits_; }
   void set_limits(const tablio::limits& lim) noexcept { limits_ = lim; }
 
