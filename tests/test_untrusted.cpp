@@ -6,7 +6,9 @@
 
 #include <tablio/stream/policy.hpp>
 #include <tablio/stream/shards.hpp>
+#include <tablio/table/segments.hpp>
 #include <tablio/types/matrix.hpp>
+#include <tablio/types/wave.hpp>
 #if defined(TABLIO_WITH_ZLIB)
 #include <tablio/stream/zlib.hpp>
 #endif
@@ -555,4 +557,54 @@ TEST_CASE("script lines read or written that name no file are the script's error
   write_text(up.dir + "/w.scp", "other " + up.dir + "/o.ark\n");
   table_writer<holder<matrix<float>>> out("scp:" + up.dir + "/w.scp");
   CHECK_THROWS_AS(out.write("utt0", matrix<float>(1, 1)), key_error);
+}
+
+TEST_CASE("what one table reads in all is bounded by the bytes of what it names", "[untrusted]") {
+  uploads up;
+  const open_options untrusted = with(&open_options::untrusted, true);
+  {
+    table_writer<holder<matrix<float>>> out("ark,scp:" + up.dir + "/m.ark," + up.dir + "/m.scp");
+    for (int i = 0; i < 8; ++i) out.write("m" + std::to_string(i), matrix<float>(64, 64));
+    out.close();
+  }
+  // Each line its own matrix: the file's bytes, once.
+  CHECK_NOTHROW(read_all("scp:" + up.dir + "/m.scp", untrusted));
+  // Many lines pointing at the same matrix: refused once they read 4 times what the script names.
+  std::string again;
+  for (int i = 0; i < 200; ++i) again += "u" + std::to_string(i) + " " + up.dir + "/m.ark:3\n";
+  write_text(up.dir + "/again.scp", again);
+  CHECK_THROWS_MATCHES(read_all("scp:" + up.dir + "/again.scp", untrusted), format_error,
+                       says("limits::max_table_expansion") && says("again.scp"));
+  CHECK_NOTHROW(read_all("scp:" + up.dir + "/again.scp", {}));  // trusted: no bound unless asked
+  open_options bounded;
+  bounded.parse_limits.max_table_expansion = 2;
+  CHECK_THROWS_MATCHES(read_all("scp:" + up.dir + "/again.scp", bounded), format_error,
+                       says("2 times the bytes"));
+  // Lookups count as reading in order does.
+  CHECK_THROWS_MATCHES(
+      [&] {
+        random_access_table_reader<holder<matrix<float>>> r("scp:" + up.dir + "/again.scp", untrusted);
+        for (int i = 0; i < 200; ++i) (void)r.at("u" + std::to_string(i));
+      }(),
+      format_error, says("limits::max_table_expansion"));
+  // Segments that cut one recording again and again: bounded in samples.
+  {
+    table_writer<wave_holder> out("ark:" + up.dir + "/wav.ark");
+    out.write("rec", wave_data(16000, matrix<float>(1, 16000)));
+    out.close();
+  }
+  std::string segments;
+  for (int i = 0; i < 20; ++i) segments += "s" + std::to_string(100 + i) + " rec 0 1\n";
+  write_text(up.dir + "/segments", segments);
+  auto cut_all = [&](const open_options& o) {
+    int n = 0;
+    for (sequential_table_reader<wave_holder> r("ark,segments=" + up.dir + "/segments:" + up.dir + "/wav.ark",
+                                                o);
+         !r.done(); r.next())
+      ++n;
+    return n;
+  };
+  CHECK_THROWS_MATCHES(cut_all(untrusted), format_error, says("limits::max_table_expansion") && says("s104"));
+  CHECK(cut_all({}) == 20);
+  CHECK(tightest(untrusted_limits, default_limits).max_table_expansion == 4);
 }

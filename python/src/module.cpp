@@ -144,10 +144,12 @@ tablio::limits limits_from(py::handle given) {
       lim.max_total_bytes = v;
     else if (n == "expansion")
       lim.max_expansion = v;
+    else if (n == "table_expansion")
+      lim.max_table_expansion = v;
     else
       throw tablio::usage_error(
           "limits= takes record_bytes, element_count, token_bytes, total_bytes, "
-          "expansion, request_deadline and stream_deadline, not '" +
+          "expansion, table_expansion, request_deadline and stream_deadline, not '" +
           n + "'");
   }
   return lim;

@@ -25,9 +25,10 @@ inline constexpr const char* access_help =
     "  --no-network       refuse http://, https:// and s3:// names\n"
     "  --confine=DIR      every local name must resolve inside DIR, to a regular file\n"
     "  --max-record-bytes=N, --max-element-count=N, --max-token-bytes=N, --max-total-bytes=N,\n"
-    "  --max-expansion=N  lower the limits of what reading may take (bytes of one record, elements of\n"
-    "                     one container, bytes of one key or word, bytes from one input, and how\n"
-    "                     many times its size a compressed input may inflate)\n"
+    "  --max-expansion=N, --max-table-expansion=N  lower the limits of what reading may take (bytes\n"
+    "                     of one record, elements of one container, bytes of one key or word, bytes\n"
+    "                     from one input, how many times its size a compressed input may inflate,\n"
+    "                     and how many times the bytes of the files it names one table may read)\n"
     "  --request-deadline=S, --stream-deadline=S  seconds one remote request (with its retries) and\n"
     "                     all one remote object's transfers may take (0: none)\n"
     "  --threads=N        decode and encode entries in N threads, in table order (docs/threads.md)\n";
@@ -73,6 +74,7 @@ inline void apply_access_options(arguments& args) {
   l.max_token_bytes = static_cast<std::size_t>(limit_option(args, "max-token-bytes", l.max_token_bytes));
   l.max_total_bytes = limit_option(args, "max-total-bytes", l.max_total_bytes);
   l.max_expansion = limit_option(args, "max-expansion", l.max_expansion);
+  l.max_table_expansion = limit_option(args, "max-table-expansion", l.max_table_expansion);
   tablio::set_process_policy(p);
   // Deadlines are the remote layer's, which takes them from the environment.
   for (const char* name : {"request-deadline", "stream-deadline"}) {

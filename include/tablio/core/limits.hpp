@@ -30,31 +30,71 @@ struct limits {
   // How many times its compressed size a compressed input may inflate to (past its first MiB);
   // 0: no bound. A zip bomb inflates about a thousand times; real data rarely ten.
   std::uint64_t max_expansion = 0;
+  // How many times the bytes of the files a table names (its script or segments file, and each
+  // file or recording its lines point into, counted once) its entries may read in all; 0: no
+  // bound. Lines that point again and again at the same bytes read them again each time.
+  std::uint64_t max_table_expansion = 0;
 };
 
 inline constexpr limits default_limits{};
 
 // No bound at all: what a process's policy (stream/policy.hpp) adds to each open's own limits
 // until it is told otherwise.
-inline constexpr limits unbounded_limits{UINT64_MAX, UINT64_MAX, SIZE_MAX, SIZE_MAX, 0, 0};
+inline constexpr limits unbounded_limits{UINT64_MAX, UINT64_MAX, SIZE_MAX, SIZE_MAX, 0, 0, 0};
 
 // The limits under the untrusted policy (stream/policy.hpp), where each is tighter than the
-// caller's: records of 256 MiB, 2^26 elements, 64 KiB tokens, 64 GiB per input, and inputs
-// that inflate at most 100 times.
+// caller's: records of 256 MiB, 2^26 elements, 64 KiB tokens, 64 GiB per input, inputs that
+// inflate at most 100 times, and tables that read at most 4 times the bytes of what they name.
 inline constexpr limits untrusted_limits{.max_record_bytes = std::uint64_t{1} << 28,
                                          .max_element_count = std::uint64_t{1} << 26,
                                          .max_reserve_bytes = std::size_t{1} << 20,
                                          .max_token_bytes = std::size_t{1} << 16,
                                          .max_total_bytes = std::uint64_t{1} << 36,
-                                         .max_expansion = 100};
+                                         .max_expansion = 100,
+                                         .max_table_expansion = 4};
 
 // The tighter of two limits, each bound on its own (0 meaning none for the last two).
 constexpr limits tightest(const limits& a, const limits& b) noexcept {
   auto least = [](auto x, auto y) { return x < y ? x : y; };
   auto least_bound = [](std::uint64_t x, std::uint64_t y) { return x == 0 ? y : y == 0 ? x : x < y ? x : y; };
-  return {least(a.max_record_bytes, b.max_record_bytes),     least(a.max_element_count, b.max_element_count),
-          least(a.max_reserve_bytes, b.max_reserve_bytes),   least(a.max_token_bytes, b.max_token_bytes),
-          least_bound(a.max_total_bytes, b.max_total_bytes), least_bound(a.max_expansion, b.max_expansion)};
+  return {least(a.max_record_bytes, b.max_record_bytes),
+          least(a.max_element_count, b.max_element_count),
+          least(a.max_reserve_bytes, b.max_reserve_bytes),
+          least(a.max_token_bytes, b.max_token_bytes),
+          least_bound(a.max_total_bytes, b.max_total_bytes),
+          least_bound(a.max_expansion, b.max_expansion),
+          least_bound(a.max_table_expansion, b.max_table_expansion)};
 }
+
+namespace detail {
+
+// What one table may read in all under limits::max_table_expansion: that many times the bytes
+// of what it names, each counted once, when first named.
+class table_budget {
+ public:
+  explicit table_budget(std::uint64_t factor) noexcept : factor_(factor) {}
+  bool bounded() const noexcept { return factor_ != 0; }
+  std::uint64_t factor() const noexcept { return factor_; }
+  std::uint64_t allowed() const noexcept { return allowed_; }
+  std::uint64_t used() const noexcept { return used_; }
+
+  void allow(std::uint64_t named_bytes) noexcept {
+    if (factor_ == 0) return;
+    const std::uint64_t more = named_bytes > UINT64_MAX / factor_ ? UINT64_MAX : named_bytes * factor_;
+    allowed_ = more > UINT64_MAX - allowed_ ? UINT64_MAX : allowed_ + more;
+  }
+  // Counts `bytes` read; false once all read goes past what is allowed.
+  bool take(std::uint64_t bytes) noexcept {
+    used_ = bytes > UINT64_MAX - used_ ? UINT64_MAX : used_ + bytes;
+    return used_ <= allowed_;
+  }
+
+ private:
+  std::uint64_t factor_;
+  std::uint64_t allowed_ = 0;
+  std::uint64_t used_ = 0;
+};
+
+}  // namespace detail
 
 TABLIO_END_NAMESPACE

@@ -242,7 +242,10 @@ class script_input {
 
   explicit script_input(std::string_view rxfilename, script_input_options options = {},
                         const open_options& open = {})
-      : name_(rxfilename), options_(std::move(options)), open_(open) {}
+      : name_(rxfilename),
+        options_(std::move(options)),
+        open_(open),
+        budget_(open.parse_limits.max_table_expansion) {}
 
   // The next line's entry, pending: load() reads its value.
   bool next(entry& e) {
@@ -251,6 +254,7 @@ class script_input {
       lines_.emplace(open_input(name_, open_));
     }
     if (!lines_->next(line_)) return false;
+    budget_.allow(line_.key.size() + line_.rxfilename.size() + 2);
     current_ = &line_;
     return hand_out(e);
   }
@@ -269,6 +273,7 @@ class script_input {
       line_order_ = detail::sort_script(entries_);
     }
     detail::check_distinct_keys(entries_, name_);
+    for (const script_entry& s : entries_) budget_.allow(s.key.size() + s.rxfilename.size() + 2);
     indexed_ = true;
   }
   bool find(std::string_view key, entry& e) {
@@ -281,6 +286,7 @@ class script_input {
   // remote object's ranges, several at a time); each part ends where the script's next offset
   // into the same file begins, or at the file's end.
   void prefetch(std::span<const std::string> keys) {
+    settle();
     prepare_lookups();
     if (ends_.empty()) ends_ = detail::entry_ends(entries_);
     struct wanted_range {
@@ -324,6 +330,7 @@ class script_input {
 
   // Loads the value of the entry next() or find() handed out last.
   void load(entry& e) {
+    settle();
     const script_entry& s = *current_;
     e.pending = false;
     // A name no input has (a NUL, "|cmd", an offset past 2^63) is the script's fault, not the
@@ -337,10 +344,12 @@ class script_input {
     reader in = detail::open_script_target(s.rxfilename, s.key, name_,
                                            [&] { return open_input(s.rxfilename, open_); });
     name_from_input(in);
+    count_file(s.rxfilename, in);
     if (classify_rxfilename(s.rxfilename) != input_kind::pipe) {
       // A file (or a device): its object is read from it as it comes, as Kaldi reads it, so
       // that a file with no end costs what the object takes, not the record limit.
       whole_reader_.emplace(std::move(in));
+      start_reading(*whole_reader_, whole_reader_->tell());
       e.form = entry_form::object;
       e.object = &*whole_reader_;
       e.followed_by_key = false;  // a file of one object, whatever follows it (a WAVE file's chunks)
@@ -349,6 +358,7 @@ class script_input {
     }
     detail::read_command_output(in, whole_);
     whole_reader_.emplace(memory_reader(std::string_view(whole_), in.name(), open_.parse_limits));
+    start_reading(*whole_reader_, 0);
     e.form = entry_form::object;
     e.object = &*whole_reader_;
     e.followed_by_key = false;
@@ -357,6 +367,7 @@ class script_input {
 
   const std::string& name() const noexcept { return name_; }
   void close() {
+    reading_ = nullptr;
     files_.clear();
     whole_reader_.reset();
     if (lines_) {
@@ -392,6 +403,36 @@ class script_input {
     if (is_closed(open_)) in.set_name(excerpt(in.name()));
   }
 
+  // limits::max_table_expansion: each file a line names adds its bytes, once, to what the
+  // table may read (the script's own lines add theirs); what each entry read is counted when the
+  // next one loads, so that lines pointing again and again at the same bytes end the table.
+  void count_file(const std::string& name, const reader& in) {
+    if (!budget_.bounded()) return;
+    auto at = std::lower_bound(counted_files_.begin(), counted_files_.end(), name);
+    if (at != counted_files_.end() && *at == name) return;
+    counted_files_.insert(at, name);
+    budget_.allow(in.tell() + in.remaining().value_or(0));
+  }
+  void start_reading(const reader& in, std::uint64_t from) {
+    if (!budget_.bounded()) return;
+    reading_ = &in;
+    reading_from_ = from;
+  }
+  void settle() {
+    if (!reading_) return;
+    const std::uint64_t at = reading_->tell();
+    reading_ = nullptr;
+    if (!budget_.take(at > reading_from_ ? at - reading_from_ : 0)) over_budget();
+  }
+  [[noreturn]] TABLIO_COLD void over_budget() const {
+    throw_format_error(
+        name_, std::nullopt, current_->key,
+        {"entries that read at most ", decimal(budget_.allowed()), " bytes in all (",
+         decimal(budget_.factor()),
+         " times the bytes of the script and of the files it names: limits::max_table_expansion)"},
+        {decimal(budget_.used()), " bytes read by the entries before this one"});
+  }
+
   // "f.ark:1234", "s3://bucket/f.ark:1234": an open file serves offsets into it (a seek, not an
   // open); a few stay open, for scripts that point into several files (shards).
   reader& file(const std::string& name, std::uint64_t offset, std::string_view key) {
@@ -402,6 +443,7 @@ class script_input {
                                   name, key, name_, [&] { return open_input_at(name, offset, open_); })});
       it = files_.end() - 1;
       name_from_input(it->in);
+      count_file(name, it->in);
     }
     std::rotate(it, it + 1, files_.end());  // the most recently used last
     return files_.back().in;
@@ -418,6 +460,7 @@ class script_input {
       }
     }
     in.seek(o.offset);
+    start_reading(in, o.offset);
     e.form = entry_form::record;
     e.source = in.name();
     if (in.ensure(12) && is_tfrecord_header(in.window())) {
@@ -458,6 +501,10 @@ class script_input {
   std::string scratch_;
   std::string whole_;                   // a command's output
   std::optional<reader> whole_reader_;  // the object being read: a file, or whole_
+  detail::table_budget budget_;
+  std::vector<std::string> counted_files_;  // sorted: the files whose bytes the budget counts
+  const reader* reading_ = nullptr;         // what the entry loaded last reads, from reading_from_
+  std::uint64_t reading_from_ = 0;
 };
 
 namespace detail {

@@ -162,7 +162,7 @@ class segmented_input {
 
   segmented_input(std::string_view segments, const segment_options& cut, owned<any_input_base> recordings,
                   std::string recordings_name, read_options options, const open_options& open)
-      : name_(segments), cut_(cut) {
+      : name_(segments), cut_(cut), budget_(open.parse_limits.max_table_expansion) {
     read_segments(open);
     recordings_.open(std::move(recordings), std::move(recordings_name),
                      read_options{options.sorted, false, false, options.permissive});
@@ -254,6 +254,7 @@ class segmented_input {
       skip(l, {where.reason});
       return false;
     }
+    if (budget_.bounded()) count(l, *recording, where);
     encode_record<wave_holder>(bytes_, cut_segment(*recording, where));
     out.key = l.s.utterance;
     out.form = entry_form::record;
@@ -263,6 +264,22 @@ class segmented_input {
     out.range = {};
     out.pending = false;
     return true;
+  }
+
+  // limits::max_table_expansion, in samples: each recording the segments name adds its samples,
+  // once, to what they may cut in all, so that lines cutting the same recording again and again
+  // end the table.
+  void count(const line& l, const wave_data& recording, const segment_samples& where) {
+    if (!counted_recordings_.find(l.s.recording)) {
+      counted_recordings_.insert(l.s.recording);
+      budget_.allow(static_cast<std::uint64_t>(recording.num_samples()) * recording.num_channels());
+    }
+    if (!budget_.take(static_cast<std::uint64_t>(where.end - where.begin)))
+      throw_format_error(name_, l.offset, l.s.utterance,
+                         {"segments that cut at most ", decimal(budget_.allowed()), " samples in all (",
+                          decimal(budget_.factor()),
+                          " times the samples of the recordings they name: limits::max_table_expansion)"},
+                         {decimal(budget_.used()), " samples with this one"});
   }
 
   // Reports a skipped segment, once.
@@ -283,6 +300,8 @@ class segmented_input {
   std::size_t next_ = 0;
   random_access_table_reader<wave_holder, recordings_input> recordings_;
   std::string bytes_;
+  detail::table_budget budget_;
+  detail::key_index counted_recordings_;  // whose samples the budget counts
 };
 
 namespace detail {
