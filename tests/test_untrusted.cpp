@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -608,3 +609,57 @@ TEST_CASE("what one table reads in all is bounded by the bytes of what it names"
   CHECK(cut_all({}) == 20);
   CHECK(tightest(untrusted_limits, default_limits).max_table_expansion == 4);
 }
+
+#if defined(TABLIO_WITH_LMDB)
+TEST_CASE("LMDB records that share one overflow run are bounded as a script's lines are",
+          "[untrusted][lmdb]") {
+  uploads up;
+  const std::string db = up.dir + "/db";
+  fs::create_directory(db);
+  {
+    table_writer<bytes_holder> out("lmdb:" + db);
+    out.write("00000000", std::string(1 << 20, 'v'));  // a run of 257 pages
+    for (int i = 1; i < 200; ++i) {
+      const std::string n = std::to_string(i);
+      out.write(std::string(8 - n.size(), '0') + n, std::string(2100, 'w'));  // a page each
+    }
+    out.close();
+  }
+  // Every record after the first made to point at the first one's run, with its size.
+  std::string bytes = test::read_file(db + "/data.mdb");
+  auto u16 = [&](std::size_t at) {
+    return std::uint16_t(std::uint8_t(bytes[at]) | std::uint8_t(bytes[at + 1]) << 8);
+  };
+  std::optional<std::string> first_run;
+  int patched = 0;
+  for (std::size_t page = 2 * 4096; page + 4096 <= bytes.size(); page += 4096) {
+    std::uint64_t number = 0;  // a page's header starts with its number: none inside a run
+    std::memcpy(&number, bytes.data() + page, 8);
+    if (number != page / 4096 || u16(page + 10) != 0x02) continue;  // not a leaf page
+    for (std::size_t i = 0; 16 + 2 * i < u16(page + 12); ++i) {
+      const std::size_t node = page + u16(page + 16 + 2 * i);
+      if ((u16(node + 4) & 0x01) == 0) continue;  // its value is in the page
+      const std::size_t run = node + 8 + u16(node + 6);
+      if (!first_run) {
+        first_run = bytes.substr(run, 8);
+        continue;
+      }
+      bytes.replace(run, 8, *first_run);
+      bytes.replace(node, 4, std::string("\0\0\x10\0", 4));  // 1 MiB
+      ++patched;
+    }
+  }
+  REQUIRE(patched == 199);
+  std::ofstream(db + "/data.mdb", std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), std::streamsize(bytes.size()));
+  auto read_db = [&](const open_options& o) {
+    std::uint64_t total = 0;
+    for (sequential_table_reader<bytes_holder> r("lmdb:" + db, o); !r.done(); r.next())
+      total += r.value().size();
+    return total;
+  };
+  CHECK(read_db({}) == 200u << 20);  // trusted: what the file says
+  CHECK_THROWS_MATCHES(read_db(with(&open_options::untrusted, true)), format_error,
+                       says("limits::max_table_expansion") && says("data.mdb"));
+}
+#endif

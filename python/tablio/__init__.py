@@ -236,8 +236,10 @@ def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, 
         followed, as a regular file: no command, no standard input, no device (AccessError).
     limits: bounds of what reading may take, a dict of any of record_bytes (one record or
         object), element_count (one container), token_bytes (a key or a word), total_bytes
-        (all one input delivers) and expansion (how many times its compressed size a
-        compressed input may inflate); the process's untrusted policy tightens them further.
+        (all one input delivers), expansion (how many times its compressed size a
+        compressed input may inflate) and table_expansion (how many times the bytes of the
+        files it names the table may read in all: a script's lines that point again and again
+        at the same bytes); the process's untrusted policy tightens them further.
         For remote objects also request_deadline and stream_deadline, in seconds (0: none):
         how long one request with its retries, and all one object's transfers, may take.
     decode: for type "sample", True decodes the conventional extensions (cls -> int, txt ->

@@ -213,6 +213,26 @@ def test_a_shard_index_is_quoted_16_bytes_escaped(tmp_path):
         assert "train-000000.tar..." in message or "train-000000.tar\\x1b" not in message, message
 
 
+def test_a_script_reading_the_same_bytes_again_and_again_is_bounded(tmp_path):
+    with tablio.writer(f"ark:{tmp_path}/m.ark", type="matrix") as w:
+        w["m"] = np.ones((64, 64), np.float32)
+    (tmp_path / "again.scp").write_text("".join(f"u{i} {tmp_path}/m.ark:2\n" for i in range(50)))
+    assert len(tablio.load(f"scp:{tmp_path}/again.scp", type="matrix")[0]) == 50  # trusted: no bound
+    with pytest.raises(tablio.FormatError, match="max_table_expansion") as caught:
+        tablio.load(f"scp:{tmp_path}/again.scp", type="matrix", limits={"table_expansion": 2})
+    assert caught.value.path.endswith("again.scp") and 2 <= int(caught.value.key[1:]) < 10  # a few lines in
+    code = f"""
+        import tablio
+        tablio.set_untrusted()
+        try:
+            tablio.load("scp:{tmp_path}/again.scp", type="matrix")
+        except tablio.FormatError as e:
+            print("refused", e.key)
+    """
+    done = run_python(code)
+    assert "refused u" in done.stdout and 4 <= int(done.stdout.split("refused u")[1]) < 10, done.stdout + done.stderr
+
+
 def test_keys_with_control_bytes_are_refused_on_reading(tmp_path):
     path = tmp_path / "esc.ark"
     path.write_bytes(b"utt\x1b]0;pwned\x07 \x00B" + b"FV \x04\x00\x00\x00\x00")

@@ -92,7 +92,7 @@ class lmdb_file {
   // than its oldest reader's, which no later snapshot uses either: the hold keeps those too. A
   // format_error when the file holds only older snapshots (written anew outside the lock table).
   explicit lmdb_file(const std::string& file, const open_options& options = {}, std::uint64_t held = 0)
-      : path_(file) {
+      : path_(file), table_expansion_(options.parse_limits.max_table_expansion) {
     detail::os::native_file fd = detail::open_lmdb_data_file(file, options);
     try {
       map(fd);
@@ -460,6 +460,7 @@ class lmdb_file {
   std::uint64_t pages_ = 0;  // the snapshot's pages that are in the file: 0 to pages_ - 1
   std::uint64_t meta_offset_ = 0, transaction_ = 0, root_ = 0, entries_ = 0;
   unsigned depth_ = 0;
+  std::uint64_t table_expansion_ = 0;  // limits::max_table_expansion: records that share pages
 };
 
 // Every record of an lmdb_file in key order. It checks what a lookup relies on: keys increase
@@ -492,6 +493,8 @@ class lmdb_file::cursor {
     key = previous_ = n.key;
     value = file_->value_of(leaf.page, n);
     ++seen_;
+    if (file_->table_expansion_ != 0) [[unlikely]]
+      count(n, value.size());
     prefetch_ahead(leaf);
     return true;
   }
@@ -542,8 +545,20 @@ class lmdb_file::cursor {
     }
     return false;
   }
+  // limits::max_table_expansion: the values of one pass read at most that many times the file,
+  // however many records point at the same overflow pages.
+  void count(const node_view& n, std::uint64_t bytes) {
+    const std::uint64_t factor = file_->table_expansion_, size = file_->size_;
+    value_bytes_ += bytes;
+    if (size <= UINT64_MAX / factor && value_bytes_ > size * factor)
+      file_->fail(n.offset,
+                  {"records whose values take at most ", decimal(factor),
+                   " times the file's bytes in all (limits::max_table_expansion)"},
+                  {decimal(value_bytes_), " bytes with this one: records that share pages"}, n.key);
+  }
   // The end of a pass, which must have met every record the meta page counts.
   bool finish() {
+    value_bytes_ = 0;
     std::uint64_t seen = std::exchange(seen_, 0);
     height_ = 0;
     if (seen != file_->entries_)
@@ -602,9 +617,10 @@ class lmdb_file::cursor {
 
   const lmdb_file* file_;
   level stack_[detail::lmdb_layout::max_depth];
-  unsigned height_ = 0;        // levels on the stack; 0 before a pass
-  std::uint64_t seen_ = 0;     // records of this pass
-  std::string_view previous_;  // the last record's key
+  unsigned height_ = 0;            // levels on the stack; 0 before a pass
+  std::uint64_t seen_ = 0;         // records of this pass
+  std::uint64_t value_bytes_ = 0;  // their values' bytes
+  std::string_view previous_;      // the last record's key
 };
 
 TABLIO_END_NAMESPACE
