@@ -66,35 +66,4 @@ constexpr limits tightest(const limits& a, const limits& b) noexcept {
           least_bound(a.max_table_expansion, b.max_table_expansion)};
 }
 
-namespace detail {
-
-// What one table may read in all under limits::max_table_expansion: that many times the bytes
-// of what it names, each counted once, when first named.
-class table_budget {
- public:
-  explicit table_budget(std::uint64_t factor) noexcept : factor_(factor) {}
-  bool bounded() const noexcept { return factor_ != 0; }
-  std::uint64_t factor() const noexcept { return factor_; }
-  std::uint64_t allowed() const noexcept { return allowed_; }
-  std::uint64_t used() const noexcept { return used_; }
-
-  void allow(std::uint64_t named_bytes) noexcept {
-    if (factor_ == 0) return;
-    const std::uint64_t more = named_bytes > UINT64_MAX / factor_ ? UINT64_MAX : named_bytes * factor_;
-    allowed_ = more > UINT64_MAX - allowed_ ? UINT64_MAX : allowed_ + more;
-  }
-  // Counts `bytes` read; false once all read goes past what is allowed.
-  bool take(std::uint64_t bytes) noexcept {
-    used_ = bytes > UINT64_MAX - used_ ? UINT64_MAX : used_ + bytes;
-    return used_ <= allowed_;
-  }
-
- private:
-  std::uint64_t factor_;
-  std::uint64_t allowed_ = 0;
-  std::uint64_t used_ = 0;
-};
-
-}  // namespace detail
-
 TABLIO_END_NAMESPACE

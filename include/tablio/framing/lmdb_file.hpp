@@ -23,6 +23,7 @@
 #include <tablio/core/config.hpp>
 #include <tablio/core/endian.hpp>
 #include <tablio/core/error.hpp>
+#include <tablio/core/table_budget.hpp>
 #include <tablio/stream/open_options.hpp>
 #include <tablio/stream/platform/memory_map.hpp>
 #include <tablio/stream/policy.hpp>
@@ -547,18 +548,16 @@ class lmdb_file::cursor {
   }
   // limits::max_table_expansion: the values of one pass read at most that many times the file,
   // however many records point at the same overflow pages.
-  void count(const node_view& n, std::uint64_t bytes) {
-    const std::uint64_t factor = file_->table_expansion_, size = file_->size_;
-    value_bytes_ += bytes;
-    if (size <= UINT64_MAX / factor && value_bytes_ > size * factor)
-      file_->fail(n.offset,
-                  {"records whose values take at most ", decimal(factor),
-                   " times the file's bytes in all (limits::max_table_expansion)"},
-                  {decimal(value_bytes_), " bytes with this one: records that share pages"}, n.key);
+  TABLIO_COLD void count(const node_view& n, std::uint64_t bytes) {
+    if (!budget_.bounded()) {  // the first record counted
+      budget_ = detail::table_budget(file_->table_expansion_);
+      budget_.allow(file_->size_);
+    }
+    budget_.take(bytes, file_->path_, n.offset, n.key, "bytes of the data file in one pass's values");
   }
   // The end of a pass, which must have met every record the meta page counts.
   bool finish() {
-    value_bytes_ = 0;
+    budget_.restart();
     std::uint64_t seen = std::exchange(seen_, 0);
     height_ = 0;
     if (seen != file_->entries_)
@@ -617,10 +616,10 @@ class lmdb_file::cursor {
 
   const lmdb_file* file_;
   level stack_[detail::lmdb_layout::max_depth];
-  unsigned height_ = 0;            // levels on the stack; 0 before a pass
-  std::uint64_t seen_ = 0;         // records of this pass
-  std::uint64_t value_bytes_ = 0;  // their values' bytes
-  std::string_view previous_;      // the last record's key
+  unsigned height_ = 0;             // levels on the stack; 0 before a pass
+  std::uint64_t seen_ = 0;          // records of this pass
+  detail::table_budget budget_{0};  // their values' bytes
+  std::string_view previous_;       // the last record's key
 };
 
 TABLIO_END_NAMESPACE

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <tablio/core/parse_float.hpp>
+#include <tablio/core/table_budget.hpp>
 #include <tablio/holder/record.hpp>
 #include <tablio/holder/wave.hpp>
 #include <tablio/table/erased_framing.hpp>
@@ -274,12 +275,8 @@ class segmented_input {
       counted_recordings_.insert(l.s.recording);
       budget_.allow(static_cast<std::uint64_t>(recording.num_samples()) * recording.num_channels());
     }
-    if (!budget_.take(static_cast<std::uint64_t>(where.end - where.begin)))
-      throw_format_error(name_, l.offset, l.s.utterance,
-                         {"segments that cut at most ", decimal(budget_.allowed()), " samples in all (",
-                          decimal(budget_.factor()),
-                          " times the samples of the recordings they name: limits::max_table_expansion)"},
-                         {decimal(budget_.used()), " samples with this one"});
+    budget_.take(static_cast<std::uint64_t>(where.end - where.begin), name_, l.offset, l.s.utterance,
+                 "samples of the recordings the segments name");
   }
 
   // Reports a skipped segment, once.
