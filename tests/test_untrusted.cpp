@@ -484,7 +484,10 @@ TEST_CASE("a table that is a folder is confined to itself, and what lies outside
     CHECK_THROWS_MATCHES(read_all(up.script(up.dir + target), untrusted), access_error,
                          says("outside the confining folder"));
   }
-  CHECK_THROWS_AS(read_all(up.script(up.dir + "/no-such/../missing.ark"), untrusted), io_error);
+  CHECK_THROWS_AS(read_all(up.script(up.dir + "/no-such/missing.ark"), untrusted), io_error);  // inside
+  // ".." past a part that does not exist cannot be followed: outside, as the system cannot open it.
+  CHECK_THROWS_MATCHES(read_all(up.script(up.dir + "/no-such/../a.ark"), untrusted), access_error,
+                       says("outside"));
 }
 
 TEST_CASE("a script written to that names no output is the script's format error", "[untrusted]") {

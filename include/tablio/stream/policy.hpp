@@ -158,56 +158,35 @@ TABLIO_COLD inline process_policy policy_from_environment() {  // once a process
   throw access_error(
       printable(join({quoted_excerpt(name), " lies outside the confining folder '", folder, "'"})));
 }
-// The absolute form of a path with '.' and '..' taken as written (no link followed).
-TABLIO_COLD inline std::string lexical_absolute(const std::string& path) {
-  std::string whole = os::generic_name(path);
-  if (os::root_length(whole) == 0) whole = os::generic_name(os::current_folder()) + "/" + whole;
-  const std::size_t root = os::root_length(whole);
-  std::string out = whole.substr(0, root);
-  if (out.ends_with('/')) out.pop_back();
-  const std::size_t base = out.size();  // ".." never climbs above the root
-  for (std::size_t i = root; i <= whole.size();) {
-    std::size_t end = whole.find('/', i);
-    if (end == std::string::npos) end = whole.size();
-    std::string_view part(whole.data() + i, end - i);
-    if (part == "..") {
-      const std::size_t up = out.rfind('/');
-      out.resize(up == std::string::npos || up < base ? base : up);
-    } else if (!part.empty() && part != ".") {
-      out.append("/").append(part);
-    }
-    i = end + 1;
+// The folder a name that does not resolve would lie in, as far as it exists: its longest
+// leading part that resolves, links followed as the system follows them ("up/root/.." is where
+// the link root leads, then up), from the current folder for a relative name none of whose
+// parts exists. Empty when the rest climbs ("..") from there: that is judged outside.
+TABLIO_COLD inline std::string would_lie_in(const std::string& name) {
+  std::size_t end = name.size();
+  std::string lead;
+  while (lead.empty() && end > 0 && (end = name.find_last_of(os::separators, end - 1)) != std::string::npos)
+    lead = resolved_path(name.substr(0, end + (end == 0)));  // "/x": the root
+  if (lead.empty()) lead = resolved_path(".");
+  for (std::size_t at = end == std::string::npos ? 0 : end + 1, stop = at; stop != std::string::npos;
+       at = stop + 1) {
+    stop = name.find_first_of(os::separators, at);
+    if (name.compare(at, stop == std::string::npos ? std::string::npos : stop - at, "..") == 0) return {};
   }
-  return out.size() == base ? out + "/" : out;
-}
-
-// Where a name that does not resolve would lie: its longest leading part that resolves (links
-// followed, as the system follows them: "up/root/.." is where the link root leads, then up), then
-// the rest as written.
-TABLIO_COLD inline std::string would_lie_at(const std::string& name) {
-  const std::string whole = os::generic_name(name);
-  const std::size_t root = os::root_length(whole);
-  for (std::size_t end = whole.rfind('/'); end != std::string::npos && end + 1 > root;
-       end = end == 0 ? std::string::npos : whole.rfind('/', end - 1)) {
-    const std::string lead = resolved_path(whole.substr(0, end));
-    if (!lead.empty())
-      return lexical_absolute(lead + (lead.ends_with('/') ? "" : "/") + whole.substr(end + 1));
-  }
-  if (root != 0) return lexical_absolute(whole);
-  std::string here = resolved_path(".");
-  return lexical_absolute((here.empty() ? os::current_folder() : here) + "/" + whole);
+  return lead;
 }
 
 // A name that cannot be resolved is refused as outside, as one that exists would be, when it
-// would lie outside a confining folder (would_lie_at), or is a link to nothing (whether a file out
+// would lie outside a confining folder (would_lie_in), or is a link to nothing (whether a file out
 // there exists is not the input's to learn); else it is missing.
 [[noreturn]] TABLIO_COLD inline void missing(const std::string& name, int errnum,
                                              std::initializer_list<std::string> folders, const char* what) {
-  const std::string where = would_lie_at(name);
+  const std::string where = would_lie_in(name);
   os::file_status st;
   const bool dangling = os::status_of(name, false, st);  // a name there, that resolves to nothing
   for (const std::string& folder : folders)
-    if (!folder.empty() && (dangling || !lies_inside(where, resolved_folder(folder)))) outside(name, folder);
+    if (!folder.empty() && (dangling || where.empty() || !lies_inside(where, resolved_folder(folder))))
+      outside(name, folder);
   throw_io_error(name, errnum, {what});
 }
 
