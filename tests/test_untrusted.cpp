@@ -484,6 +484,9 @@ TEST_CASE("a table that is a folder is confined to itself, and what lies outside
     CHECK_THROWS_MATCHES(read_all(up.script(up.dir + target), untrusted), access_error,
                          says("outside the confining folder"));
   }
+  // A link to a folder that does not exist tells nothing either: what lies through it is outside.
+  fs::create_directory_symlink("/no-such-folder-here", up.dir + "/nowhere");
+  CHECK_THROWS_MATCHES(read_all(up.script(up.dir + "/nowhere/x"), untrusted), access_error, says("outside"));
   CHECK_THROWS_AS(read_all(up.script(up.dir + "/no-such/missing.ark"), untrusted), io_error);  // inside
   // ".." past a part that does not exist cannot be followed: outside, as the system cannot open it.
   CHECK_THROWS_MATCHES(read_all(up.script(up.dir + "/no-such/../a.ark"), untrusted), access_error,
@@ -580,6 +583,17 @@ TEST_CASE("what one table reads in all is bounded by the bytes of what it names"
   CHECK_THROWS_MATCHES(read_all("scp:" + up.dir + "/again.scp", untrusted), format_error,
                        says("limits::max_table_expansion") && says("again.scp"));
   CHECK_NOTHROW(read_all("scp:" + up.dir + "/again.scp", {}));  // trusted: no bound unless asked
+  // A file is one file by whatever name a line gives it: ./, //, a link.
+  fs::create_symlink("m.ark", up.dir + "/linked.ark");
+  std::string renamed;
+  for (int i = 0; i < 200; ++i)
+    renamed += "u" + std::to_string(i) + " " + up.dir +
+               (i % 3 == 0   ? "/./m.ark:3\n"
+                : i % 3 == 1 ? "//m.ark:3\n"
+                             : "/linked.ark:3\n");
+  write_text(up.dir + "/renamed.scp", renamed);
+  CHECK_THROWS_MATCHES(read_all("scp:" + up.dir + "/renamed.scp", untrusted), format_error,
+                       says("limits::max_table_expansion"));
   open_options bounded;
   bounded.parse_limits.max_table_expansion = 2;
   CHECK_THROWS_MATCHES(read_all("scp:" + up.dir + "/again.scp", bounded), format_error,

@@ -4,6 +4,7 @@
 #include "binding.hpp"
 
 #include <tablio/stream/platform/process.hpp>
+#include <tablio/table/formats.hpp>
 #include <tablio/table/record_form.hpp>
 #include <tablio/table/segments.hpp>  // segments=: this module reads them
 
@@ -516,7 +517,8 @@ py::dtype idx_dtype(tablio::idx_type t) {
 
 // The whole file as a read-only array over the mapped (or inflated) bytes.
 py::array idx_read(const std::string& path, py::handle access) {
-  tablio::open_options open = access_of(access);
+  // Opened as a table's file is: under the untrusted policy, confined to its folder.
+  tablio::open_options open = tablio::table_open_options(access_of(access), path);
   std::unique_ptr<tablio::idx_file> file;
   {
     unlocked_gil unlocked;
@@ -897,7 +899,7 @@ PYBIND11_MODULE(_tablio, m) {
       "process_policy",
       [] {
         tablio::process_policy p = tablio::current_process_policy();
-        return py::make_tuple(p.untrusted, p.allow_network,
+        return py::make_tuple(p.untrusted, p.allow_network.value_or(true),
                               p.confine.empty() ? py::object(py::none()) : py::object(py::str(p.confine)));
       },
       "The process's policy: (untrusted, allow_network, confine).");
@@ -905,9 +907,10 @@ PYBIND11_MODULE(_tablio, m) {
       "load_object",
       [](const std::string& rxfilename, const std::string& type, py::handle dtype, bool allow_network,
          bool allow_pipes, py::handle confine, py::handle limits) {
-        return find_value_type(type).load_object(
-            rxfilename,
-            with_access(options_from(dtype, py::none(), type), allow_network, allow_pipes, confine, limits));
+        value_options o =
+            with_access(options_from(dtype, py::none(), type), allow_network, allow_pipes, confine, limits);
+        o.open = tablio::table_open_options(o.open, rxfilename);  // confined as a table's file is
+        return find_value_type(type).load_object(rxfilename, o);
       },
       py::arg("rxfilename"), py::arg("type"), py::arg("dtype"), py::arg("allow_network"),
       py::arg("allow_pipes"), py::arg("confine"), py::arg("limits"),

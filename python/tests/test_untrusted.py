@@ -324,6 +324,13 @@ def test_the_untrusted_policy_holds_for_the_whole_process(tmp_path):
     (up / "root").symlink_to("/")
     (up / "found.scp").write_text(f"utt0 {up}/root/../etc/passwd\n")
     (up / "missing.scp").write_text(f"utt0 {up}/root/../etc/no-such-file-here\n")
+    # One object or IDX file named in the upload is confined to its folder as a table is.
+    (up / "secret.mat").symlink_to(tmp_path / "outside.mat")
+    with tablio.writer(f"ark:{tmp_path}/x.ark", type="matrix") as w:
+        w["x"] = np.ones((2, 2), np.float32)
+    (tmp_path / "outside.mat").write_bytes((tmp_path / "x.ark").read_bytes()[2:])
+    (tmp_path / "outside.idx").write_bytes(b"\0\0\x08\x01\0\0\0\x03" + bytes([1, 2, 3]))
+    (up / "secret.idx").symlink_to(tmp_path / "outside.idx")
     code = f"""
         import tablio
         {{setup}}
@@ -334,6 +341,13 @@ def test_the_untrusted_policy_holds_for_the_whole_process(tmp_path):
             try:
                 tablio.load(spec, type="vector", allow_pipes=True)
                 raise SystemExit("opened " + spec)
+            except tablio.AccessError:
+                pass
+        for load in (lambda: tablio.load_object("{up}/secret.mat", type="matrix"),
+                     lambda: tablio.idx.read("{up}/secret.idx")):
+            try:
+                load()
+                raise SystemExit("read through a planted link")
             except tablio.AccessError:
                 pass
         tablio.set_untrusted(allow_network=True)  # a later call only tightens

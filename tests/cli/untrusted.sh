@@ -140,6 +140,13 @@ expect 1 "$tablio" index --confine=links/conf ark:links/conf/m.ark links/outside
 contains err.txt "outside the confining folder"
 expect 0 "$tablio" index --confine=links/conf ark:links/conf/m.ark links/conf/m.scp
 
+# --untrusted closes the network as TABLIO_UNTRUSTED=1 does: a script line's URL is not fetched.
+printf 'k1 http://127.0.0.1:9/internal.ark:5\n' >up/url.scp
+expect 1 "$tablio" verify --untrusted scp:up/url.scp
+contains out.txt "network access is disabled"
+expect 1 "$tablio" info --untrusted 'ark:http://127.0.0.1:9/x.ark'
+contains err.txt "network access is disabled"
+
 # A wrong command line is 2 with its usage; bad input never is.
 expect 2 "$tablio" info --max-record-bytes=lots "ark:$kaldi/scp/feats.ark"
 contains err.txt "Usage:"

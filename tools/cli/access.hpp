@@ -19,8 +19,8 @@ namespace cli {
 inline constexpr const char* access_help =
     "Options of every command, for input from others (docs/reliability.md):\n"
     "  --untrusted        treat all input as untrusted (also TABLIO_UNTRUSTED=1): no commands, no\n"
-    "                     standard input, regular files only, no cache= in specifiers, tighter\n"
-    "                     limits, and each table confined to its own folder\n"
+    "                     network, no standard input, regular files only, no cache= in specifiers,\n"
+    "                     tighter limits, and each table confined to its own folder\n"
     "  --no-pipes         refuse commands (\"cmd |\", \"| cmd\") wherever they are named\n"
     "  --no-network       refuse http://, https:// and s3:// names\n"
     "  --confine=DIR      every local name must resolve inside DIR, to a regular file\n"
@@ -59,7 +59,7 @@ inline void apply_access_options(arguments& args) {
   tablio::process_policy p;
   p.untrusted = args.flag("untrusted");
   p.allow_pipes = !args.flag("no-pipes");
-  p.allow_network = !args.flag("no-network");
+  if (args.flag("no-network")) p.allow_network = false;  // else as the policy says (closed under --untrusted)
   p.confine = args.get("confine", "");
   if (p.confine == "true") throw tablio::usage_error("--confine takes a folder: --confine=DIR");
   output_access().confine = p.confine;

@@ -19,6 +19,7 @@
 #include <tablio/framing/tfrecord.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/memory.hpp>
+#include <tablio/stream/platform/file_io.hpp>
 #include <tablio/types/range.hpp>
 
 #include <algorithm>
@@ -412,14 +413,19 @@ class script_input {
   // limits::max_table_expansion: each file a line names adds its bytes, once, to what the
   // table may read (the script's own lines add theirs); what each entry read is counted when the
   // next one loads, so that lines pointing again and again at the same bytes end the table.
-  // Files are told apart by their names' hashes: two that collide only count once, the safe way.
+  // A local file is told apart by what it is (its device and inode: whatever name a line gives
+  // it, through links too), a remote object by its name's hash; two that collide count once.
   void count_file(const std::string& name, const reader& in) {
-    if (budget_.bounded()) count_new_file(std::hash<std::string>{}(name), in);
+    if (budget_.bounded()) count_new_file(name, in);
   }
-  TABLIO_COLD void count_new_file(std::size_t hash, const reader& in) {
+  TABLIO_COLD void count_new_file(const std::string& name, const reader& in) {
+    detail::os::file_status st;
+    const std::uint64_t hash = !is_remote_name(name) && detail::os::status_of(name, true, st)
+                                   ? st.identity
+                                   : std::hash<std::string>{}(name);
     auto at = std::lower_bound(counted_files_.begin(), counted_files_.end(), hash);
     if (at != counted_files_.end() && *at == hash) return;
-    counted_files_.insert(at, std::size_t{hash});
+    counted_files_.insert(at, std::uint64_t{hash});
     budget_.allow(in.tell() + in.remaining().value_or(0));
   }
   void start_reading(const reader& in, std::uint64_t from) {
@@ -505,8 +511,8 @@ class script_input {
   std::string whole_;                   // a command's output
   std::optional<reader> whole_reader_;  // the object being read: a file, or whole_
   detail::table_budget budget_;
-  std::vector<std::size_t> counted_files_;  // sorted: the hashes of the files the budget counts
-  const reader* reading_ = nullptr;         // what the entry loaded last reads, from reading_from_
+  std::vector<std::uint64_t> counted_files_;  // sorted: the files the budget counts
+  const reader* reading_ = nullptr;           // what the entry loaded last reads, from reading_from_
   std::uint64_t reading_from_ = 0;
 };
 

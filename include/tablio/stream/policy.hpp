@@ -19,6 +19,7 @@
 #include <tablio/stream/platform/file_io.hpp>
 #include <tablio/stream/remote/url.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,9 +27,11 @@ TABLIO_BEGIN_NAMESPACE
 
 struct process_policy {
   bool untrusted = false;
-  bool allow_pipes = true;    // false under untrusted
-  bool allow_network = true;  // false under untrusted unless set
-  std::string confine;        // a folder; empty: anywhere
+  bool allow_pipes = true;  // false under untrusted
+  // Remote objects; unset: closed under untrusted, open otherwise (TABLIO_UNTRUSTED=network,
+  // or true here, keeps them under untrusted).
+  std::optional<bool> allow_network;
+  std::string confine;  // a folder; empty: anywhere
   // Bounds every open keeps to besides its own (the tighter of each); by default none.
   limits parse_limits = unbounded_limits;
 };
@@ -154,51 +157,55 @@ TABLIO_COLD inline process_policy policy_from_environment() {  // once a process
   return p;
 }
 
-[[noreturn]] TABLIO_COLD inline void outside(const std::string& name, const std::string& folder) {
-  throw access_error(
-      printable(join({quoted_excerpt(name), " lies outside the confining folder '", folder, "'"})));
+// Refuses a name: 'name' and why (then a folder, quoted), as every refusal here says it.
+[[noreturn]] TABLIO_COLD inline void refuse(const std::string& name, std::string_view why,
+                                            std::string_view folder = {}) {
+  throw access_error(printable(join({quoted_excerpt(name), why, folder, folder.empty() ? "" : "'"})));
+}
+[[noreturn]] inline void outside(const std::string& name, const std::string& folder) {
+  refuse(name, " lies outside the confining folder '", folder);
 }
 // The folder a name that does not resolve would lie in, as far as it exists: its longest
 // leading part that resolves, links followed as the system follows them ("up/root/.." is where
 // the link root leads, then up), from the current folder for a relative name none of whose
-// parts exists. Empty when the rest climbs ("..") from there: that is judged outside.
+// parts exists. Empty when the rest climbs ("..") from there, or passes a link to nothing: that
+// is judged outside.
 TABLIO_COLD inline std::string would_lie_in(const std::string& name) {
   std::size_t end = name.size();
   std::string lead;
   while (lead.empty() && end > 0 && (end = name.find_last_of(os::separators, end - 1)) != std::string::npos)
     lead = resolved_path(name.substr(0, end + (end == 0)));  // "/x": the root
   if (lead.empty()) lead = resolved_path(".");
+  os::file_status st;
   for (std::size_t at = end == std::string::npos ? 0 : end + 1, stop = at; stop != std::string::npos;
        at = stop + 1) {
     stop = name.find_first_of(os::separators, at);
-    if (name.compare(at, stop == std::string::npos ? std::string::npos : stop - at, "..") == 0) return {};
+    if (name.compare(at, stop == std::string::npos ? std::string::npos : stop - at, "..") == 0 ||
+        (os::status_of(name.substr(0, stop), false, st) && st.kind == os::file_kind::link))
+      return {};  // climbs, or passes a link to nothing (wherever it points, found or not)
   }
   return lead;
 }
 
 // A name that cannot be resolved is refused as outside, as one that exists would be, when it
-// would lie outside a confining folder (would_lie_in), or is a link to nothing (whether a file out
-// there exists is not the input's to learn); else it is missing.
+// would lie outside a confining folder, or passes a link to nothing (would_lie_in: whether a file
+// out there exists is not the input's to learn); else it is missing.
 [[noreturn]] TABLIO_COLD inline void missing(const std::string& name, int errnum,
                                              std::initializer_list<std::string> folders, const char* what) {
   const std::string where = would_lie_in(name);
-  os::file_status st;
-  const bool dangling = os::status_of(name, false, st);  // a name there, that resolves to nothing
   for (const std::string& folder : folders)
-    if (!folder.empty() && (dangling || where.empty() || !lies_inside(where, resolved_folder(folder))))
+    if (!folder.empty() && (where.empty() || !lies_inside(where, resolved_folder(folder))))
       outside(name, folder);
   throw_io_error(name, errnum, {what});
 }
 
-[[noreturn]] TABLIO_COLD inline void not_regular(const std::string& name) {
-  throw access_error(
-      printable(join({quoted_excerpt(name),
-                      " is not a regular file: untrusted or confined input opens regular files only"})));
+[[noreturn]] inline void not_regular(const std::string& name) {
+  refuse(name, " is not a regular file: untrusted or confined input opens regular files only");
 }
-[[noreturn]] TABLIO_COLD inline void linked_output(const std::string& name) {
-  throw access_error(printable(join({quoted_excerpt(name),
-                                     " is a link to a file with another name (or no regular file): untrusted "
-                                     "or confined output never writes through one"})));
+[[noreturn]] inline void linked_output(const std::string& name) {
+  refuse(name,
+         " is a link to a file with another name (or no regular file): untrusted or confined output never "
+         "writes through one");
 }
 
 }  // namespace detail
@@ -223,7 +230,8 @@ TABLIO_IMPL void set_process_policy(const process_policy& policy) {
   detail::lock lock(h.guard);
   h.policy.untrusted = h.policy.untrusted || policy.untrusted;
   h.policy.allow_pipes = h.policy.allow_pipes && policy.allow_pipes && !policy.untrusted;
-  h.policy.allow_network = h.policy.allow_network && policy.allow_network;
+  h.policy.allow_network =
+      h.policy.allow_network.value_or(true) && policy.allow_network.value_or(!policy.untrusted);
   h.policy.parse_limits = tightest(h.policy.parse_limits, policy.parse_limits);
   if (!policy.confine.empty()) h.policy.confine = detail::resolved_folder(policy.confine);
 }
@@ -238,7 +246,7 @@ TABLIO_IMPL open_options governed(const open_options& options, bool for_output) 
     o.parse_limits = tightest(o.parse_limits, untrusted_limits);
   }
   if (!p.allow_pipes) o.allow_pipes = false;
-  if (!p.allow_network) o.allow_network = false;
+  if (!p.allow_network.value_or(true)) o.allow_network = false;
   if (o.confine.empty() && !for_output) o.confine = p.confine;
   if (!o.confine.empty()) o.allow_pipes = false;
   return o;
@@ -319,8 +327,7 @@ TABLIO_IMPL os::native_file open_local_file(const std::string& name, os::file_us
   rules.keep_bytes = rules.keep_bytes || truncate;
   os::native_file fd = os::open_file(path, use, rules);
   if (fd == os::no_file() && errno == ELOOP && guarded)
-    throw access_error(printable(join(
-        {quoted_excerpt(name), " is a symbolic link, which untrusted or confined input never follows"})));
+    refuse(name, " is a symbolic link, which untrusted or confined input never follows");
   if (fd == os::no_file()) throw_io_error(name, errno, {action});
   if (closed || plain_output) {
     os::file_status st;

@@ -57,8 +57,9 @@ enum class file_kind { regular, directory, link, other };
 struct file_status {
   file_kind kind = file_kind::other;
   std::uint64_t size = 0;
-  std::uint64_t links = 1;    // names of the file (hard links); 0 once it is removed
-  std::int64_t modified = 0;  // seconds since 1970
+  std::uint64_t links = 1;     // names of the file (hard links); 0 once it is removed
+  std::int64_t modified = 0;   // seconds since 1970
+  std::uint64_t identity = 0;  // the file itself, whatever its name: its inode and device mixed
 };
 
 // Advisory locks on a whole file, between processes (flock(2), LockFileEx).
@@ -136,6 +137,8 @@ TABLIO_COLD inline bool status_of(native_file f, file_status& out) noexcept {
                                                                     : file_kind::regular;
   out.size = (std::uint64_t{info.nFileSizeHigh} << 32) | info.nFileSizeLow;
   out.links = info.nNumberOfLinks;
+  out.identity = ((std::uint64_t{info.nFileIndexHigh} << 32) | info.nFileIndexLow) ^
+                 std::uint64_t{info.dwVolumeSerialNumber} << 48;
   FILE_STANDARD_INFO standard{};  // a file removed while open is pending deletion: no name left
   if (::GetFileInformationByHandleEx(f, FileStandardInfo, &standard, sizeof standard) &&
       standard.DeletePending)
@@ -289,6 +292,7 @@ inline void status_from(const struct stat& st, file_status& out) noexcept {
   out.size = static_cast<std::uint64_t>(st.st_size);
   out.links = static_cast<std::uint64_t>(st.st_nlink);
   out.modified = static_cast<std::int64_t>(st.st_mtime);
+  out.identity = static_cast<std::uint64_t>(st.st_ino) ^ static_cast<std::uint64_t>(st.st_dev) << 48;
 }
 TABLIO_COLD inline bool status_of(native_file f, file_status& out) noexcept {
   struct stat st;
