@@ -269,6 +269,14 @@ TEST_CASE("URLs in messages keep no credentials, and names from scripts are quot
   }
   CHECK_THROWS_MATCHES(read_all(up.script(up.dir + "/" + deep + "/m.ark:3"), {}), format_error,
                        says(deep + "/m.ark"));  // the caller's own script: named whole
+  // A name with a byte to escape is cut as any other.
+  try {
+    read_all(up.script("\x1b" + std::string(3000, 'B')), with(&open_options::untrusted, true));
+    FAIL("read a missing file");
+  } catch (const tablio::error& e) {
+    CHECK(std::string_view(e.what()).size() < 400);
+    CHECK(std::string_view(e.what()).find('\x1b') == std::string_view::npos);
+  }
 }
 
 TEST_CASE("a list of shards that names one twice is refused", "[untrusted]") {

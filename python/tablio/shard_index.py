@@ -284,6 +284,7 @@ def _shards(source, desc, base, given, named=False, depth=0, remote_only=False):
     components = desc.get("datasets", [])
     if not isinstance(components, list):
         _fail(source, "'datasets' is not a list")
+    named_here = set()  # the indexes its components name, each read once
     for component in components:
         if not isinstance(component, dict):
             _fail(source, "a 'datasets' entry is not an object")
@@ -296,10 +297,25 @@ def _shards(source, desc, base, given, named=False, depth=0, remote_only=False):
             if remote_only:
                 _check_remote(source, "a 'source_url'", other.strip(), base)
             other = _named_by_index(_resolved(other.strip(), base), _caller_part(source), given)
+            if _identity(other) in named_here:  # its shards would repeat anyway
+                _fail(source, f"it names the index {_quoted(other, source, _guarded(given))} twice")
+            named_here.add(_identity(other))
             out += _shards(other, _read(other, given), _folder(other), given, True, depth + 1, remote_only)
         else:
             out += _shards(source, component, base, given, named, depth + 1, remote_only)
     return out
+
+
+def _identity(url):
+    """What a shard is, whatever name the index gives it: a local file's device and inode (through
+    links, './' and '//'), a remote object's URL."""
+    if not _is_remote(url):
+        try:
+            st = os.stat(url)
+            return (st.st_dev, st.st_ino)
+        except OSError:  # opening it says what is wrong
+            pass
+    return url
 
 
 def _check_remote(source, what, url, base):
@@ -332,10 +348,10 @@ def load(source, allow_network=True, allow_pipes=True, confine=None, limits=None
     remote_only = _is_remote(source) and bool(_tablio.process_policy()[0])
     shards = _shards(source, desc, _folder(source), given, remote_only=remote_only)
     seen = set()
-    for shard in shards:  # a shard listed twice would give its records twice
-        if shard.url in seen:
+    for shard in shards:  # a shard listed twice, by any name, would give its records twice
+        if _identity(shard.url) in seen:
             _fail(source, f"it lists {_quoted(shard.url, source, _guarded(given))} twice")
-        seen.add(shard.url)
+        seen.add(_identity(shard.url))
     name, fmt, value_type, key = (desc.get(k) for k in ("name", "format", "value_type", "key"))
     for field, value in (("name", name), ("format", fmt), ("value_type", value_type), ("key", key)):
         if value is not None and not isinstance(value, str):
@@ -363,6 +379,9 @@ _MIN_RECORD_BYTES = {"tar": 512, "tfrecord": 16}
 # An index read as untrusted input plans at most this many samples (the untrusted
 # limits' element count): an epoch's plan takes some bytes per sample.
 _UNTRUSTED_MOST_SAMPLES = 1 << 26
+# How many times its size a compressed shard may inflate past its first MiB (untrusted_limits'
+# expansion).
+_UNTRUSTED_EXPANSION = 100
 
 
 def _check_sizes(source, shards, fmt, given):
@@ -375,8 +394,9 @@ def _check_sizes(source, shards, fmt, given):
         size = _tablio.stored_size(shard.url, given)
         if shard.size is not None and size != shard.size:
             _changed(shard, size, source, given)
+        # A compressed shard holds at most what the expansion limit lets it inflate to.
         compressed = shard.url.endswith((".gz", ".zz", ".zlib", ".z"))
-        if not compressed and shard.samples > size // smallest:
+        if shard.samples > (size * _UNTRUSTED_EXPANSION + (1 << 20) if compressed else size) // smallest:
             _fail(source, f"{_quoted(shard.url, source, _guarded(given))} holds {size} bytes, too few for "
                           f"{shard.samples} records of {smallest} bytes or more")
 

@@ -233,6 +233,26 @@ def test_a_script_reading_the_same_bytes_again_and_again_is_bounded(tmp_path):
     assert "refused u" in done.stdout and 4 <= int(done.stdout.split("refused u")[1]) < 10, done.stdout + done.stderr
 
 
+def test_an_index_names_each_shard_and_index_once_by_any_name(tmp_path):
+    shards(tmp_path, n=1)
+    (tmp_path / "linked.tar").symlink_to(tmp_path / "train-000000.tar")
+    for urls in (["train-000000.tar", "./train-000000.tar"], ["train-000000.tar", ".//train-000000.tar"],
+                 ["train-000000.tar", "linked.tar"]):
+        (tmp_path / "x.json").write_text(json.dumps({"shardlist": [{"url": u, "nsamples": 2} for u in urls]}))
+        with pytest.raises(tablio.FormatError, match="twice"):
+            shard_index.load(str(tmp_path / "x.json"))
+    (tmp_path / "sub.json").write_text(json.dumps({"shardlist": [{"url": "train-000000.tar", "nsamples": 2}]}))
+    (tmp_path / "x.json").write_text(json.dumps({"datasets": [{"source_url": "sub.json"}, {"source_url": "./sub.json"}]}))
+    with pytest.raises(tablio.FormatError, match="names the index .* twice"):
+        shard_index.load(str(tmp_path / "x.json"))
+    # A compressed shard holds no more than it may inflate to: a tiny .gz claiming millions is refused.
+    gz = tmp_path / "tiny.tar.gz"
+    gz.write_bytes(gzip.compress((tmp_path / "train-000000.tar").read_bytes()))
+    (tmp_path / "gz.json").write_text(json.dumps({"shardlist": [{"url": "tiny.tar.gz", "nsamples": 1 << 25}]}))
+    with pytest.raises(tablio.FormatError, match="too few for 33554432 records"):
+        shard_index.load(str(tmp_path / "gz.json"), confine=str(tmp_path))
+
+
 def test_keys_with_control_bytes_are_refused_on_reading(tmp_path):
     path = tmp_path / "esc.ark"
     path.write_bytes(b"utt\x1b]0;pwned\x07 \x00B" + b"FV \x04\x00\x00\x00\x00")

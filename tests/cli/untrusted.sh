@@ -140,6 +140,17 @@ expect 1 "$tablio" index --confine=links/conf ark:links/conf/m.ark links/outside
 contains err.txt "outside the confining folder"
 expect 0 "$tablio" index --confine=links/conf ark:links/conf/m.ark links/conf/m.scp
 
+# The shards of an untrusted script are scripts a table could read: no command, no name outside
+# its folder, no control byte is copied into them.
+mkdir -p split && cp up/feats.ark split/ && printf 'utt1 split/feats.ark:5\n' >split/ok.scp
+expect 0 "$tablio" shard --untrusted scp:split/ok.scp scp:split/o.scp 2
+for line in "utt2 touch $work/PWNED |" 'utt3 /etc/passwd' 'utt4 ../up/feats.ark' $'utt5 \033[2Jx.ark:1'; do
+  printf 'utt1 split/feats.ark:5\n%s\n' "$line" >split/bad.scp
+  expect 1 "$tablio" shard --untrusted scp:split/bad.scp scp:split/b.scp 2
+  if grep -qs "utt[2-5]" split/b.*.scp; then fail "shard copied '$line' into a shard"; fi
+done
+[ ! -e PWNED ] || fail "a shard's line ran"
+
 # --untrusted closes the network as TABLIO_UNTRUSTED=1 does: a script line's URL is not fetched.
 printf 'k1 http://127.0.0.1:9/internal.ark:5\n' >up/url.scp
 expect 1 "$tablio" verify --untrusted scp:up/url.scp

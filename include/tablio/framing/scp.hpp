@@ -180,7 +180,7 @@ auto open_script_target(const std::string& name, std::string_view key, std::stri
     return open();
   } catch (const io_error& e) {
     std::string message = e.what();
-    for (const std::string& shown : {name, without_credentials(name)})
+    for (const std::string& shown : {name, without_credentials(name), printable(name)})  // as it was shown
       for (std::size_t at = message.find(shown); shown.size() > max_quoted_bytes && at != std::string::npos;
            at = message.find(shown, at + 1))
         message.replace(at, shown.size(), excerpt(shown));

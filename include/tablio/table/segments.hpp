@@ -286,8 +286,8 @@ class segmented_input {
     report({"utterance ", quoted_excerpt(l.s.utterance), " skipped: ", detail::join(why)});
   }
 
-  void report(message what) const {
-    report_error(detail::join({"'", name_, "': ", detail::join(what)}).c_str());
+  void report(message what) const {  // the line's bytes escaped, as every message's
+    report_error(detail::printable(detail::join({"'", name_, "': ", detail::join(what)})).c_str());
   }
 
   std::string name_;

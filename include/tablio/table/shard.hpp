@@ -352,13 +352,35 @@ shard_index index_shards(std::string_view rspec, const open_options& open = {}) 
 
 namespace detail {
 
+// Under closed options, a line the shards of a script copy is one a table reading the script
+// would open: a key and a file (no command, no standard input, no control byte) inside its folder.
+TABLIO_COLD inline void check_copied_line(const std::string& line, std::uint64_t number,
+                                          const std::string& script, const open_options& listed) {
+  std::optional<script_entry> e = parse_script_line(line);
+  if (!e || printable(line) != line)
+    throw_format_error(script, std::nullopt, {},
+                       {"a line of a key and a file name (line ", decimal(number), ")"},
+                       {quoted_excerpt(line)});
+  const input_kind kind = classify_rxfilename(e->rxfilename);
+  if (kind == input_kind::pipe) check_command_allowed(e->rxfilename, listed);
+  if (kind == input_kind::standard_input) check_standard_stream_allowed(e->rxfilename, listed);
+  if (kind == input_kind::file || kind == input_kind::offset_file) {
+    std::optional<offset_filename> at = parse_offset_filename(e->rxfilename);
+    (void)checked_local_path(at ? at->file : e->rxfilename, listed, local_use::probe);
+  }
+}
+
 inline shard_plan shard_script(const std::string& script, std::string_view wspec, std::uint64_t n,
                                const open_options& open) {
   std::vector<std::string> lines;
   {
+    const open_options listed = table_open_options(open, script);  // what the lines may name
     reader in = open_input(script, open);
     for (std::string line; in.read_line(line);)
-      if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+      if (line.find_first_not_of(" \t\r") != std::string::npos) {
+        if (is_closed(listed)) check_copied_line(line, lines.size() + 1, script, listed);
+        lines.push_back(line);
+      }
   }
   std::vector<std::uint64_t> cuts = count_cuts(lines.size(), n);
   // The shards of "scp:x.scp" or of a plain "x.scp".
