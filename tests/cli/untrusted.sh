@@ -151,6 +151,15 @@ for line in "utt2 touch $work/PWNED |" 'utt3 /etc/passwd' 'utt4 ../up/feats.ark'
 done
 [ ! -e PWNED ] || fail "a shard's line ran"
 
+# Numbered shards that are links to one file are refused as a glob's are: no file read again.
+mkdir -p numbered && cp "$data/tar/gnu-ustar.tar" numbered/train-000000.tar
+ln -sf train-000000.tar numbered/train-000001.tar
+for pattern in 'train-%06d.tar' 'train-*.tar'; do
+  expect 1 "$tablio" info --untrusted --type=bytes "tar,ext=*:$work/numbered/$pattern"
+  contains err.txt "not a regular file"
+done
+expect 0 "$tablio" info --type=bytes "tar,ext=*:$work/numbered/train-%06d.tar"  # trusted: the user's links
+
 # --untrusted closes the network as TABLIO_UNTRUSTED=1 does: a script line's URL is not fetched.
 printf 'k1 http://127.0.0.1:9/internal.ark:5\n' >up/url.scp
 expect 1 "$tablio" verify --untrusted scp:up/url.scp

@@ -67,6 +67,23 @@ enum class local_use { read, probe, write };
 
 namespace detail {
 
+// Refuses a name: 'name' and why (then a folder, quoted), as every refusal here says it.
+[[noreturn]] TABLIO_COLD inline void refuse(const std::string& name, std::string_view why,
+                                            std::string_view folder = {}) {
+  throw access_error(printable(join({quoted_excerpt(name), why, folder, folder.empty() ? "" : "'"})));
+}
+[[noreturn]] inline void outside(const std::string& name, const std::string& folder) {
+  refuse(name, " lies outside the confining folder '", folder);
+}
+[[noreturn]] inline void not_regular(const std::string& name) {
+  refuse(name, " is not a regular file: untrusted or confined input opens regular files only");
+}
+[[noreturn]] inline void linked_output(const std::string& name) {
+  refuse(name,
+         " is a link to a file with another name (or no regular file): untrusted or confined output never "
+         "writes through one");
+}
+
 // Refusals of names the governed options close; each says which option closes it. Remote
 // names appear without their user or query (a presigned URL's signature).
 TABLIO_IMPL void check_command_allowed(std::string_view name, const open_options& governed_options);
@@ -157,14 +174,6 @@ TABLIO_COLD inline process_policy policy_from_environment() {  // once a process
   return p;
 }
 
-// Refuses a name: 'name' and why (then a folder, quoted), as every refusal here says it.
-[[noreturn]] TABLIO_COLD inline void refuse(const std::string& name, std::string_view why,
-                                            std::string_view folder = {}) {
-  throw access_error(printable(join({quoted_excerpt(name), why, folder, folder.empty() ? "" : "'"})));
-}
-[[noreturn]] inline void outside(const std::string& name, const std::string& folder) {
-  refuse(name, " lies outside the confining folder '", folder);
-}
 // The folder a name that does not resolve would lie in, as far as it exists: its longest
 // leading part that resolves, links followed as the system follows them ("up/root/.." is where
 // the link root leads, then up), from the current folder for a relative name none of whose
@@ -197,15 +206,6 @@ TABLIO_COLD inline std::string would_lie_in(const std::string& name) {
     if (!folder.empty() && (where.empty() || !lies_inside(where, resolved_folder(folder))))
       outside(name, folder);
   throw_io_error(name, errnum, {what});
-}
-
-[[noreturn]] inline void not_regular(const std::string& name) {
-  refuse(name, " is not a regular file: untrusted or confined input opens regular files only");
-}
-[[noreturn]] inline void linked_output(const std::string& name) {
-  refuse(name,
-         " is a link to a file with another name (or no regular file): untrusted or confined output never "
-         "writes through one");
 }
 
 }  // namespace detail

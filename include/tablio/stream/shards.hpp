@@ -105,7 +105,10 @@ class shard_place {
     if (remote_) return remote_exists(name, open_);
 #endif
     detail::os::file_status st;
-    return detail::os::status_of(name, true, st);
+    // Closed, a link is no shard, as a glob's links are not: a pattern must not read a file again.
+    if (!detail::os::status_of(name, !is_closed(open_), st)) return false;
+    if (st.kind == detail::os::file_kind::link) not_regular(name);
+    return true;
   }
   // The names that match a glob pattern, in order; nothing when this place cannot be listed.
   std::optional<std::vector<std::string>> matching(const std::string& pattern) const {

@@ -12,12 +12,15 @@
 #pragma once
 
 #include <tablio/core/minmax.hpp>
+#include <tablio/framing/scp.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/stream/platform/paths.hpp>
+#include <tablio/stream/policy.hpp>
 #include <tablio/stream/shard_index.hpp>
 #include <tablio/stream/shards.hpp>
 #include <tablio/stream/specifier.hpp>
 #include <tablio/table/any_framing.hpp>
+#include <tablio/table/formats.hpp>
 #include <tablio/table/sequential_reader.hpp>
 #include <tablio/table/specifier.hpp>
 #include <tablio/table/table_writer.hpp>
