@@ -435,6 +435,23 @@ TEST_CASE("keys longer than the token limit are refused in every framing", "[unt
   CHECK_NOTHROW(read_tar({}));
   CHECK_THROWS_MATCHES(read_tar(with(&open_options::untrusted, true)), format_error,
                        says("70000 bytes from") && says("max_token_bytes"));
+  // A script's keys too, in order and looked up.
+  {
+    table_writer<bytes_holder> out("ark,scp:" + (dir / "k.ark") + "," + (dir / "k.scp"));
+    out.write(key, "value");
+    out.close();
+  }
+  auto read_script = [&](const open_options& o) {
+    for (sequential_table_reader<bytes_holder> r("scp:" + (dir / "k.scp"), o); !r.done(); r.next())
+      (void)r.value();
+  };
+  CHECK_NOTHROW(read_script({}));
+  CHECK_THROWS_MATCHES(read_script(with(&open_options::untrusted, true)), format_error,
+                       says("a key of at most 65536 bytes"));
+  CHECK_THROWS_MATCHES((random_access_table_reader<bytes_holder>("scp:" + (dir / "k.scp"),
+                                                                 with(&open_options::untrusted, true))
+                            .contains("x")),
+                       format_error, says("a key of at most 65536 bytes"));
 }
 
 TEST_CASE("an IDX file of items of no values is refused, not billions of entries", "[untrusted]") {

@@ -80,6 +80,9 @@ class script_reader {
       if (!read_line(line)) return false;
       ++line_number_;
       if (auto e = parse_script_line(line)) {
+        if (e->key.size() > in_.limits().max_token_bytes)  // a key, as long as any table's may be
+          in_.fail_at(line_offset_, {"a key of at most ", decimal(in_.limits().max_token_bytes), " bytes"},
+                      {decimal(e->key.size()), " bytes (line ", decimal(line_number_), ")"});
         entry = std::move(*e);
         return true;
       }
