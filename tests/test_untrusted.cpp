@@ -623,6 +623,16 @@ TEST_CASE("what one table reads in all is bounded by the bytes of what it names"
   bounded.parse_limits.max_table_expansion = 2;
   CHECK_THROWS_MATCHES(read_all("scp:" + up.dir + "/again.scp", bounded), format_error,
                        says("2 times the bytes"));
+  // Under p the refusal leaves entries out, and every later one: the budget stays spent.
+  std::size_t read = 0;
+  for (matrix_reader r("scp,p:" + up.dir + "/again.scp", untrusted); !r.done(); r.next()) ++read;
+  CHECK(read < 40);  // 4 times the 8 matrices the file holds, and no more, of 200 lines
+  // A line looked up again (a dataset's next epoch) is the caller's reading, not counted again.
+  {
+    random_access_table_reader<holder<matrix<float>>> r("scp:" + up.dir + "/m.scp", untrusted);
+    for (int epoch = 0; epoch < 10; ++epoch)
+      for (int i = 0; i < 8; ++i) CHECK(r.at("m" + std::to_string(i)).num_rows() == 64);
+  }
   // Lookups count as reading in order does.
   CHECK_THROWS_MATCHES(
       [&] {

@@ -300,10 +300,11 @@ def _shards(source, desc, base, given, named=False, depth=0, remote_only=False):
             if remote_only:
                 _check_remote(source, "a 'source_url'", other.strip(), base)
             other = _named_by_index(_resolved(other.strip(), base), _caller_part(source), given)
+            nested = _read(other, given)  # where it may be read: only then is it looked at
             if _identity(other) in named_here:  # its shards would repeat anyway
                 _fail(source, f"it names the index {_quoted(other, source, _guarded(given))} twice")
             named_here.add(_identity(other))
-            out += _shards(other, _read(other, given), _folder(other), given, True, depth + 1, remote_only)
+            out += _shards(other, nested, _folder(other), given, True, depth + 1, remote_only)
         else:
             out += _shards(source, component, base, given, named, depth + 1, remote_only)
     return out
@@ -350,11 +351,6 @@ def load(source, allow_network=True, allow_pipes=True, confine=None, limits=None
         _fail(source, "expected a JSON object")
     remote_only = _is_remote(source) and bool(_tablio.process_policy()[0])
     shards = _shards(source, desc, _folder(source), given, remote_only=remote_only)
-    seen = set()
-    for shard in shards:  # a shard listed twice, by any name, would give its records twice
-        if _identity(shard.url) in seen:
-            _fail(source, f"it lists {_quoted(shard.url, source, _guarded(given))} twice")
-        seen.add(_identity(shard.url))
     name, fmt, value_type, key = (desc.get(k) for k in ("name", "format", "value_type", "key"))
     for field, value in (("name", name), ("format", fmt), ("value_type", value_type), ("key", key)):
         if value is not None and not isinstance(value, str):
@@ -373,6 +369,14 @@ def load(source, allow_network=True, allow_pipes=True, confine=None, limits=None
         if total > _UNTRUSTED_MOST_SAMPLES:
             _fail(source, f"its shards claim {total} samples, more than untrusted input may ({_UNTRUSTED_MOST_SAMPLES})")
         _check_sizes(source, shards, fmt or "tar", given)
+    # A shard listed twice, by any name, would give its records twice. Told apart by what they are,
+    # once an untrusted index's shards are known to be where it may name (no stat of a name
+    # elsewhere tells what exists there).
+    seen = set()
+    for shard in shards:
+        if _identity(shard.url) in seen:
+            _fail(source, f"it lists {_quoted(shard.url, source, _guarded(given))} twice")
+        seen.add(_identity(shard.url))
     return ShardIndex(source, name, fmt, value_type, shards, given, key)
 
 

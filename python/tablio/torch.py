@@ -396,6 +396,13 @@ class _CollateCarried:
         return self.collate_fn(batch)
 
 
+def _take_policy(policy):
+    """A worker started by spawn or forkserver (a process of its own, which set_untrusted() did
+    not reach) takes the policy of the process that made the dataset, before it opens anything."""
+    if policy and (policy["untrusted"] or policy["confine"] or not policy["allow_network"]):
+        _tablio.set_process_policy(policy["untrusted"], policy["allow_network"], policy["confine"], None)
+
+
 class TableDataset(torch.utils.data.Dataset):
     """Map-style: ds[i] is the value of the i-th key in table order; len(ds) and ds.keys.
 
@@ -543,7 +550,12 @@ class TableDataset(torch.utils.data.Dataset):
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_table"] = state["_pid"] = None
+        state["_policy"] = tablio.process_policy()
         return state
+
+    def __setstate__(self, state):
+        _take_policy(state.pop("_policy", None))
+        self.__dict__.update(state)
 
 
 class _IndexedKeys(collections.abc.Sequence):
@@ -765,9 +777,10 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
 
     def __getstate__(self):
         self._note_where()  # pickled for spawned workers, by the process that owns the DataLoader
-        return dict(self.__dict__)
+        return {**self.__dict__, "_policy": tablio.process_policy()}
 
     def __setstate__(self, state):
+        _take_policy(state.pop("_policy", None))
         self.__dict__.update(state)
         _datasets.add(self)
 

@@ -332,13 +332,19 @@ def run_python(code, env=None, timeout=120):
                           timeout=timeout, env={**os.environ, **(env or {})})
 
 
-def test_the_untrusted_policy_holds_for_the_whole_process(tmp_path):
+def upload_with_a_command(tmp_path, then=""):
+    """An upload folder: a vector table, and a script whose first line runs a command (then `then`)."""
     up = tmp_path / "up"
     up.mkdir()
     with tablio.writer(f"ark,scp:{up}/a.ark,{up}/a.scp", type="vector") as w:
         w["utt1"] = np.ones(3, np.float32)
     pwned = tmp_path / "PWNED"
-    (up / "cmd.scp").write_text(f"utt0 touch {pwned} |\n")
+    (up / "cmd.scp").write_text(f"utt0 touch {pwned} |\n{then}")
+    return up, pwned
+
+
+def test_the_untrusted_policy_holds_for_the_whole_process(tmp_path):
+    up, pwned = upload_with_a_command(tmp_path)
     (up / "out.scp").write_text("utt0 /etc/passwd\n")
     # Through a link to the root, a file out there is outside whether or not it exists.
     (up / "root").symlink_to("/")
@@ -385,6 +391,28 @@ def test_the_untrusted_policy_holds_for_the_whole_process(tmp_path):
         done = run_python(code.replace("{setup}", setup), env)
         assert done.returncode == 0 and "ok" in done.stdout, done.stderr
         assert not pwned.exists() and not (tmp_path / "c").exists()
+
+
+def test_the_policy_reaches_dataloader_workers_started_by_spawn_and_forkserver(tmp_path):
+    up, pwned = upload_with_a_command(tmp_path, f"utt1 {tmp_path}/up/a.ark:5\n")
+    code = f"""
+        import tablio, tablio.torch as tt, torch.utils.data
+        tablio.set_untrusted()
+        for context in ("spawn", "forkserver"):
+            for dataset in (tt.TableDataset("scp:{up}/cmd.scp", type="vector"),
+                            tt.TableIterableDataset("scp:{up}/cmd.scp", type="vector")):
+                loader = torch.utils.data.DataLoader(dataset, num_workers=1, multiprocessing_context=context,
+                                                     batch_size=None)
+                try:
+                    list(loader)
+                    print("read", context, type(dataset).__name__)
+                except Exception as e:
+                    print("refused", context, type(e).__name__, "commands are refused" in str(e))
+    """
+    done = run_python(code, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("refused") == 4 and "read" not in done.stdout, done.stdout + done.stderr
+    assert not pwned.exists()
 
 
 def test_an_untrusted_remote_index_or_script_reaches_no_local_file(nginx, tmp_path):

@@ -150,6 +150,10 @@ for line in "utt2 touch $work/PWNED |" 'utt3 /etc/passwd' 'utt4 ../up/feats.ark'
   if grep -qs "utt[2-5]" split/b.*.scp; then fail "shard copied '$line' into a shard"; fi
 done
 [ ! -e PWNED ] || fail "a shard's line ran"
+for line in 'utt6 http://127.0.0.1:9/x.ark:5' 'utt7 | cat'; do
+  printf 'utt1 split/feats.ark:5\n%s\n' "$line" >split/bad.scp
+  expect 1 "$tablio" shard --untrusted scp:split/bad.scp scp:split/b.scp 2
+done
 
 # Numbered shards that are links to one file are refused as a glob's are: no file read again.
 mkdir -p numbered && cp "$data/tar/gnu-ustar.tar" numbered/train-000000.tar
@@ -166,6 +170,12 @@ expect 1 "$tablio" verify --untrusted scp:up/url.scp
 contains out.txt "network access is disabled"
 expect 1 "$tablio" info --untrusted 'ark:http://127.0.0.1:9/x.ark'
 contains err.txt "network access is disabled"
+# ... not even to look for a pattern's shards; and the URL is quoted short, escaped.
+expect 1 timeout 20 "$tablio" info --untrusted --type=bytes 'tar:http://127.0.0.1:9/s-%06d.tar'
+contains err.txt "network access is disabled"
+printf 'k1 http://127.0.0.1:9/\033]0;x\007aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.ark\n' >up/esc-url.scp
+expect 1 "$tablio" info --untrusted scp:up/esc-url.scp
+if grep -q $'\033' err.txt || grep -q aaaaaaaaaa err.txt; then fail "a URL was quoted whole: $(cat err.txt)"; fi
 
 # A wrong command line is 2 with its usage; bad input never is.
 expect 2 "$tablio" info --max-record-bytes=lots "ark:$kaldi/scp/feats.ark"

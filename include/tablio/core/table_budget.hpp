@@ -18,6 +18,8 @@ class table_budget {
  public:
   explicit table_budget(std::uint64_t factor) noexcept : factor_(factor) {}
   bool bounded() const noexcept { return factor_ != 0; }
+  // Gone past once: every later take() refuses, whatever is allowed since.
+  bool spent() const noexcept { return spent_; }
 
   void allow(std::uint64_t named) noexcept {
     if (factor_ == 0) return;
@@ -29,10 +31,15 @@ class table_budget {
   void take(std::uint64_t read, std::string_view table, std::optional<std::uint64_t> offset,
             std::string_view key, const char* of_what) {
     used_ = read > UINT64_MAX - used_ ? UINT64_MAX : used_ + read;
-    if (used_ > allowed_) [[unlikely]]
+    if (used_ > allowed_ || spent_) [[unlikely]] {
+      spent_ = true;
       over(table, offset, key, of_what);
+    }
   }
-  void restart() noexcept { used_ = 0; }
+  void restart() noexcept {  // a new pass
+    used_ = 0;
+    spent_ = false;
+  }
 
  private:
   [[noreturn]] TABLIO_COLD void over(std::string_view table, std::optional<std::uint64_t> offset,
@@ -46,6 +53,7 @@ class table_budget {
   std::uint64_t factor_;
   std::uint64_t allowed_ = 0;
   std::uint64_t used_ = 0;
+  bool spent_ = false;
 };
 
 }  // namespace detail

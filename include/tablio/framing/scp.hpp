@@ -431,16 +431,28 @@ class script_input {
     counted_files_.insert(at, std::uint64_t{hash});
     budget_.allow(in.tell() + in.remaining().value_or(0));
   }
+  // A line is counted the first time it is read: looked up again (a dataset's next epoch) it
+  // is the caller's reading, not the upload's. Once spent, the budget refuses every later entry
+  // (under p too, where the refusal leaves the entry out and the table goes on).
   void start_reading(const reader& in, std::uint64_t from) {
-    if (!budget_.bounded()) return;
+    if (!budget_.bounded() || !first_reading()) return;
     reading_ = &in;
     reading_from_ = from;
   }
+  TABLIO_COLD bool first_reading() {
+    if (!indexed_) return true;
+    if (read_lines_.empty()) read_lines_ = std::vector<std::uint64_t>(entries_.size() / 64 + 1);
+    const auto line = static_cast<std::size_t>(current_ - entries_.data());
+    const std::uint64_t bit = std::uint64_t{1} << (line % 64);
+    const bool before = (read_lines_[line / 64] & bit) != 0;
+    read_lines_[line / 64] |= bit;
+    return !before;
+  }
   void settle() {
-    if (reading_) settle_read();
+    if (reading_ || budget_.spent()) settle_read();
   }
   TABLIO_COLD void settle_read() {
-    const std::uint64_t at = std::exchange(reading_, nullptr)->tell();
+    const std::uint64_t at = reading_ ? std::exchange(reading_, nullptr)->tell() : reading_from_;
     budget_.take(at > reading_from_ ? at - reading_from_ : 0, name_, std::nullopt, current_->key,
                  "bytes of the script and of the files it names");
   }
@@ -515,6 +527,7 @@ class script_input {
   std::optional<reader> whole_reader_;  // the object being read: a file, or whole_
   detail::table_budget budget_;
   std::vector<std::uint64_t> counted_files_;  // sorted: the files the budget counts
+  std::vector<std::uint64_t> read_lines_;     // lookups: a bit per line of entries_ the budget counted
   const reader* reading_ = nullptr;           // what the entry loaded last reads, from reading_from_
   std::uint64_t reading_from_ = 0;
 };

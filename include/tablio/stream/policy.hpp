@@ -88,8 +88,9 @@ namespace detail {
 // names appear without their user or query (a presigned URL's signature).
 TABLIO_IMPL void check_command_allowed(std::string_view name, const open_options& governed_options);
 TABLIO_IMPL void check_standard_stream_allowed(std::string_view name, const open_options& governed_options);
-[[noreturn]] inline void no_network(std::string_view name) {
-  throw access_error(join({"network access is disabled; refusing '", remote::redacted(name), "'"}));
+[[noreturn]] inline void no_network(std::string_view name) {  // a URL from the input: quoted short
+  throw access_error(
+      printable(join({"network access is disabled; refusing ", quoted_excerpt(remote::redacted(name))})));
 }
 
 // The path to open for a local name: under closed options, the name resolved (no symbolic

@@ -92,11 +92,10 @@ class shard_place {
  public:
   shard_place(std::string_view pattern, const open_options& open)
       : remote_(is_remote_name(pattern)), open_(open) {
+    if (remote_ && !open.allow_network) no_network(pattern);  // not even to ask what exists
 #if defined(TABLIO_WITH_CURL)
-    if (remote_ && pattern.starts_with("s3://")) {
-      if (!open.allow_network) no_network(pattern);
+    if (remote_ && pattern.starts_with("s3://"))
       listed_ = list_remote(pattern.substr(0, pattern.find_first_of("*?[%@")), open);
-    }
 #endif
   }
   bool exists(const std::string& name) const {

@@ -360,13 +360,14 @@ namespace detail {
 TABLIO_COLD inline void check_copied_line(const std::string& line, std::uint64_t number,
                                           const std::string& script, const open_options& listed) {
   std::optional<script_entry> e = parse_script_line(line);
-  if (!e || printable(line) != line)
+  const input_kind kind = e ? classify_rxfilename(e->rxfilename) : input_kind::none;
+  if (kind == input_kind::none || printable(line) != line)  // "| cmd" is no input either
     throw_format_error(script, std::nullopt, {},
                        {"a line of a key and a file name (line ", decimal(number), ")"},
                        {quoted_excerpt(line)});
-  const input_kind kind = classify_rxfilename(e->rxfilename);
   if (kind == input_kind::pipe) check_command_allowed(e->rxfilename, listed);
   if (kind == input_kind::standard_input) check_standard_stream_allowed(e->rxfilename, listed);
+  if (kind == input_kind::remote && !listed.allow_network) no_network(e->rxfilename);
   if (kind == input_kind::file || kind == input_kind::offset_file) {
     std::optional<offset_filename> at = parse_offset_filename(e->rxfilename);
     (void)checked_local_path(at ? at->file : e->rxfilename, listed, local_use::probe);
