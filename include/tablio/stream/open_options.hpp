@@ -38,6 +38,7 @@ struct open_options {
   // Names come from untrusted input: as under the process's untrusted policy
   // (stream/policy.hpp), for this open only: no commands, no standard input, regular files
   // only, no cache named by a specifier, untrusted_limits, and a table confined to its folder.
+  // The network stays as allow_network says (the process's untrusted policy closes it).
   bool untrusted = false;
   // A folder every local name must resolve to a regular file inside of (symbolic links
   // followed), with no command and no standard input; empty: anywhere.
