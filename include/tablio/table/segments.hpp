@@ -273,7 +273,8 @@ class segmented_input {
   void count(const line& l, const wave_data& recording, const segment_samples& where) {
     if (!counted_recordings_.find(l.s.recording)) {
       counted_recordings_.insert(l.s.recording);
-      budget_.allow(static_cast<std::uint64_t>(recording.num_samples()) * recording.num_channels());
+      budget_.allow(static_cast<std::uint64_t>(recording.num_samples()) *
+                    static_cast<std::uint64_t>(recording.num_channels()));
     }
     budget_.take(static_cast<std::uint64_t>(where.end - where.begin), name_, l.offset, l.s.utterance,
                  "samples of the recordings the segments name");
