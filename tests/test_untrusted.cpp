@@ -128,6 +128,9 @@ TEST_CASE("untrusted input is confined to its table's folder, with no commands, 
 }
 
 TEST_CASE("messages quote at most 16 bytes of the input, escaped", "[untrusted]") {
+  // What reorders or breaks a line is escaped: bidirectional marks, and the line separators.
+  CHECK(detail::printable("a\u202Eb\u061Cc\u2028d\u2029e") ==
+        "a\\xe2\\x80\\xaeb\\xd8\\x9cc\\xe2\\x80\\xa8d\\xe2\\x80\\xa9e");
   uploads up;
   // Trusted, the script reads the secret as a matrix: the message may quote what it found, not
   // the secret.

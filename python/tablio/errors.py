@@ -16,7 +16,7 @@ MAX_QUOTED_KEY = MAX_QUOTED
 
 # What a message never shows as it is: control characters (C0, DEL, C1) and the marks that
 # reorder a line on a terminal, as the C++ library's messages escape them.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\udc80-\udcff]")
 
 
 def _escaped(match):

@@ -194,6 +194,11 @@ def test_messages_quote_16_bytes_of_the_input(tmp_path):
     assert SECRET[:17] not in str(caught.value)
 
 
+def test_messages_escape_what_reorders_or_breaks_a_line():
+    from tablio.errors import excerpt
+    assert excerpt("a\u202eb\u061c") == "a\\u202eb\\u061c" and excerpt("c\u2028d\u2029") == "c\\u2028d\\u2029"
+
+
 def test_a_shard_index_is_quoted_16_bytes_escaped(tmp_path):
     """Names an index holds are input: a message quotes 16 bytes of each, with no raw control byte."""
     shards(tmp_path, n=1)

@@ -94,10 +94,12 @@ TABLIO_COLD inline std::string printable(std::string_view given, std::string_vie
     auto c = static_cast<unsigned char>(text[i]);
     std::size_t n = utf8_sequence_length(text, i);
     auto next = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
-    bool direction_mark =  // U+200E, U+200F, U+202A..U+202E, U+2066..U+2069
-        c == 0xE2 && n == 3 &&
-        ((next(1) == 0x80 && (next(2) == 0x8E || next(2) == 0x8F || (next(2) >= 0xAA && next(2) <= 0xAE))) ||
-         (next(1) == 0x81 && next(2) >= 0xA6 && next(2) <= 0xA9));
+    bool direction_mark =  // U+200E, U+200F, U+2028..U+202E (line and paragraph separators too),
+                           // U+2066..U+2069, and U+061C
+        (c == 0xE2 && n == 3 &&
+         ((next(1) == 0x80 && (next(2) == 0x8E || next(2) == 0x8F || (next(2) >= 0xA8 && next(2) <= 0xAE))) ||
+          (next(1) == 0x81 && next(2) >= 0xA6 && next(2) <= 0xA9))) ||
+        (c == 0xD8 && n == 2 && next(1) == 0x9C);
     bool control = c < 0x20 || c == 0x7f || (c == 0xC2 && n == 2 && next(1) < 0xA0) || direction_mark;
     if (n == 0 || (control && keep.find(text[i]) == std::string_view::npos)) {
       for (std::size_t k = 0; k < (n ? n : 1); ++k) escape(static_cast<unsigned char>(text[i + k]));
