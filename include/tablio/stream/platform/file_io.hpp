@@ -205,13 +205,6 @@ TABLIO_COLD inline std::string resolved_path(const std::string& path) {
   return win32::without_long_prefix(win32::narrow(name));
 }
 
-TABLIO_COLD inline std::string current_folder() {
-  DWORD n = ::GetCurrentDirectoryW(0, nullptr);
-  std::wstring name(n, L'\0');
-  name.resize(::GetCurrentDirectoryW(n, name.data()));
-  return win32::without_long_prefix(win32::narrow(name));
-}
-
 TABLIO_COLD inline bool make_folder(const std::string& path) noexcept {
   return ::CreateDirectoryW(win32::wide(path).c_str(), nullptr) ? true : win32::failed(false);
 }
@@ -325,11 +318,6 @@ TABLIO_COLD inline bool touch_file(native_file f) noexcept { return ::futimens(f
 TABLIO_COLD inline std::string resolved_path(const std::string& path) {
   char out[PATH_MAX];
   return ::realpath(path.c_str(), out) ? std::string(out) : std::string();
-}
-
-TABLIO_COLD inline std::string current_folder() {
-  char cwd[PATH_MAX];
-  return ::getcwd(cwd, sizeof cwd) ? std::string(cwd) : std::string();
 }
 
 TABLIO_COLD inline bool make_folder(const std::string& path) noexcept {
