@@ -25,6 +25,7 @@ stage "packages"
 "$root/scripts/ensure-packages.sh" g++ cmake make libboost1.81-dev catch2 zlib1g-dev gzip \
   libprotobuf-dev protobuf-compiler liblmdb-dev lmdb-utils dataset-fashion-mnist \
   clang-14 libclang-rt-14-dev libc++-14-dev libc++abi-14-dev python3 pkg-config mkdocs doxygen \
+  mkdocs-material python3-pymdownx mkdocstrings mkdocstrings-python-handlers \
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest python3-pip python3-setuptools \
   python3-protobuf python3-lmdb python3-torch python3-torchvision python3-dask python3-distributed python3-pandas \
   libcurl4-openssl-dev curl nginx-light openssl awscli python3-botocore python3-boto3 nodejs \

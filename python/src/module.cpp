@@ -3,6 +3,7 @@
 #include "arrays.hpp"
 #include "binding.hpp"
 
+#include <tablio/core/version.hpp>
 #include <tablio/stream/platform/process.hpp>
 #include <tablio/table/formats.hpp>
 #include <tablio/table/record_form.hpp>
@@ -656,6 +657,9 @@ void translate(std::exception_ptr p) {
 PYBIND11_MODULE(_tablio, m) {
   using namespace tablio_python;
   m.doc() = "tablio's C++ tables, for the tablio package";
+  // The headers' version, which the package reports as tablio.__version__.
+  m.attr("__version__") = std::to_string(tablio::version.major) + '.' +
+                          std::to_string(tablio::version.minor) + '.' + std::to_string(tablio::version.patch);
   register_kaldi_types();
   register_example_type();
   register_sequence_example_type();
@@ -672,7 +676,11 @@ PYBIND11_MODULE(_tablio, m) {
   py::register_exception_translator(&translate);
   py::module_::import("atexit").attr("register")(py::cpp_function(&unlocked_gil::let_threads_through_exit));
 
-  py::class_<sequential_reader>(m, "SequentialReader")
+  py::class_<sequential_reader>(
+      m, "SequentialReader",
+      "A table read in order, as Kaldi's SequentialTableReader reads it: iterating "
+      "gives (key, value) pairs.\n\nMade by tablio.open(rspec, ...), which documents "
+      "the arguments; use it as a context manager, or close() it.")
       .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle,
                     bool, bool, py::handle, py::handle, py::handle, py::handle>(),
            py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
@@ -681,19 +689,29 @@ PYBIND11_MODULE(_tablio, m) {
            py::arg("confine") = py::none(), py::arg("limits") = py::none(), py::arg("segments") = py::none(),
            py::arg("images") = py::none())
       .def("__iter__", [](py::object self) { return self; })
-      .def("__next__", &sequential_reader::next)
+      .def("__next__", &sequential_reader::next,
+           "The next (key, value); StopIteration at the table's end. A bad entry raises FormatError or "
+           "DataLossError naming the file, offset and key.")
       .def("_batch", &sequential_reader::batch, py::arg("n"))
       .def("skip", &sequential_reader::skip, py::arg("n"),
            "Moves past up to n entries without reading their values; returns how many.")
-      .def_property_readonly("error", &sequential_reader::error)
-      .def_property_readonly("left_out", &sequential_reader::left_out)
-      .def_property_readonly("rspec", &sequential_reader::spec)
-      .def_property_readonly("type", &sequential_reader::type)
-      .def("close", &sequential_reader::close)
+      .def_property_readonly("error", &sequential_reader::error,
+                             "Why the table ended early under Kaldi's p option (empty when it did not).")
+      .def_property_readonly("left_out", &sequential_reader::left_out,
+                             "Entries left out because they could not be read while the table stayed "
+                             "readable past them (on_error='skip', or a script's missing entry under p).")
+      .def_property_readonly("rspec", &sequential_reader::spec, "The rspecifier the table was opened with.")
+      .def_property_readonly("type", &sequential_reader::type, "The value type the entries are read as.")
+      .def("close", &sequential_reader::close,
+           "Closes the table and what it opened (files, commands, connections); closing twice is harmless.")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](sequential_reader& r, py::args) { r.close(); });
 
-  py::class_<random_access_reader>(m, "RandomAccessReader")
+  py::class_<random_access_reader>(m, "RandomAccessReader",
+                                   "A table read by key, as Kaldi's RandomAccessTableReader reads it, and a "
+                                   "collections.abc.Mapping: r[key], key in r, r.get(key), len(r), keys(), "
+                                   "items(), values().\n\nMade by tablio.random_access(rspec, ...), which "
+                                   "documents the arguments; use it as a context manager, or close() it.")
       .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle,
                     bool, bool, py::handle, py::handle, py::handle, py::handle>(),
            py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
@@ -701,34 +719,49 @@ PYBIND11_MODULE(_tablio, m) {
            py::arg("features") = py::none(), py::arg("allow_network") = true, py::arg("allow_pipes") = true,
            py::arg("confine") = py::none(), py::arg("limits") = py::none(), py::arg("segments") = py::none(),
            py::arg("images") = py::none())
-      .def("__getitem__", &random_access_reader::at)
-      .def("get", &random_access_reader::get, py::arg("key"), py::arg("default") = py::none())
+      .def("__getitem__", &random_access_reader::at,
+           "The value of key; KeyError when the table has no such key.")
+      .def("get", &random_access_reader::get, py::arg("key"), py::arg("default") = py::none(),
+           "The value of key, or default when the table has no such key.")
       .def("lookup", &random_access_reader::lookup, py::arg("keys"),
            "The values of keys, in one call (KeyError for the first that is absent).")
-      .def("__contains__", &random_access_reader::contains)
-      .def("__len__", &random_access_reader::size)
-      .def("keys", &random_access_reader::keys)
-      .def("__iter__", [](random_access_reader& r) { return r.keys().attr("__iter__")(); })
-      .def("close", &random_access_reader::close)
-      .def_property_readonly("rspec", &random_access_reader::spec)
+      .def("__contains__", &random_access_reader::contains,
+           "Whether the table has key (its value is not read).")
+      .def("__len__", &random_access_reader::size, "The number of keys.")
+      .def("keys", &random_access_reader::keys, "The keys, a list in table order.")
+      .def(
+          "__iter__", [](random_access_reader& r) { return r.keys().attr("__iter__")(); },
+          "Iterates over the keys, in table order.")
+      .def("close", &random_access_reader::close,
+           "Closes the table and what it opened; closing twice is harmless.")
+      .def_property_readonly("rspec", &random_access_reader::spec,
+                             "The rspecifier the table was opened with.")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](random_access_reader& r, py::args) { r.close(); });
 
-  py::class_<table_writer>(m, "Writer")
+  py::class_<table_writer>(m, "Writer",
+                           "A table written one entry per key, as Kaldi's TableWriter writes it: "
+                           "w.write(key, value) or w[key] = value.\n\nMade by tablio.writer(wspec, ...), "
+                           "which documents the arguments. close() raises for anything that could not be "
+                           "written; a with block completes the table, or gives it up when left by an "
+                           "exception.")
       .def(py::init<std::string, const std::string&, py::handle, py::handle, bool, bool, py::handle>(),
            py::arg("wspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
            py::arg("compression_method") = py::none(), py::arg("allow_network") = true,
            py::arg("allow_pipes") = true, py::arg("confine") = py::none())
-      .def("write", &table_writer::write, py::arg("key"), py::arg("value"))
-      .def("__setitem__", &table_writer::write)
+      .def("write", &table_writer::write, py::arg("key"), py::arg("value"),
+           "Writes value under key (a Kaldi token: non-empty, printable, no whitespace).")
+      .def("__setitem__", &table_writer::write, "The same as write(key, value).")
       .def("append", &table_writer::append, py::arg("value"),
            "Writes value under the next record number (00000000, 00000001...), the keys a TFRecord "
            "or IDX file gives back: for formats that keep no keys.")
-      .def("flush", &table_writer::flush)
-      .def("close", &table_writer::close)
+      .def("flush", &table_writer::flush, "Pushes what was written to the OS (an upload waits for close()).")
+      .def("close", &table_writer::close,
+           "Completes the table; raises OSError for anything that could not be written: a full disk "
+           "(ENOSPC), a failed | command or upload (StreamError).")
       .def("abandon", &table_writer::abandon,
            "Gives the table up, as after an error: an object being uploaded never appears.")
-      .def_property_readonly("wspec", &table_writer::spec)
+      .def_property_readonly("wspec", &table_writer::spec, "The wspecifier the table was opened with.")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](table_writer& w, py::handle type, py::handle, py::handle) { w.exit(type); });
 

@@ -105,7 +105,7 @@ def collate(samples):
     """DataLoader's collate_fn for tablio's values, batching them as the C++ reader's batches
     do: tensors of one shape and dtype stacked, others kept as a list; an Example's features
     and a sample's members one by one, each with one structure whatever samples lack it
-    (zeros in a stacked tensor, None in a list, and batch["__missing__"][name] a bool tensor
+    (zeros in a stacked tensor, None in a list, and `batch["__missing__"][name]` a bool tensor
     of the samples that lack it); a member's own dicts (JSON) stay a list of dicts;
     bytes features of one count and length as a uint8 tensor (N, count, length); Python ints
     and floats as int64 and float64 tensors; tuples (a Datum's image and label) field by

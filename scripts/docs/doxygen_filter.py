@@ -5,7 +5,9 @@ Doxygen ignores. This turns the ones that document something into Doxygen commen
   - the comment that opens a header describes the file (\\file);
   - a comment block just before a declaration at namespace or class scope documents it;
   - a trailing comment on a member (`int x;  // why`) documents that member;
-  - classes nested in another's private part are left out (\\cond).
+  - classes nested in another's private part are left out (\\cond);
+  - a class with no comment of its own that the header's opening comment names first (as in
+    "tablio::reader: the buffered input...") is documented by that comment.
 
 Comments inside function bodies stay plain. Lines are never added or removed, so Doxygen's
 line numbers still match the header.
@@ -18,6 +20,16 @@ ACCESS = re.compile(r"^\s*(public|private|protected)\s*:")
 SECTION = re.compile(r"^\s*//\s*-{3,}")  # "// ----- archives": a heading, not a description
 NOT_DECLARATIONS = re.compile(r"^\s*(#|public:|private:|protected:|return\b|if\b|for\b|while\b|"
                               r"switch\b|case\b|default:|do\b|else\b|throw\b|static_assert\b|\}|$)")
+
+
+ANGLE = re.compile(r"<(?=[A-Za-z_])")
+
+
+def described(line):
+    """A // line made a Doxygen one: "<cmath>" or "holder<T>" is text, not an HTML tag."""
+    parts = line.replace("//", "///", 1).split("`")
+    return "`".join(ANGLE.sub(r"\\<", p).replace(">::", ">\\::") if i % 2 == 0 else p
+                    for i, p in enumerate(parts))
 
 
 def code_of(line):
@@ -45,10 +57,29 @@ def code_of(line):
     return "".join(out)
 
 
+def without_template_heads(head):
+    """The head without its template <...> parameter lists, whose default arguments (= T) and
+    constraints would make a class look like a function or a variable."""
+    out, depth, i = [], 0, 0
+    while i < len(head):
+        if depth == 0 and head.startswith("template", i):
+            j = head.find("<", i)
+            if j >= 0 and head[i + 8:j].strip() == "":
+                depth, i = 1, j + 1
+                continue
+        if depth:
+            depth += {"<": 1, ">": -1}.get(head[i], 0)
+        else:
+            out.append(head[i])
+        i += 1
+    return "".join(out)
+
+
 class Scope:
     """An open brace: a type (namespace, class, struct...) or anything else (a body)."""
 
     def __init__(self, head):
+        head = without_template_heads(head)
         words = HEAD_WORDS.findall(head)
         self.is_type = bool(words) and "(" not in head and "=" not in head
         self.is_class = self.is_type and words[-1] in ("class", "struct", "union")
@@ -56,15 +87,41 @@ class Scope:
         self.hidden = False  # a class nested in another's private part
 
 
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+CLASS_NAME = re.compile(r"\b(?:class|struct|union)\s+(?:\w+\s+)*?([A-Za-z_]\w*)\s*(?:final\s*)?(?::[^:]|\{|$)")
+
+
+def opening_names(text):
+    """The names a header's opening comment starts by describing: "tablio::reader: ..." or
+    "table_writer<Holder, Framing>: ..." name reader and table_writer."""
+    named = re.match(r"((?:[\w<>, ]|::)+):(?!:)", text)
+    first = named.group(1) if named else ""
+    return set(IDENTIFIER.findall(re.sub(r"<[^>]*>", "", first))) - {"tablio"}
+
+
 def main():
-    lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+    path = sys.argv[1]
+    lines = open(path, encoding="utf-8").read().split("\n")
+    header = path.replace("\\", "/").split("include/", 1)[-1]
+    described_by_opening = set()
+    block_end = -2      # the last line of the last comment block made a description
+    decl_start = None   # the line the declaration being read started on
+    documented = False  # whether a comment documents the declaration being read
     scopes = []         # the braces open at this point
     head = ""           # code since the last ';', '{' or '}': what an opening brace belongs to
     block = []          # indexes of the // lines of the comment block being read
     seen_code = False   # whether anything but comments came yet: the opening comment is the file's
     continued = False   # whether this line continues a preprocessor line
+
     for n, line in enumerate(lines):
         stripped = line.lstrip()
+        between = head.strip() == ""  # no declaration is being read
+        if block and not seen_code and stripped.startswith("#"):  # the file's opening comment
+            described_by_opening = opening_names(lines[block[0]].lstrip()[2:].strip())
+            for i in block:
+                lines[i] = described(lines[i])
+            lines[block[-1]] += " \\file"  # at a line's end, \file names the current file
+            seen_code = True
         if continued or stripped.startswith("#"):
             continued = line.endswith("\\")
             block = []
@@ -79,12 +136,16 @@ def main():
         if block:
             if not seen_code:
                 for i in block:
-                    lines[i] = lines[i].replace("//", "///", 1)
+                    lines[i] = described(lines[i])
                 lines[block[-1]] += " \\file"  # at a line's end, \file names the current file
             elif in_type_scope and not NOT_DECLARATIONS.match(line) and not SECTION.match(lines[block[0]]):
                 for i in block:
-                    lines[i] = lines[i].replace("//", "///", 1)
+                    lines[i] = described(lines[i])
+                documented, block_end = True, n - 1
             block = []
+        if stripped and between:
+            decl_start = n
+            documented = documented and n == block_end + 1
         if stripped:
             seen_code = True
         code = code_of(line)
@@ -94,6 +155,11 @@ def main():
             lines[n] = code + trailing.replace("//", "///<", 1)
         for c in code:
             if c == "{":
+                named = CLASS_NAME.search(head)
+                if (named and named.group(1) in described_by_opening and not documented and in_type_scope
+                        and decl_start is not None):
+                    described_by_opening.discard(named.group(1))
+                    lines[decl_start] = "/** \\copydoc " + header + " */ " + lines[decl_start]
                 scope = Scope(head)
                 # Doxygen links a class's summary to its nested classes even when they are all
                 # private and left out: hide private nested classes from it altogether.
