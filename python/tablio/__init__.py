@@ -24,6 +24,8 @@ from .errors import AccessError, DataLossError, FormatError, StreamError, UsageE
 from . import _tablio
 from ._tablio import RandomAccessReader, SequentialReader, Writer
 
+__version__ = _tablio.__version__  # the version of the C++ headers the module was built from
+
 __all__ = [
     "open", "random_access", "writer", "load", "load_object", "save_object", "shard", "messages", "value_types",
     "idx",

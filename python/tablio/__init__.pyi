@@ -13,6 +13,8 @@ from .errors import FormatError as FormatError
 from .errors import StreamError as StreamError
 from .errors import UsageError as UsageError
 
+__version__: str
+
 DType = Union[None, type, str, np.dtype]
 Path = Union[str, 'os.PathLike[str]']
 Limits = Optional[Mapping[str, float]]
