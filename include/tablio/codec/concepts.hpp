@@ -101,6 +101,7 @@ struct codec_defaults {
 // The minimums bound what a count read from the input may claim; they must not overstate.
 template <codec C>
 struct codec_primitives {
+  // The fewest bytes C writes for an arithmetic T: C's own min_value_size<T>(), else 1.
   template <class T>
   static constexpr std::uint64_t min_value_size() {
     if constexpr (requires { C::template min_value_size<T>(); })
@@ -121,6 +122,7 @@ struct codec_primitives {
       return min_size_prefix;
   }();
 
+  // Writes n arithmetic values: C's own write_array, else C::write on each.
   template <class T>
   requires std::is_arithmetic_v<T>
   static void write_array(writer& w, const T* data, std::size_t n) {
@@ -129,6 +131,7 @@ struct codec_primitives {
     else
       detail::codec_defaults<C>::write_array(w, data, n);
   }
+  // Reads n arithmetic values into data: C's own read_array, else C::read on each.
   template <class T>
   requires std::is_arithmetic_v<T>
   static void read_array(reader& r, T* data, std::size_t n) {
@@ -137,12 +140,15 @@ struct codec_primitives {
     else
       detail::codec_defaults<C>::read_array(r, data, n);
   }
+  // Writes a string: C's own write_string, else C's size and then the bytes.
   static void write_string(writer& w, std::string_view s) {
     if constexpr (requires { C::write_string(w, s); })
       C::write_string(w, s);
     else
       detail::codec_defaults<C>::write_string(w, s);
   }
+  // Reads a string into s: C's own read_string, else a size (checked against the input before
+  // s grows) and the bytes.
   static void read_string(reader& r, std::string& s) {
     if constexpr (requires { C::read_string(r, s); })
       C::read_string(r, s);
@@ -151,11 +157,14 @@ struct codec_primitives {
   }
 };
 
-// Specialize for full control over how codec C encodes T (step 1 above).
+/// Specialize for full control over how codec C encodes T (step 1 above), with static
+/// `write(writer&, const T&)` and `read(reader&, T&)`: the way for a type one cannot change.
+/// Declared only: no T has one unless it is specialized.
 template <class C, class T>
 struct codec_traits;
 
-// Built-in support for standard types (step 4); specialized in codec/std/*.hpp.
+/// Built-in support for standard types (step 4): specialized in the headers of codec/std, each
+/// with `min_size`, `write` and `read` templates taking the codec.
 template <class T, class Enable = void>
 struct builtin_codec;
 

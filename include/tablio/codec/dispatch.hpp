@@ -94,6 +94,8 @@ constexpr std::uint64_t min_encoded_size() {
   }
 }
 
+// Writes v to w as codec C encodes a T: by the first of the five ways of codec/concepts.hpp
+// that T has. A type with none of them fails to compile, with a message saying so.
 template <class C, class T>
 void encode_to(writer& w, const T& v) {
   if constexpr (detail::has_codec_traits<C, T>) {
@@ -121,6 +123,8 @@ void encode_to(writer& w, const T& v) {
   }
 }
 
+// Reads a T written by encode_to<C> into v, chosen the same way. Malformed or cut input throws
+// format_error naming the input and the offset, and may leave v partly read.
 template <class C, class T>
 void decode_from(reader& r, T& v) {
   if constexpr (detail::has_codec_traits<C, T>) {
@@ -149,6 +153,7 @@ void decode_from(reader& r, T& v) {
   }
 }
 
+// The same, into a value-initialized T that it returns.
 template <class C, class T>
 T decode_from(reader& r) {
   T v{};

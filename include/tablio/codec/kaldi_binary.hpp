@@ -1,4 +1,4 @@
-// kaldi_binary: Kaldi's binary encoding, byte for byte.
+// kaldi_binary: Kaldi's binary encoding, byte for byte, as a codec (it meets the Codec concept).
 //
 // Integers carry a size/sign marker byte (int32: 04, uint32: FC) and raw little-endian bytes;
 // a wrong marker is an error naming both sizes. float and double carry 04/08 and either is
@@ -29,12 +29,15 @@ constexpr char integer_marker() noexcept {
   return std::is_signed_v<T> ? static_cast<char>(sizeof(T)) : static_cast<char>(-static_cast<int>(sizeof(T)));
 }
 
+// Throws format_error at `at` for an integer whose marker byte is `found` where `expected` was
+// due, in the words of Kaldi's own message ("did not get expected integer type").
 [[noreturn]] inline void fail_marker(reader& r, std::uint64_t at, int expected, int found) {
   r.fail_at(at, {"an integer with size marker ", decimal(expected)},
             {"marker ", decimal(found), " (did not get expected integer type, ", decimal(found), " vs. ",
              decimal(expected), ")"});
 }
 
+// Throws format_error at `at` when a count read from the input is negative.
 template <class T>
 requires std::is_integral_v<T> &&
     (!std::is_same_v<T, bool>)void check_integer_count(reader& r, std::uint64_t at, T count) {
@@ -47,6 +50,7 @@ requires std::is_integral_v<T> &&
 struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
   static constexpr bool binary = true;
 
+  // The fewest bytes of a T: its marker and value (a bool's one letter).
   template <class T>
   requires std::is_arithmetic_v<T>
   static constexpr std::uint64_t min_value_size() noexcept {
@@ -54,6 +58,8 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
   }
   static constexpr std::uint64_t min_size_prefix = 5;
 
+  // The Codec concept: WriteBasicType in binary mode, a marker then the value little-endian (a
+  // bool as 'T' or 'F').
   template <class T>
   requires std::is_arithmetic_v<T> TABLIO_ALWAYS_INLINE static void write(writer& w, T v) {
     if constexpr (std::is_same_v<T, bool>) {
@@ -69,6 +75,8 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
     }
   }
 
+  // The Codec concept: ReadBasicType in binary mode. A float reads a double's marker and value
+  // too, and the reverse; an integer marker of another size or sign throws format_error.
   template <class T>
   requires std::is_arithmetic_v<T> TABLIO_ALWAYS_INLINE static void read(reader& r, T& v) {
     if constexpr (std::is_same_v<T, bool>) {
@@ -94,11 +102,13 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
     }
   }
 
+  // The Codec concept: a count as an int32 with its marker; throws usage_error past 2^31 - 1.
   TABLIO_ALWAYS_INLINE static void write_size(writer& w, std::uint64_t n) {
     if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()))
       throw_usage_error({"Kaldi binary sizes are int32; cannot write ", decimal(n), " elements"});
     write(w, static_cast<std::int32_t>(n));
   }
+  // The Codec concept: a count written by write_size; a negative one throws format_error.
   TABLIO_ALWAYS_INLINE static std::uint64_t read_size(reader& r) {
     std::uint64_t at = r.tell();
     std::int32_t n;
@@ -118,6 +128,7 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
     write_size(w, v.size());
     w.write(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }
+  // Reads a Kaldi Vector into v, either precision ("DV" into floats converts each value).
   template <std::floating_point T, class A>
   static void read_vector(reader& r, std::vector<T, A>& v) {
     std::uint64_t at = r.tell();
@@ -163,6 +174,7 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
     write_integer_header<T>(w, v.size());
     w.write(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }
+  // Kaldi's ReadIntegerVector into v: a size byte other than sizeof(T) throws format_error.
   template <class T, class A>
   requires std::is_integral_v<T> &&
       (!std::is_same_v<T, bool>)static void read_vector(reader& r, std::vector<T, A>& v) {
@@ -183,6 +195,7 @@ struct kaldi_binary : detail::codec_defaults<kaldi_binary> {
       w.advance(2 * sizeof(T));
     }
   }
+  // Kaldi's ReadIntegerPairVector into v, checked as the integer vector is.
   template <class T, class A>
   requires std::is_integral_v<T> &&
       (!std::is_same_v<T, bool>)static void read_vector(reader& r, std::vector<std::pair<T, T>, A>& v) {

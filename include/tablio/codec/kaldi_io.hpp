@@ -43,22 +43,25 @@ void read_basic_type(reader& r, bool binary, T& v, bool add = false) {
 template <class T>
 concept kaldi_integer = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
-// WriteIntegerVector / ReadIntegerVector: binary "size byte, raw int32 count, raw data",
-// text "[ 1 2 3 ]\n".
+// WriteIntegerVector: binary "size byte, raw int32 count, raw data", text "[ 1 2 3 ]\n".
 template <kaldi_integer T>
 void write_integer_vector(writer& w, bool binary, const std::vector<T>& v) {
   with_codec(binary, [&](auto c) { decltype(c)::write_vector(w, v); });
 }
+// ReadIntegerVector: the same forms into v. As in Kaldi, a size byte other than sizeof(T) is an
+// error (a format_error here), and so is a count the input cannot hold.
 template <kaldi_integer T>
 void read_integer_vector(reader& r, bool binary, std::vector<T>& v) {
   with_codec(binary, [&](auto c) { decltype(c)::read_vector(r, v); });
 }
 
-// WriteIntegerPairVector / ReadIntegerPairVector: text "[ 1,2 3,4 ]\n".
+// WriteIntegerPairVector: binary "size byte, raw int32 count of pairs, raw pairs", text
+// "[ 1,2 3,4 ]\n".
 template <kaldi_integer T>
 void write_integer_pair_vector(writer& w, bool binary, const std::vector<std::pair<T, T>>& v) {
   with_codec(binary, [&](auto c) { decltype(c)::write_vector(w, v); });
 }
+// ReadIntegerPairVector: the same forms into v, checked as read_integer_vector checks them.
 template <kaldi_integer T>
 void read_integer_pair_vector(reader& r, bool binary, std::vector<std::pair<T, T>>& v) {
   with_codec(binary, [&](auto c) { decltype(c)::read_vector(r, v); });

@@ -11,8 +11,12 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// The bridge for a type with Kaldi-style members (step 3 of codec/concepts.hpp): what encode_to
+// and decode_from call for it.
 template <class T>
 struct kaldi_object_bridge<T, std::enable_if_t<kaldi_object<T>>> {
+  // Runs v.Write(os, binary) on a stream that writes to w. The writer's own io_error passes
+  // through; a Write that leaves the stream failed throws io_error.
   static void write(writer& w, const T& v, bool binary) {
     writer_streambuf buf(w);
     std::ostream os(&buf);
@@ -20,6 +24,8 @@ struct kaldi_object_bridge<T, std::enable_if_t<kaldi_object<T>>> {
     v.Write(os, binary);
     if (!os) throw_io_error(w.name(), 0, {"Write() of a Kaldi-style object failed on"});
   }
+  // Runs v.Read(is, binary) on a stream that reads from r, so the object consumes what it reads;
+  // a Read that sets failbit throws format_error at the offset where the object began.
   static void read(reader& r, T& v, bool binary) {
     std::uint64_t at = r.tell();
     reader_streambuf buf(r);

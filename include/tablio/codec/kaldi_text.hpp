@@ -1,4 +1,4 @@
-// kaldi_text: Kaldi's text encoding, byte for byte.
+// kaldi_text: Kaldi's text encoding, byte for byte, as a codec (it meets the Codec concept).
 //
 // Every basic value is followed by one space: integers in decimal (1-byte types as numbers),
 // float and double with 7 significant digits, bool as "T"/"F". Reading follows
@@ -20,6 +20,7 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace kaldi_io {
 
+// Whether a and b are equal but for ASCII case ("INF" and "inf").
 inline bool equals_ignoring_case(std::string_view a, std::string_view b) noexcept {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i)
@@ -63,6 +64,7 @@ T read_special_float(reader& r) {
   return negative ? -value : value;
 }
 
+// Whether c is an ASCII letter, either case.
 inline bool is_ascii_letter(char c) noexcept { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 // Whether the '-' at r starts a word ("-inf"), when the byte after it is in the next window.
 TABLIO_COLD inline bool minus_starts_word_past_window(reader& r) {
@@ -132,6 +134,8 @@ void read_bracketed(reader& r, ReadEntry each) {
   r.advance(1);
 }
 
+// Reads an integer of type T as Kaldi's text mode does (1-byte types as numbers, not
+// characters); a number out of T's range throws format_error.
 template <class T>
 T read_text_integer(reader& r) {
   if constexpr (sizeof(T) == 1) {
@@ -151,6 +155,7 @@ T read_text_integer(reader& r) {
 struct kaldi_text : detail::codec_defaults<kaldi_text> {
   static constexpr bool binary = false;
 
+  // The fewest bytes of a value: a digit or letter and its space.
   template <class T>
   requires std::is_arithmetic_v<T>
   static constexpr std::uint64_t min_value_size() noexcept {
@@ -158,6 +163,7 @@ struct kaldi_text : detail::codec_defaults<kaldi_text> {
   }
   static constexpr std::uint64_t min_size_prefix = 2;
 
+  // The Codec concept: WriteBasicType in text mode, the value and one space.
   template <class T>
   requires std::is_arithmetic_v<T>
   static void write(writer& w, T v) {
@@ -167,6 +173,8 @@ struct kaldi_text : detail::codec_defaults<kaldi_text> {
       detail::write_text_number(w, v);
   }
 
+  // The Codec concept: ReadBasicType in text mode, after any whitespace; text that is not a
+  // number of type T (or 'T'/'F' for a bool) throws format_error.
   template <class T>
   requires std::is_arithmetic_v<T>
   static void read(reader& r, T& v) {
@@ -185,14 +193,18 @@ struct kaldi_text : detail::codec_defaults<kaldi_text> {
     }
   }
 
+  // The Codec concept: a count in decimal and a space.
   static void write_size(writer& w, std::uint64_t n) { write(w, n); }
+  // The Codec concept: a decimal count.
   static std::uint64_t read_size(reader& r) { return detail::read_text_number<std::uint64_t>(r, "count"); }
 
+  // A string as "length bytes ": its bytes may hold anything, spaces and newlines too.
   static void write_string(writer& w, std::string_view s) {
     write_size(w, s.size());
     w.write(s.data(), s.size());
     w.put(' ');
   }
+  // Reads what write_string writes; the length is checked against the input before s grows.
   static void read_string(reader& r, std::string& s) {
     std::uint64_t n = read_size(r);
     if (r.get() != ' ') r.fail({"one space between a string's length and its bytes"}, {"something else"});
@@ -202,17 +214,20 @@ struct kaldi_text : detail::codec_defaults<kaldi_text> {
   }
   static constexpr std::uint64_t min_string_size = 2;
 
+  // A Kaldi Vector, as Vector::Write(os, false): " [ 1 2.5 ]\n".
   template <std::floating_point T, class A>
   static void write_vector(writer& w, const std::vector<T, A>& v) {
     w.write(" [ ", 3);
     for (T x : v) write(w, x);
     w.write("]\n", 2);
   }
+  // A Kaldi Vector, as Vector::Read(is, false) reads it ("[]" too, and inf and nan words).
   template <std::floating_point T, class A>
   static void read_vector(reader& r, std::vector<T, A>& v) {
     kaldi_io::read_text_float_vector(r, v);
   }
 
+  // Kaldi's WriteIntegerVector in text mode: "[ 1 2 ]\n".
   template <class T, class A>
   requires std::is_integral_v<T> &&
       (!std::is_same_v<T, bool>)static void write_vector(writer& w, const std::vector<T, A>& v) {
@@ -220,6 +235,7 @@ struct kaldi_text : detail::codec_defaults<kaldi_text> {
     for (T x : v) write(w, x);
     w.write("]\n", 2);
   }
+  // Kaldi's ReadIntegerVector in text mode: "[", integers, "]".
   template <class T, class A>
   requires std::is_integral_v<T> &&
       (!std::is_same_v<T, bool>)static void read_vector(reader& r, std::vector<T, A>& v) {
@@ -227,6 +243,7 @@ struct kaldi_text : detail::codec_defaults<kaldi_text> {
     kaldi_io::read_bracketed(r, [&] { v.push_back(kaldi_io::read_text_integer<T>(r)); });
   }
 
+  // Kaldi's WriteIntegerPairVector in text mode: "[ 1,2 3,4 ]\n".
   template <class T, class A>
   requires std::is_integral_v<T> &&
       (!std::is_same_v<T, bool>)static void write_vector(writer& w,
@@ -238,6 +255,7 @@ struct kaldi_text : detail::codec_defaults<kaldi_text> {
     }
     w.write("]\n", 2);
   }
+  // Kaldi's ReadIntegerPairVector in text mode: "[", pairs "a,b", "]".
   template <class T, class A>
   requires std::is_integral_v<T> &&
       (!std::is_same_v<T, bool>)static void read_vector(reader& r, std::vector<std::pair<T, T>, A>& v) {

@@ -25,6 +25,8 @@ inline bool is_token(std::string_view s) noexcept {
   return true;
 }
 
+// Kaldi's WriteToken: the token, then one space. An empty token or one with whitespace throws
+// usage_error, as it could not be read back.
 inline void write_token(writer& w, std::string_view token) {
   if (token.empty() || token.find_first_of(" \t\n\v\f\r") != std::string_view::npos)
     throw_usage_error({"invalid token '", token, "': a token is non-empty and has no whitespace"});
@@ -43,6 +45,7 @@ inline void read_token(reader& r, std::string& token) {
   if (c < 0) r.fail({"whitespace after token ", quoted_excerpt(token)}, {"end of input"});
 }
 
+// The same, returning the token.
 inline std::string read_token(reader& r) {
   std::string t;
   read_token(r, t);
@@ -78,13 +81,11 @@ inline int peek(reader& r, bool binary) {
 // Writes "\0B" before a binary object.
 inline void write_binary_header(writer& w) { w.write("\0B", 2); }
 
-// Kaldi's InitKaldiInputStream: "\0B" means binary (consumed); anything else is text and
-// nothing is consumed.
 // The end of a text object's line: what is left of it after the object must be blanks and the
-// newline, so that a value read as another type than wrote it (another release of a struct),
-// or cut inside a number, is an error here, rather than the rest of its line taken for the
-// next key or a shorter number taken for the value. A decoder may have read the newline, and an
-// object that ends in ']' is whole without it.
+// newline, so that a value read as another type than the one that wrote it (another release of
+// a struct), or cut inside a number, is an error here, rather than the rest of its line taken
+// for the next key or a shorter number taken for the value. A decoder may have read the
+// newline, and an object that ends in ']' is whole without it.
 inline void read_text_line_end(reader& r) {
   // What ends in ']' (Kaldi's matrices and vectors) ends itself, as Kaldi reads it.
   if (const int last = r.previous_byte(); last == '\n' || last == ']') return;
@@ -104,6 +105,8 @@ inline void read_text_line_end(reader& r) {
                c > 32 && c < 127 ? std::string(" '") + char(c) + "'" : ""});
 }
 
+// Kaldi's InitKaldiInputStream: "\0B" means binary (consumed, true); anything else is text and
+// nothing is consumed (false). A NUL byte not followed by 'B' throws format_error.
 inline bool read_binary_header(reader& r) {
   if (r.peek() != 0) return false;
   std::uint64_t at = r.tell();

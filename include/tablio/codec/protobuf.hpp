@@ -30,9 +30,9 @@
 // lacks reads as empty, whatever its default. Reading skips unknown fields of every
 // wire type, leaves absent fields at their default member initializers, keeps the last value
 // of a singular field that comes twice, and refuses a wire type that contradicts the field's
-// (packed values, as bytes, where the field is a singular number)
-// C++ type with a format_error naming the field number, the offset and both types; nesting is
-// bounded (protobuf's 100) and every length checked against the message.
+// C++ type (packed values, as bytes, where the field is a singular number) with a format_error
+// naming the field number, the offset and both types; nesting is bounded (protobuf's 100) and
+// every length checked against the message.
 #pragma once
 
 #include <tablio/codec/concepts.hpp>
@@ -66,9 +66,11 @@ template <class T>
 requires(std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>) struct sint {
   T value{};
   constexpr sint() = default;
+  /// Holds v; implicit, so that a T can be assigned to the field.
   constexpr sint(T v) : value(v) {}
+  /// The value, wherever a T is wanted.
   constexpr operator T() const { return value; }
-  bool operator==(const sint&) const = default;
+  bool operator==(const sint&) const = default;  ///< Whether the values are equal.
 };
 // An integer field of fixed width (fixed32, fixed64, sfixed32, sfixed64): large values stay
 // 4 or 8 bytes.
@@ -77,22 +79,25 @@ requires(std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
          std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>) struct fixed {
   T value{};
   constexpr fixed() = default;
+  /// Holds v; implicit, so that a T can be assigned to the field.
   constexpr fixed(T v) : value(v) {}
+  /// The value, wherever a T is wanted.
   constexpr operator T() const { return value; }
-  bool operator==(const fixed&) const = default;
+  bool operator==(const fixed&) const = default;  ///< Whether the values are equal.
 };
 // A member of this type keeps the fields of a message that its struct does not know (written
 // by a later release) as their bytes, and writes them back after the fields it knows: a
 // program built against an older struct copies newer records without losing anything. It
 // takes no field number (0 where the struct gives its numbers) and is not in the schema.
 struct unknown_fields {
-  std::string bytes;
-  bool operator==(const unknown_fields&) const = default;
+  std::string bytes;                                       // the fields, as they came on the wire
+  bool operator==(const unknown_fields&) const = default;  // Whether the bytes are the same.
 };
 }  // namespace pb
 
-// Specialize with `static constexpr std::array<std::uint32_t, N> value{...}` to number T's
-// fields (in declaration order) without touching T.
+/// Specialize with `static constexpr std::array<std::uint32_t, N> value{...}` to number T's
+/// fields (in declaration order) without touching T. Declared only: without it T's numbers are
+/// its own `tablio_field_numbers`, or else declaration index + 1.
 template <class T>
 struct proto_field_numbers;
 
@@ -1020,6 +1025,8 @@ struct protobuf : detail::codec_defaults<protobuf> {
     char* p = w.reserve(10);
     w.advance(static_cast<std::size_t>(detail::proto::put_scalar(p, v) - p));
   }
+  // The Codec concept: reads a number written by write, as protobuf reads a field of type T; a
+  // varint cut short or over 10 bytes, or a number T cannot hold, throws format_error.
   template <class T>
   requires std::is_arithmetic_v<T>
   static void read(reader& r, T& v) {
@@ -1039,7 +1046,9 @@ struct protobuf : detail::codec_defaults<protobuf> {
     protobuf_wire::cursor in{bytes, bytes + n, bytes, &name};
     detail::proto::read_scalar(in, v, 0);
   }
+  // The Codec concept: a count as a varint.
   static void write_size(writer& w, std::uint64_t n) { write(w, n); }
+  // The Codec concept: a count written by write_size.
   static std::uint64_t read_size(reader& r) {
     std::uint64_t n;
     read(r, n);

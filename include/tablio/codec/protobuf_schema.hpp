@@ -24,11 +24,11 @@
 
 TABLIO_BEGIN_NAMESPACE
 
-// Specialize with `static constexpr std::array<std::string_view, N> value{...}`: T's field
-// names in declaration order, where Boost.PFR cannot tell them.
+/// Specialize with `static constexpr std::array<std::string_view, N> value{...}`: T's field
+/// names in declaration order, where Boost.PFR cannot tell them.
 template <class T>
 struct proto_field_names;
-// Specialize with `static constexpr std::string_view value`: the name of T's message.
+/// Specialize with `static constexpr std::string_view value`: the name of T's message.
 template <class T>
 struct proto_message_name;
 

@@ -16,6 +16,7 @@ namespace protobuf_wire {
 
 enum wire_type : std::uint32_t { varint = 0, fixed64 = 1, length_delimited = 2, fixed32 = 5 };
 
+// Appends v to out as a varint: 7 bits a byte, low first, 1 to 10 bytes.
 inline void put_varint(std::string& out, std::uint64_t v) {
   while (v >= 0x80) {
     out.push_back(static_cast<char>(v | 0x80));
@@ -23,10 +24,12 @@ inline void put_varint(std::string& out, std::uint64_t v) {
   }
   out.push_back(static_cast<char>(v));
 }
+// The bytes put_varint takes for v: 1 to 10.
 inline std::size_t varint_size(std::uint64_t v) noexcept {
   // ceil(significant bits / 7), with 0 taking one byte.
   return static_cast<std::size_t>((9 * (64 - std::countl_zero(v | 1)) + 64) / 64);
 }
+// Writes v as a varint at p, which has room for varint_size(v) bytes; returns the end.
 inline char* put_varint(char* p, std::uint64_t v) noexcept {
   while (v >= 0x80) {
     *p++ = static_cast<char>(v | 0x80);
@@ -45,9 +48,11 @@ struct cursor {
   const char* begin;
   const std::string* name;
 
+  // Throws format_error naming the record and the cursor's offset in it.
   [[noreturn]] TABLIO_COLD void fail(message expected, message found) const {
     throw_format_error(*name, static_cast<std::uint64_t>(p - begin), {}, expected, found);
   }
+  // Whether every byte of the view has been parsed.
   bool done() const noexcept { return p == end; }
   // Tags and lengths are nearly always one or two bytes: those stay inline.
   TABLIO_ALWAYS_INLINE std::uint64_t get_varint() {
@@ -67,6 +72,8 @@ struct cursor {
     }
     return get_long_varint();
   }
+  // get_varint's general case: a varint of any length up to 10 bytes. One cut short, longer, or
+  // beyond 64 bits throws format_error.
   std::uint64_t get_long_varint() {
     if (end - p >= 10) [[likely]] {  // all ten bytes there: no check of the end per byte
       const auto* q = reinterpret_cast<const unsigned char*>(p);
@@ -101,6 +108,7 @@ struct cursor {
     p += n;
     return v;
   }
+  // Throws format_error for a length of n bytes that the view does not hold.
   [[noreturn]] TABLIO_COLD void fail_length(std::uint64_t n) const {
     fail({decimal(n), " bytes"}, {"only ", decimal(end - p)});
   }
@@ -112,6 +120,8 @@ struct cursor {
         *name, 0, {}, {"a ", type, " (a record with at least one of its fields)"},
         {"a record of ", decimal(end - begin), " bytes with none of them: another message type"});
   }
+  // A cursor over bytes, a part of this one's record (a nested message): its errors give
+  // offsets in the whole record.
   cursor sub(std::string_view bytes) const {
     return {bytes.data(), bytes.data() + bytes.size(), begin, name};
   }
@@ -120,6 +130,8 @@ struct cursor {
     skip(type);
     kept.append(tag_start, p);
   }
+  // Skips the value of a field of wire type `type` (after its tag). A group's or an unknown wire
+  // type, or a value cut short, throws format_error.
   void skip(std::uint32_t type) {
     switch (type) {
       case varint:
@@ -140,6 +152,7 @@ struct cursor {
         fail({"a known wire type"}, {"wire type ", decimal(type)});
     }
   }
+  // Throws format_error unless n more bytes remain.
   void need(std::size_t n) const {
     if (static_cast<std::size_t>(end - p) < n)
       fail({decimal(n), n == 1 ? " byte" : " bytes"}, {"end of data"});

@@ -186,12 +186,15 @@ inline std::uint32_t crc32c_extend(std::uint32_t crc, const void* data, std::siz
   return ~r;
 }
 
+// The CRC32C (Castagnoli) of n bytes, unmasked; SSE4.2 or ARM's CRC32C instructions do the
+// work when the processor has them.
 inline std::uint32_t crc32c(const void* data, std::size_t n) { return crc32c_extend(0, data, n); }
 
 // TFRecord stores CRCs masked, so that a CRC of data holding CRCs stays well distributed.
 constexpr std::uint32_t mask_crc(std::uint32_t crc) noexcept {
   return ((crc >> 15) | (crc << 17)) + 0xA282EAD8u;
 }
+// The CRC mask_crc() masked: unmask_crc(mask_crc(c)) == c.
 constexpr std::uint32_t unmask_crc(std::uint32_t masked) noexcept {
   std::uint32_t r = masked - 0xA282EAD8u;
   return (r >> 17) | (r << 15);

@@ -14,6 +14,7 @@ TABLIO_BEGIN_NAMESPACE
 static_assert(std::endian::native == std::endian::little || std::endian::native == std::endian::big,
               "tablio needs a little- or big-endian platform");
 
+// v with its bytes in reverse order (std::byteswap, which C++20 lacks).
 template <std::unsigned_integral U>
 constexpr U byteswap(U v) noexcept {
   if constexpr (sizeof(U) == 1) {

@@ -143,6 +143,7 @@ TABLIO_COLD inline std::string quoted_key(std::string_view key) {
 // A number as a message piece: {"item ", decimal(i), " of ", decimal(n)}.
 class decimal {
  public:
+  // The number in decimal digits, held in the object itself (no allocation), signed or not.
   explicit decimal(std::uint64_t v) noexcept {
     size_ = static_cast<unsigned char>(
         std::snprintf(text_, sizeof text_, "%llu", static_cast<unsigned long long>(v)));
@@ -152,6 +153,7 @@ class decimal {
   }
   explicit decimal(int v) noexcept : decimal(static_cast<std::int64_t>(v)) {}
   explicit decimal(unsigned v) noexcept : decimal(static_cast<std::uint64_t>(v)) {}
+  // The digits, valid as long as this decimal lives.
   operator std::string_view() const noexcept { return {text_, size_}; }
 
  private:
@@ -195,6 +197,7 @@ class io_error : public error {
   io_error(const io_error& e, std::string path, const std::string& told)
       : error(told), path_(std::move(path)), errno_(e.errno_) {}
 
+  // The file, stream or command that failed, as the caller named it.
   const std::string& path() const noexcept { return path_; }
   // 0 when the failure has no errno (e.g. a pipe command's non-zero exit status).
   int error_number() const noexcept { return errno_; }
@@ -219,17 +222,27 @@ struct error_location {
 // the input or the configured limits.
 class format_error : public error {
  public:
+  // The message reads "format error in 'path' at byte N (key 'k'): expected X, found Y", each
+  // part shown only when known, the key cut to max_quoted_key_bytes.
   format_error(error_location where, std::string expected, std::string found)
       : error(compose(where, expected, found)),
         where_(std::move(where)),
         expected_(std::move(expected)),
         found_(std::move(found)) {}
 
+  // The file or stream name the bad bytes came from.
   const std::string& path() const noexcept { return where_.path; }
+  // Byte offset of the bad bytes from the start of the stream; empty when it is not known.
   std::optional<std::uint64_t> offset() const noexcept { return where_.offset; }
+  // The table key the bad bytes were read under, whole (the message quotes only its start);
+  // empty when none is known.
   const std::string& key() const noexcept { return where_.key; }
+  // What the format called for at that point ("a binary marker", "record data whose CRC
+  // matches").
   const std::string& expected() const noexcept { return expected_; }
+  // What was there instead, as the message shows it (an excerpt, not the input whole).
   const std::string& found() const noexcept { return found_; }
+  // Path, offset and key together, to rethrow the error elsewhere or with another key.
   const error_location& where() const noexcept { return where_; }
 
   // The same error, now naming the table key it happened under.
@@ -259,9 +272,13 @@ class format_error : public error {
 // end the file's records; a record whose data fails its CRC is that record's error alone.
 class data_loss_error : public format_error {
  public:
+  // Which check failed: the length header's CRC, the data's length (the file ends inside the
+  // record), or the data's CRC.
   enum class cause { corrupted_header, truncated_data, corrupted_data };
+  // A format_error whose message names expected and found, and which says why it happened.
   data_loss_error(error_location where, std::string expected, std::string found, enum cause c)
       : format_error(std::move(where), std::move(expected), std::move(found)), cause_(c) {}
+  // Which check failed: only corrupted_data leaves the records after this one readable.
   enum cause cause() const noexcept { return cause_; }
 
  private:
@@ -278,6 +295,7 @@ class data_loss_error : public format_error {
                         data_loss_error::cause::corrupted_data);
 }
 #else
+// Throws that data_loss_error (cause corrupted_data), naming `key` when it is not empty.
 [[noreturn]] TABLIO_COLD void throw_corrupted_record(std::string_view path, std::uint64_t offset,
                                                      std::string_view key);
 #endif
@@ -287,13 +305,17 @@ class data_loss_error : public format_error {
 // instead of throwing it.
 class missing_key_error : public error {
  public:
+  // The message names the key (cut to max_quoted_key_bytes) and the table, and `why` in
+  // parentheses when given.
   missing_key_error(std::string table, std::string key, std::string_view why = {})
       : error(detail::printable(
             detail::join({"no entry for key '", excerpt(key, max_quoted_key_bytes), "' in '", table, "'",
                           why.empty() ? "" : " (", why, why.empty() ? "" : ")"}))),
         table_(std::move(table)),
         key_(std::move(key)) {}
+  // The table's name (its specifier) as the reader was opened with it.
   const std::string& table() const noexcept { return table_; }
+  // The key asked for, whole.
   const std::string& key() const noexcept { return key_; }
 
  private:
@@ -301,15 +323,22 @@ class missing_key_error : public error {
   std::string key_;
 };
 
+// Throws a usage_error whose message joins the pieces of `what`, control characters escaped and
+// URL credentials removed. Cold, so that a check costs its caller one branch and a call.
 [[noreturn]] TABLIO_COLD inline void throw_usage_error(message what) {
   throw usage_error(detail::printable(detail::join(what)));
 }
+// Throws a key_error whose message joins the pieces of `what`, escaped as throw_usage_error's.
 [[noreturn]] TABLIO_COLD inline void throw_key_error(message what) {
   throw key_error(detail::printable(detail::join(what)));
 }
+// Throws an io_error: "what 'path': strerror(errnum)", the strerror part left out when errnum
+// is 0.
 [[noreturn]] TABLIO_COLD inline void throw_io_error(std::string_view path, int errnum, message what) {
   throw io_error(std::string(path), errnum, detail::join(what));
 }
+// Throws a format_error at `offset` of `path` (key empty when none is known), the pieces of
+// `expected` and `found` joined.
 [[noreturn]] TABLIO_COLD inline void throw_format_error(std::string_view path,
                                                         std::optional<std::uint64_t> offset,
                                                         std::string_view key, message expected,
@@ -337,6 +366,7 @@ inline error_reporter set_error_reporter(error_reporter r) noexcept {
   return detail::atomic_exchange<detail::order::acq_rel>(detail::current_reporter,
                                                          r ? r : &detail::print_error);
 }
+// Passes text to the installed reporter: how a failure that cannot be thrown is told.
 inline void report_error(const char* text) noexcept {
   detail::atomic_load<detail::order::acquire>(detail::current_reporter)(text);
 }

@@ -45,13 +45,16 @@ class keeper {
   }
   ~keeper() { reset(); }
 
+  // Lets go of the storage, deleting it when this was its last keeper; the keeper is then empty.
   void reset() noexcept {
     // Acquire-release: what other keepers did with the storage happens before its deletion.
     if (kept_storage* s = std::exchange(s_, nullptr);
         s && detail::atomic_subtract<detail::order::acq_rel>(s->keepers_, 1) == 0)
       delete s;
   }
+  // Whether it keeps any storage (a default-made or reset keeper keeps none).
   explicit operator bool() const noexcept { return s_ != nullptr; }
+  // The storage kept, or nullptr; it lives as long as this keeper does.
   kept_storage* get() const noexcept { return s_; }
   // Whether this is the storage's only keeper (so that its owner may reuse it): once true, it
   // stays true, and what the others did with the storage happened before.

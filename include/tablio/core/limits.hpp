@@ -14,6 +14,8 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// The bounds one input applies (open_options::parse_limits): the first four always bind, the
+// last three are none when 0. A value past a bound is a format_error naming the limit.
 struct limits {
   // Largest single record or object, in bytes.
   std::uint64_t max_record_bytes = std::uint64_t{1} << 32;

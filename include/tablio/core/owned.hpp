@@ -9,10 +9,12 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// A move-only owner of a T made with new (or nothing): deletes it when destroyed or reset.
 template <class T>
 class owned {
  public:
   owned() noexcept = default;
+  // Takes ownership of p (which may be nullptr), to delete it in turn.
   explicit owned(T* p) noexcept : p_(p) {}
   template <class U>
   requires std::is_convertible_v<U*, T*> owned(owned<U>&& o)
@@ -26,17 +28,24 @@ class owned {
   owned& operator=(const owned&) = delete;
   ~owned() { delete p_; }
 
+  // The object owned, or nullptr; still owned.
   T* get() const noexcept { return p_; }
+  // The object owned, which must not be nullptr.
   T* operator->() const noexcept { return p_; }
+  // The object owned, which must not be nullptr.
   T& operator*() const noexcept { return *p_; }
+  // Whether an object is owned.
   explicit operator bool() const noexcept { return p_ != nullptr; }
+  // Gives up the object without deleting it: the caller owns what is returned.
   T* release() noexcept { return std::exchange(p_, nullptr); }
+  // Deletes the object owned, if any, and owns p instead.
   void reset(T* p = nullptr) noexcept { delete std::exchange(p_, p); }
 
  private:
   T* p_ = nullptr;
 };
 
+// A new T made from args, owned: make_owned<T>(...) as std::make_unique<T>(...).
 template <class T, class... Args>
 owned<T> make_owned(Args&&... args) {
   return owned<T>(new T(std::forward<Args>(args)...));

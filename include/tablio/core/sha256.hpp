@@ -12,8 +12,10 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// An incremental SHA-256: update() with the bytes in order, then hex() once.
 class sha256 {
  public:
+  // Hashes more bytes, after those given before: the digest is of all of them in order.
   void update(std::string_view data) {
     const auto* p = reinterpret_cast<const unsigned char*>(data.data());
     std::size_t n = data.size();
@@ -48,6 +50,7 @@ class sha256 {
     return out;
   }
 
+  // The digest of data, in hex: sha256::of("abc") == "ba7816bf...".
   static std::string of(std::string_view data) {
     sha256 h;
     h.update(data);

@@ -78,9 +78,11 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// A version of tablio as three numbers, major.minor.patch.
 struct version_info {
   int major, minor, patch;
 };
+// The version of the headers included: TABLIO_VERSION_MAJOR, _MINOR and _PATCH.
 inline constexpr version_info version{TABLIO_VERSION_MAJOR, TABLIO_VERSION_MINOR, TABLIO_VERSION_PATCH};
 
 TABLIO_END_NAMESPACE

@@ -17,11 +17,14 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// How an archive_writer writes: Kaldi's wspecifier options b, t and f.
 struct archive_options {
   bool binary = true;       // objects in binary mode (Kaldi's b, the default) or text (t)
   bool flush_each = false;  // push every entry to the OS as soon as it is written (Kaldi's f)
 };
 
+// Writes a Kaldi archive: the output side of ark_framing, a Framing of object entries. Each
+// entry's location is its object's offset in the one file, which "ark,scp:" script lines name.
 class archive_writer {
  public:
   explicit archive_writer(writer out, archive_options options = {})
@@ -46,24 +49,34 @@ class archive_writer {
     if (options_.flush_each) out_.flush();
   }
 
-  // The Framing concept: object entries, located by their object's offset.
+  // The Framing concept: begins an entry for key, as begin_entry() does, and returns the writer
+  // its object goes to. Entries are objects, located by their object's offset.
   writer& begin(std::string_view key) {
     begin_entry(key);
     return out_;
   }
+  // The Framing concept: ends the entry begun last, as end_entry() does.
   void end() { end_entry(); }
   // The entry begun for key failed before its object was whole: it is taken back, or, when
   // part of it has reached the file already, the archive ends in it and takes no more entries.
   void abandon(std::string_view key) {
     if (!out_.take_back(entry_offset_)) cut_key_ = key;
   }
+  // The Framing concept: false when objects are written in text mode (archive_options::binary).
   bool binary() const noexcept { return options_.binary; }
+  // The Framing concept: where the entry just begun is, for scripts: file 0, at its object.
   location entry_location() const noexcept { return {0, object_offset_}; }
+  // The Framing concept: the name script lines give the archive: the wxfilename as given.
   const std::string& file_name(std::uint32_t /*file*/) const noexcept { return name_; }
+  // The Framing concept: pushes what was written so far to the OS.
   void flush() { out_.flush(); }
 
+  // The stream the holder writes an entry's object to, between begin() and end().
   writer& out() noexcept { return out_; }
+  // The output's name, as errors give it.
   const std::string& name() const noexcept { return out_.name(); }
+  // The Framing concept: flushes and closes the output; a failed write or output command
+  // throws here, and a second close() does nothing.
   void close() { out_.close(); }
 
  private:
@@ -85,6 +98,9 @@ class archive_writer {
   std::string cut_key_;  // of an entry abandoned with part of it written
 };
 
+// Reads a Kaldi archive in order: the input side of ark_framing, a Framing of object entries.
+// Opened by name on a plain file or a remote object, it also reads the object at any offset that
+// next() reported (read_at), as a script of the archive points at them.
 class archive_reader {
  public:
   static constexpr unsigned forms = entry_forms(entry_form::object);
@@ -130,12 +146,18 @@ class archive_reader {
     e.read_in_sequence = false;
     return true;
   }
+  // The Framing concept: whether read_at() works: the archive was opened by name on a plain
+  // file or a remote object, not on a reader or a command.
   bool seekable() const noexcept { return !file_.empty(); }
+  // The Framing concept: the input's name, as errors give it.
   const std::string& name() const noexcept { return in_.name(); }
 
   // Offset of the last key read.
   std::uint64_t key_offset() const noexcept { return key_offset_; }
+  // The stream read in order: after next(), at the entry's object.
   reader& in() noexcept { return in_; }
+  // The Framing concept: releases the input and the reader read_at() opened; a failed input
+  // command throws here.
   void close() {
     lookup_.reset();
     in_.close();

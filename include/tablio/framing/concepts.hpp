@@ -58,15 +58,18 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// The three forms an entry takes between a table and a framing (see above).
 enum class entry_form : std::uint8_t { object, record, array };
 
 // A set of entry forms, as a framing's `forms` member names them.
 constexpr unsigned entry_forms(entry_form f) noexcept { return 1u << static_cast<unsigned>(f); }
+// Every form: what an input framing without `forms` may hand out.
 constexpr unsigned all_entry_forms = 7;
 
 // The numbers a typed array entry holds.
 enum class element_type : std::uint8_t { u8, i8, i16, i32, f32, f64 };
 
+// Bytes of one element of type t.
 inline constexpr std::size_t element_size(element_type t) noexcept {
   return t == element_type::u8 || t == element_type::i8 ? 1
          : t == element_type::i16                       ? 2
@@ -81,6 +84,7 @@ struct array_view {
   const char* data = nullptr;
   std::endian order = std::endian::native;
 
+  // The number of values in the entry: the product of dims (1 for no dims).
   std::uint64_t values() const noexcept {
     std::uint64_t n = 1;
     for (std::uint32_t d : dims) n *= d;
@@ -106,6 +110,7 @@ constexpr element_type element_type_of() {
     return element_type::f64;
   }
 }
+// The C++ types an array entry's elements can be read into or written from.
 template <class T>
 concept array_element =
     std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::int16_t> ||
@@ -274,6 +279,8 @@ struct entry {
   std::string_view source;        // record, array: what errors name (the file)
   std::uint64_t data_offset = 0;  // record, array: offset of the bytes in source
 
+  // Whether a record's bytes fail the check the framing left (intact): its value is then a
+  // data_loss_error. Costs a pass over the bytes; false when there is no check.
   bool corrupted() const { return intact && !intact(bytes, expected_check); }
 };
 
@@ -349,6 +356,8 @@ inline std::string ordinal_key(std::uint64_t ordinal) {
 // write (`remedy` says where keys can be kept instead).
 class numbered_keys {
  public:
+  // Counts the next entry written to `file`, whose key must be its ordinal_key: any other is
+  // a key_error that names `file` and ends with `remedy`.
   void check(std::string_view key, std::string_view file, std::string_view remedy) {
     if (number_of(key) == written_) [[likely]] {
       ++written_;
@@ -375,42 +384,54 @@ class numbered_keys {
   std::uint64_t written_ = 0;
 };
 
+// An output framing that takes object entries: begin(key) gives the writer the holder writes
+// the object to, and end() ends it.
 template <class F>
 concept object_output = requires(F& f, std::string_view key) {
   { f.begin(key) } -> std::same_as<writer&>;
   f.end();
 };
+// An output framing that takes record entries: put(key, bytes).
 template <class F>
 concept record_output = requires(F& f, std::string_view key, std::string_view bytes) {
   f.put(key, bytes);
 };
+// An output framing that takes typed array entries: put(key, array_view).
 template <class F>
 concept array_output = requires(F& f, std::string_view key, const array_view& a) {
   f.put(key, a);
 };
+// The output side of the Framing concept: it takes entries in at least one form, and close()
+// flushes and reports any loss.
 template <class F>
 concept output_framing = (object_output<F> || record_output<F> || array_output<F>)&&requires(F& f) {
   f.close();
 };
 
+// An input framing that fills in whole entries: next(entry&).
 template <class F>
 concept entry_input = requires(F& f, entry& e) {
   { f.next(e) } -> std::same_as<bool>;
 };
+// An input framing that hands out records as a key and bytes: next(key, bytes).
 template <class F>
 concept simple_record_input = requires(F& f, std::string& key, std::string_view& bytes) {
   { f.next(key, bytes) } -> std::same_as<bool>;
 };
+// The input side of the Framing concept: next() in either style, and close().
 template <class F>
 concept input_framing = (entry_input<F> || simple_record_input<F>)&&requires(F& f) {
   f.close();
 };
 
 // Capabilities of input framings.
+// An input framing that reads an entry again at a location next() reported: read_at().
 template <class F>
 concept positional_input = requires(F& f, const location& at, entry& e) {
   { f.read_at(at, e) } -> std::same_as<bool>;
 };
+// An input framing that finds an entry by key: find(key, entry&), or find(key) giving the
+// record's bytes or nothing.
 template <class F>
 concept keyed_input = requires(F& f, std::string_view key, entry& e) {
   { f.find(key, e) } -> std::same_as<bool>;
@@ -418,16 +439,20 @@ concept keyed_input = requires(F& f, std::string_view key, entry& e) {
 || requires(F& f, std::string_view key) {
   { f.find(key) } -> std::same_as<std::optional<std::string_view>>;
 };
+// An input framing that knows its number of entries: size().
 template <class F>
 concept counted_input = requires(F& f) {
   { f.size() } -> std::convertible_to<std::uint64_t>;
 };
+// An input framing whose next() or find() may leave an entry pending, for load() to fill in.
 template <class F>
 concept lazy_input = requires(F& f, entry& e) {
   f.load(e);
 };
 
 // Capabilities of output framings.
+// An output framing that tells where the entry just begun or put is, for script lines:
+// entry_location() and file_name(file).
 template <class F>
 concept positional_output = requires(const F& f) {
   { f.entry_location() } -> std::same_as<location>;
@@ -456,8 +481,10 @@ struct input_side_of<F> {
   using type = typename F::input;
 };
 }  // namespace detail
+// The output side of a framing family F, or F itself when it is not a family.
 template <class F>
 using output_side = typename detail::output_side_of<F>::type;
+// The input side of a framing family F, or F itself when it is not a family.
 template <class F>
 using input_side = typename detail::input_side_of<F>::type;
 

@@ -52,9 +52,12 @@ TABLIO_BEGIN_NAMESPACE
 // An LMDB call that failed: the database, what was being done, and LMDB's message.
 class lmdb_error : public io_error {
  public:
+  // What failed (`what`) in the database at path, with the code the LMDB call returned.
   lmdb_error(const std::string& path, int code, std::string_view what)
       : io_error(path, code > 0 ? code : 0, std::string(what) + " (" + mdb_strerror(code) + ") in"),
         code_(code) {}
+  // The code the call returned: an errno value (positive) or one of LMDB's own MDB_* codes
+  // (negative), which error_number() gives as 0.
   int code() const noexcept { return code_; }
 
  private:
@@ -99,11 +102,14 @@ class lmdb_environment {
   // A share of an environment: the last one to go closes it.
   class handle {
    public:
+    // Takes a share already counted in env (open() counts it); nullptr holds none.
     explicit handle(lmdb_environment* env) noexcept : env_(env) {}
     handle(handle&& o) noexcept : env_(std::exchange(o.env_, nullptr)) {}
     handle& operator=(handle&&) = delete;
     ~handle() { release(env_); }
+    // The environment shared.
     lmdb_environment* operator->() const noexcept { return env_; }
+    // The environment shared.
     lmdb_environment& operator*() const noexcept { return *env_; }
 
    private:
@@ -140,6 +146,7 @@ class lmdb_environment {
     if (env_ && generation_ == detail::fork_generation()) mdb_env_close(env_);
   }
 
+  // The MDB_env, for liblmdb's calls. In a child process after fork(), a usage_error.
   MDB_env* get() const {
     if (generation_ != detail::fork_generation()) [[unlikely]]
       throw_usage_error({"the LMDB database '", path_,
@@ -147,13 +154,16 @@ class lmdb_environment {
                          "open it again there"});
     return env_;
   }
+  // The unnamed database, which records go to (not opened, 0, in a read-only environment).
   MDB_dbi dbi() const noexcept { return dbi_; }
+  // The database's path, as it was opened and as errors name it.
   const std::string& path() const noexcept { return path_; }
   // Opened without a lock file (lmdb_options::no_lock).
   bool without_lock() const noexcept { return without_lock_; }
   // Whether this process is the one that opened it (not a child after fork()).
   bool in_opening_process() const noexcept { return generation_ == detail::fork_generation(); }
 
+  // The map's size in bytes now (LMDB's mdb_env_info); an lmdb_error if LMDB cannot say.
   std::size_t map_size() const {
     MDB_envinfo info;
     check(mdb_env_info(get(), &info), "reading the map size");
@@ -193,6 +203,7 @@ class lmdb_environment {
     return rc;
   }
 
+  // Throws an lmdb_error for what when rc, an LMDB call's result, is not MDB_SUCCESS.
   void check(int rc, std::string_view what) const {
     if (rc != MDB_SUCCESS) throw lmdb_error(path_, rc, what);
   }
@@ -282,6 +293,9 @@ class lmdb_environment {
 // destructor closes and reports instead of throwing.
 class lmdb_writer {
  public:
+  // Opens the database at path for writing (creating its folder when needed) and, unless
+  // options.append, empties it. LMDB's failures are lmdb_errors; a database whose readers hold
+  // snapshots in this process is a usage_error.
   explicit lmdb_writer(const std::string& path, const lmdb_options& options = {})
       : env_(lmdb_environment::open(path, options)),
         batch_size_(options.batch_size ? options.batch_size : 1) {
@@ -338,6 +352,8 @@ class lmdb_writer {
     batch_.clear();
   }
 
+  // Commits what is left and syncs the database to disk. A second close() does nothing, and a
+  // put() after it is a usage_error.
   void close() {
     if (closed_) return;
     closed_ = true;
@@ -345,8 +361,11 @@ class lmdb_writer {
     env_->check(mdb_env_sync(env_->get(), 1), "cannot flush the database to disk");
   }
 
+  // Records put so far.
   std::uint64_t written() const noexcept { return written_; }
+  // The map's size in bytes now, which doubles whenever puts fill it.
   std::size_t map_size() const { return env_->map_size(); }
+  // The environment, shared with the database's other writers in this process.
   lmdb_environment& environment() noexcept { return *env_; }
 
  private:
@@ -416,17 +435,24 @@ class lmdb_writer {
 // (LMDB's handles do not).
 class lmdb_output {
  public:
+  // Writes the database at folder, as lmdb_writer does (emptying it unless options.append).
   explicit lmdb_output(std::string_view folder, const lmdb_options& options = {})
       : writer_(make_owned<lmdb_writer>(std::string(folder), options)) {}
+  // The Framing concept: stores a record (lmdb_writer::put: a key written twice is a key_error).
   void put(std::string_view key, std::string_view bytes) { writer_->put(key, bytes); }
+  // Keys may be any bytes, not only Kaldi tokens, as the reader's (lmdb_input::keys_any_bytes).
   static constexpr bool keys_any_bytes() noexcept { return true; }  // as the reader's
+  // The Framing concept: commits the current batch, which makes what was put durable.
   void flush() { writer_->commit(); }
+  // The Framing concept: commits what is left and syncs it to disk (lmdb_writer::close).
   void close() { writer_->close(); }
 
  private:
   owned<lmdb_writer> writer_;
 };
 
+// LMDB databases as a framing family: lmdb_output writes them (with liblmdb), lmdb_input reads
+// them (without).
 struct lmdb_framing {
   using output = lmdb_output;
   using input = lmdb_input;

@@ -149,7 +149,9 @@ class lmdb_file {
   std::uint64_t entries() const noexcept { return entries_; }
   // The transaction that wrote the snapshot.
   std::uint64_t transaction() const noexcept { return transaction_; }
+  // The database's page size in bytes, as its meta page gives it.
   std::uint32_t page_size() const noexcept { return page_size_; }
+  // The data file's path, as errors name it.
   const std::string& path() const noexcept { return path_; }
   // Where bytes the map holds (a value find() or a cursor gave) are in the file.
   std::uint64_t offset_of(const char* p) const noexcept {
@@ -471,6 +473,7 @@ class lmdb_file {
 // while the lmdb_file lives.
 class lmdb_file::cursor {
  public:
+  // A cursor before the first record of file, which must outlive it. Reads nothing yet.
   explicit cursor(const lmdb_file& file) noexcept : file_(&file) {}
 
   // The next record; false after the last one, and then the next call starts from the first.

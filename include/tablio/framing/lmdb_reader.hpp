@@ -19,6 +19,7 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// Where an LMDB database is, and how writers open it with liblmdb (most fields are theirs only).
 struct lmdb_options {
   bool no_subdir = false;  // the database is one file, not a folder (MDB_NOSUBDIR)
   // Writers: no lock file (MDB_NOLOCK), for a database nobody else opens meanwhile. Readers
@@ -30,6 +31,7 @@ struct lmdb_options {
   bool append = false;  // a writer keeps the records there are (goes on where another stopped)
 };
 
+// Which records an lmdb_reader gives, and whether it starts again after the last.
 struct lmdb_read_options {
   bool wrap_around = false;  // after the last record, start again from the first (training loops)
   std::uint64_t shard_index = 0, shard_count = 1;  // keep records i with i % count == index
@@ -53,6 +55,9 @@ struct lmdb_snapshot {
 // or one committed between its hold and the reader's opening (lmdb_file).
 class lmdb_reader {
  public:
+  // Opens the data file of the database at path, checking its meta pages (a bad file is a
+  // format_error), and reads the snapshot `snapshot` holds, or else the current one. A shard
+  // index not below the shard count is a usage_error.
   explicit lmdb_reader(const std::string& path, const lmdb_options& options = {},
                        const lmdb_read_options& read = {}, const open_options& open = {},
                        lmdb_snapshot snapshot = {})
@@ -118,12 +123,17 @@ class lmdb_input {
  public:
   static constexpr unsigned forms = entry_forms(entry_form::record);
 
+  // Reads the database at folder with an lmdb_reader of its own, which holds no snapshot
+  // (open_lmdb_reader() in framing/lmdb.hpp gives one that does).
   explicit lmdb_input(std::string_view folder, const lmdb_read_options& read = {},
                       const lmdb_options& options = {}, const open_options& open = {})
       : reader_(make_owned<lmdb_reader>(std::string(folder), options, read, open)) {}
+  // Reads through a reader already open, such as open_lmdb_reader() gives.
   explicit lmdb_input(owned<lmdb_reader> reader) : reader_(std::move(reader)) {}
   // An LMDB key is any 1 to 511 bytes: Caffe's convert_imageset keeps file names in them.
   static constexpr bool keys_any_bytes() noexcept { return true; }
+  // The Framing concept: the next record of the shard, in key order, its bytes a view into
+  // the map of the file. False at the end (never, with wrap_around, for a shard that has one).
   bool next(entry& e) {
     std::string_view key, value;
     if (!reader_->next(key, value)) return false;
@@ -131,6 +141,7 @@ class lmdb_input {
     describe(e, value);
     return true;
   }
+  // The Framing concept: the record stored under key, in any shard; false when there is none.
   bool find(std::string_view key, entry& e) {
     std::optional<std::string_view> value = reader_->get(key);
     if (!value) return false;
@@ -138,8 +149,12 @@ class lmdb_input {
     describe(e, *value);
     return true;
   }
+  // The Framing concept: records in the database (all shards), as its meta page counts them.
   std::uint64_t size() const { return reader_->size(); }
+  // The Framing concept: the data file read, as errors name it.
   const std::string& name() const noexcept { return reader_->path(); }
+  // The Framing concept: nothing to do; the file stays mapped until the lmdb_input goes, so
+  // the views it gave stay valid.
   void close() {}
 
  private:

@@ -31,8 +31,10 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// Writes TFRecord records, length and CRCs around each record's bytes, to one stream.
 class tfrecord_writer {
  public:
+  // Writes records to out, as it is (compress it first for a compressed file).
   explicit tfrecord_writer(writer out) : out_(std::move(out)) {}
 
   // Appends one record; returns the offset of its length field.
@@ -48,14 +50,18 @@ class tfrecord_writer {
     out_.write(footer, 4);
     return offset;
   }
+  // Pushes the records written so far to the OS.
   void flush() { out_.flush(); }
+  // Flushes and closes the output; a failed write or output command throws here.
   void close() { out_.close(); }
+  // The stream the records go to.
   writer& out() noexcept { return out_; }
 
  private:
   writer out_;
 };
 
+// How a tfrecord_reader takes records whose data CRC fails, and a file cut inside a header.
 struct tfrecord_read_options {
   bool verify_crc = true;       // check the data CRC (the length CRC is always checked)
   bool skip_corrupted = false;  // skip records whose data CRC fails, counting them
@@ -152,8 +158,11 @@ inline std::string_view read_tfrecord_at(reader& in, std::string& scratch, std::
   return record;
 }
 
+// Reads the records of one TFRecord stream in order (see above for what it checks and reports).
+// The framing over files is tfrecord_input.
 class tfrecord_reader {
  public:
+  // Reads records from in, as it is (inflated_tfrecord_input() inflates a compressed one).
   explicit tfrecord_reader(reader in, tfrecord_read_options options = {})
       : in_(std::move(in)), options_(options) {}
 
@@ -179,15 +188,22 @@ class tfrecord_reader {
 
   // Facts about the record next() returned last.
   const tfrecord_record_info& info() const noexcept { return info_; }
+  // The offset of the record's length field: what an index or a script line points at.
   std::uint64_t offset() const noexcept { return info_.offset; }
+  // The record's length in bytes, as its header gives it.
   std::uint64_t length() const noexcept { return info_.length; }
+  // The masked CRC32C of the record's length field, as stored.
   std::uint32_t masked_length_crc() const noexcept { return info_.masked_length_crc; }
+  // The masked CRC32C of the record's data, as stored (checked against the data unless
+  // verify_crc is off).
   std::uint32_t masked_crc() const noexcept { return info_.masked_crc; }
   // Records skipped for a bad data CRC (skip_corrupted).
   std::uint64_t skipped() const noexcept { return skipped_; }
   // Bytes of a partial header found at the end (0 when the file ended cleanly).
   std::size_t truncated_header() const noexcept { return info_.truncated_header; }
+  // The stream read: after next(), just past the record.
   reader& in() noexcept { return in_; }
+  // Closes the input; a failed input command throws here.
   void close() { in_.close(); }
 
  private:
@@ -248,14 +264,21 @@ inline writer open_tfrecord_output(std::string_view name, compression c, const o
   return out;
 }
 
+// How a tfrecord_output writes: the wspecifier's key= and f options, and the compression.
 struct tfrecord_output_options {
   std::string key_name;                 // key=NAME: keep each entry's key in this bytes feature
   std::optional<compression> compress;  // none, gzip, zlib; by default as the name's suffix says
   bool flush_each = false;              // f: push every record to the OS as it is written
 };
 
+// Writes one TFRecord file: the output side of tfrecord_framing, a Framing of record entries.
+// Its records keep no keys unless told where (key=NAME, or a script beside it), so entries must
+// then come keyed by their number.
 class tfrecord_output {
  public:
+  // Opens wxfilename for writing, compressed as options.compress says, or else as its suffix
+  // does (".gz": gzip; ".zz", ".zlib": zlib). Compression without the tablio::zlib component
+  // is a usage_error.
   explicit tfrecord_output(std::string_view wxfilename, tfrecord_output_options options = {},
                            const open_options& open = {})
       : name_(wxfilename),
@@ -263,6 +286,8 @@ class tfrecord_output {
         compression_(options_.compress.value_or(compression_for_suffix(wxfilename))),
         records_(open_tfrecord_output(wxfilename, compression_, open)) {}
 
+  // The Framing concept: appends the record. When its keys are kept nowhere, a key other than
+  // the entry's number (ordinal_key) is a key_error, since reading would number it.
   void put(std::string_view key, std::string_view bytes) {
     if (options_.key_name.empty() && !keys_beside_)
       keys_.check(key, name_,
@@ -271,18 +296,29 @@ class tfrecord_output {
     at_ = records_.write(bytes);
     if (options_.flush_each) records_.flush();
   }
+  // The Framing concept: the bytes feature the records keep their key in (key=NAME); empty
+  // for none.
   std::string_view key_name() const noexcept { return options_.key_name; }
+  // Keeps keys in the bytes feature `name` from now on, as key=NAME does: the table puts each
+  // key there, so any key is taken.
   void keep_keys_in(std::string_view name) { options_.key_name = name; }
+  // Keys are kept beside the file (in a script), so any key is taken.
   void keep_keys_beside() noexcept { keys_beside_ = true; }
   // The record's offset: what a script line points at. Offsets into compressed data cannot be
   // read at, so a script beside a compressed file is refused.
   location entry_location() const noexcept { return {0, at_}; }
+  // The Framing concept: the name script lines give the file: the wxfilename as given.
   const std::string& file_name(std::uint32_t /*file*/) const noexcept { return name_; }
+  // The Framing concept: why a script cannot point at the records (a compressed file); empty
+  // when it can.
   std::string_view script_refusal() const noexcept {
     return compression_ == compression::none ? std::string_view()
                                              : "a script cannot point into a compressed TFRecord file";
   }
+  // The Framing concept: pushes the records written so far to the OS.
   void flush() { records_.flush(); }
+  // The Framing concept: flushes and closes the file (ending a compressed stream); a failed
+  // write or output command throws here.
   void close() { records_.close(); }
 
  private:
@@ -295,6 +331,7 @@ class tfrecord_output {
   bool keys_beside_ = false;
 };
 
+// How a tfrecord_input reads: the rspecifier's key=, shard= and unended options.
 struct tfrecord_input_options {
   std::string key_name;  // key=NAME: the records keep their key in this bytes feature
   std::uint64_t shard_index = 0, shard_count = 1;  // shard=I/N: records I, I+N, I+2N... of all files
@@ -303,6 +340,8 @@ struct tfrecord_input_options {
   bool unended = false;
 };
 
+// Reads TFRecord files one after the other: the input side of tfrecord_framing, a Framing of
+// record entries, each also read again at its location in a plain, uncompressed file.
 class tfrecord_input {
  public:
   static constexpr unsigned forms = entry_forms(entry_form::record);
@@ -317,6 +356,7 @@ class tfrecord_input {
     detail::check_shard(options_.shard_index, options_.shard_count);
   }
 
+  // The longest key read (the open options' limits::max_token_bytes), as records' own keys.
   std::size_t max_key_bytes() const noexcept { return open_.parse_limits.max_token_bytes; }
   // The next record of this shard; its key is its ordinal over all files until the table
   // takes the record's own key out (key=NAME).
@@ -352,14 +392,19 @@ class tfrecord_input {
   // Whether the record next() gave last can be read again at its location: its file is a
   // plain, uncompressed file.
   bool seekable() const noexcept { return plain_; }
+  // The Framing concept: the record at `at`, read with a second reader so that reading in order
+  // goes on undisturbed; both CRCs are checked, and a bad or missing record is a data_loss_error.
   bool read_at(const location& at, entry& e) {
     reader& in = lookup_.at(files_.files(), at, open_);
     describe(e, read_tfrecord_at(in, scratch_, e.key), at.file, at.offset);
     return true;
   }
 
+  // The files read, in order: the names given, expanded (a list, a glob, "name@N").
   const std::vector<std::string>& files() const noexcept { return files_.files(); }
+  // The Framing concept: the names as given, as errors call the table.
   const std::string& name() const noexcept { return name_; }
+  // The Framing concept: closes the files open; a failed input command throws here.
   void close() {
     lookup_.close();
     files_.close();

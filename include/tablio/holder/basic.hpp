@@ -78,6 +78,7 @@ template <class T>
 requires std::is_arithmetic_v<T>
 class basic_holder : public holder_storage<T> {
  public:
+  // The Holder concept: writes v in the form above, the text one ending its line.
   static void write(writer& w, bool binary, const T& v) {
     if (binary) {
       kaldi_io::write_binary_header(w);
@@ -87,6 +88,8 @@ class basic_holder : public holder_storage<T> {
       w.put('\n');
     }
   }
+  // The Holder concept: reads either form; in text, the value alone on its line, blanks aside.
+  // Throws format_error on anything else (an empty line, a second value).
   void read(reader& r) {
     if (kaldi_io::read_binary_header(r)) {
       kaldi_binary::read(r, this->value_);
@@ -116,6 +119,7 @@ template <class T>
 requires std::is_arithmetic_v<T>
 class basic_vector_holder : public holder_storage<std::vector<T>> {
  public:
+  // The Holder concept: writes v in the form above.
   static void write(writer& w, bool binary, const std::vector<T>& v) {
     if (binary) {
       kaldi_io::write_binary_header(w);
@@ -124,6 +128,8 @@ class basic_vector_holder : public holder_storage<std::vector<T>> {
     detail::write_basic_values(w, binary, v);
     if (!binary) w.put('\n');
   }
+  // The Holder concept: reads either form, the text one a line of values (none for an empty
+  // line); throws format_error on bad input or a count past the input or the limits.
   void read(reader& r) {
     auto& v = this->value_;
     v.clear();
@@ -147,6 +153,7 @@ template <class T>
 requires std::is_arithmetic_v<T>
 class basic_vector_vector_holder : public holder_storage<std::vector<std::vector<T>>> {
  public:
+  // The Holder concept: writes v in the form above.
   static void write(writer& w, bool binary, const std::vector<std::vector<T>>& v) {
     if (binary) {
       kaldi_io::write_binary_header(w);
@@ -163,6 +170,8 @@ class basic_vector_vector_holder : public holder_storage<std::vector<std::vector
     }
     w.put('\n');
   }
+  // The Holder concept: reads either form; in text, values left after the last ';' are a
+  // format_error, as are bad values and counts past the input or the limits.
   void read(reader& r) {
     auto& v = this->value_;
     v.clear();
@@ -197,6 +206,7 @@ template <class T>
 requires std::is_arithmetic_v<T>
 class basic_pair_vector_holder : public holder_storage<std::vector<std::pair<T, T>>> {
  public:
+  // The Holder concept: writes v in the form above.
   static void write(writer& w, bool binary, const std::vector<std::pair<T, T>>& v) {
     if (binary) {
       kaldi_io::write_binary_header(w);
@@ -214,6 +224,8 @@ class basic_pair_vector_holder : public holder_storage<std::vector<std::pair<T, 
     }
     w.put('\n');
   }
+  // The Holder concept: reads either form; in text, pairs separated by ';'. Throws format_error
+  // on a lone value, another separator, or a count past the input or the limits.
   void read(reader& r) {
     auto& v = this->value_;
     v.clear();

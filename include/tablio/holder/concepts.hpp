@@ -32,9 +32,12 @@ class holder_storage {
 
  public:
   using value_type = T;
+  // The Holder concept: the value read last, which the caller may move from or modify.
   value_type& value() noexcept { return value_; }
   const value_type& value() const noexcept { return value_; }
+  // The Holder concept: replaces the value with a default-made one, freeing its memory.
   void clear() { value_ = value_type{}; }
+  // Exchanges the values of two holders, without copying either.
   void swap(holder_storage& other) noexcept {
     using std::swap;
     swap(value_, other.value_);

@@ -127,23 +127,36 @@ class example_view_record_holder : public encoded_holder<example_view, example_v
 // view is for reading.
 using example_view_holder = detail::example_view_record_holder;
 
+// A Holder and keyed_record_holder of a user's aggregate T, stored as the Example
+// to_example(T) makes (types/example_mapping.hpp): T needs example_field_names, or Boost.PFR's
+// field names.
 template <class T>
 class example_struct_holder : public holder_storage<T> {
  public:
   static constexpr std::string_view extension = "example";
+  // The Holder concept: writes the Example of v as example_holder does.
   static void write(writer& w, bool binary, const T& v) { example_holder::write(w, binary, to_example(v)); }
+  // The Holder concept: reads an Example and fills the value from it; throws format_error
+  // naming the feature that is missing or of the wrong kind or size.
   void read(reader& r) {
     example_.read(r);
     from_example(example_.value(), this->value_, r.name());
   }
+  // The record_holder concept: the record is the Example of v, in wire bytes.
   static void encode_record(std::string& out, const T& v) { encode_example(to_example(v), out); }
+  // The keyed_record_holder concept: the same, with the key in bytes feature key_name; throws
+  // usage_error when v's Example has a feature of that name.
   static void encode_record(std::string& out, const T& v, std::string_view key_name, std::string_view key) {
     example_holder::encode_record(out, to_example(v), key_name, key);
   }
+  // The record_holder concept: decodes the Example and fills the value from it (features no
+  // field names, as the key's, are ignored); throws format_error as read() does.
   void decode_record(std::string_view bytes, const std::string& name) {
     example_.decode_record(bytes, name);
     from_example(example_.value(), this->value_, name);
   }
+  // The keyed_record_holder concept: the key the last record decoded kept in bytes feature
+  // key_name; throws format_error when it has no such feature of one bytes value.
   std::string take_record_key(std::string_view key_name, const std::string& name) {
     return example_.take_record_key(key_name, name);
   }

@@ -62,6 +62,8 @@ class holder : public holder_storage<T> {
     return codec_traits<BinaryCodec, T>::skim_object(r, out);
   }
 
+  // The Holder concept: reads one object written in either mode ("\0B" says binary); throws
+  // format_error on bad input, or on text left on a text object's line.
   void read(reader& r) {
     if constexpr (!delimited) {
       read_encoding(r);
@@ -81,6 +83,8 @@ class holder : public holder_storage<T> {
     encode_to<BinaryCodec>(w, v);
     w.close();
   }
+  // Decodes a record that is the encoding alone; throws format_error, naming `name`, when the
+  // bytes are not one whole encoding.
   void decode_record(std::string_view bytes, const std::string& name) requires(!delimited) {
     reader in = memory_reader(bytes, name);
     decode_from<BinaryCodec>(in, this->value_);

@@ -10,13 +10,19 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// Kaldi's TokenHolder, a Holder of one token: a non-empty word of printable bytes and no
+// whitespace, written as the token and a newline.
 class token_holder : public holder_storage<std::string> {
  public:
+  // The Holder concept: writes the token and a newline in either mode; throws usage_error for a
+  // string that is not a token.
   static void write(writer& w, bool /*binary*/, const std::string& token) {
     check_token(token);
     w.write(token);
     w.put('\n');
   }
+  // The Holder concept: reads a token after any whitespace, then blanks to the newline; throws
+  // format_error for no token, unprintable bytes, or more on the line.
   void read(reader& r) {
     r.skip_whitespace();
     std::uint64_t at = r.tell();
@@ -32,6 +38,7 @@ class token_holder : public holder_storage<std::string> {
     }
     r.advance(1);
   }
+  // Throws usage_error unless token is one a writer takes (non-empty, printable, no whitespace).
   static void check_token(std::string_view token) {
     if (!kaldi_io::is_token(token))
       throw_usage_error({"invalid token ", quoted_excerpt(token), " (empty, whitespace or unprintable)"});
@@ -43,8 +50,12 @@ class token_holder : public holder_storage<std::string> {
   }
 };
 
+// Kaldi's TokenVectorHolder, a Holder of a line of tokens: each followed by a space, then a
+// newline.
 class token_vector_holder : public holder_storage<std::vector<std::string>> {
  public:
+  // The Holder concept: writes "a b c " and a newline in either mode; throws usage_error for a string that
+  // is not a token. An empty vector is a newline alone.
   static void write(writer& w, bool /*binary*/, const std::vector<std::string>& tokens) {
     for (const auto& t : tokens) {
       token_holder::check_token(t);
@@ -53,6 +64,8 @@ class token_vector_holder : public holder_storage<std::vector<std::string>> {
     }
     w.put('\n');
   }
+  // The Holder concept: reads the tokens of one line (none for an empty line); throws
+  // format_error for unprintable bytes or a missing newline.
   void read(reader& r) {
     value_.clear();
     detail::parse_line(r, [&](reader& line) {

@@ -13,6 +13,8 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// The argc arguments of argv, argv[0] included, in UTF-8 (on Windows, from the wide command
+// line when it has as many arguments; argv's own otherwise).
 inline std::vector<std::string> utf8_arguments(int argc, char** argv) {
   return detail::os::utf8_arguments(argc, argv);
 }

@@ -29,6 +29,7 @@ inline compression compression_for_suffix(std::string_view name) noexcept {
   return compression::none;
 }
 
+// The compression's name, for messages: "gzip", "zlib" or "none".
 inline const char* compression_name(compression c) noexcept {
   return c == compression::gzip ? "gzip" : c == compression::zlib ? "zlib" : "none";
 }

@@ -90,6 +90,7 @@ class file_descriptor {
 }  // namespace detail
 
 // Reads a file (or a borrowed descriptor such as standard input) with read(2).
+// It models the Source concept: seekable, closable, and sized when it is a regular file.
 class file_source {
  public:
   // Opens `path` for reading, positioned at byte `offset`.
@@ -111,18 +112,24 @@ class file_source {
     size_ = fd_.regular_file_size();
   }
 
+  // The Source concept: reads up to n bytes into dst; 0 at the end; io_error when reading fails.
   std::size_t read_some(char* dst, std::size_t n) {
     std::size_t got = fd_.read_some(dst, n);
     position_ += got;
     return got;
   }
+  // Moves to byte offset; io_error when the file cannot seek (a pipe).
   void seek(std::uint64_t offset) {
     fd_.seek(offset);
     position_ = offset;
   }
+  // The offset of the next byte read.
   std::uint64_t tell() const noexcept { return position_; }
+  // The file's size; nullopt when it is no regular file (a pipe, a terminal).
   std::optional<std::uint64_t> size() const noexcept { return size_; }
+  // Closes a descriptor it owns; io_error when closing fails.
   void close() { fd_.close(); }
+  // The name it was opened under, as errors give it.
   const std::string& path() const noexcept { return fd_.path(); }
 
  private:
@@ -132,24 +139,31 @@ class file_source {
 };
 
 // Writes a file (created or truncated) or a borrowed descriptor such as standard output.
+// It models the Sink concept: seekable and closable.
 class file_sink {
  public:
+  // Creates or truncates the file at path; io_error when it cannot.
   explicit file_sink(const std::string& path)
       : fd_(detail::file_descriptor::open(path, detail::os::file_use::write, "cannot open for writing")) {}
   // Writes a descriptor opened for it, which it closes.
   explicit file_sink(detail::file_descriptor fd) : fd_(std::move(fd)) {}
   file_sink(detail::os::native_file fd, std::string name) : fd_(fd, std::move(name), false) {}
 
+  // The Sink concept: writes all n bytes at src, io_error when the system fails to.
   void write(const char* src, std::size_t n) {
     fd_.write_all(src, n);
     position_ += n;
   }
+  // The Sink concept: nothing to do.
   void flush() {}  // the system's write leaves nothing buffered in this process
+  // Moves to byte offset, where the next write goes; io_error when the file cannot seek.
   void seek(std::uint64_t offset) {
     fd_.seek(offset);
     position_ = offset;
   }
+  // The offset the next write goes to.
   std::uint64_t tell() const noexcept { return position_; }
+  // Closes a descriptor it owns; io_error when closing fails (a write error the system deferred).
   void close() { fd_.close(); }
 
  private:
@@ -157,7 +171,9 @@ class file_sink {
   std::uint64_t position_ = 0;
 };
 
+// Standard input as a source, which closing leaves open.
 inline file_source stdin_source() { return file_source(detail::os::standard_input(), "<stdin>"); }
+// Standard output as a sink, which closing leaves open.
 inline file_sink stdout_sink() { return file_sink(detail::os::standard_output(), "<stdout>"); }
 
 TABLIO_END_NAMESPACE

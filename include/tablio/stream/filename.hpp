@@ -63,6 +63,9 @@ inline std::size_t offset_colon(std::string_view name) {
 
 }  // namespace detail
 
+// What an rxfilename names, as Kaldi's ClassifyRxfilename says, with `remote` for a remote
+// object: none for a name Kaldi refuses (a leading '|', surrounding whitespace, an
+// rspecifier-like "ark:x", a '|' inside, a NUL byte).
 inline input_kind classify_rxfilename(std::string_view name) {
   if (name.empty() || name == "-") return input_kind::standard_input;
   if (name.find('\0') != std::string_view::npos) return input_kind::none;  // the system would cut it there
@@ -76,6 +79,9 @@ inline input_kind classify_rxfilename(std::string_view name) {
   return input_kind::file;
 }
 
+// What a wxfilename names, as Kaldi's ClassifyWxfilename says, with `remote` for a remote
+// object: none for a name Kaldi refuses (a trailing '|', surrounding whitespace, a
+// wspecifier-like "ark:x", a "file:offset" name, a NUL byte).
 inline output_kind classify_wxfilename(std::string_view name) {
   if (name.empty() || name == "-") return output_kind::standard_output;
   if (name.find('\0') != std::string_view::npos) return output_kind::none;
@@ -107,6 +113,7 @@ inline std::optional<offset_filename> parse_offset_filename(std::string_view nam
   return offset_filename{std::string(name.substr(0, colon)), v};
 }
 
+// parse_offset_filename, throwing usage_error for a name with no ":offset" or an invalid one.
 inline offset_filename split_offset_filename(std::string_view name) {
   if (detail::offset_colon(name) == std::string_view::npos)
     throw_usage_error({"not a file:offset name: '", name, "'"});

@@ -14,10 +14,14 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// Reads a std::istream, which must outlive it: it models the Source concept.
 class istream_source {
  public:
+  // A source over is; `name` is what errors call it.
   explicit istream_source(std::istream& is, std::string name = "<istream>")
       : is_(&is), name_(std::move(name)) {}
+  // The Source concept: reads up to n bytes into dst, fewer only at the end; io_error when the
+  // stream goes bad.
   std::size_t read_some(char* dst, std::size_t n) {
     is_->read(dst, static_cast<std::streamsize>(n));
     std::size_t got = static_cast<std::size_t>(is_->gcount());
@@ -30,14 +34,18 @@ class istream_source {
   std::string name_;
 };
 
+// Writes to a std::ostream, which must outlive it: it models the Sink concept.
 class ostream_sink {
  public:
+  // A sink into os; `name` is what errors call it.
   explicit ostream_sink(std::ostream& os, std::string name = "<ostream>")
       : os_(&os), name_(std::move(name)) {}
+  // The Sink concept: writes the n bytes at src; io_error when the stream fails.
   void write(const char* src, std::size_t n) {
     os_->write(src, static_cast<std::streamsize>(n));
     if (!*os_) throw_io_error(name_, 0, {"cannot write to stream"});
   }
+  // The Sink concept: flushes the stream; io_error when it fails.
   void flush() {
     os_->flush();
     if (!*os_) throw_io_error(name_, 0, {"cannot flush stream"});
@@ -52,6 +60,7 @@ class ostream_sink {
 // streambuf are consumed from the reader when the streambuf is destroyed.
 class reader_streambuf final : public std::streambuf {
  public:
+  // A streambuf over r, which must outlive it, reading from r's current position.
   explicit reader_streambuf(reader& r) : r_(r) { take_window(); }
   ~reader_streambuf() override { r_.advance(static_cast<std::size_t>(gptr() - eback())); }
 
@@ -62,6 +71,7 @@ class reader_streambuf final : public std::streambuf {
     setg(nullptr, nullptr, nullptr);
     return r_;
   }
+  // Takes the reader's window again, after underlying() was used directly.
   void resync() { take_window(); }
   reader_streambuf(const reader_streambuf&) = delete;
   reader_streambuf& operator=(const reader_streambuf&) = delete;
@@ -96,6 +106,7 @@ class reader_streambuf final : public std::streambuf {
 // writer on sync() and when the streambuf is destroyed.
 class writer_streambuf final : public std::streambuf {
  public:
+  // A streambuf over w, which must outlive it, writing where w writes next.
   explicit writer_streambuf(writer& w) : w_(w) { take_window(); }
   ~writer_streambuf() override { commit(); }
 
@@ -105,6 +116,7 @@ class writer_streambuf final : public std::streambuf {
     commit();
     return w_;
   }
+  // Takes the writer's window again, after underlying() was used directly.
   void resync() { take_window(); }
   writer_streambuf(const writer_streambuf&) = delete;
   writer_streambuf& operator=(const writer_streambuf&) = delete;

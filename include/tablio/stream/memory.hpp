@@ -36,23 +36,34 @@ class byte_buffer {
     return *this;
   }
 
+  // The bytes; nullptr before the first allocation.
   char* data() noexcept { return data_; }
   const char* data() const noexcept { return data_; }
+  // Bytes held.
   std::size_t size() const noexcept { return size_; }
+  // Bytes it can hold before it reallocates.
   std::size_t capacity() const noexcept { return capacity_; }
+  // Whether it holds no bytes.
   bool empty() const noexcept { return size_ == 0; }
+  // The bytes as a range of char.
   char* begin() noexcept { return data(); }
+  // The end of the bytes.
   char* end() noexcept { return data() + size_; }
   const char* begin() const noexcept { return data(); }
   const char* end() const noexcept { return data() + size_; }
+  // Byte i, unchecked.
   char& operator[](std::size_t i) noexcept { return data_[i]; }
   char operator[](std::size_t i) const noexcept { return data_[i]; }
+  // The bytes as a string_view, valid until the buffer changes.
   std::string_view view() const noexcept { return {data(), size_}; }
+  // view(), implicitly.
   operator std::string_view() const noexcept { return view(); }
+  // Whether both hold the same bytes.
   bool operator==(const byte_buffer& o) const noexcept { return view() == o.view(); }
 
   // Keeps the capacity.
   void clear() noexcept { size_ = 0; }
+  // Makes room for n bytes in all, keeping the bytes held; never shrinks.
   void reserve(std::size_t n) {
     if (n <= capacity_) return;
     char* bigger = new char[n];  // default-initialised: no zero-filling
@@ -65,6 +76,7 @@ class byte_buffer {
     reserve(n);
     size_ = n;
   }
+  // Holds a copy of the n bytes at src, reusing the capacity.
   void assign(const char* src, std::size_t n) {
     resize_uninitialized(n);
     if (n != 0) std::memcpy(data(), src, n);
@@ -77,19 +89,24 @@ class byte_buffer {
 };
 
 // Reads a span of memory the caller keeps alive.
+// It models the Source concept, contiguous and sized: a reader over it copies nothing.
 class memory_source {
  public:
   memory_source() = default;
+  // A source over bytes, which must outlive it.
   explicit memory_source(std::span<const char> bytes) noexcept : bytes_(bytes) {}
   explicit memory_source(std::string_view bytes) noexcept : bytes_(bytes.data(), bytes.size()) {}
 
+  // The Source concept: copies up to n of the bytes left to dst; 0 at the end.
   std::size_t read_some(char* dst, std::size_t n) noexcept {
     n = detail::min_of(n, bytes_.size() - pos_);
     if (n != 0) std::memcpy(dst, bytes_.data() + pos_, n);
     pos_ += n;
     return n;
   }
+  // The Source concept: all the bytes, for a reader to read in place.
   std::span<const char> contiguous() const noexcept { return bytes_; }
+  // The Source concept: the number of bytes.
   std::optional<std::uint64_t> size() const noexcept { return bytes_.size(); }
 
  private:
@@ -99,10 +116,12 @@ class memory_source {
 
 // Appends to a container of char: byte_buffer (no initialisation), or std::vector<char> and
 // std::string (which zero-fill what they grow by). The container holds unwritten bytes past
-// the written ones until the writer is flushed or closed.
+// the written ones until the writer is flushed or closed; the writer's window is the
+// container's own storage. A flush after a seek back cuts the container where writing stopped.
 template <class Container>
 class vector_sink final : public sink_base {
  public:
+  // Appends to out, after the bytes it holds; out must outlive the sink.
   explicit vector_sink(Container& out) noexcept : out_(out), filled_(out.size()) {}
 
   std::span<char> next_window(std::size_t used, std::size_t min_free) override {

@@ -16,8 +16,12 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// Reads a regular file through a read-only memory map: it models the Source concept,
+// contiguous and sized, so a reader over it copies nothing. The file must not shrink while mapped.
 class mmap_source {
  public:
+  // Maps the file at path, advising the system of the access pattern; io_error when it cannot be
+  // opened or mapped, or is no regular file.
   explicit mmap_source(const std::string& path, access_pattern hint = access_pattern::normal)
       : mmap_source(
             detail::file_descriptor::open(path, detail::os::file_use::read, "cannot open for reading"),
@@ -54,14 +58,18 @@ class mmap_source {
   }
   ~mmap_source() { unmap(); }
 
+  // The Source concept: copies up to n of the bytes left to dst; 0 at the end.
   std::size_t read_some(char* dst, std::size_t n) noexcept {
     n = detail::min_of(n, size_ - pos_);
     if (n != 0) std::memcpy(dst, data_ + pos_, n);
     pos_ += n;
     return n;
   }
+  // The Source concept: the whole file, for a reader to read in place.
   std::span<const char> contiguous() const noexcept { return {data_, size_}; }
+  // The Source concept: the file's size when mapped.
   std::optional<std::uint64_t> size() const noexcept { return size_; }
+  // The name it was opened under, as errors give it.
   const std::string& path() const noexcept { return path_; }
 
  private:

@@ -30,6 +30,8 @@ struct remote_options {
   std::optional<double> stream_deadline;
 };
 
+// How one open treats a name: what kinds of name it may open, where local files may be, the
+// parsers' limits, remote fetching and table threads. The defaults trust the name.
 struct open_options {
   // Run "cmd |" and "| cmd" names as shell commands. Turn off for names from untrusted input.
   bool allow_pipes = true;

@@ -19,12 +19,15 @@
 
 TABLIO_BEGIN_NAMESPACE
 
-// Standard output of `command` (run by the system's shell: /bin/sh, cmd.exe).
+// Standard output of `command` (run by the system's shell: /bin/sh, cmd.exe). It models the
+// Source concept (closable).
 class pipe_source {
  public:
+  // Starts command, reading what it writes; io_error when it cannot start.
   explicit pipe_source(std::string command)
       : pipe_(std::move(command), detail::process_pipe::direction::from_command) {}
 
+  // The Source concept: reads up to n bytes of the command's output into dst; 0 at its end.
   std::size_t read_some(char* dst, std::size_t n) {
     const std::int64_t got = detail::os::read_file(pipe_.fd(), dst, n);
     if (got < 0) throw_io_error(pipe_.command(), errno, {"cannot read from command"});
@@ -48,12 +51,16 @@ class pipe_source {
   bool ended_ = false;
 };
 
-// Standard input of `command` (run by the system's shell).
+// Standard input of `command` (run by the system's shell). It models the Sink concept
+// (closable).
 class pipe_sink {
  public:
+  // Starts command, writing to what it reads; io_error when it cannot start.
   explicit pipe_sink(std::string command)
       : pipe_(std::move(command), detail::process_pipe::direction::to_command) {}
 
+  // The Sink concept: writes all n bytes at src to the command; an io_error when the command has
+  // exited (its exit status explains it when it failed).
   void write(const char* src, std::size_t n) {
     if (!pipe_.is_open()) throw_io_error(pipe_.command(), EPIPE, {"cannot write to command"});
     detail::sigpipe_guard guard;
@@ -69,6 +76,7 @@ class pipe_sink {
       n -= static_cast<std::size_t>(put);
     }
   }
+  // The Sink concept: nothing to do, as nothing is buffered here.
   void flush() {}
   // Closes the command's input, waits for it, throws if it failed.
   void close() { pipe_.finish(true); }

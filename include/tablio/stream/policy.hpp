@@ -25,6 +25,8 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// The process's policy for names from untrusted input (the header's opening comment): what
+// set_process_policy() takes and current_process_policy() gives.
 struct process_policy {
   bool untrusted = false;
   bool allow_pipes = true;  // false under untrusted

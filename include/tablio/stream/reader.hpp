@@ -193,10 +193,13 @@ class reader {
   reader(reader&&) noexcept = default;
   reader& operator=(reader&&) noexcept = default;
 
+  // What messages call the stream (usually the path).
   const std::string& name() const noexcept { return name_; }
   // What messages call the stream from now on (a name that came from input, quoted short).
   void set_name(std::string name) noexcept { name_ = std::move(name); }
+  // The limits decoders check what they read against (limits::max_record_bytes and the others).
   const tablio::limits& limits() const noexcept { return limits_; }
+  // Sets those limits, for what is read from now on.
   void set_limits(const tablio::limits& lim) noexcept { limits_ = lim; }
 
   // Byte offset of the next byte to be read.
@@ -230,6 +233,7 @@ class reader {
     if (cur_ != end_) return true;
     return refill();
   }
+  // Whether the input has ended; it refills the window to find out, and so may block on a pipe.
   bool at_end() { return !fill(); }
 
   // Next byte without consuming it, or -1 at end of input.
@@ -332,6 +336,7 @@ class reader {
     }
   }
 
+  // Whether c is whitespace as std::isspace says in the "C" locale.
   static constexpr bool is_space(char c) noexcept {
     return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
   }
@@ -392,6 +397,7 @@ class reader {
   [[noreturn]] TABLIO_COLD void fail(message expected, message found) const {
     throw_format_error(name_, tell(), {}, expected, found);
   }
+  // Throws a format_error at byte `offset`.
   [[noreturn]] TABLIO_COLD void fail_at(std::uint64_t offset, message expected, message found) const {
     throw_format_error(name_, offset, {}, expected, found);
   }
@@ -571,6 +577,7 @@ struct skimmed_object {
   keeper window;
   std::string copy;
 
+  // Empties it, letting the window it kept go.
   void clear() noexcept {
     bytes = {};
     window.reset();

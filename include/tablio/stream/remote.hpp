@@ -40,10 +40,13 @@ reader open_remote_input(std::string_view url, std::uint64_t offset, access_patt
 // open met; dropping it untaken stops the transfer.
 class remote_opening {
  public:
+  // Starts streaming the object at url from its start; an error it meets waits for take(). With
+  // a cache folder, it starts nothing, and take() fetches the object.
   remote_opening(std::string_view url, const open_options& options);
   remote_opening(remote_opening&&) noexcept;
   remote_opening& operator=(remote_opening&&) noexcept;
   ~remote_opening();
+  // The reader of the object, once: throws what the open met.
   reader take();
 
  private:

@@ -29,6 +29,7 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// One shard of an index: its URL, how many entries and bytes it holds, and its keys' range.
 struct shard_index_entry {
   std::string url;  // relative to the index's folder
   std::uint64_t samples = 0, bytes = 0;
@@ -48,6 +49,7 @@ struct shard_index_entry {
   }
 };
 
+// A shard index, as to_json writes it: the dataset's name and format, and its shards in order.
 struct shard_index {
   std::string name;        // the dataset's, as wids names it
   std::string format;      // tablio's format name: "tar", "tfrecord"
@@ -127,6 +129,8 @@ inline std::string shard_index_url(std::string_view folder, std::string_view sha
   return std::string(shard.starts_with(folder) ? shard.substr(folder.size()) : shard);
 }
 
+// The index as the JSON the header's opening comment shows, keys and URLs escaped (bytes that
+// are not UTF-8 as the lone surrogates Python reads back); a shard of no entries has no keys.
 inline std::string to_json(const shard_index& index) {
   std::string out = "{\n  \"__kind__\": \"wids-shard-index-v1\",\n  \"wids_version\": 1,\n  \"name\": ";
   detail::append_json_string(out, index.name);

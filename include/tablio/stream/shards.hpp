@@ -41,6 +41,7 @@ struct numbered_name {
   std::string before, after;
   int width = 0;  // zero-padded to this many digits
 
+  // The name with i in place of the "%d", zero-padded to the width.
   std::string operator()(std::uint64_t i) const {
     std::string digits = std::to_string(i);
     std::string name = before;
@@ -277,6 +278,9 @@ inline void check_no_repeats(std::vector<std::string> names, std::string_view pa
 
 }  // namespace detail
 
+// The files `pattern` names, in order, by the five ways the header's opening comment lists (a
+// pipe, "-" or a name with no pattern is itself). A shard that is missing, a glob that matches
+// nothing or a file named twice is an io_error or a usage_error now, before any is read.
 inline std::vector<std::string> expand_shards(std::string_view pattern, const open_options& options = {}) {
   open_options open = governed(options);
   std::string p(pattern);
@@ -405,11 +409,15 @@ class file_sequence {
   file_sequence(std::vector<std::string> files, const open_options& open, std::size_t opened = 0)
       : files_(std::move(files)), open_(open), next_(opened) {}
 
+  // The names of the files, in order.
   const std::vector<std::string>& files() const noexcept { return files_; }
+  // Whether every file has been opened (or the sequence closed).
   bool done() const noexcept { return next_ >= files_.size(); }
   // The index of the file open_next() gave last.
   std::uint32_t current() const noexcept { return static_cast<std::uint32_t>(next_ - 1); }
 
+  // Opens the next file (call it only while !done()), and starts streaming the one after it
+  // when that is a remote object.
   reader open_next() {
     const std::string& name = files_[next_++];
 #if defined(TABLIO_WITH_CURL)
@@ -420,6 +428,7 @@ class file_sequence {
     return open_input(name, open_);
   }
 
+  // Opens no more files, and drops the one streaming ahead.
   void close() noexcept {
     next_ = files_.size();
 #if defined(TABLIO_WITH_CURL)

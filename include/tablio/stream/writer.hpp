@@ -157,16 +157,21 @@ class writer {
   // Closing may fail: call close() to see the failure. The destructor closes quietly.
   ~writer() { close_quietly(); }
 
+  // What messages call the output (usually the path).
   const std::string& name() const noexcept { return name_; }
   // Bytes written so far.
   std::uint64_t tell() const noexcept { return committed_ + static_cast<std::uint64_t>(pos_ - begin_); }
 
+  // Writes byte c.
   TABLIO_ALWAYS_INLINE void put(char c) {
     if (pos_ == end_) [[unlikely]]
       grow(1);
     *pos_++ = c;
   }
 
+  // Writes the n bytes at src: copied into the window, or handed to the sink when they do not
+  // fit. A sink's failure (io_error) breaks the writer: each later write throws it again, as a
+  // write to a closed writer throws usage_error.
   TABLIO_ALWAYS_INLINE void write(const char* src, std::size_t n) {
     if (static_cast<std::size_t>(end_ - pos_) >= n) [[likely]] {
       if (n != 0) std::memcpy(pos_, src, n);  // pos_ may be null before the first window
@@ -183,6 +188,7 @@ class writer {
       grow(n);
     return pos_;
   }
+  // Commits n bytes written into the window that reserve() gave.
   void advance(std::size_t n) noexcept { pos_ += n; }
   // Takes back what was written since `offset` (an earlier tell()) when all of it is still in
   // the current window, so that an entry that failed midway leaves nothing; false when some
@@ -226,6 +232,7 @@ class writer {
     }
     s->close(used);
   }
+  // Whether it has a sink to write to: not closed, and not moved from.
   bool is_open() const noexcept { return static_cast<bool>(sink_); }
 
  private:

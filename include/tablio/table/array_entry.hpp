@@ -22,6 +22,9 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+/// How values of type V are typed array entries: the members the header's opening comment
+/// lists. Declared only, and specialized below for numbers, std::vector, vector<T>, matrix<T>
+/// and std::string.
 template <class V>
 struct array_traits;
 
@@ -43,29 +46,38 @@ namespace detail {
 
 }  // namespace detail
 
+// A number is an array of one value (an IDX file of labels).
 template <class T>
 requires std::is_arithmetic_v<T>
 struct array_traits<T> {
   using element = T;
   static constexpr bool writable = array_element<T>;
+  // No dimensions: one value.
   static std::size_t dims(const T&, std::uint32_t*) { return 0; }
+  // The value itself.
   static const void* data(const T& v) { return &v; }
+  // Converts the entry's one value; format_error for an entry of more or fewer values, or one that
+  // T does not hold.
   static void read(const array_view& a, T& out, const std::string& name) {
     if (a.values() != 1) detail::array_shape_mismatch(name, "items of one value", a);
     convert_elements_checked(a, &out, 1, name);
   }
 };
 
+// A std::vector holds an entry's values in order, whatever its shape.
 template <class T>
 requires std::is_arithmetic_v<T>
 struct array_traits<std::vector<T>> {
   using element = T;
   static constexpr bool writable = array_element<T>;
+  // One dimension, of the vector's size.
   static std::size_t dims(const std::vector<T>& v, std::uint32_t* out) {
     out[0] = static_cast<std::uint32_t>(v.size());
     return 1;
   }
+  // The elements.
   static const void* data(const std::vector<T>& v) { return v.data(); }
+  // Converts all the entry's values, flattened; format_error for one that T does not hold.
   static void read(const array_view& a, std::vector<T>& out, const std::string& name) {
     out.resize(static_cast<std::size_t>(a.values()));
     convert_elements_checked(a, out.data(), out.size(), name);
@@ -77,25 +89,33 @@ template <std::floating_point T>
 struct array_traits<vector<T>> {
   using element = T;
   static constexpr bool writable = array_element<T>;
+  // One dimension, of the vector's size.
   static std::size_t dims(const vector<T>& v, std::uint32_t* out) {
     return array_traits<std::vector<T>>::dims(v.storage(), out);
   }
+  // The elements.
   static const void* data(const vector<T>& v) { return v.data(); }
+  // Converts all the entry's values, flattened; format_error for one that T does not hold.
   static void read(const array_view& a, vector<T>& out, const std::string& name) {
     array_traits<std::vector<T>>::read(a, out.storage(), name);
   }
 };
 
+// A matrix is an entry of two dimensions: rows, then columns.
 template <std::floating_point T>
 struct array_traits<matrix<T>> {
   using element = T;
   static constexpr bool writable = array_element<T>;
+  // Rows and columns.
   static std::size_t dims(const matrix<T>& m, std::uint32_t* out) {
     out[0] = static_cast<std::uint32_t>(m.num_rows());
     out[1] = static_cast<std::uint32_t>(m.num_cols());
     return 2;
   }
+  // The elements, row after row.
   static const void* data(const matrix<T>& m) { return m.data(); }
+  // Converts an entry of two dimensions; format_error for any other shape, a dimension past
+  // 2^31-1, or a value that T does not hold.
   static void read(const array_view& a, matrix<T>& out, const std::string& name) {
     if (a.dims.size() != 2) detail::array_shape_mismatch(name, "items of two dimensions (a matrix)", a);
     if (a.dims[0] > INT32_MAX || a.dims[1] > INT32_MAX)
@@ -105,15 +125,21 @@ struct array_traits<matrix<T>> {
   }
 };
 
+// A std::string is an entry's stored bytes as they are, of whatever type and shape: written,
+// one dimension of bytes.
 template <>
 struct array_traits<std::string> {
   using element = std::uint8_t;
   static constexpr bool writable = true;
+  // One dimension, of the string's size.
   static std::size_t dims(const std::string& s, std::uint32_t* out) {
     out[0] = static_cast<std::uint32_t>(s.size());
     return 1;
   }
+  // The bytes.
   static const void* data(const std::string& s) { return s.data(); }
+  // The entry's stored bytes, unconverted (in the file's byte order); it never throws a
+  // format_error.
   static void read(const array_view& a, std::string& out, const std::string&) {
     out.assign(a.data, static_cast<std::size_t>(a.values()) * element_size(a.type));  // the stored bytes
   }

@@ -297,6 +297,8 @@ class entry_reader {
     }
     detail::apply_script_range(h.value(), e);
   }
+  // Drops the value kept for the ranges of one origin, so that the next ranged entry reads its
+  // object again.
   void release() { cached_.reset(); }
 
   // Reads e's value into h.value() on its own, without the cache of ranged entries: for a

@@ -22,6 +22,8 @@ TABLIO_IMPL void register_format(const table_format& format);
 // pattern or its script), and so are the files a script written to lists; a specifier may not
 // name a cache there.
 TABLIO_IMPL owned<any_output_base> open_table_output(const wspecifier& w, const open_options& options = {});
+// The table a parsed rspecifier names, opened for reading with table_input_options (segments=
+// cuts its recordings' table); usage_error for a format neither built in nor registered.
 TABLIO_IMPL owned<any_input_base> open_table_input(const rspecifier& r, const open_options& options = {});
 
 // The options what a table named `name` lists is opened with: governed (stream/policy.hpp), and

@@ -62,6 +62,8 @@ class random_access_table_reader {
     open(rspec, options);
   }
 
+  // Closes what is open, then opens the framing with these arguments, as the constructors do;
+  // for a framing with keyed lookup, readies its lookups.
   template <class... Args>
   void open(Args&&... args) {
     if constexpr (detail::opened_by_name<framing_type, Args...>)
@@ -70,14 +72,17 @@ class random_access_table_reader {
       open_framing([&] { return make_owned<framing_type>(std::forward<Args>(args)...); });
   }
 
+  // Whether a framing is open: opened, and not closed since.
   bool is_open() const noexcept { return static_cast<bool>(framing_); }
 
   // Whether the table has the key. Under 'p', also whether its value can be read.
   bool contains(std::string_view key) { return lookup(key, options_.permissive) != nullptr; }
 
-  // The value for key, the caller's own; throws format_error naming the key when it is
-  // absent or unreadable.
+  // The value for key, the caller's own; throws missing_key_error naming the key when it is
+  // absent (under 'p', also when unreadable), and the data's error (format_error) when it is
+  // unreadable.
   value_type at(std::string_view key) { return take(borrow_at(key)); }
+  // at(), by Kaldi's name (RandomAccessTableReader::Value), except that it returns a copy.
   value_type value(std::string_view key) { return at(key); }
 
   // The value for key, or nothing when the table has no such key. Data errors still throw
@@ -91,6 +96,7 @@ class random_access_table_reader {
   // The value the reader holds for key, without a copy: valid until the next call on this
   // reader (Kaldi's rule for RandomAccessTableReader::Value), nullptr when absent.
   const value_type* borrow(std::string_view key) { return lookup(key, true); }
+  // The value the reader holds for key, without a copy (valid as borrow()'s); throws as at() does.
   const value_type& borrow_at(std::string_view key) {
     const value_type* v = lookup(key, true);
     if (!v) [[unlikely]]
@@ -133,6 +139,8 @@ class random_access_table_reader {
     return std::nullopt;
   }
 
+  // Closes the framing and frees every value and location held; throws when an input command
+  // failed. A reader closed already does nothing.
   void close();
 
   ~random_access_table_reader();
@@ -450,16 +458,24 @@ template <holder_type H, class Framing = any_framing>
 class random_access_table_reader_mapped {
  public:
   using value_type = typename H::value_type;
+  // Opens the table and, unless map_rspec is empty, the map from keys to the table's keys.
   random_access_table_reader_mapped(std::string_view table_rspec, std::string_view map_rspec,
                                     const open_options& options = {})
       : table_(table_rspec, options) {
     if (!map_rspec.empty()) map_.emplace(map_rspec, options);
   }
+  // Whether the table has the key the map gives key; the map must have key (missing_key_error).
   bool contains(std::string_view key) { return table_.contains(mapped(key)); }
+  // The value for the key the map gives key, the caller's own. These lookups are
+  // random_access_table_reader's, and a key the map lacks throws missing_key_error in each.
   value_type at(std::string_view key) { return table_.at(mapped(key)); }
+  // at(), by Kaldi's name.
   value_type value(std::string_view key) { return at(key); }
+  // The value for the key the map gives key, or nothing when the table lacks that key.
   std::optional<value_type> find(std::string_view key) { return table_.find(mapped(key)); }
+  // The value held for the key the map gives key, without a copy; nullptr when the table lacks it.
   const value_type* borrow(std::string_view key) { return table_.borrow(mapped(key)); }
+  // The value held for the key the map gives key, without a copy; throws as at() does.
   const value_type& borrow_at(std::string_view key) { return table_.borrow_at(mapped(key)); }
 
  private:

@@ -44,6 +44,7 @@ struct segment {
   std::string utterance, recording;
   double start = 0, end = 0;  // seconds; end -1: to the end of the recording
   std::int32_t channel = -1;  // -1: not given (the recording must be mono)
+  // Whether both lines say the same.
   bool operator==(const segment&) const = default;
 };
 
@@ -112,6 +113,9 @@ inline std::int64_t samples_at(double samples) {
 }
 }  // namespace detail
 
+// Where segment s lies in a recording of `samples` samples per channel at sample_frequency,
+// computed as extract-segments does (the header's opening comment): kept, skipped with the
+// reason, or needs_channel when the recording has several channels and s names none.
 inline segment_samples locate_segment(const segment& s, float sample_frequency, std::int32_t samples,
                                       std::int32_t channels, const segment_options& options = {}) {
   using outcome = segment_samples::outcome;
@@ -154,13 +158,16 @@ inline wave_data cut_segment(const wave_data& recording, const segment_samples& 
   return wave_data(recording.sample_frequency(), std::move(samples));
 }
 
-// The input framing of a table of segments: each entry is one segment's wave, a record as a
-// wave archive holds it, keyed by its utterance, in the segments file's order; lookups by
-// utterance. `recordings` is the table the segments cut, read with `options` (s and p).
+// The input framing (the Framing concept) of a table of segments: each entry is one segment's
+// wave, a record as a wave archive holds it, keyed by its utterance, in the segments file's
+// order; lookups by utterance. `recordings` is the table the segments cut, read with `options`
+// (s and p).
 class segmented_input {
  public:
   static constexpr unsigned forms = entry_forms(entry_form::record);
 
+  // Reads the whole segments file now, opened with `open`, and reports the lines it skips; a
+  // name that is no key, or an utterance given twice, is a format_error.
   segmented_input(std::string_view segments, const segment_options& cut, owned<any_input_base> recordings,
                   std::string recordings_name, read_options options, const open_options& open)
       : name_(segments), cut_(cut), budget_(open.parse_limits.max_table_expansion) {
@@ -169,22 +176,30 @@ class segmented_input {
                      read_options{options.sorted, false, false, options.permissive});
   }
 
+  // The Framing concept: the next segment's wave, skipping (and reporting) segments the recording
+  // cannot give; false at the end. A command that failed is an io_error naming the utterance.
   bool next(entry& e) {
     while (next_ < lines_.size())
       if (hand_out(lines_[next_++], e)) return true;
     return false;
   }
+  // The Framing concept: the wave of utterance key; false when the segments have none or skip it.
   bool find(std::string_view key, entry& e) {
     detail::key_index::item* it = index_.find(key);
     return it && hand_out(lines_[it->where.offset], e);
   }
+  // The Framing concept: the number of segments lines read, which counts segments skipped only
+  // when their recording is read (times past its end, a missing recording).
   std::uint64_t size() const noexcept { return lines_.size(); }
   template <class F>
+  // Calls f(utterance) for each segments line read, in order, reading no recording; true.
   bool for_each_key(F f) {
     for (const line& l : lines_) f(l.s.utterance);
     return true;
   }
+  // The Framing concept: what errors call the table (the segments file).
   const std::string& name() const noexcept { return name_; }
+  // The Framing concept: closes the recordings' table; throws when an input command failed.
   void close() { recordings_.close(); }
 
  private:

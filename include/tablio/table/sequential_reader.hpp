@@ -73,6 +73,8 @@ class sequential_table_reader {
     open(rspec, options);
   }
 
+  // Closes what is open (reporting, not throwing, what its close met), then opens the framing
+  // with these arguments, as the constructors do, and reads the first entry.
   template <class... Args>
   void open(Args&&... args) {
     if constexpr (detail::opened_by_name<framing_type, Args...>)
@@ -81,8 +83,11 @@ class sequential_table_reader {
       open_framing([&] { return make_owned<framing_type>(std::forward<Args>(args)...); });
   }
 
+  // Whether a framing is open: opened, and not closed since.
   bool is_open() const noexcept { return static_cast<bool>(framing_); }
+  // Whether the table has ended (or was never opened, or is closed): no current entry.
   bool done() const noexcept { return done_; }
+  // The current entry's key.
   const std::string& key() const noexcept { return current_ ? current_->e.key : entry_.key; }
 
   // The current value; a pending entry is loaded here, and a record decoded, on first use.
@@ -92,6 +97,8 @@ class sequential_table_reader {
     return value_after_loading();
   }
 
+  // Moves to the next entry; usage_error once the table is done. Bad input throws here (under
+  // 'p', ends the table instead).
   void next() {
     if (done_) throw_usage_error({"sequential_table_reader::next() after the end of the table"});
     advance();
@@ -145,25 +152,32 @@ class sequential_table_reader {
     const std::string& key;
     value_type& value;
   };
+  // An input iterator over the entries; each step is next(), and it equals the end once the
+  // table is done.
   class iterator {
    public:
     using value_type = entry_ref;
     using difference_type = std::ptrdiff_t;
     iterator() = default;
+    // An iterator at the reader's current entry.
     explicit iterator(sequential_table_reader* r) : r_(r) {}
     // An lvalue, so that both `auto& [key, value]` and `auto [key, value]` bind.
     entry_ref& operator*() const { return r_->view_.emplace(entry_ref{r_->key(), r_->value()}); }
+    // Moves the reader to its next entry.
     iterator& operator++() {
       r_->next();
       return *this;
     }
     void operator++(int) { ++*this; }
+    // Whether it is at the end: the table is done, or the iterator has no reader.
     bool operator==(std::default_sentinel_t) const { return !r_ || r_->done(); }
 
    private:
     sequential_table_reader* r_ = nullptr;
   };
+  // An iterator at the current entry: a reader is iterated once, from where it is.
   iterator begin() { return iterator(this); }
+  // The end of the entries.
   std::default_sentinel_t end() { return {}; }
 
  private:

@@ -58,9 +58,12 @@ enum class output_compression { by_suffix, none, gzip, zlib };
 // Options of record tables (TFRecord, scripts of records).
 struct record_table_options {
   std::string key_feature;  // key=NAME: the bytes feature holding each record's key
+  // Whether both name the same key feature.
   bool operator==(const record_table_options&) const = default;
 };
 
+// A parsed wspecifier: the format, the file or files it writes and the options it takes
+// (parse_wspecifier, require_wspecifier).
 struct wspecifier {
   wspecifier_kind kind{};
   std::string format;       // "ark", "tfrecord", "tar"...; "scp" writes to the files a script lists
@@ -86,9 +89,12 @@ struct wspecifier {
 struct segment_options {
   float max_overshoot = 0.5f;       // seconds a segment may end past its recording, and is cut there
   float min_segment_length = 0.1f;  // seconds a segment must be longer than
+  // Whether both cut alike.
   bool operator==(const segment_options&) const = default;
 };
 
+// A parsed rspecifier: the format, the file it reads and the options it takes
+// (parse_rspecifier, require_rspecifier).
 struct rspecifier {
   rspecifier_kind kind{};
   std::string format;          // "ark", "scp", "tfrecord"...
@@ -140,6 +146,7 @@ TABLIO_IMPL std::optional<wspecifier> parse_wspecifier(std::string_view spec);
 TABLIO_IMPL std::optional<rspecifier> parse_rspecifier(std::string_view spec);
 // The same, throwing usage_error for a specifier that is none.
 TABLIO_IMPL wspecifier require_wspecifier(std::string_view spec);
+// The same for an rspecifier: usage_error, which says why, for a specifier that is none.
 TABLIO_IMPL rspecifier require_rspecifier(std::string_view spec);
 
 // The specifier with "key=NAME" among its options: "tfrecord:a" -> "tfrecord,key=NAME:a".

@@ -67,6 +67,8 @@ class table_writer {
   }
   ~table_writer();
 
+  // Closes what is open (throwing for its losses), then opens the framing with these arguments, as
+  // the constructors do.
   template <class... Args>
   void open(Args&&... args) {
     if constexpr (detail::opened_by_name<framing_type, Args...>)
@@ -75,8 +77,11 @@ class table_writer {
       open_framing([&] { return make_owned<framing_type>(std::forward<Args>(args)...); });
   }
 
+  // Whether a framing is open: opened, and not closed or given up since.
   bool is_open() const noexcept { return static_cast<bool>(framing_); }
 
+  // Writes value under key. A key that is not a Kaldi token is a key_error (a framing whose keys
+  // are any bytes, LMDB's, takes any non-empty key); usage_error when the writer is not open.
   void write(std::string_view key, const value_type& value);
   // The same, moving the value in where threads encode it.
   void write(std::string_view key, value_type&& value);

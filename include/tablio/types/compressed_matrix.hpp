@@ -95,8 +95,12 @@ TABLIO_ALWAYS_INLINE void prefetch(const void* p, std::size_t ahead) noexcept {
 
 }  // namespace detail
 
+// A matrix stored as Kaldi's CompressedMatrix holds it: a global minimum and range, then 8- or
+// 16-bit codes (see the top of this file). Made by compressing floats or doubles, or read from
+// Kaldi's binary form; it gives back floats through decompress().
 class compressed_matrix {
  public:
+  // How the values are coded, as the token names it: CM, CM2 or CM3.
   enum class format : std::int32_t { one_byte_with_column_headers = 1, two_byte = 2, one_byte = 3 };
 
   compressed_matrix() = default;
@@ -108,15 +112,24 @@ class compressed_matrix {
     compress(data, rows, cols, method);
   }
 
+  // Rows of the matrix it holds; 0 when empty.
   std::int32_t num_rows() const noexcept { return rows_; }
+  // Columns of the matrix it holds; 0 when empty.
   std::int32_t num_cols() const noexcept { return cols_; }
+  // Whether it holds no matrix (0 x 0), as a default-constructed one does.
   bool empty() const noexcept { return cols_ == 0; }
+  // How the values are coded: CM, CM2 or CM3.
   format storage_format() const noexcept { return format_; }
+  // The least value the codes stand for (the global header's min_value).
   float min_value() const noexcept { return min_value_; }
+  // The span of values the codes stand for: the greatest is min_value() + range().
   float range() const noexcept { return range_; }
   // The stored bytes after the 16-byte header (column headers and values).
   const std::vector<unsigned char>& bytes() const noexcept { return data_; }
 
+  // Replaces the contents with rows x cols row-major values compressed by `method`, bit for bit
+  // as Kaldi's CompressedMatrix::CopyFromMat. Throws usage_error for a shape Kaldi cannot hold
+  // (rows or columns alone zero), and for NaN or infinite values, which leave it empty.
   template <std::floating_point T>
   void compress(const T* data, std::int32_t rows, std::int32_t cols, compression_method method) {
     kaldi_io::check_matrix_shape(rows, cols);
@@ -311,6 +324,7 @@ class compressed_matrix {
   // (see write_binary); they are consumed here so that the next key reads cleanly.
   void read_binary(reader& r) { read_body(r, read_header(r)); }
 
+  // Whether both hold the same header and codes: the same bytes, not merely the same values.
   bool operator==(const compressed_matrix&) const = default;
 
  private:

@@ -28,6 +28,8 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// Caffe's Datum message, its fields as members. Bytes is std::string (datum: owns its data) or
+// std::string_view (datum_view: views the record it was decoded from).
 template <class Bytes>
 struct basic_datum {
   std::int32_t channels = 0;
@@ -41,11 +43,11 @@ struct basic_datum {
   // proto2 presence of the optional fields: what the encoder writes.
   struct fields {
     bool channels = true, height = true, width = true, data = false, label = true, encoded = false;
-    bool operator==(const fields&) const = default;
+    bool operator==(const fields&) const = default;  // The same fields present.
   } present;
   Bytes unknown{};  // fields this library does not know, in wire form
 
-  bool operator==(const basic_datum&) const = default;
+  bool operator==(const basic_datum&) const = default;  // Every field, presence and unknown bytes equal.
 };
 
 using datum = basic_datum<std::string>;

@@ -1,11 +1,11 @@
 // tf.Example: named features, each a list of bytes, floats or int64s, with an encoder that
 // writes the bytes libprotobuf writes with deterministic (sorted-key) serialization, and a
-// decoder that accepts what libprotobuf accepts: packed and unpacked lists, unknown fields,
-// map entries in either order or missing a part, repeated keys (the last wins), features
-// with no kind, and unknown fields (kept and written back after the known ones, as
-// libprotobuf does). Malformed wire data is a format_error, and so is a record none of whose
-// fields is the message's (a Datum read as an Example), which libprotobuf would take for an
-// empty message; an empty record is an empty message.
+// decoder that accepts what libprotobuf accepts: packed and unpacked lists, map entries in
+// either order or missing a part, repeated keys (the last wins), features with no kind, and
+// unknown fields (kept and written back after the known ones, as libprotobuf does). Malformed
+// wire data is a format_error, and so is a record none of whose fields is the message's (a
+// Datum read as an Example), which libprotobuf would take for an empty message; an empty
+// record is an empty message.
 #pragma once
 
 #include <tablio/codec/protobuf_wire.hpp>
@@ -29,6 +29,7 @@ TABLIO_BEGIN_NAMESPACE
 using feature =
     std::variant<std::monostate, std::vector<std::string>, std::vector<float>, std::vector<std::int64_t>>;
 
+// tf.Example: its features by name, and what the encoder needs to give the input back.
 struct example {
   std::map<std::string, feature> features;  // std::map orders keys bytewise, as deterministic output needs
   bool features_present = false;            // the Features message itself, even if empty
@@ -39,18 +40,21 @@ struct example {
   struct unknown_fields {
     std::string in_example, in_features;
     std::map<std::string, std::pair<std::string, std::string>> in_feature;
-    bool operator==(const unknown_fields&) const = default;
+    bool operator==(const unknown_fields&) const = default;  // The same bytes in each place.
   } unknown;
 
+  // Sets the feature `key` to the list v, replacing any feature of that name, whatever its kind.
   void set(std::string key, std::vector<std::int64_t> v) { put(std::move(key), std::move(v)); }
   void set(std::string key, std::vector<float> v) { put(std::move(key), std::move(v)); }
   void set(std::string key, std::vector<std::string> v) { put(std::move(key), std::move(v)); }
+  // The list of feature `key` when it is a list of T (std::int64_t, float or std::string);
+  // nullptr when there is no such feature or it holds another kind.
   template <class T>
   const std::vector<T>* get(const std::string& key) const {
     auto it = features.find(key);
     return it == features.end() ? nullptr : std::get_if<std::vector<T>>(&it->second);
   }
-  bool operator==(const example&) const = default;
+  bool operator==(const example&) const = default;  // The same features and unknown fields.
 
  private:
   void put(std::string key, feature f) {
@@ -66,7 +70,7 @@ struct feature_list {
   // the FeatureList itself.
   std::vector<std::pair<std::string, std::string>> unknown_in_features;
   std::string unknown;
-  bool operator==(const feature_list&) const = default;
+  bool operator==(const feature_list&) const = default;  // The same features and unknown fields.
 };
 
 // tf.SequenceExample: context features and named feature lists.
@@ -75,9 +79,9 @@ struct sequence_example {
   bool context_present = false;
   std::map<std::string, feature_list> feature_lists;
   bool feature_lists_present = false;
-  std::string unknown;                   // in SequenceExample
-  std::string unknown_in_feature_lists;  // in FeatureLists
-  bool operator==(const sequence_example&) const = default;
+  std::string unknown;                                       // in SequenceExample
+  std::string unknown_in_feature_lists;                      // in FeatureLists
+  bool operator==(const sequence_example&) const = default;  // Every part equal.
 };
 
 namespace detail {
@@ -451,6 +455,8 @@ inline std::string encode_example(const example& ex) {
   return out;
 }
 
+// Parses a serialized tf.SequenceExample as decode_example parses an Example; `name` appears in
+// errors.
 inline sequence_example decode_sequence_example(std::string_view bytes,
                                                 const std::string& name = "<sequence_example>") {
   using namespace protobuf_wire;
@@ -500,10 +506,12 @@ inline sequence_example decode_sequence_example(std::string_view bytes,
   return seq;
 }
 
+// Serializes as libprotobuf does with deterministic output, as encode_example does.
 inline void encode_sequence_example(const sequence_example& seq, std::string& out) {
   thread_local detail::example_encoder encoder;
   encoder.run(seq, out);
 }
+// The same, into a new string.
 inline std::string encode_sequence_example(const sequence_example& seq) {
   std::string out;
   encode_sequence_example(seq, out);

@@ -35,7 +35,8 @@
 
 TABLIO_BEGIN_NAMESPACE
 
-// Specialize with `static constexpr std::array names{"a", "b", ...};`, one per field.
+/// Specialize with `static constexpr std::array names{"a", "b", ...};`, one name per field of
+/// T in declaration order: the feature names to_example and from_example use.
 template <class T>
 struct example_field_names;
 

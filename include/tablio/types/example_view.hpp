@@ -120,29 +120,40 @@ using int64_list_view = detail::encoded_list_view<detail::int64_decoder>;
 class float_list_view {
  public:
   float_list_view() = default;
+  // Views packed floats, 4 bytes each (a trailing partial value is not counted).
   explicit float_list_view(std::string_view packed) : bytes_(packed) {}
+  // Floats in the list.
   std::size_t size() const noexcept { return bytes_.size() / 4; }
+  // Whether the list is empty.
   bool empty() const noexcept { return bytes_.empty(); }
+  // Float i, loaded from its bytes; unchecked.
   float operator[](std::size_t i) const noexcept {
     return load<std::endian::little, float>(bytes_.data() + 4 * i);
   }
+  // Copies the first min(out.size(), size()) floats into out, in one pass.
   void copy_to(std::span<float> out) const noexcept {
     load_array<std::endian::little>(out.data(), bytes_.data(), detail::min_of(out.size(), size()));
   }
+  // The floats, owned.
   std::vector<float> to_vector() const {
     std::vector<float> v(size());
     copy_to(v);
     return v;
   }
+  // The packed bytes in the record, little-endian.
   std::string_view bytes() const noexcept { return bytes_; }
 
+  // An input iterator over the floats, loading each as it is read.
   class iterator {
    public:
     using value_type = float;
     using difference_type = std::ptrdiff_t;
     iterator() = default;
+    // At the float whose bytes start at p.
     explicit iterator(const char* p) : p_(p) {}
+    // The float here.
     float operator*() const noexcept { return load<std::endian::little, float>(p_); }
+    // Moves to the next float.
     iterator& operator++() {
       p_ += 4;
       return *this;
@@ -152,12 +163,14 @@ class float_list_view {
       p_ += 4;
       return old;
     }
-    bool operator==(const iterator&) const = default;
+    bool operator==(const iterator&) const = default;  // Whether both are at the same float.
 
    private:
     const char* p_ = nullptr;
   };
+  // The first float.
   iterator begin() const { return iterator(bytes_.data()); }
+  // Past the last float.
   iterator end() const { return iterator(bytes_.data() + bytes_.size()); }
 
  private:
@@ -172,13 +185,15 @@ struct feature_view {
   std::string_view data;
   std::size_t count = 0;
 
-  // The list, or an empty one when the feature holds another kind.
+  // The bytes list, or an empty one when the feature holds another kind.
   bytes_list_view bytes() const {
     return kind == feature_kind::bytes ? bytes_list_view(data, count) : bytes_list_view();
   }
+  // The float list, or an empty one when the feature holds another kind.
   float_list_view floats() const {
     return kind == feature_kind::floats ? float_list_view(data) : float_list_view();
   }
+  // The int64 list, or an empty one when the feature holds another kind.
   int64_list_view int64s() const {
     return kind == feature_kind::int64s ? int64_list_view(data, count) : int64_list_view();
   }
@@ -248,6 +263,7 @@ inline bool view_common_feature(protobuf_wire::cursor c, feature_view& f) {
 class example_view {
  public:
   example_view() = default;
+  // Views record, as parse() does.
   explicit example_view(std::string_view record, const std::string& name = "<example>") {
     parse(record, name);
   }
@@ -285,7 +301,9 @@ class example_view {
 
   // The features in bytewise key order, one per key.
   std::span<const feature_view> features() const noexcept { return features_; }
+  // The number of features (distinct keys).
   std::size_t size() const noexcept { return features_.size(); }
+  // The feature of that key, or nullptr; a binary search.
   const feature_view* find(std::string_view key) const noexcept {
     auto it = std::lower_bound(features_.begin(), features_.end(), key,
                                [](const feature_view& f, std::string_view k) { return f.key < k; });
@@ -299,8 +317,11 @@ class example_view {
     features_.erase(features_.begin() + (f - features_.data()));
     return taken;
   }
+  // The bytes list of feature `key`; empty when it is absent or of another kind.
   bytes_list_view bytes(std::string_view key) const { return find_or_empty(key).bytes(); }
+  // The float list of feature `key`; empty when it is absent or of another kind.
   float_list_view floats(std::string_view key) const { return find_or_empty(key).floats(); }
+  // The int64 list of feature `key`; empty when it is absent or of another kind.
   int64_list_view int64s(std::string_view key) const { return find_or_empty(key).int64s(); }
 
   // The same values as an owned example (without unknown fields).

@@ -25,6 +25,8 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// How decode_image gives the pixels: channels, a size to draft a JPEG down to, layout and
+// colour order.
 struct image_options {
   // 3: RGB (gray replicated); 1: gray (L: color converted as Pillow's convert("L") does for
   // JPEG's own luma only: other images are refused); 0: as stored, 1 or 3.
@@ -40,16 +42,18 @@ struct image_options {
   bool bgr = false;
 };
 
+// A decoded image: 8-bit pixels, (H, W, C) or, with channels_first, (C, H, W).
 struct image {
   std::vector<std::uint8_t> pixels;
   std::uint32_t height = 0, width = 0, channels = 0;
   bool channels_first = false;
 };
 
-// Whether bytes start as a JPEG (FF D8 FF) or a PNG (its 8-byte signature) does.
+// Whether b starts as a JPEG does (FF D8 FF).
 inline bool is_jpeg(std::string_view b) noexcept {
   return b.size() >= 3 && b[0] == '\xff' && b[1] == '\xd8' && b[2] == '\xff';
 }
+// Whether b starts with PNG's 8-byte signature.
 inline bool is_png(std::string_view b) noexcept { return b.starts_with("\x89PNG\r\n\x1a\n"); }
 
 TABLIO_END_NAMESPACE

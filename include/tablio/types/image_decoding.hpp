@@ -203,6 +203,9 @@ inline void decode_png(std::string_view bytes, image& out, const image_options& 
 
 }  // namespace detail
 
+// Decodes a JPEG or PNG image into out, as described in types/image.hpp. Bad, cut or refused
+// images throw format_error naming source and key; channels other than 0, 1 or 3 throw
+// usage_error. Images of more than twice Pillow's MAX_IMAGE_PIXELS are refused.
 inline void decode_image(std::string_view bytes, image& out, const image_options& options,
                          std::string_view source, std::string_view key = {}) {
   if (options.channels != 0 && options.channels != 1 && options.channels != 3)

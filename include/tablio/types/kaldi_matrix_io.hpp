@@ -21,6 +21,7 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace kaldi_io {
 
+// The token of a binary matrix of T: "FM" for float, "DM" for double.
 template <std::floating_point T>
 constexpr const char* matrix_token() noexcept {
   return sizeof(T) == 4 ? "FM" : "DM";

@@ -17,12 +17,14 @@
 
 TABLIO_BEGIN_NAMESPACE
 
-// Splits "name[range]" as Kaldi's ExtractRangeSpecifier does: splitting on '[' (empty pieces
-// dropped) must give exactly two pieces, the second ending in ']' after a range. Nothing for
-// a value not ending in ']' or a malformed range such as "a[", "a[]" or "a[1][2]".
+// A value split by split_range_specifier: the name before '[' and the range inside the
+// brackets, both views of the value.
 struct ranged_name {
   std::string_view rxfilename, range;
 };
+// Splits "name[range]" as Kaldi's ExtractRangeSpecifier does: splitting on '[' (empty pieces
+// dropped) must give exactly two pieces, the second ending in ']' after a range. Nothing for
+// a value not ending in ']' or a malformed range such as "a[", "a[]" or "a[1][2]".
 inline std::optional<ranged_name> split_range_specifier(std::string_view value) {
   if (value.empty() || value.back() != ']') return std::nullopt;
   std::vector<std::string_view> pieces;
@@ -41,6 +43,7 @@ inline std::optional<ranged_name> split_range_specifier(std::string_view value) 
 struct index_range {
   std::int32_t first = 0;
   std::int32_t last = -1;
+  // The indexes selected: last - first + 1.
   std::int32_t size() const noexcept { return last - first + 1; }
 };
 
@@ -94,6 +97,7 @@ inline std::pair<index_range, index_range> parse_matrix_range(std::string_view r
   return {r, c};
 }
 
+// The elements a vector range "a:b" selects; throws format_error (Kaldi's message) if bad.
 inline index_range parse_vector_range(std::string_view range, std::int32_t dim) {
   index_range r;
   if (range.empty() || range.find(',') != std::string_view::npos)

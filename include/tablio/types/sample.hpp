@@ -21,14 +21,16 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// A WebDataset sample: the members stored under one key, in order (see the top of this file).
 struct webdataset_sample {
   // The extension that a tar table reads and writes samples under: every member of a key.
   static constexpr std::string_view tar_extension = "*";
 
+  // One file of the sample: its extension and its bytes.
   struct member {
     std::string extension;  // "jpg", "cls", "seg.png": what follows the key's '.'
     std::string data;
-    bool operator==(const member&) const = default;
+    bool operator==(const member&) const = default;  // The same extension and bytes.
   };
   std::vector<member> members;
 
@@ -47,7 +49,7 @@ struct webdataset_sample {
       }
     members.push_back({std::string(extension), std::move(data)});
   }
-  bool operator==(const webdataset_sample&) const = default;
+  bool operator==(const webdataset_sample&) const = default;  // The same members in the same order.
 };
 
 // Whether an extension can name a member: what WebDataset's key rule can give back.
@@ -70,8 +72,8 @@ inline std::string_view webdataset_extension(std::string_view extension, std::st
   return scratch;
 }
 
-// Appends one member to a sample record.
-// The lengths and extension of a member of `size` bytes, whose data is to follow.
+// Appends to a sample record the lengths and extension of a member of `size` bytes, whose data
+// is to follow.
 inline void append_sample_member_header(std::string& record, std::string_view extension, std::uint64_t size) {
   char n[8];
   store<std::endian::little>(n, static_cast<std::uint32_t>(extension.size()));
@@ -81,6 +83,7 @@ inline void append_sample_member_header(std::string& record, std::string_view ex
   record.append(n, 8);
 }
 
+// Appends one member to a sample record; nothing is checked (encode_sample checks).
 inline void append_sample_member(std::string& record, std::string_view extension, std::string_view data) {
   append_sample_member_header(record, extension, data.size());
   record += data;
@@ -164,6 +167,8 @@ void for_each_sample_member(std::string_view record, std::string_view name, std:
   }
 }
 
+// Replaces out with the record of s. An extension that is empty, has '/' or NUL, or comes twice
+// throws usage_error.
 inline void encode_sample(const webdataset_sample& s, std::string& out) {
   out.clear();
   detail::repeated_extensions seen;
@@ -176,6 +181,8 @@ inline void encode_sample(const webdataset_sample& s, std::string& out) {
   }
 }
 
+// Replaces s's members with the record's. A malformed record throws format_error naming `name`
+// and leaves s with no members.
 inline void decode_sample(std::string_view record, webdataset_sample& s, const std::string& name) {
   s.members.clear();
   for_each_sample_member(record, name, 0, [&](std::string_view extension, std::string_view data) {

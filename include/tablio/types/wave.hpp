@@ -20,12 +20,17 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// Kaldi's WaveData: a sample rate and the samples, one row per channel, as floats on int16's
+// scale. Read from and written to RIFF/WAVE bytes (see the top of this file).
 class wave_data {
  public:
   wave_data() = default;
+  // A wave of `samples` (channels x samples) at sample_frequency samples a second; nothing is
+  // checked until it is written.
   wave_data(float sample_frequency, matrix<float> samples)
       : sample_frequency_(sample_frequency), samples_(std::move(samples)) {}
 
+  // Samples a second (Kaldi's SampFreq()); 0 for a default-constructed wave.
   float sample_frequency() const noexcept { return sample_frequency_; }
   // channels x samples
   const matrix<float>& data() const noexcept { return samples_; }
@@ -39,13 +44,18 @@ class wave_data {
                         : static_cast<std::int16_t>(v);
   }
   matrix<float>& data() noexcept { return samples_; }
+  // Channels: the rows of data().
   std::int32_t num_channels() const noexcept { return samples_.num_rows(); }
+  // Samples in each channel: the columns of data().
   std::int32_t num_samples() const noexcept { return samples_.num_cols(); }
+  // Seconds of audio (Kaldi's Duration()); 0 when the sample rate is not positive.
   double duration() const noexcept {
     return sample_frequency_ > 0 ? num_samples() / double(sample_frequency_) : 0;
   }
-  bool operator==(const wave_data&) const = default;
+  bool operator==(const wave_data&) const = default;  // The same rate and samples.
 
+  // Writes a 44-byte RIFF header and 16-bit little-endian PCM, as WaveData::Write does. Throws
+  // usage_error for no channel, 4 GiB of samples or more, or a rate not in [1, 2^32).
   void write(writer& w) const {
     const std::uint32_t channels = static_cast<std::uint32_t>(num_channels());
     const std::uint64_t data_bytes = 2ull * channels * static_cast<std::uint64_t>(num_samples());
@@ -77,6 +87,9 @@ class wave_data {
     }
   }
 
+  // Reads a RIFF or RIFX wave of 16-bit PCM, replacing the rate and samples. Other formats, a
+  // data chunk shorter than its header says, or more than limits::max_record_bytes of samples
+  // throw format_error.
   void read(reader& r) {
     header h = read_header(r);
     std::uint64_t at = r.tell();

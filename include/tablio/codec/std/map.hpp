@@ -20,15 +20,20 @@ concept map_like = requires(M& m, const M& cm, typename M::key_type k, typename 
   { m.emplace(std::move(k), std::move(v)).second } -> std::convertible_to<bool>;
 };
 
+// The built-in codec of map-like containers (step 4 of codec/concepts.hpp): a count, then each
+// entry's key and value.
 template <class Map>
 struct builtin_codec<Map, std::enable_if_t<map_like<Map>>> {
   using is_builtin = void;
   using K = typename Map::key_type;
   using V = typename Map::mapped_type;
+  // The fewest bytes codec C writes for one: the count of an empty map.
   template <class C>
   static constexpr std::uint64_t min_size() {
     return codec_primitives<C>::min_size_prefix;
   }
+  // Writes m.size(), then each key and value in m's iteration order (an unordered map's order
+  // is its own, so equal maps may give different bytes).
   template <class C>
   static void write(writer& w, const Map& m) {
     C::write_size(w, m.size());
@@ -37,6 +42,8 @@ struct builtin_codec<Map, std::enable_if_t<map_like<Map>>> {
       encode_to<C>(w, v);
     }
   }
+  // Replaces m's entries with those read. The count is checked against the input before any
+  // entry is read; a repeated key throws format_error at that entry.
   template <class C>
   static void read(reader& r, Map& m) {
     std::uint64_t n = C::read_size(r);

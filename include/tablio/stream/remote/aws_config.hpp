@@ -28,6 +28,8 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace remote {
 
+// What S3 requests need: the credentials that sign them, the region and the endpoint they go
+// to, and the CA bundle that checks it.
 struct aws_settings {
   std::string access_key, secret_key, session_token;  // empty access key: unsigned requests
   std::string region = "us-east-1";
@@ -101,6 +103,9 @@ inline void check_key_pair(const std::string& id, const std::string& secret, std
 
 }  // namespace detail
 
+// The settings from the environment and AWS's files, as the header's opening comment lists
+// them; usage_error for half a key pair, a profile named but found nowhere, or a file named by
+// AWS_SHARED_CREDENTIALS_FILE or AWS_CONFIG_FILE that cannot be read.
 inline aws_settings load_aws_settings() {
   using detail::environment;
   using detail::first_of;

@@ -38,14 +38,22 @@ namespace os = tablio::detail::os;
 
 // A copy in the cache, read through a descriptor that holds a shared lock on it (so that no
 // eviction removes it from under a reader).
+// It models the Source concept: seekable, sized and closable.
 class cached_source {
  public:
+  // Reads the copy through `locked`, which holds its shared lock until close(); `name` is what
+  // errors call it.
   cached_source(tablio::detail::file_descriptor locked, std::string name)
       : fd_(std::move(locked)), file_(fd_.get(), std::move(name)) {}
+  // The Source concept: reads up to n bytes of the copy into dst; 0 at the end.
   std::size_t read_some(char* dst, std::size_t n) { return file_.read_some(dst, n); }
+  // Moves to byte offset of the copy.
   void seek(std::uint64_t offset) { file_.seek(offset); }
+  // The offset of the next byte read.
   std::uint64_t tell() const noexcept { return file_.tell(); }
+  // The copy's size.
   std::optional<std::uint64_t> size() const noexcept { return file_.size(); }
+  // Closes the copy, letting its lock go.
   void close() { fd_.close(); }
 
  private:
@@ -53,8 +61,13 @@ class cached_source {
   file_source file_;
 };
 
+// A cache folder, as the header's opening comment describes it: gives the copy of an object,
+// fetching it first when no process has, and evicts copies past its size limit.
 class object_cache {
  public:
+  // Opens the cache in `folder`, creating it if need be, limited to `limit` bytes (0: no
+  // limit); io_error when it cannot be made; usage_error for a folder that holds anything but
+  // a cache's files.
   object_cache(std::string folder, std::uint64_t limit) : folder_(std::move(folder)), limit_(limit) {
     if (!detail::os::make_folder(folder_) && errno != EEXIST)
       throw_io_error(folder_, errno, {"cannot create the cache folder"});

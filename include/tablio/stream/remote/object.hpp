@@ -24,6 +24,8 @@ namespace remote {
 
 class object {
  public:
+  // The object `name` names (http(s) URL or s3://bucket/key), with AWS's settings read now for
+  // s3://; usage_error for an s3:// name without a bucket, or settings AWS's tools refuse.
   object(std::string_view name, const open_options& options) {
     e_.name = redacted(name);
     std::string ca = options.remote.ca_file;
@@ -58,11 +60,17 @@ class object {
     stream_ = deadline::after(e_.retries.stream_deadline, "stream");
   }
 
+  // What its requests share: its name for messages, signing, the CA, the scheme.
   const endpoint& where() const noexcept { return e_; }
+  // The name as messages show it, without credentials or a query string.
   const std::string& name() const noexcept { return e_.name; }
+  // The URL requests go to (an s3:// name's at its endpoint).
   const std::string& url() const noexcept { return url_; }
+  // Whether it is an s3:// object.
   bool is_s3() const noexcept { return !bucket_.empty(); }
+  // The s3:// object's bucket; empty for http(s).
   const std::string& bucket() const noexcept { return bucket_; }
+  // The s3:// object's key; empty for http(s).
   const std::string& key() const noexcept { return key_; }
   // For S3 requests on the bucket rather than the object (listing).
   const std::string& bucket_url() const noexcept { return bucket_url_; }
@@ -87,6 +95,7 @@ class object {
     last_modified_ = r.last_modified;
     known_ = true;
   }
+  // Whether stat() (or a first read) has learnt its size and identity.
   bool known() const noexcept { return known_; }
 
   // Whether the object exists (HEAD: 404 is no).
@@ -104,7 +113,9 @@ class object {
     return !missing;
   }
 
+  // Its size in bytes, once known().
   std::uint64_t size() const noexcept { return size_; }
+  // Its ETag, once known(); empty when the server gives none.
   const std::string& etag() const noexcept { return etag_; }
 
   // The request for bytes [from, to] (to inclusive, or to the end) of the object as stat()

@@ -111,6 +111,7 @@ inline std::vector<std::string> s3_list(connection& c, const object& bucket, con
 // One object's upload: whole, or in numbered parts completed (or aborted) at the end.
 class s3_upload {
  public:
+  // An upload of obj, which must outlive it; nothing is asked of S3 until a part or the whole.
   explicit s3_upload(const object& obj) : obj_(obj) {}
 
   // Stores the whole object in one request.
@@ -143,6 +144,7 @@ class s3_upload {
     etags_[static_cast<std::size_t>(number) - 1] = r.etag;
   }
 
+  // Whether a multipart upload was started (by the first put_part()) and is not yet completed.
   bool started() const noexcept { return !upload_id_.empty(); }
 
   // Makes the object of the parts uploaded: it appears now, whole.

@@ -35,7 +35,9 @@ struct block {
   std::uint64_t start = 0;
   std::string data;
   std::uint64_t serial = 0;  // when it was fetched: the oldest go first
+  // Whether the byte at offset `at` is held.
   bool holds(std::uint64_t at) const noexcept { return at >= start && at - start < data.size(); }
+  // Whether every byte of r is held.
   bool holds(const byte_range& r) const noexcept {
     return r.offset >= start && r.offset - start + r.size <= data.size();
   }
@@ -173,6 +175,9 @@ class stream_ahead {
 
 }  // namespace detail
 
+// Reads a remote object (the header's opening comment says how): it models the Source concept,
+// seekable, sized and closable. Read in order, it streams ahead; after a seek, it fetches
+// ranges of growing size, and streams again once reading goes on in order.
 class remote_source {
  public:
   static constexpr std::size_t stream_buffer = std::size_t{16} << 20;    // streamed ahead, at most
@@ -201,6 +206,8 @@ class remote_source {
       s.ahead = std::make_unique<detail::stream_ahead>(s.obj, s.pos, stream_buffer, stream_early);
   }
 
+  // The Source concept: reads up to n bytes into dst; 0 at the end of the object. An object
+  // replaced since it was first seen, or a failure past the retries and deadlines, is an io_error.
   std::size_t read_some(char* dst, std::size_t n) {
     state& s = *s_;
     std::uint64_t size = known_size();
@@ -223,6 +230,7 @@ class remote_source {
     return got;
   }
 
+  // Moves to byte offset; it asks nothing of the server until the next read.
   void seek(std::uint64_t offset) {
     state& s = *s_;
     if (offset == s.pos) return;
@@ -232,10 +240,12 @@ class remote_source {
     s.next_range = first_range;
     if (s.ahead && s.ahead->next() != offset) s.ahead.reset();
   }
+  // The offset of the next byte read.
   std::uint64_t tell() const noexcept { return s_->pos; }
   // Asked for when the reader is made: an object opened without a stat() is asked for its
   // first bytes now, and the answer says how large it is.
   std::optional<std::uint64_t> size() const { return known_size(); }
+  // Stops the streaming and drops the prefetched blocks.
   void close() {
     s_->ahead.reset();
     s_->prefetched.clear();

@@ -24,11 +24,14 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace remote {
 
+// Uploads an s3:// object as it is written, as the header's opening comment says: it models
+// the Sink concept, closable and seekable within the first part.
 class upload_sink {
  public:
   // Parts of 8 MiB, twice that after each thousand (S3 takes at most 10,000 parts).
   static constexpr std::size_t first_part_size = std::size_t{8} << 20;
 
+  // Uploads to obj; nothing is asked of S3 until a part past the first fills, or close().
   explicit upload_sink(std::shared_ptr<object> obj) : s_(std::make_unique<state>(std::move(obj))) {}
   upload_sink(upload_sink&&) noexcept = default;
   ~upload_sink() {
@@ -66,7 +69,10 @@ class upload_sink {
       }
     }
   }
+  // The Sink concept: nothing to push.
   void flush() {}  // parts go as they fill; the object appears at close()
+  // Moves to byte offset: the end, or a byte of the first part (which is kept until close());
+  // usage_error for any other offset.
   void seek(std::uint64_t offset) {
     state& s = *s_;
     if (offset != s.total && offset > s.first.size())
@@ -74,10 +80,14 @@ class upload_sink {
                          decimal(first_part_size), " bytes only"});
     s.position = offset;
   }
+  // The offset the next write goes to.
   std::uint64_t tell() const noexcept { return s_->position; }
   // Given up (detail::giving_up): the upload is aborted, and no object appears.
   void abandon() { s_->give_up(); }
 
+  // Uploads what is left and completes the upload, or stores a small object whole: the object
+  // appears now. On failure the upload is aborted and io_error thrown; a writer dropped without
+  // close() (dropped_scope) gives the upload up and throws.
   void close() {
     state& s = *s_;
     if (::tablio::detail::dropped_scope::depth() > 0) {

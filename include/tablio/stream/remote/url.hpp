@@ -19,6 +19,8 @@ struct url_parts {
   std::string scheme, authority, path;
 };
 
+// The parts of "scheme://authority/path"; nullopt when there is no "://", no scheme or no
+// authority. A URL without a path has "/".
 inline std::optional<url_parts> split_url(std::string_view url) {
   std::size_t colon = url.find("://");
   if (colon == std::string_view::npos || colon == 0) return std::nullopt;
@@ -69,6 +71,8 @@ struct s3_name {
   std::string bucket, key;
 };
 
+// The bucket and key of "s3://bucket/key" (the key may be empty: a bucket, or a prefix "s3://b/");
+// usage_error when there is no bucket, or it holds '?' or '#'.
 inline s3_name split_s3_name(std::string_view name) {
   std::string_view rest = name.substr(5);  // after "s3://"
   std::size_t slash = rest.find('/');
