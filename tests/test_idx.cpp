@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <cinttypes>
+#include <cmath>
 
 #include "test_support.hpp"
 
@@ -322,4 +323,28 @@ TEST_CASE("a value the asked type cannot hold is a format_error naming the item,
                                         Catch::Contains("key '00000001'"));
   CHECK_THROWS_WITH(idx_file(ints32).item<float>(2), Catch::Contains("2147483647"));
   CHECK(idx_file(ints32).values<double>() == std::vector<double>{16777216, 16777217, 2147483647});
+}
+
+TEST_CASE("an IDX writer refuses a value its file's type cannot hold, rather than wrapping it",
+          "[idx][bad]") {
+  test::temp_dir dir;
+  idx_writer bytes(open_output(dir / "u8.idx"), idx_type::u8, {2});
+  CHECK_THROWS_MATCHES(bytes.write_item<int>(std::vector<int>{1, 256}), usage_error,
+                       test::says("value 1 of item 0") && test::says("does not fit the file's type"));
+  CHECK_THROWS_AS(bytes.write_item<int>(std::vector<int>{-1, 0}), usage_error);
+  CHECK_THROWS_AS(bytes.write_item<double>(std::vector<double>{0.5, 0}), usage_error);
+  CHECK_THROWS_AS(bytes.write_item<double>(std::vector<double>{std::nan(""), 0}), usage_error);
+  CHECK_THROWS_AS(bytes.write_item<std::uint64_t>(std::vector<std::uint64_t>{UINT64_MAX, 0}), usage_error);
+  bytes.write_item<double>(std::vector<double>{255, 0});
+  idx_writer ints(open_output(dir / "i32.idx"), idx_type::i32, {1});
+  CHECK_THROWS_AS(ints.write_item<double>(std::vector<double>{1e10}), usage_error);
+  CHECK_THROWS_AS(ints.write_item<std::uint64_t>(std::vector<std::uint64_t>{UINT64_MAX}), usage_error);
+  ints.write_item<std::int64_t>(std::vector<std::int64_t>{-5});
+  idx_writer floats(open_output(dir / "f32.idx"), idx_type::f32, {1});
+  CHECK_THROWS_AS(floats.write_item<double>(std::vector<double>{1e300}), usage_error);
+  floats.write_item<double>(std::vector<double>{0.1});
+  bytes.close();
+  ints.close();
+  floats.close();
+  CHECK(test::read_file(dir / "u8.idx").substr(12) == std::string("\xff\x00", 2));
 }

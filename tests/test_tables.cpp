@@ -668,3 +668,17 @@ TEST_CASE("a value that fails after part of it reached the file ends the archive
   std::string written = test::read_file(dir / "f.ark");
   CHECK(written.starts_with("a xxxxxxxxxx\nc xxxxxxxxxx\nd xxxx"));
 }
+
+TEST_CASE("a script read for lookups still gives its entries in its own order", "[table]") {
+  test::temp_dir dir;
+  {
+    table_writer<holder<std::int32_t>> out("ark,scp:" + dir / "n.ark," + dir / "n.scp");
+    for (int i : {3, 1, 2}) out.write("k" + std::to_string(i), i);
+  }
+  script_input in(dir / "n.scp");
+  entry e;
+  REQUIRE(in.find("k2", e));  // reads the whole script and sorts it for lookups
+  std::vector<std::string> keys;
+  while (in.next(e)) keys.push_back(e.key);
+  CHECK(keys == std::vector<std::string>{"k3", "k1", "k2"});
+}

@@ -753,3 +753,36 @@ TEST_CASE("records are decoded where their values are used: a count or a skip de
     CHECK(counting_matrix_holder::decoded == 20);
   }
 }
+
+TEST_CASE("an Example form's counts and labels that do not fit are format errors, not reads past the data",
+          "[tfrecord][example_form]") {
+  using ragged = basic_vector_vector_holder<std::int32_t>;
+  std::string record;
+  example_record_holder<ragged>::encode_record(record, {{1, 2}, {3}});
+  example ex = decode_example(record);
+  // Three lengths that wrap around 2^64 to 0, over no values: a sum that matched would let
+  // the copy run past the data.
+  ex.features["shape"] = std::vector<std::int64_t>{3};
+  ex.features["row_lengths"] = std::vector<std::int64_t>{INT64_MAX, INT64_MAX, 2};
+  ex.features["data"] = std::vector<std::int64_t>{};
+  example_record_holder<ragged> back;
+  CHECK_THROWS_MATCHES(back.decode_record(encode_example(ex), "r"), format_error,
+                       test::says("lengths whose sum fits 64 bits"));
+
+  datum d;
+  d.channels = d.height = d.width = 1;
+  d.data = "x";
+  d.label = 7;
+  example_record_holder<datum_holder>::encode_record(record, d);
+  ex = decode_example(record);
+  for (std::int64_t label : {std::int64_t(INT32_MAX) + 1, std::int64_t(INT32_MIN) - 1}) {
+    ex.features["label"] = std::vector<std::int64_t>{label};
+    example_record_holder<datum_holder> datum_back;
+    CHECK_THROWS_MATCHES(datum_back.decode_record(encode_example(ex), "r"), format_error,
+                         test::says("a label that fits an int32"));
+  }
+  ex.features["label"] = std::vector<std::int64_t>{INT32_MIN};
+  example_record_holder<datum_holder> datum_back;
+  datum_back.decode_record(encode_example(ex), "r");
+  CHECK(datum_back.value().label == INT32_MIN);
+}

@@ -34,15 +34,19 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 TABLIO_BEGIN_NAMESPACE
 
+// The IDX value types, by their code in byte 2 of the magic number.
 enum class idx_type : std::uint8_t { u8 = 0x08, i8 = 0x09, i16 = 0x0B, i32 = 0x0C, f32 = 0x0D, f64 = 0x0E };
 
+// Whether byte 2 of a magic number is one of the six IDX type codes.
 inline bool is_idx_type(std::uint8_t code) noexcept {
   return code == 0x08 || code == 0x09 || (code >= 0x0B && code <= 0x0E);
 }
+// Bytes of one value of type t.
 inline std::size_t idx_type_size(idx_type t) noexcept {
   switch (t) {
     case idx_type::u8:
@@ -58,6 +62,7 @@ inline std::size_t idx_type_size(idx_type t) noexcept {
   }
   return 0;
 }
+// The type's short name ("u8", "i32", "f64"...), as messages and listings give it.
 inline const char* idx_type_name(idx_type t) noexcept {
   switch (t) {
     case idx_type::u8:
@@ -76,6 +81,7 @@ inline const char* idx_type_name(idx_type t) noexcept {
   return "?";
 }
 
+// The element type of array entries that hold values of IDX type t.
 inline element_type element_type_of(idx_type t) noexcept {
   switch (t) {
     case idx_type::u8:
@@ -93,6 +99,7 @@ inline element_type element_type_of(idx_type t) noexcept {
   }
   return element_type::f64;
 }
+// The IDX type that stores elements of type t.
 constexpr idx_type idx_type_of(element_type t) noexcept {
   constexpr idx_type types[] = {idx_type::u8,  idx_type::i8,  idx_type::i16,
                                 idx_type::i32, idx_type::f32, idx_type::f64};
@@ -105,6 +112,7 @@ constexpr idx_type idx_type_of() {
   return idx_type_of(element_type_of<T>());
 }
 
+// An IDX file's header: the value type and the dimensions, of which the first counts the items.
 struct idx_header {
   idx_type type = idx_type::u8;
   std::vector<std::uint32_t> dims;  // dims[0] counts the items
@@ -112,7 +120,9 @@ struct idx_header {
   // after it was written whole, not one whose writer was killed before patching its 0); else 0.
   std::uint32_t claimed_items = 0;
 
+  // Bytes of the header in the file: the magic number and 4 per dimension.
   std::size_t size_bytes() const noexcept { return 4 + 4 * dims.size(); }
+  // The number of items: dims[0], or 0 for a header of no dimensions.
   std::uint64_t items() const noexcept { return dims.empty() ? 0 : dims[0]; }
   // Values per item: the product of the other dimensions (checked not to overflow on parsing).
   std::uint64_t item_values() const noexcept {
@@ -120,17 +130,22 @@ struct idx_header {
     for (std::size_t i = 1; i < dims.size(); ++i) n *= dims[i];
     return n;
   }
+  // Bytes of one item in the file.
   std::uint64_t item_bytes() const noexcept { return item_values() * idx_type_size(type); }
+  // Bytes of every item: what follows the header in a whole file.
   std::uint64_t data_bytes() const noexcept { return items() * item_bytes(); }
+  // The shape of one item: the dimensions after the first (a view into dims).
   std::span<const std::uint32_t> item_dims() const noexcept {
     return dims.empty() ? std::span<const std::uint32_t>() : std::span(dims).subspan(1);
   }
+  // The magic number, as its four bytes read big-endian: type code << 8 | number of dimensions.
   std::uint32_t magic() const noexcept {
     return (static_cast<std::uint32_t>(type) << 8) | static_cast<std::uint32_t>(dims.size());
   }
-  bool operator==(const idx_header&) const = default;
+  bool operator==(const idx_header&) const = default;  // the same type, dimensions and claimed_items
 };
 
+// How idx_file (and parse_idx_header) take a file that is not exactly as a writer finishes one.
 struct idx_read_options {
   // Caffe ignores bytes after the data; strict readers (and tablio by default) refuse them.
   bool allow_trailing_bytes = false;
@@ -229,6 +244,8 @@ void convert_idx_values(idx_type stored, const char* src, std::size_t n, T* out,
                            offset);
 }
 
+// An IDX file read whole and checked at open (see above), whose items are then read by index
+// at no more cost than a copy or a conversion. Opening throws format_error for a bad or cut file.
 class idx_file {
  public:
   // Opens an IDX file (any rxfilename; GZIP is inflated when the zlib component is linked).
@@ -276,8 +293,11 @@ class idx_file {
     cache_sizes();
   }
 
+  // The checked header; under recover_unfinished, with the count of the items present.
   const idx_header& header() const noexcept { return header_; }
+  // The file's name, as errors give it.
   const std::string& name() const noexcept { return name_; }
+  // The number of items.
   std::uint64_t size() const noexcept { return header_.items(); }
 
   // Item i's stored bytes (big-endian values).
@@ -295,6 +315,8 @@ class idx_file {
     std::size_t at = header_bytes_ + static_cast<std::size_t>(i) * item_bytes_;
     convert_idx_values(header_.type, bytes_.data() + at, item_values_, out.data(), name_, at);
   }
+  // Item i's values converted to T, in a new vector. An index past the end is a usage_error,
+  // and a value that T does not hold a format_error.
   template <class T>
   std::vector<T> item(std::uint64_t i) const {
     std::vector<T> v(static_cast<std::size_t>(header_.item_values()));
@@ -413,6 +435,8 @@ class idx_file {
 // file. close() checks that the items written match a count given up front.
 class idx_writer {
  public:
+  // Writes the header to out at once: items of type and of shape item_dims, and the item
+  // count when given (else 0, patched at close). More than 255 dimensions is a usage_error.
   idx_writer(writer out, idx_type type, std::vector<std::uint32_t> item_dims,
              std::optional<std::uint32_t> items = std::nullopt)
       : out_(std::move(out)), items_(items) {
@@ -444,8 +468,20 @@ class idx_writer {
     scratch_.resize(values.size() * size);
     char* p = scratch_.data();
     auto each = [&]<class S>(S) {
-      for (std::size_t i = 0; i < values.size(); ++i)
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        // A value the file's type cannot hold would wrap, or be undefined behaviour (a float
+        // out of an integer's range): refused, as reading refuses it.
+        bool fits;
+        if constexpr (std::is_integral_v<T> && std::is_integral_v<S>)
+          fits = std::in_range<S>(values[i]);
+        else if constexpr (std::is_floating_point_v<T> && std::is_floating_point_v<S>)
+          fits =
+              values[i] != values[i] || values[i] == values[i] * 2 || holds_number<S>(values[i]);  // NaN, inf
+        else
+          fits = holds_number<S>(values[i]);
+        if (!fits) not_held(i, idx_type_name(header_.type));
         store<std::endian::big>(p + i * sizeof(S), static_cast<S>(values[i]));
+      }
     };
     visit_element_type(element_type_of(header_.type), each);
     out_.write(scratch_.data(), scratch_.size());
@@ -465,11 +501,17 @@ class idx_writer {
     out_.write(scratch_.data(), scratch_.size());
     ++written_;
   }
+  // Values in one item: the product of item_dims.
   std::uint64_t item_values() const noexcept { return values_per_item_; }
+  // Items written so far.
   std::uint64_t written() const noexcept { return written_; }
   // Pushes the items written so far to the OS (the header's count is still patched at close).
   void flush() { out_.flush(); }
 
+  // Patches the item count into the header when it was not given, and closes the output. A
+  // count given up front that the items written do not match is a format_error; an output
+  // that cannot seek back to patch the count (a pipe) is a usage_error. A second close() does
+  // nothing; the destructor closes a writer not given up, reporting (not throwing) what fails.
   void close() {
     if (!out_.is_open()) return;
     if (items_ && *items_ != written_) {
@@ -492,6 +534,10 @@ class idx_writer {
   }
 
  private:
+  [[noreturn]] TABLIO_COLD void not_held(std::size_t value, const char* type) const {
+    throw_usage_error({"value ", decimal(std::uint64_t(value)), " of item ", decimal(std::uint64_t(written_)),
+                       " of '", out_.name(), "' does not fit the file's type, ", type});
+  }
   void check_item(std::size_t values) const {
     if (values != values_per_item_)
       throw_usage_error({"an IDX item of '", out_.name(), "' has ", decimal(values_per_item_),
@@ -523,6 +569,7 @@ inline std::optional<std::uint64_t> idx_index_of(std::string_view key) {
 }
 }  // namespace detail
 
+// Which items an idx_input reads, and whether it reads what a killed writer left.
 struct idx_input_options {
   std::uint64_t shard_index = 0, shard_count = 1;  // items I, I+N, I+2N...
   bool recover_unfinished = false;                 // what a killed writer left (Kaldi's p)
@@ -535,6 +582,8 @@ class idx_input {
  public:
   static constexpr unsigned forms = entry_forms(entry_form::array);
 
+  // Opens an IDX file (any rxfilename) and checks its header: a bad one is a format_error, and
+  // a shard index not below the shard count a usage_error.
   explicit idx_input(std::string_view name, idx_input_options options = {}, const open_options& open = {})
       : name_(name), next_(options.shard_index), step_(options.shard_count) {
     detail::check_shard(options.shard_index, options.shard_count);
@@ -549,6 +598,9 @@ class idx_input {
     file_.emplace(name_, read, open);
   }
 
+  // The Framing concept: the next item of the shard as an array entry, keyed by its index.
+  // Under recover_unfinished, a file cut short of its header's count gives its whole items and
+  // then, once, a format_error where they end; false after that.
   bool next(entry& e) {
     if (next_ >= size()) {
       if (header().claimed_items > size() && !cut_said_) {  // said once, where the items end
@@ -563,6 +615,8 @@ class idx_input {
     next_ += step_;
     return true;
   }
+  // The Framing concept: the item a key names ("00000042" is item 42), in any shard. False for
+  // a key that names no item of the file; a remote file fetches just the item's bytes.
   bool find(std::string_view key, entry& e) {
     auto i = detail::idx_index_of(key);
     if (!i || *i >= size()) return false;
@@ -582,9 +636,14 @@ class idx_input {
         ranges.push_back({offset_of(*i), item_bytes_});
     remote_->prefetch(ranges);
   }
+  // The Framing concept: the number of items in the file (all shards).
   std::uint64_t size() const noexcept { return file_ ? file_->size() : header_.items(); }
+  // The Framing concept: the name the file was opened by, as errors give it.
   const std::string& name() const noexcept { return name_; }
+  // The file's checked header.
   const idx_header& header() const noexcept { return file_ ? file_->header() : header_; }
+  // The Framing concept: releases a remote object's stream. A file read whole stays in memory
+  // (or mapped) until the idx_input goes.
   void close() { remote_.reset(); }
 
  private:
@@ -633,8 +692,13 @@ class idx_input {
 // the first one's type and shape.
 class idx_output {
  public:
+  // Writes the IDX file `name` (a wxfilename). It is opened at the first put(), whose item
+  // gives every item's type and shape, or at close() for an empty table.
   explicit idx_output(std::string_view name, const open_options& open = {}) : name_(name), open_(open) {}
 
+  // The Framing concept: appends an item, whose values are taken in native byte order. A key
+  // other than the next index ("%08d") is a key_error; an item of another type or shape than
+  // the first, or of no values, a usage_error.
   void put(std::string_view key, const array_view& item) {
     keys_.check(key, name_, "IDX items are keyed by their index");
     if (!out_) {
@@ -647,9 +711,12 @@ class idx_output {
     out_->write_native_item(item.data, static_cast<std::size_t>(item.values()));
     ++written_;
   }
+  // The Framing concept: pushes the items written so far to the OS.
   void flush() {
     if (out_) out_->flush();
   }
+  // The Framing concept: patches the item count and closes the file (idx_writer::close), which
+  // must therefore be seekable. An empty table becomes a file of 0 items of type u8.
   void close() {
     // An empty table is an empty file of single bytes: the shape of no item is known.
     if (!out_) out_.emplace(open_output(name_, open_), idx_type::u8, std::vector<std::uint32_t>{});
@@ -673,6 +740,7 @@ class idx_output {
   numbered_keys keys_;
 };
 
+// IDX files as a framing family: idx_output writes them, idx_input reads them.
 struct idx_framing {
   using output = idx_output;
   using input = idx_input;

@@ -35,6 +35,7 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// One line of a script: its key, the rxfilename it names, and the range after that.
 struct script_entry {
   std::string key;
   std::string rxfilename;
@@ -71,6 +72,7 @@ inline std::optional<script_entry> parse_script_line(std::string_view line) {
 // Reads a script file line by line.
 class script_reader {
  public:
+  // Reads the script from in.
   explicit script_reader(reader in) : in_(std::move(in)) {}
 
   // The next entry; false at the end. An invalid line is a format_error naming its number.
@@ -90,8 +92,11 @@ class script_reader {
                   {quoted_excerpt(line)});
     }
   }
+  // The number of the line next() read last (1 for the first).
   std::uint64_t line_number() const noexcept { return line_number_; }
+  // The script's name, as errors give it.
   const std::string& name() const noexcept { return in_.name(); }
+  // Closes the script; a failed input command throws here.
   void close() { in_.close(); }
 
  private:
@@ -108,15 +113,21 @@ class script_reader {
 // Writes script lines "key value\n".
 class script_writer {
  public:
+  // Writes lines to out.
   explicit script_writer(writer out) : out_(std::move(out)) {}
+  // Writes the line "key value". Neither is checked: a key with whitespace in it, or a value
+  // with a newline, writes a line that reads back otherwise.
   void write(std::string_view key, std::string_view value) {
     out_.write(key);
     out_.put(' ');
     out_.write(value);
     out_.put('\n');
   }
+  // The stream the lines go to.
   writer& out() noexcept { return out_; }
+  // The script's name, as errors give it.
   const std::string& name() const noexcept { return out_.name(); }
+  // Flushes and closes the script; a failed write or output command throws here.
   void close() { out_.close(); }
 
  private:
@@ -236,15 +247,20 @@ inline const script_entry* find_script_entry(const std::vector<script_entry>& en
 
 }  // namespace detail
 
+// How a script_input reads: the rspecifier's key= and s options.
 struct script_input_options {
   std::string key_name;  // key=NAME: the records it points at keep their key in this feature
   bool sorted = false;   // s: the script is sorted (checked when it is read for lookups)
 };
 
+// Kaldi's "scp:" for reading: the input side of scp_framing, a Framing of object and record
+// entries pending until load() (see above). In order it reads the script a line at a time; a
+// lookup, size() or for_each_key() reads it whole first (prepare_lookups).
 class script_input {
  public:
   static constexpr unsigned forms = entry_forms(entry_form::object) | entry_forms(entry_form::record);
 
+  // Reads the script rxfilename, which is not opened before the first next() or lookup.
   explicit script_input(std::string_view rxfilename, script_input_options options = {},
                         const open_options& open = {})
       : name_(rxfilename),
@@ -281,6 +297,9 @@ class script_input {
     for (const script_entry& s : entries_) budget_.allow(s.key.size() + s.rxfilename.size() + 2);
     indexed_ = true;
   }
+  // The Framing concept: the entry of key, pending; false when no line has that key. The
+  // first lookup reads the whole script: a repeated key is a format_error, and so, under s, is
+  // a script out of order.
   bool find(std::string_view key, entry& e) {
     prepare_lookups();
     current_ = detail::find_script_entry(entries_, key);
@@ -324,6 +343,7 @@ class script_input {
       file(wanted[i].file, ranges.front().offset, wanted[i].key).prefetch(ranges);
     }
   }
+  // The Framing concept: the number of lines, for which the whole script is read.
   std::uint64_t size() {
     prepare_lookups();
     return entries_.size();
@@ -375,7 +395,10 @@ class script_input {
     e.read_in_sequence = false;
   }
 
+  // The Framing concept: the script's name, as errors give it.
   const std::string& name() const noexcept { return name_; }
+  // The Framing concept: closes the files the lines named and the script; a failed script
+  // command throws here.
   void close() {
     reading_ = nullptr;
     files_.clear();
@@ -390,7 +413,9 @@ class script_input {
  private:
   bool next_indexed(entry& e) {
     if (next_index_ == entries_.size()) return false;
-    current_ = &entries_[next_index_++];
+    // In the script's order, as a script read line by line gives it, also after lookups sorted it.
+    std::size_t i = next_index_++;
+    current_ = &entries_[line_order_.empty() ? i : line_order_[i]];
     return hand_out(e);
   }
 
@@ -540,6 +565,7 @@ struct discard_sink {
 };
 }  // namespace detail
 
+// How a script_targets_output writes: the wspecifier's b/t and p options.
 struct script_output_options {
   bool binary = true;       // b / t
   bool permissive = false;  // p: keys the script does not list are skipped
@@ -548,6 +574,7 @@ struct script_output_options {
 // "scp:targets.scp" for writing: each object goes to the file the script lists for its key.
 class script_targets_output {
  public:
+  // Reads the script whole at once; a key it lists twice is a format_error.
   explicit script_targets_output(std::string_view script, script_output_options options = {},
                                  const open_options& open = {})
       : name_(script), options_(options), open_(open), targets_(detail::read_script(script, open)) {
@@ -555,6 +582,8 @@ class script_targets_output {
     detail::check_distinct_keys(targets_, name_);
   }
 
+  // The Framing concept: opens the file the script lists for key and returns its writer. A key
+  // it does not list is a key_error, or under p an object written to nowhere.
   writer& begin(std::string_view key) {
     const script_entry* target = detail::find_script_entry(targets_, key);
     if (!target) {
@@ -571,12 +600,16 @@ class script_targets_output {
     }
     return *out_;
   }
+  // The Framing concept: closes the entry's file; a failed write or command throws here.
   void end() {
     auto out = std::move(out_);
     out_.reset();
     out->close();
   }
+  // The Framing concept: false when objects are written in text mode (t).
   bool binary() const noexcept { return options_.binary; }
+  // The Framing concept: each entry's file was closed at its end(); this lets go of one begun
+  // and not ended.
   void close() { out_.reset(); }
 
  private:
@@ -593,11 +626,15 @@ template <class F>
 requires positional_output<F>
 class scripted_output {
  public:
+  // Writes entries through inner and their lines to script. With flush_each (Kaldi's f) each
+  // line is pushed to the OS once its entry is whole.
   scripted_output(F inner, writer script, bool flush_each = false)
       : inner_(std::move(inner)), script_(std::move(script)), flush_each_(flush_each) {
     detail::keep_keys_beside(inner_);
   }
 
+  // The Framing concept: begins the entry in inner and writes its line. A usage_error when no
+  // line may follow: an entry before failed with its line gone out, or inner refuses scripts.
   writer& begin(std::string_view key) requires object_output<F> {
     check_scriptable();
     writer& out = inner_.begin(key);
@@ -605,6 +642,7 @@ class scripted_output {
     line(key);
     return out;
   }
+  // The Framing concept: ends the entry in inner.
   void end() requires object_output<F> {
     inner_.end();
     if (flush_each_) script_.out().flush();  // the line, once its object is whole
@@ -615,19 +653,28 @@ class scripted_output {
     detail::abandon_entry(inner_, key);
     if (!script_.out().take_back(line_offset_)) cut_key_ = key;
   }
+  // The Framing concept: puts the record into inner, then writes its line.
   void put(std::string_view key, std::string_view bytes) requires record_output<F> {
     check_scriptable();
     inner_.put(key, bytes);
     line(key);
     if (flush_each_) script_.out().flush();
   }
+  // The Framing concept: the form inner takes.
   entry_form form() const { return detail::output_form(inner_); }
+  // The Framing concept: false when inner writes objects in text mode.
   bool binary() const { return detail::writes_binary(inner_); }
+  // The Framing concept: the bytes feature inner's records keep their key in, if any.
   std::string_view key_name() const { return detail::output_key_name(inner_); }
+  // Has inner keep keys in the bytes feature `name` (key=NAME), where it can.
   void keep_keys_in(std::string_view name) { detail::keep_keys_in(inner_, name); }
+  // The Framing concept: where inner put the entry just begun or put.
   location entry_location() const { return inner_.entry_location(); }
+  // The Framing concept: inner's name for its file number `file`, as the lines give it.
   decltype(auto) file_name(std::uint32_t file) const { return inner_.file_name(file); }
+  // The Framing concept: hands the holder's file extension on to inner.
   void set_default_extension(std::string_view extension) { detail::suggest_extension(inner_, extension); }
+  // The Framing concept: flushes inner, then the script.
   void flush() {
     if constexpr (requires { inner_.flush(); }) inner_.flush();
     script_.out().flush();
@@ -647,6 +694,7 @@ class scripted_output {
     }
     if (failure) std::rethrow_exception(failure);
   }
+  // The framing the entries are written through.
   F& inner() noexcept { return inner_; }
 
  private:

@@ -415,11 +415,15 @@ inline std::string_view tar_script_refusal(std::string_view extension) noexcept 
 }
 }  // namespace detail
 
+// How a tar_output names its members, and when, under a numbered name, it starts the next shard.
 struct tar_output_options {
   std::string extension;                      // EXT of the members KEY.EXT (the holder's, if empty)
   std::uint64_t max_count = 0, max_size = 0;  // a numbered name's shards (0: WebDataset's defaults)
 };
 
+// Writes tar archives (see above): the output side of tar_framing, a Framing of record entries,
+// each put as a member KEY.EXT (a sample as a member per extension), across numbered shards when
+// the name is numbered.
 class tar_output {
  public:
   // Writes one archive to a stream (no shards).
@@ -429,6 +433,8 @@ class tar_output {
     names_.push_back(out.name());
     out_.emplace(std::move(out));
   }
+  // Writes the file `name`, or, under a numbered name ("shard-%06d.tar"), its shards from 0 on.
+  // Shard limits without a numbered name are a usage_error.
   explicit tar_output(std::string_view name, tar_output_options options = {}, const open_options& open = {})
       : options_(std::move(options)), open_(open), numbered_(parse_numbered_name(name)), pattern_(name) {
     if (numbered_) {
@@ -440,10 +446,15 @@ class tar_output {
     open_file(numbered_ ? (*numbered_)(0) : std::string(name));
   }
 
+  // The Framing concept: the holder's extension, for members when the options named none.
   void set_default_extension(std::string_view extension) {
     if (options_.extension.empty()) options_.extension = extension;
   }
 
+  // The Framing concept: writes the record as member KEY.EXT, starting the next shard first
+  // when this one is full. A key that would not read back as itself is a key_error; a sample
+  // that would not read back as written (no member, one skipped as metadata, an extension not
+  // in lowercase, the key of the sample just before), or a put() after close(), a usage_error.
   void put(std::string_view key, std::string_view bytes) {
     if (!out_) throw_usage_error({"tar_output::put after close"});
     check_key(key);
@@ -473,8 +484,15 @@ class tar_output {
   std::string_view script_refusal() const noexcept { return detail::tar_script_refusal(extension()); }
   // The first header of the member put last: what a script line points at.
   location entry_location() const noexcept { return at_; }
+  // The Framing concept: the name of file number `file` (the shards in order), as script lines
+  // give it.
   const std::string& file_name(std::uint32_t file) const { return names_.at(file); }
-  void flush() { out_->flush(); }
+  // The Framing concept: pushes what the current file holds so far to the OS.
+  void flush() {
+    if (out_) out_->flush();
+  }
+  // The Framing concept: ends the current file with zero blocks and closes it; under a
+  // numbered name, then writes the shards' index beside them. A second close() does nothing.
   void close() {
     if (!out_) return;
     end_file();
@@ -559,6 +577,7 @@ class tar_output {
   location at_;
 };
 
+// Which members a tar_input hands out as entries, and which of those (a shard of them).
 struct tar_input_options {
   std::string extension;  // only members KEY.EXT are entries (the holder's, if empty)
   std::uint64_t shard_index = 0, shard_count = 1;  // entries I, I+N, I+2N... of all files
@@ -588,6 +607,9 @@ inline reader inflated_tar_input(reader in, bool* compressed = nullptr) {
 
 }  // namespace detail
 
+// Reads tar archives (see above): the input side of tar_framing, a Framing of record entries
+// (members KEY.EXT, or samples), read in order across one file or many, and again at a member's
+// location in a plain, uncompressed file.
 class tar_input {
  public:
   static constexpr unsigned forms = entry_forms(entry_form::record);
@@ -607,7 +629,9 @@ class tar_input {
     detail::check_shard(options_.shard_index, options_.shard_count);
   }
 
+  // The longest key read (the open options' limits::max_token_bytes).
   std::size_t max_key_bytes() const noexcept { return open_.parse_limits.max_token_bytes; }
+  // The Framing concept: the holder's extension, for entries when the options named none.
   void set_default_extension(std::string_view extension) {
     if (options_.extension.empty()) options_.extension = extension;
   }
@@ -615,6 +639,9 @@ class tar_input {
   // windows kept for them where it can keep them (else a record of copies, as otherwise).
   void give_parts() noexcept { parts_wanted_ = true; }
 
+  // The Framing concept: the next entry of the shard, across the files in order; other members
+  // are skipped. A bad header is a format_error, and so is a file with members none of which
+  // is an entry (a wrong extension), or an empty file.
   bool next(entry& e) {
     if (deferred_) std::rethrow_exception(std::exchange(deferred_, nullptr));
     for (;;) {
@@ -661,6 +688,8 @@ class tar_input {
   // Why a script cannot point at the entries read (samples: a line points at one member); empty
   // when it can.
   std::string_view script_refusal() const noexcept { return detail::tar_script_refusal(options_.extension); }
+  // The Framing concept: the entry whose first header is at `at`, read with a second reader so
+  // that reading in order goes on undisturbed. No entry there is a format_error.
   bool read_at(const location& at, entry& e) {
     reader& in = lookup_.at(files_.files(), at, open_);
     detail::tar_member m;
@@ -673,8 +702,11 @@ class tar_input {
     return true;
   }
 
+  // The files read, in order: the names given, expanded (a list, a glob, "name@N"...).
   const std::vector<std::string>& files() const noexcept { return files_.files(); }
+  // The Framing concept: the names as given, as errors call the table.
   const std::string& name() const noexcept { return name_; }
+  // The Framing concept: closes the files open; a failed input command throws here.
   void close() {
     lookup_.close();
     files_.close();
@@ -883,6 +915,7 @@ class tar_input {
   std::string scratch_, data_;
 };
 
+// Tar archives (WebDataset's shards) as a framing family.
 struct tar_framing {
   using output = tar_output;
   using input = tar_input;

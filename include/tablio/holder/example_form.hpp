@@ -52,9 +52,13 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+/// How holder H's values are tf.Examples, in the table above: specializations have
+///   static void to_example(const value_type&, example&);
+///   static void from_example(const example&, value_type&, const std::string& name);
+/// the second throwing format_error, naming `name` and the feature, for an Example not of the
+/// form.
 template <class H>
-struct example_form;  // to_example(const value_type&, example&); from_example(const example&, value_type&,
-                      // name)
+struct example_form;
 
 template <class H>
 concept has_example_form = requires(const typename H::value_type& v, typename H::value_type& out, example& ex,
@@ -185,8 +189,10 @@ struct string_example_form {
 
 }  // namespace detail
 
+// A compressed matrix: its shape, and Kaldi's binary object as one bytes value.
 template <>
 struct example_form<holder<compressed_matrix>> {
+  // The example_form interface: m's shape, and its compressed object ("CM...") as the data.
   static void to_example(const compressed_matrix& m, example& ex) {
     std::string object;
     writer w = memory_writer(object);
@@ -195,6 +201,8 @@ struct example_form<holder<compressed_matrix>> {
     ex.features["shape"] = std::vector<std::int64_t>{m.num_rows(), m.num_cols()};
     ex.features["data"] = std::vector<std::string>{std::move(object)};
   }
+  // The example_form interface: reads the object back; its size must be the shape's, and the
+  // data that object alone.
   static void from_example(const example& ex, compressed_matrix& m, const std::string& where) {
     auto dims = detail::form_shape(ex, 2, where);
     reader r = memory_reader(std::string_view(detail::form_data<std::string>(ex, 1, where).front()), where);
@@ -204,12 +212,15 @@ struct example_form<holder<compressed_matrix>> {
   }
 };
 
+// A matrix: (rows, cols) and its values row by row, as float (or float64 bytes for double).
 template <class T>
 struct example_form<holder<matrix<T>>> {
+  // The example_form interface: the shape and the values, row-major.
   static void to_example(const matrix<T>& m, example& ex) {
     ex.features["shape"] = std::vector<std::int64_t>{m.num_rows(), m.num_cols()};
     detail::put_form_floats(ex, m.data(), m.size());
   }
+  // The example_form interface: a matrix of the shape's size, from float or float64 data.
   // A compressed matrix's form is read decompressed, as a matrix holder reads a compressed
   // matrix in an archive: its data is one bytes value, a Kaldi CM object ("CM", "CM2", "CM3"),
   // whose size is never 8 bytes a value as float64 data's is (a header, then 1 or 2 bytes a
@@ -229,12 +240,16 @@ struct example_form<holder<matrix<T>>> {
   }
 };
 
+// A vector: its dimension and its values, as float (or float64 bytes for double).
 template <class T>
 struct example_form<holder<vector<T>>> {
+  // The example_form interface: the dimension and the values.
   static void to_example(const vector<T>& v, example& ex) {
     ex.features["shape"] = std::vector<std::int64_t>{static_cast<std::int64_t>(v.size())};
     detail::put_form_floats(ex, v.data(), v.size());
   }
+  // The example_form interface: a vector of the shape's dimension; float data read as double
+  // is exact, float64 data read as float rounded to the nearest.
   static void from_example(const example& ex, vector<T>& v, const std::string& where) {
     auto dims = detail::form_shape(ex, 1, where);
     v = vector<T>(detail::form_floats<T>(ex, std::uint64_t(dims[0]), where));
@@ -244,9 +259,12 @@ struct example_form<holder<vector<T>>> {
 // Compressed as it is written, so stored as a compressed matrix is.
 template <>
 struct example_form<holder<matrix_to_compress>> {
+  // The example_form interface: the matrix compressed by its method, as holder<compressed_matrix>.
   static void to_example(const matrix_to_compress& m, example& ex) {
     example_form<holder<compressed_matrix>>::to_example(m.compressed(), ex);
   }
+  // The example_form interface: the values decompressed, to be compressed again with the
+  // automatic method when written.
   static void from_example(const example& ex, matrix_to_compress& m, const std::string& where) {
     compressed_matrix stored;
     example_form<holder<compressed_matrix>>::from_example(ex, stored, where);
@@ -256,20 +274,26 @@ struct example_form<holder<matrix_to_compress>> {
   }
 };
 
+// A vector of int32: its dimension and its values as int64.
 template <>
 struct example_form<basic_vector_holder<std::int32_t>> {
+  // The example_form interface: the dimension and the values.
   static void to_example(const std::vector<std::int32_t>& v, example& ex) {
     ex.features["shape"] = std::vector<std::int64_t>{static_cast<std::int64_t>(v.size())};
     ex.features["data"] = std::vector<std::int64_t>(v.begin(), v.end());
   }
+  // The example_form interface: the shape's count of values, each checked to fit an int32.
   static void from_example(const example& ex, std::vector<std::int32_t>& v, const std::string& where) {
     auto dims = detail::form_shape(ex, 1, where);
     v = detail::form_int32s(ex, std::uint64_t(dims[0]), where);
   }
 };
 
+// A vector of int32 vectors, as a ragged tensor: the number of vectors, their lengths in
+// "row_lengths", and their values concatenated.
 template <>
 struct example_form<basic_vector_vector_holder<std::int32_t>> {
+  // The example_form interface: the count, the lengths and the values.
   static void to_example(const std::vector<std::vector<std::int32_t>>& v, example& ex) {
     std::vector<std::int64_t> lengths, data;
     for (const auto& inner : v) {
@@ -280,6 +304,8 @@ struct example_form<basic_vector_vector_holder<std::int32_t>> {
     ex.features["row_lengths"] = std::move(lengths);
     ex.features["data"] = std::move(data);
   }
+  // The example_form interface: one length per vector, none negative, and as many values as
+  // they add up to, each checked to fit an int32.
   static void from_example(const example& ex, std::vector<std::vector<std::int32_t>>& v,
                            const std::string& where) {
     auto dims = detail::form_shape(ex, 1, where);
@@ -290,6 +316,9 @@ struct example_form<basic_vector_vector_holder<std::int32_t>> {
     std::uint64_t total = 0;
     for (std::int64_t n : lengths) {
       if (n < 0) detail::bad_example_field(where, "row_lengths", "lengths of 0 or more", std::to_string(n));
+      // Lengths that wrap around could add up to the values there are and point past them.
+      if (static_cast<std::uint64_t>(n) > UINT64_MAX - total)
+        detail::bad_example_field(where, "row_lengths", "lengths whose sum fits 64 bits", std::to_string(n));
       total += static_cast<std::uint64_t>(n);
     }
     std::vector<std::int32_t> data = detail::form_int32s(ex, total, where);
@@ -302,6 +331,7 @@ struct example_form<basic_vector_vector_holder<std::int32_t>> {
 // Pairs as a (pairs, 2) shape over int64 data, first and second of each in turn.
 template <>
 struct example_form<basic_pair_vector_holder<std::int32_t>> {
+  // The example_form interface: shape (pairs, 2) and the values.
   static void to_example(const std::vector<std::pair<std::int32_t, std::int32_t>>& v, example& ex) {
     std::vector<std::int64_t> data;
     data.reserve(2 * v.size());
@@ -312,6 +342,7 @@ struct example_form<basic_pair_vector_holder<std::int32_t>> {
     ex.features["shape"] = std::vector<std::int64_t>{static_cast<std::int64_t>(v.size()), 2};
     ex.features["data"] = std::move(data);
   }
+  // The example_form interface: a shape of two columns, and values that fit an int32.
   static void from_example(const example& ex, std::vector<std::pair<std::int32_t, std::int32_t>>& v,
                            const std::string& where) {
     auto dims = detail::form_shape(ex, 2, where);
@@ -326,11 +357,14 @@ struct example_form<basic_pair_vector_holder<std::int32_t>> {
 // Tokens as a bytes list, each checked to be a token on reading as on writing.
 template <>
 struct example_form<token_vector_holder> {
+  // The example_form interface: the count and the tokens; throws usage_error for one that is
+  // not a token.
   static void to_example(const std::vector<std::string>& tokens, example& ex) {
     for (const std::string& t : tokens) token_holder::check_token(t);
     ex.features["shape"] = std::vector<std::int64_t>{static_cast<std::int64_t>(tokens.size())};
     ex.features["data"] = tokens;
   }
+  // The example_form interface: the shape's count of tokens; format_error for one that is not.
   static void from_example(const example& ex, std::vector<std::string>& tokens, const std::string& where) {
     auto dims = detail::form_shape(ex, 1, where);
     const auto& data = detail::form_data<std::string>(ex, std::uint64_t(dims[0]), where);
@@ -344,6 +378,7 @@ struct example_form<token_vector_holder> {
 // floating point (a double held exactly, as in matrices).
 template <class T>
 struct example_form<basic_holder<T>> {
+  // The example_form interface: an empty shape and the one value.
   static void to_example(const T& v, example& ex) {
     ex.features["shape"] = std::vector<std::int64_t>{};
     if constexpr (std::is_floating_point_v<T>)
@@ -351,6 +386,7 @@ struct example_form<basic_holder<T>> {
     else
       ex.features["data"] = std::vector<std::int64_t>{static_cast<std::int64_t>(v)};
   }
+  // The example_form interface: one value, checked to fit T when T is an integer or bool.
   static void from_example(const example& ex, T& v, const std::string& where) {
     detail::form_shape(ex, 0, where);
     if constexpr (std::is_floating_point_v<T>)
@@ -360,19 +396,25 @@ struct example_form<basic_holder<T>> {
   }
 };
 
+// A token: an empty shape and the token as one bytes value.
 template <>
 struct example_form<token_holder> : detail::string_example_form {};
+// A payload: an empty shape and the bytes as one bytes value, for example_record_holder<
+// bytes_holder> named explicitly; tables store bytes as they are (see stored_as_example).
 template <>
 struct example_form<bytes_holder> : detail::string_example_form {};
 
+// A wave: (channels, samples), the samples channel by channel as float, and "sample_rate".
 template <>
 struct example_form<wave_holder> {
+  // The example_form interface: the shape, the samples and the sample rate.
   static void to_example(const wave_data& w, example& ex) {
     const matrix<float>& s = w.data();
     ex.features["shape"] = std::vector<std::int64_t>{s.num_rows(), s.num_cols()};
     ex.features["data"] = std::vector<float>(s.data(), s.data() + s.size());
     ex.features["sample_rate"] = std::vector<float>{w.sample_frequency()};
   }
+  // The example_form interface: the samples as a matrix's form is read, and one sample rate.
   static void from_example(const example& ex, wave_data& w, const std::string& where) {
     matrix<float> samples;
     example_form<holder<matrix<float>>>::from_example(ex, samples, where);
@@ -383,8 +425,11 @@ struct example_form<wave_holder> {
   }
 };
 
+// A Caffe Datum: (channels, height, width), the image's bytes or its float_data, the label,
+// and whether the bytes are an encoded image, each only where the Datum has it.
 template <>
 struct example_form<datum_holder> {
+  // The example_form interface: the Datum's fields as features, as the struct says.
   // A Datum that holds neither channels, height nor width (an encoded image, as Caffe's
   // convert_imageset writes one) has no "shape", nor one without a label a "label": read back,
   // they are absent again, and the Datum's bytes are what they were. One with both an image's
@@ -401,7 +446,8 @@ struct example_form<datum_holder> {
     if (d.present.label) ex.features["label"] = std::vector<std::int64_t>{d.label};
     if (d.encoded) ex.features["encoded"] = std::vector<std::int64_t>{1};
   }
-  // The image's bytes are taken over from an Example the caller gives up (an rvalue), else copied.
+  // The example_form interface: the image's bytes are taken over from an Example the caller
+  // gives up (an rvalue), else copied.
   template <class Example>
   requires std::same_as<std::remove_cvref_t<Example>, example>
   static void from_example(Example&& ex, datum& d, const std::string& where) {
@@ -430,6 +476,9 @@ struct example_form<datum_holder> {
       const auto& label = detail::form_list<std::int64_t>(ex, "label", where);
       if (label.size() != 1)
         detail::bad_example_field(where, "label", "one value", std::to_string(label.size()));
+      if (label.front() < INT32_MIN || label.front() > INT32_MAX)
+        detail::bad_example_field(where, "label", "a label that fits an int32",
+                                  std::to_string(label.front()));
       d.label = static_cast<std::int32_t>(label.front());
     } else {
       d.present.label = false;
@@ -460,12 +509,15 @@ class example_record_holder : public H {
   // Where a table that names no key feature keeps keys that are not its records' numbers
   // (table_writer): the form's own features never take that name.
   static constexpr std::string_view unnumbered_key_feature = form_key_feature;
+  // The record_holder concept: the record is v's form, in wire bytes.
   static void encode_record(std::string& out, const value_type& v) { encode_example(as_example(v), out); }
+  // The keyed_record_holder concept: v's form with the key in bytes feature key_name.
   static void encode_record(std::string& out, const value_type& v, std::string_view key_name,
                             std::string_view key) {
     example_holder::encode_record(out, as_example(v), key_name, key);
   }
-  // Records of either form are read, since files of both exist (is_example_record tells them).
+  // The record_holder concept. Records of either form are read, since files of both exist
+  // (is_example_record tells them); an Example of other features is a format_error.
   void decode_record(std::string_view bytes, const std::string& name) {
     if (!is_example_record(bytes)) {
       example_.clear();  // which holds no key to take
@@ -476,6 +528,8 @@ class example_record_holder : public H {
     example_form<H>::from_example(std::move(example_.value()), this->value(),
                                   name);  // only its key is read after
   }
+  // The keyed_record_holder concept: the key the last record kept in bytes feature key_name;
+  // throws format_error when it has none (as a record of H's own form never has).
   std::string take_record_key(std::string_view key_name, const std::string& name) {
     return example_.take_record_key(key_name, name);
   }

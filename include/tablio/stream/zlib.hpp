@@ -24,8 +24,11 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// Inflates the gzip or zlib data of a reader, as the header's opening comment says: it models
+// the Source concept (closable).
 class zlib_source {
  public:
+  // Inflates what `compressed` reads from its position on; io_error when zlib cannot start.
   explicit zlib_source(reader compressed) : in_(make_owned<reader>(std::move(compressed))) {
     stream_ = make_owned<z_stream>();
     // 15 + 32: a zlib or gzip header, detected by inflate itself.
@@ -38,7 +41,10 @@ class zlib_source {
     if (stream_) inflateEnd(stream_.get());
   }
 
+  // The Source concept: inflates into dst up to n bytes, at least one unless at the end; truncated
+  // or invalid data, or data that inflates past limits::max_expansion, is a format_error.
   std::size_t read_some(char* dst, std::size_t n) {
+    if (n == 0) return 0;  // else the loop below would wait for output that never comes
     z_stream& z = *stream_;
     z.next_out = reinterpret_cast<Bytef*>(dst);
     z.avail_out = static_cast<uInt>(detail::min_of<std::size_t>(n, 1u << 30));
@@ -82,6 +88,7 @@ class zlib_source {
     check_expansion(produced);
     return produced;
   }
+  // Closes the compressed input (a command's exit status is checked there).
   void close() { in_->close(); }
 
  private:
@@ -106,8 +113,12 @@ class zlib_source {
   std::uint64_t in_start_ = in_->tell();
 };
 
+// Deflates into a writer as TensorFlow's TFRecord writer does: it models the Sink concept
+// (closable), and only close() finishes the stream.
 class zlib_sink {
  public:
+  // Deflates into `out` as `kind` (gzip or zlib) says, at zlib's `level`; io_error when zlib
+  // cannot start.
   zlib_sink(writer out, compression kind, int level = Z_DEFAULT_COMPRESSION)
       : out_(make_owned<writer>(std::move(out))), buffer_(1 << 18) {
     stream_ = make_owned<z_stream>();
@@ -129,16 +140,23 @@ class zlib_sink {
     if (stream_) deflateEnd(stream_.get());
   }
 
+  // The Sink concept: deflates the n bytes at src into the writer.
   void write(const char* src, std::size_t n) {
     stream_->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(src));
-    stream_->avail_in = static_cast<uInt>(n);
-    pump(Z_NO_FLUSH);
+    do {  // zlib counts input in 32 bits: a write of 4 GiB or more goes in pieces
+      std::size_t piece = detail::min_of<std::size_t>(n, 1u << 30);
+      stream_->avail_in = static_cast<uInt>(piece);
+      pump(Z_NO_FLUSH);
+      n -= piece;
+    } while (n != 0);
   }
   // A partial flush, as TensorFlow's Flush(): what was written so far can be inflated.
   void flush() {
     pump(Z_PARTIAL_FLUSH);
     out_->flush();
   }
+  // Finishes the stream and closes the writer, throwing for any loss; a sink closed already does
+  // nothing.
   void close() {
     if (!stream_) return;
     pump(Z_FINISH);
