@@ -7,6 +7,6 @@ document.addEventListener("DOMContentLoaded", function () {
   if (!header || document.querySelector(".tablio-search-note")) return;
   var note = document.createElement("div");
   note.className = "md-header__option tablio-search-note";
-  note.textContent = "Search works when the site is served: python3 -m http.server -d site";
+  note.textContent = "Search works when the site is served: python3 -m http.server -d build/docs/site";
   header.appendChild(note);
 });

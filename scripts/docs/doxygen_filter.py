@@ -18,7 +18,7 @@ import sys
 HEAD_WORDS = re.compile(r"\b(namespace|class|struct|union|enum)\b")
 ACCESS = re.compile(r"^\s*(public|private|protected)\s*:")
 SECTION = re.compile(r"^\s*//\s*-{3,}")  # "// ----- archives": a heading, not a description
-NOT_DECLARATIONS = re.compile(r"^\s*(#|public:|private:|protected:|return\b|if\b|for\b|while\b|"
+NOT_DECLARATIONS = re.compile(r"^\s*(#|TABLIO_BEGIN_NAMESPACE|TABLIO_END_NAMESPACE|public:|private:|protected:|return\b|if\b|for\b|while\b|"
                               r"switch\b|case\b|default:|do\b|else\b|throw\b|static_assert\b|\}|$)")
 
 
@@ -26,10 +26,49 @@ ANGLE = re.compile(r"<(?=[A-Za-z_])")
 
 
 def described(line):
-    """A // line made a Doxygen one: "<cmath>" or "holder<T>" is text, not an HTML tag."""
+    """A // line made a Doxygen one: "<cmath>" or "holder<T>" is text, not an HTML tag, and
+    "e.g. " does not end the brief description."""
     parts = line.replace("//", "///", 1).split("`")
-    return "`".join(ANGLE.sub(r"\\<", p).replace(">::", ">\\::") if i % 2 == 0 else p
+    return "`".join(ANGLE.sub(r"\\<", p).replace(">::", ">\\::").replace("e.g. ", "e.g.\\ ")
+                    .replace("i.e. ", "i.e.\\ ") if i % 2 == 0 else p
                     for i, p in enumerate(parts))
+
+
+INDENTED = re.compile(r"^\s*//   ")  # "//   code" or a table laid out in columns
+
+
+def describe_block(lines, block):
+    """Makes a comment block a description. Its indented lines (code examples, tables laid out
+    in columns) are kept as they are, in code blocks; lines are never added."""
+    runs, start = [], None
+    for k, i in enumerate(block):
+        if INDENTED.match(lines[i]):
+            start = k if start is None else start
+        elif start is not None:
+            runs.append((start, k - 1))
+            start = None
+    if start is not None:
+        runs.append((start, len(block) - 1))
+    verbatim = {block[k] for first, last in runs for k in range(first, last + 1)}
+    for i in block:
+        lines[i] = lines[i].replace("//", "///", 1) if i in verbatim else described(lines[i])
+    for first, last in runs:
+        if first > 0:
+            lines[block[first - 1]] += " \\code{.unparsed}"
+        else:
+            lines[block[first]] = lines[block[first]].replace("///", "/// \\code{.unparsed}", 1)
+        lines[block[last]] += " \\endcode"
+
+
+FORWARD = re.compile(r"^\s*(class|struct|union)\s+\w+\s*;")
+
+
+def forward_declaration(lines, n):
+    """Whether line n starts a declaration of a class without its definition (class matrix;),
+    whose comment says why it is declared there, not what the class is."""
+    while n < len(lines) and lines[n].lstrip().startswith("template"):
+        n += 1
+    return n < len(lines) and bool(FORWARD.match(lines[n]))
 
 
 def code_of(line):
@@ -81,7 +120,11 @@ class Scope:
     def __init__(self, head):
         head = without_template_heads(head)
         words = HEAD_WORDS.findall(head)
-        self.is_type = bool(words) and "(" not in head and "=" not in head
+        # What follows the last keyword: "struct sint {" is a type, also after a requires(...)
+        # clause; "void f(class x) {" and "auto x = struct ... {" are not.
+        last = list(HEAD_WORDS.finditer(head))
+        rest = head[last[-1].end():] if last else head
+        self.is_type = bool(words) and "(" not in rest and "=" not in head.split("requires")[0]
         self.is_class = self.is_type and words[-1] in ("class", "struct", "union")
         self.access = "private" if words and words[-1] == "class" else "public"
         self.hidden = False  # a class nested in another's private part
@@ -118,8 +161,7 @@ def main():
         between = head.strip() == ""  # no declaration is being read
         if block and not seen_code and stripped.startswith("#"):  # the file's opening comment
             described_by_opening = opening_names(lines[block[0]].lstrip()[2:].strip())
-            for i in block:
-                lines[i] = described(lines[i])
+            describe_block(lines, block)
             lines[block[-1]] += " \\file"  # at a line's end, \file names the current file
             seen_code = True
         if continued or stripped.startswith("#"):
@@ -135,12 +177,11 @@ def main():
             continue
         if block:
             if not seen_code:
-                for i in block:
-                    lines[i] = described(lines[i])
+                describe_block(lines, block)
                 lines[block[-1]] += " \\file"  # at a line's end, \file names the current file
-            elif in_type_scope and not NOT_DECLARATIONS.match(line) and not SECTION.match(lines[block[0]]):
-                for i in block:
-                    lines[i] = described(lines[i])
+            elif (in_type_scope and not NOT_DECLARATIONS.match(line) and not SECTION.match(lines[block[0]])
+                  and not forward_declaration(lines, n)):
+                describe_block(lines, block)
                 documented, block_end = True, n - 1
             block = []
         if stripped and between:

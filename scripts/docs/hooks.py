@@ -7,6 +7,8 @@
 - pybind11 starts a compiled function's docstring with its signature
   ("get(self: tablio._tablio.RandomAccessReader, key: handle, default: object = None) -> object",
   Markdown making __x__ bold): the reference shows it as code, without self.
+- Docstrings list their parameters as "name: what it is" lines with indented continuations;
+  each such line starts on a line of its own, its name as code.
 - A pipe in a code span in a table is written `\\|` in Markdown, so that the table renders on
   any Markdown reader; on the site it shows as `|`, so that what is copied works.
 """
@@ -55,9 +57,19 @@ def _signature(match):
     return f"<p><code>{name}({match.group(2)}</code></p>"
 
 
+PARAMETER_LINE = re.compile(r"(^|<p>)([a-z_][a-z_0-9]*(?:, [a-z_][a-z_0-9]*)*): ", re.M)
+
+
+def _parameter(match):
+    names = ", ".join(f"<code>{name}</code>" for name in match.group(2).split(", "))
+    return f"{match.group(1) or '<br>'}{names}: "
+
+
 def on_page_content(content, page, config, files):
     content = PYBIND_SIGNATURE.sub(_signature, content)
-    root = "../" * page.file.url.count("/")  # "kaldi/" is one folder down from the site's root
+    if "doc-object" in content:  # a page of mkdocstrings' reference
+        content = PARAMETER_LINE.sub(_parameter, content)
+    root = "../" * page.file.url.count("/")  # the way from the page's folder to the site's root
     content = CODE_SPAN.sub(lambda m: m.group(0).replace("\\|", "|"), content)
     if not _classes:
         return content
