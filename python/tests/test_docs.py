@@ -6,6 +6,8 @@ list of packages to install the Python module."""
 import json
 import re
 
+import pytest
+
 import tablio
 from conftest import REPO
 
@@ -25,6 +27,15 @@ def test_readme_examples_run(tmp_path, monkeypatch):
 
 def test_python_guide_examples_run(tmp_path, monkeypatch):
     run_examples("docs/python.md", 5, tmp_path, monkeypatch)
+
+
+def test_pytorch_guide_padding_example_runs(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    guide = (REPO / "docs" / "pytorch.md").read_text()
+    section = guide[guide.index("### Features of different lengths"):]
+    block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "docs/pytorch.md", "exec"), {})
 
 
 def test_remote_guide_examples_run(s3server, tmp_path, monkeypatch):
