@@ -99,6 +99,11 @@ TEST_CASE("Input, Output and Read/WriteKaldiObject", "[kaldi][facade]") {
   CHECK(binary);
   CHECK(ClassifyRxfilename(path + ":5") == kOffsetFileInput);
   CHECK(ClassifyWxfilename("| gzip") == kPipeOutput);
+  // Remote names are files to Kaldi's classification, and Input and Output open them.
+  CHECK(ClassifyRxfilename("s3://bucket/feats.ark") == kFileInput);
+  CHECK(ClassifyRxfilename("https://host/feats.ark") == kFileInput);
+  CHECK(ClassifyWxfilename("s3://bucket/out.ark") == kFileOutput);
+  CHECK(ClassifyRxfilename("ark:feats.ark") == kNoInput);
   // A range, as Kaldi's ReadKaldiObject takes for matrices: utt1 of feats.ark is 5x3.
   const std::string feats = test::data_path("kaldi/scp/feats.ark");
   Matrix<BaseFloat> whole, part;

@@ -168,10 +168,11 @@ enum InputType { kNoInput, kFileInput, kStandardInput, kOffsetFileInput, kPipeIn
 enum OutputType { kNoOutput, kFileOutput, kStandardOutput, kPipeOutput };
 // The kind of input name: "" or "-" standard input, "cmd |" a pipe, "file:123" a file at an
 // offset, else a file; kNoInput for a specifier ("ark:x") or a malformed name. A remote name
-// (s3://, http://), which Input opens, is kNoInput too, having no InputType of its own.
+// (s3://, http://), which Input opens, is kFileInput, as Kaldi classifies such a string.
 TABLIO_IMPL InputType ClassifyRxfilename(const std::string& name);
-// The kind of output name: "" or "-" standard output, "| cmd" a pipe, else a file; kNoOutput
-// for a specifier, a "file:offset" or a malformed name, and for a remote name.
+// The kind of output name: "" or "-" standard output, "| cmd" a pipe, else a file (a remote
+// name too, which Output opens, as Kaldi classifies such a string); kNoOutput for a specifier,
+// a "file:offset" or a malformed name.
 TABLIO_IMPL OutputType ClassifyWxfilename(const std::string& name);
 
 // Input: an rxfilename as a std::istream; with contents_binary, reads the "\0B" header.
@@ -682,6 +683,7 @@ TABLIO_IMPL bool InitKaldiInputStream(std::istream& is, bool* binary) {
 TABLIO_IMPL InputType ClassifyRxfilename(const std::string& name) {
   switch (classify_rxfilename(name)) {
     case input_kind::file:
+    case input_kind::remote:
       return kFileInput;
     case input_kind::standard_input:
       return kStandardInput;
@@ -696,6 +698,7 @@ TABLIO_IMPL InputType ClassifyRxfilename(const std::string& name) {
 TABLIO_IMPL OutputType ClassifyWxfilename(const std::string& name) {
   switch (classify_wxfilename(name)) {
     case output_kind::file:
+    case output_kind::remote:
       return kFileOutput;
     case output_kind::standard_output:
       return kStandardOutput;
