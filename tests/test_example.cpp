@@ -272,3 +272,27 @@ TEST_CASE("another message type's record is no Example, though protobuf would pa
   CHECK(example_view(std::string_view()).size() == 0);
   CHECK(decode_sequence_example(std::string()).context.features.empty());
 }
+
+TEST_CASE("a copy of an example_view of a rare form views its own copies", "[example][view]") {
+  // One feature whose map entry has its value before its key: a form the view decodes fully.
+  std::string value = "\x1a\x04\x0a\x02\x05\x06";  // int64_list [5, 6]
+  std::string entry = "\x12\x06" + value +
+                      std::string(
+                          "\x0a\x01"
+                          "a");  // value, then key "a"
+  std::string features = "\x0a" + std::string(1, char(entry.size())) + entry;
+  std::string record = "\x0a" + std::string(1, char(features.size())) + features;
+  example_view copy, assigned;
+  {
+    example_view original(record);
+    REQUIRE(original.int64s("a").size() == 2);
+    copy = example_view(original);  // a copy, moved into place
+    assigned = original;
+  }  // the original's strings are gone
+  for (const example_view* v : {&copy, &assigned}) {
+    auto values = v->int64s("a");
+    REQUIRE(values.size() == 2);
+    CHECK(std::vector<std::int64_t>(values.begin(), values.end()) == std::vector<std::int64_t>{5, 6});
+    CHECK(v->features()[0].key == "a");
+  }
+}

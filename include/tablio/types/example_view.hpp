@@ -267,6 +267,20 @@ class example_view {
   explicit example_view(std::string_view record, const std::string& name = "<example>") {
     parse(record, name);
   }
+  // A copy views what the original views: the caller's record, or, for the rare forms, its own
+  // copies of the canonical encodings the original made.
+  example_view(const example_view& o) : features_(o.features_), owned_(o.owned_) { rebase(o); }
+  example_view& operator=(const example_view& o) {
+    if (this != &o) {
+      features_ = o.features_;
+      owned_ = o.owned_;
+      rebase(o);
+    }
+    return *this;
+  }
+  // A move keeps the strings where they are: the views stay valid.
+  example_view(example_view&&) = default;
+  example_view& operator=(example_view&&) = default;
 
   // Parses record (which must outlive the view's use); throws format_error as decode_example.
   void parse(std::string_view record, const std::string& name = "<example>") {
@@ -403,6 +417,20 @@ class example_view {
       f.data = list;
       f.key = owned_.emplace_back(key);
     }
+  }
+
+  // After a copy: views into o's strings point at the same strings of this view.
+  void rebase(const example_view& o) {
+    auto own = [&](std::string_view v) {
+      for (std::size_t i = 0; i < o.owned_.size(); ++i)
+        if (v.data() == o.owned_[i].data()) return std::string_view(owned_[i]);
+      return v;
+    };
+    if (!owned_.empty())
+      for (feature_view& f : features_) {
+        f.key = own(f.key);
+        f.data = own(f.data);
+      }
   }
 
   std::vector<feature_view> features_;
