@@ -29,17 +29,17 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace kaldi {
 
-using int8 = std::int8_t;
-using int16 = std::int16_t;
-using int32 = std::int32_t;
-using int64 = std::int64_t;
-using uint8 = std::uint8_t;
-using uint16 = std::uint16_t;
-using uint32 = std::uint32_t;
-using uint64 = std::uint64_t;
-using BaseFloat = float;
-using MatrixIndexT = std::int32_t;
-using KaldiFatalError = tablio::error;
+using int8 = std::int8_t;               // Kaldi's int8.
+using int16 = std::int16_t;             // Kaldi's int16.
+using int32 = std::int32_t;             // Kaldi's int32.
+using int64 = std::int64_t;             // Kaldi's int64.
+using uint8 = std::uint8_t;             // Kaldi's uint8.
+using uint16 = std::uint16_t;           // Kaldi's uint16.
+using uint32 = std::uint32_t;           // Kaldi's uint32.
+using uint64 = std::uint64_t;           // Kaldi's uint64.
+using BaseFloat = float;                // Kaldi's BaseFloat, float as Kaldi builds it by default.
+using MatrixIndexT = std::int32_t;      // Kaldi's index of rows and columns.
+using KaldiFatalError = tablio::error;  // What Kaldi's KALDI_ERR throws: every tablio error.
 
 namespace detail {
 
@@ -407,16 +407,21 @@ class WaveData {
 };
 
 // ----- holders
+// Kaldi's BasicHolder: one number or bool per entry.
 template <class T>
 using BasicHolder = basic_holder<T>;
+// Kaldi's BasicVectorHolder: a vector of numbers per entry.
 template <class T>
 using BasicVectorHolder = basic_vector_holder<T>;
+// Kaldi's BasicVectorVectorHolder: a vector of vectors of numbers per entry.
 template <class T>
 using BasicVectorVectorHolder = basic_vector_vector_holder<T>;
+// Kaldi's BasicPairVectorHolder: a vector of pairs of numbers per entry.
 template <class T>
 using BasicPairVectorHolder = basic_pair_vector_holder<T>;
-using TokenHolder = token_holder;
-using TokenVectorHolder = token_vector_holder;
+using TokenHolder = token_holder;               // Kaldi's TokenHolder: one token per entry.
+using TokenVectorHolder = token_vector_holder;  // Kaldi's TokenVectorHolder: tokens per entry.
+// Kaldi's KaldiObjectHolder: an object with Read and Write (a Matrix, a Vector...) per entry.
 template <class T>
 using KaldiObjectHolder = holder<T>;
 

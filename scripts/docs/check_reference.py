@@ -4,7 +4,8 @@
     check_reference.py DOXYGEN_XML_DIR
 
 Every class, struct and union of namespace tablio (its detail namespaces aside) needs a
-description, and so does every public function, at namespace scope or a member, except:
+description, and so does every type alias, enum and variable at namespace scope, and every
+public function, at namespace scope or a member, except:
   - constructors that copy, move or take nothing, destructors and assignment operators, which
     mean what the language says;
   - an overload whose namesake in the same scope is described (a comment before a run of
@@ -50,6 +51,12 @@ def main():
             where = scope.find("location")
             if kind != "namespace" and not described(scope):
                 missing.append(f"{where.get('file')}:{where.get('line')}: {kind} {name}")
+            if kind == "namespace":
+                for member in scope.iter("memberdef"):
+                    if member.get("kind") in ("typedef", "enum", "variable") and not described(member):
+                        at = member.find("location")
+                        missing.append(f"{at.get('file')}:{at.get('line')}: {member.get('kind')} "
+                                       f"{name}::{member.findtext('name')}")
             functions = [m for m in scope.iter("memberdef")
                          if m.get("kind") == "function" and m.get("prot") == "public"]
             named = {m.findtext("name") for m in functions if described(m)}

@@ -29,7 +29,7 @@ def described(line):
     """A // line made a Doxygen one: "<cmath>" or "holder<T>" is text, not an HTML tag, and
     "e.g. " does not end the brief description."""
     parts = line.replace("//", "///", 1).split("`")
-    return "`".join(ANGLE.sub(r"\\<", p).replace(">::", ">\\::").replace("e.g. ", "e.g.\\ ")
+    return "`".join(ANGLE.sub("&lt;", p).replace(">::", ">\\::").replace("e.g. ", "e.g.\\ ")
                     .replace("i.e. ", "i.e.\\ ") if i % 2 == 0 else p
                     for i, p in enumerate(parts))
 
@@ -175,12 +175,13 @@ def main():
         if stripped.startswith("//") and not stripped.startswith("///"):
             block.append(n)
             continue
+        if block and SECTION.match(lines[block[0]]):  # a heading, then what describes the declaration
+            block = block[1:]
         if block:
             if not seen_code:
                 describe_block(lines, block)
                 lines[block[-1]] += " \\file"  # at a line's end, \file names the current file
-            elif (in_type_scope and not NOT_DECLARATIONS.match(line) and not SECTION.match(lines[block[0]])
-                  and not forward_declaration(lines, n)):
+            elif in_type_scope and not NOT_DECLARATIONS.match(line) and not forward_declaration(lines, n):
                 describe_block(lines, block)
                 documented, block_end = True, n - 1
             block = []
@@ -191,7 +192,7 @@ def main():
             seen_code = True
         code = code_of(line)
         trailing = line[len(code):]
-        if (scopes and scopes[-1].is_class and in_type_scope and code.rstrip().endswith(";")
+        if (in_type_scope and (not scopes or scopes[-1].is_type) and code.rstrip().endswith(";")
                 and trailing.lstrip().startswith("//") and not trailing.lstrip().startswith("///")):
             lines[n] = code + trailing.replace("//", "///<", 1)
         for c in code:

@@ -1,6 +1,6 @@
 """MkDocs hooks for tablio's site (mkdocs.yml names this file).
 
-- A class the C++ reference documents, named in a guide's code span (`table_writer`,
+- A class or type alias the C++ reference documents, named in a guide's code span (`table_writer`,
   `tablio::holder<T>`, `sequential_table_reader<H>`), links to its page in the reference. The
   names come from Doxygen's tag file, which scripts/build-docs.sh writes and names in
   TABLIO_DOXYGEN_TAGS; without it (plain `mkdocs serve` on docs/) no links are added.
@@ -21,7 +21,7 @@ CODE_SPAN = re.compile(r"<code>([^<]*)</code>")
 LINK_OR_BLOCK = re.compile(r"<a\b[^>]*>.*?</a>|<pre\b.*?</pre>", re.S)
 CLASS_NAME = re.compile(r"^(?:tablio::)?((?:kaldi::|remote::)?[A-Za-z_]\w*)(?:<[^()]*>)?$")
 
-_classes = {}  # "table_writer" or "kaldi::Matrix" -> its page under api/
+_classes = {}  # "table_writer" or "kaldi::Matrix" -> its page under api/ (a type alias's anchor)
 
 
 def on_config(config):
@@ -29,6 +29,11 @@ def on_config(config):
     tags = os.environ.get("TABLIO_DOXYGEN_TAGS")
     if tags and os.path.exists(tags):
         for compound in ET.parse(tags).getroot().iter("compound"):
+            if compound.get("kind") == "namespace" and compound.findtext("name") == "tablio":
+                for member in compound.findall("member"):  # type aliases: datum, raw_little...
+                    if member.get("kind") == "typedef":
+                        _classes.setdefault(member.findtext("name"),
+                                            f"{member.findtext('anchorfile')}#{member.findtext('anchor')}")
             if compound.get("kind") not in ("class", "struct", "union"):
                 continue
             name = compound.findtext("name") or ""
@@ -38,9 +43,16 @@ def on_config(config):
     return config
 
 
+# Class names that are also the words guides use for other things (a tar member's extension,
+# a value type's name): linked only when written tablio::example and so on.
+COMMON_WORDS = {"example", "sample", "image", "range", "limits", "wave"}
+
+
 def _linked(match, root):
     text = html.unescape(match.group(1))
     named = CLASS_NAME.match(text)
+    if named and named.group(1) in COMMON_WORDS and not text.startswith("tablio::"):
+        return match.group(0)
     page = _classes.get(named.group(1)) if named else None
     if not page:
         return match.group(0)

@@ -14,6 +14,7 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace protobuf_wire {
 
+// The wire types of a field's tag (its low three bits); groups (3, 4) are refused.
 enum wire_type : std::uint32_t { varint = 0, fixed64 = 1, length_delimited = 2, fixed32 = 5 };
 
 // Appends v to out as a varint: 7 bits a byte, low first, 1 to 10 bytes.

@@ -94,7 +94,7 @@ struct raw : detail::codec_defaults<raw<Endian>> {
   static constexpr std::uint64_t min_string_size = 8;
 };
 
-using raw_little = raw<std::endian::little>;
-using raw_big = raw<std::endian::big>;
+using raw_little = raw<std::endian::little>;  // The raw codec, little-endian (x86's and ARM's order).
+using raw_big = raw<std::endian::big>;        // The raw codec, big-endian (network order, IDX's).
 
 TABLIO_END_NAMESPACE

@@ -38,6 +38,7 @@ struct limits {
   std::uint64_t max_table_expansion = 0;
 };
 
+// The limits every reader applies unless given others: bounds that no real file reaches.
 inline constexpr limits default_limits{};
 
 // No bound at all: what a process's policy (stream/policy.hpp) adds to each open's own limits

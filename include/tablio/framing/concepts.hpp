@@ -58,7 +58,7 @@
 
 TABLIO_BEGIN_NAMESPACE
 
-// The three forms an entry takes between a table and a framing (see above).
+// The three forms an entry takes between a table and a framing (see tablio/framing/concepts.hpp).
 enum class entry_form : std::uint8_t { object, record, array };
 
 // A set of entry forms, as a framing's `forms` member names them.

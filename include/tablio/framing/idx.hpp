@@ -244,7 +244,7 @@ void convert_idx_values(idx_type stored, const char* src, std::size_t n, T* out,
                            offset);
 }
 
-// An IDX file read whole and checked at open (see above), whose items are then read by index
+// An IDX file read whole and checked at open (see tablio/framing/idx.hpp), whose items are then read by index
 // at no more cost than a copy or a conversion. Opening throws format_error for a bad or cut file.
 class idx_file {
  public:

@@ -55,7 +55,7 @@ inline os::native_file open_lmdb_data_file(const std::string& file, const open_o
                          {.no_blocking = true});
 }
 
-// Sizes, offsets and flags of LMDB's format (see above).
+// Sizes, offsets and flags of LMDB's format (see tablio/framing/lmdb_file.hpp).
 namespace lmdb_layout {
 inline constexpr std::uint32_t magic = 0xBEEFC0DE, version = 1;
 inline constexpr std::uint32_t min_page_size = 512, max_page_size = 32768;  // liblmdb: at most 32 KiB

@@ -254,7 +254,7 @@ struct script_input_options {
 };
 
 // Kaldi's "scp:" for reading: the input side of scp_framing, a Framing of object and record
-// entries pending until load() (see above). In order it reads the script a line at a time; a
+// entries pending until load() (see tablio/framing/scp.hpp). In order it reads the script a line at a time; a
 // lookup, size() or for_each_key() reads it whole first (prepare_lookups).
 class script_input {
  public:

@@ -421,9 +421,9 @@ struct tar_output_options {
   std::uint64_t max_count = 0, max_size = 0;  // a numbered name's shards (0: WebDataset's defaults)
 };
 
-// Writes tar archives (see above): the output side of tar_framing, a Framing of record entries,
-// each put as a member KEY.EXT (a sample as a member per extension), across numbered shards when
-// the name is numbered.
+// Writes tar archives (see tablio/framing/tar.hpp): the output side of tar_framing, a Framing of record
+// entries, each put as a member KEY.EXT (a sample as a member per extension), across numbered shards when the
+// name is numbered.
 class tar_output {
  public:
   // Writes one archive to a stream (no shards).
@@ -607,7 +607,7 @@ inline reader inflated_tar_input(reader in, bool* compressed = nullptr) {
 
 }  // namespace detail
 
-// Reads tar archives (see above): the input side of tar_framing, a Framing of record entries
+// Reads tar archives (see tablio/framing/tar.hpp): the input side of tar_framing, a Framing of record entries
 // (members KEY.EXT, or samples), read in order across one file or many, and again at a member's
 // location in a plain, uncompressed file.
 class tar_input {

@@ -158,8 +158,8 @@ inline std::string_view read_tfrecord_at(reader& in, std::string& scratch, std::
   return record;
 }
 
-// Reads the records of one TFRecord stream in order (see above for what it checks and reports).
-// The framing over files is tfrecord_input.
+// Reads the records of one TFRecord stream in order (see tablio/framing/tfrecord.hpp for what it checks and
+// reports). The framing over files is tfrecord_input.
 class tfrecord_reader {
  public:
   // Reads records from in, as it is (inflated_tfrecord_input() inflates a compressed one).

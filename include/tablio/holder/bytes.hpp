@@ -28,7 +28,7 @@ class bytes_holder : public holder<std::string> {
   void take_record(std::string& record, const std::string& /*name*/) { value_.swap(record); }
 };
 
-// A Holder and record_holder of T stored as its encoding by Format (see above).
+// A Holder and record_holder of T stored as its encoding by Format (see tablio/holder/bytes.hpp).
 template <class T, class Format>
 class encoded_holder : public holder_storage<T> {
  public:

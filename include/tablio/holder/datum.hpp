@@ -23,7 +23,10 @@ struct datum_format {
 };
 }  // namespace detail
 
+// The Holder of a table of Caffe Datums (an LMDB such as convert_mnist_data writes, or
+// TFRecord records of them): each entry a serialized Datum, read into a datum.
 using datum_holder = encoded_holder<datum, detail::datum_format<std::string>>;
+// The same, reading each Datum as a datum_view of the record: the pixels are not copied.
 using datum_view_holder = encoded_holder<datum_view, detail::datum_format<std::string_view>>;
 
 TABLIO_END_NAMESPACE

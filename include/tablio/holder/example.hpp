@@ -104,7 +104,9 @@ class keyed_message_holder : public encoded_holder<T, Format> {
 
 }  // namespace detail
 
+// The Holder of a table of tf.Examples: each entry one serialized Example, read into an example.
 using example_holder = detail::keyed_message_holder<example, detail::example_format>;
+// The Holder of a table of tf.SequenceExamples, read into a sequence_example.
 using sequence_example_holder =
     detail::keyed_message_holder<sequence_example, detail::sequence_example_format>;
 

@@ -560,6 +560,8 @@ requires stored_as_example<H>
 struct reading_holder<H> {
   using type = example_record_holder<H>;
 };
+// reading_holder<H>'s holder: `sequential_table_reader<reading_holder_t<H>>` reads H's values
+// from a TFRecord file that Python or the tool wrote, and from any other table.
 template <class H>
 using reading_holder_t = typename reading_holder<H>::type;
 

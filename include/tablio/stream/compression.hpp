@@ -9,6 +9,8 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// A stream's compression: none, gzip (RFC 1952, as gzip and TFRecord's GZIP write it) or zlib
+// (RFC 1950, TFRecord's ZLIB).
 enum class compression { none, gzip, zlib };
 
 // What the first bytes of a stream say it is: gzip (1f 8b), zlib (a valid CMF/FLG pair with

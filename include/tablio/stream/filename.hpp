@@ -28,7 +28,9 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// What an rxfilename names (classify_rxfilename): none for a name that is not one.
 enum class input_kind { none, file, standard_input, pipe, offset_file, remote };
+// What a wxfilename names (classify_wxfilename): none for a name that is not one.
 enum class output_kind { none, file, standard_output, pipe, remote };
 
 // An http://, https:// or s3:// name.

@@ -33,6 +33,7 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// How shard() balances shards: by the number of entries, or by their bytes.
 enum class shard_balance { count, bytes };
 
 namespace detail {
@@ -209,7 +210,7 @@ void check_samples_stay_samples(std::string_view rspec, std::string_view wspec) 
                        "type=\"sample\", reads and writes samples)"});
 }
 
-// Splits the table rspec into n shards named after wspec (see above), read with holder H
+// Splits the table rspec into n shards named after wspec (see tablio/table/shard.hpp), read with holder H
 // (bytes_holder copies any record format exactly) and written with W, a holder of the same
 // values (example_record_holder<H>, say, to keep them in TFRecord as Examples with their keys).
 template <holder_type H, holder_type W = H>

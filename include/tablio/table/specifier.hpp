@@ -51,8 +51,10 @@ enum class wspecifier_kind {
   other,
   other_and_script
 };
+// Kaldi's classification of rspecifiers, extended as wspecifier_kind is.
 enum class rspecifier_kind { archive, script, tfrecord, lmdb, idx, other };
 
+// How a written table is compressed: as its name's suffix says (.gz), not at all, or as asked.
 enum class output_compression { by_suffix, none, gzip, zlib };
 
 // Options of record tables (TFRecord, scripts of records).
@@ -121,9 +123,17 @@ struct rspecifier {
 // keys are the records' numbers, counted across its files, unless key=NAME names a feature
 // that holds them.
 namespace format_option {
-inline constexpr unsigned key = 1, shard = 2, compression = 4, extension = 8, split = 16, script = 32,
-                          files = 64, unsafe_keys = 128, numbered_keys = 256, unended = 512;
-}
+inline constexpr unsigned key = 1;              // key=NAME
+inline constexpr unsigned shard = 2;            // shard=K/N
+inline constexpr unsigned compression = 4;      // gzip, zlib, nz
+inline constexpr unsigned extension = 8;        // ext=EXT
+inline constexpr unsigned split = 16;           // maxcount=N, maxsize=BYTES
+inline constexpr unsigned script = 32;          // FORMAT,scp: beside the table
+inline constexpr unsigned files = 64;           // several files, each a table
+inline constexpr unsigned unsafe_keys = 128;    // unsafekeys
+inline constexpr unsigned numbered_keys = 256;  // keys are the records' numbers
+inline constexpr unsigned unended = 512;        // unended
+}  // namespace format_option
 
 // A format specifiers can name: what it takes, and how it opens. A format that cannot be
 // written (or read) has no open_output (or open_input).

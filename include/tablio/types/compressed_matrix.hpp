@@ -96,7 +96,7 @@ TABLIO_ALWAYS_INLINE void prefetch(const void* p, std::size_t ahead) noexcept {
 }  // namespace detail
 
 // A matrix stored as Kaldi's CompressedMatrix holds it: a global minimum and range, then 8- or
-// 16-bit codes (see the top of this file). Made by compressing floats or doubles, or read from
+// 16-bit codes (see tablio/types/compressed_matrix.hpp). Made by compressing floats or doubles, or read from
 // Kaldi's binary form; it gives back floats through decompress().
 class compressed_matrix {
  public:

@@ -50,7 +50,9 @@ struct basic_datum {
   bool operator==(const basic_datum&) const = default;  // Every field, presence and unknown bytes equal.
 };
 
+// A Caffe Datum that owns its pixel bytes: what a table of Datums reads and writes.
 using datum = basic_datum<std::string>;
+// A Caffe Datum whose pixel bytes view the serialized record: no copy, valid while the record is.
 using datum_view = basic_datum<std::string_view>;
 
 // Decodes a serialized Datum; with datum_view, `data` views `bytes`.
@@ -160,6 +162,8 @@ void decode_datum(std::string_view bytes, basic_datum<Bytes>& d, const std::stri
   if (unknown_fields != 0 && !any_known) c.fail_foreign("Caffe Datum");
 }
 
+// The same, returning the Datum: decode_datum(bytes) owns its bytes, decode_datum<std::string_view>
+// views them.
 template <class Bytes = std::string>
 basic_datum<Bytes> decode_datum(std::string_view bytes, const std::string& name = "<datum>") {
   basic_datum<Bytes> d;
@@ -167,7 +171,8 @@ basic_datum<Bytes> decode_datum(std::string_view bytes, const std::string& name 
   return d;
 }
 
-// Serializes d as Caffe does (see above) into out.
+// Serializes d as Caffe's protobuf serializer does (fields in number order, as the header says)
+// into out, replacing what out held.
 template <class Bytes>
 void encode_datum(const basic_datum<Bytes>& d, std::string& out) {
   using protobuf_wire::varint_size;
@@ -208,6 +213,7 @@ void encode_datum(const basic_datum<Bytes>& d, std::string& out) {
   if (!d.unknown.empty()) std::memcpy(p, d.unknown.data(), d.unknown.size());
 }
 
+// The same, returning the bytes.
 template <class Bytes>
 std::string encode_datum(const basic_datum<Bytes>& d) {
   std::string out;

@@ -22,6 +22,7 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// Which list a feature holds: none (an empty Feature), bytes, floats or int64s.
 enum class feature_kind : std::uint8_t { none, bytes, floats, int64s };
 
 namespace detail {

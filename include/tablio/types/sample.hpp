@@ -21,7 +21,7 @@
 
 TABLIO_BEGIN_NAMESPACE
 
-// A WebDataset sample: the members stored under one key, in order (see the top of this file).
+// A WebDataset sample: the members stored under one key, in order (see tablio/types/sample.hpp).
 struct webdataset_sample {
   // The extension that a tar table reads and writes samples under: every member of a key.
   static constexpr std::string_view tar_extension = "*";

@@ -21,7 +21,7 @@
 TABLIO_BEGIN_NAMESPACE
 
 // Kaldi's WaveData: a sample rate and the samples, one row per channel, as floats on int16's
-// scale. Read from and written to RIFF/WAVE bytes (see the top of this file).
+// scale. Read from and written to RIFF/WAVE bytes (see tablio/types/wave.hpp).
 class wave_data {
  public:
   wave_data() = default;
