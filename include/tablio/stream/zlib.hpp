@@ -142,13 +142,10 @@ class zlib_sink {
 
   // The Sink concept: deflates the n bytes at src into the writer.
   void write(const char* src, std::size_t n) {
+    if (n > (1u << 30)) return write_in_pieces(src, n);
     stream_->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(src));
-    do {  // zlib counts input in 32 bits: a write of 4 GiB or more goes in pieces
-      std::size_t piece = detail::min_of<std::size_t>(n, 1u << 30);
-      stream_->avail_in = static_cast<uInt>(piece);
-      pump(Z_NO_FLUSH);
-      n -= piece;
-    } while (n != 0);
+    stream_->avail_in = static_cast<uInt>(n);
+    pump(Z_NO_FLUSH);
   }
   // A partial flush, as TensorFlow's Flush(): what was written so far can be inflated.
   void flush() {
@@ -166,6 +163,15 @@ class zlib_sink {
   }
 
  private:
+  // zlib counts input in 32 bits: a write of more than 1 GiB goes in pieces.
+  TABLIO_COLD void write_in_pieces(const char* src, std::size_t n) {
+    while (n != 0) {
+      std::size_t piece = detail::min_of<std::size_t>(n, 1u << 30);
+      write(src, piece);
+      src += piece;
+      n -= piece;
+    }
+  }
   void pump(int mode) {
     z_stream& z = *stream_;
     for (;;) {
