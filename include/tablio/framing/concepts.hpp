@@ -136,6 +136,13 @@ decltype(auto) visit_element_type(element_type t, F&& f) {
   return f(double{});
 }
 
+// Whether the floating-point v is a number other than infinity; spelled out rather than
+// std::isfinite because <cmath> would add thousands of lines to every unit that reads a table.
+template <class S>
+constexpr bool is_finite_number(S v) noexcept {
+  return v == v && v != std::numeric_limits<S>::infinity() && v != -std::numeric_limits<S>::infinity();
+}
+
 // Whether T holds the number v exactly enough: an integer T holds a whole number in its
 // range (no float that is not whole, out of range, infinite or NaN), a float T an integer it
 // holds exactly (a float does not hold 2^24 + 1: it would round it) and a float of no greater

@@ -27,7 +27,6 @@
 #include <tablio/stream/zlib.hpp>
 #endif
 
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -476,7 +475,7 @@ class idx_writer {
         if constexpr (std::is_integral_v<T> && std::is_integral_v<S>)
           fits = std::in_range<S>(values[i]);
         else if constexpr (std::is_floating_point_v<T> && std::is_floating_point_v<S>)
-          fits = !std::isfinite(values[i]) || holds_number<S>(values[i]);  // NaN and inf stay NaN and inf
+          fits = !is_finite_number(values[i]) || holds_number<S>(values[i]);  // NaN and inf stay NaN and inf
         else
           fits = holds_number<S>(values[i]);
         if (!fits) not_held(i, idx_type_name(header_.type));
