@@ -69,6 +69,14 @@ inline std::optional<script_entry> parse_script_line(std::string_view line) {
   return e;
 }
 
+// A script line that is not "key rxfilename" (a blank one, say). A format_error of its own type
+// because Kaldi's sequential readers end the table there with a warning, which the Kaldi
+// facade does too, where every other reader stops with this error.
+class script_line_error : public format_error {
+ public:
+  using format_error::format_error;
+};
+
 // Reads a script file line by line.
 class script_reader {
  public:
@@ -88,8 +96,10 @@ class script_reader {
         entry = std::move(*e);
         return true;
       }
-      in_.fail_at(line_offset_, {"a script line 'key rxfilename' (line ", decimal(line_number_), ")"},
-                  {quoted_excerpt(line)});
+      throw script_line_error(
+          {in_.name(), line_offset_, {}},
+          detail::join({"a script line 'key rxfilename' (line ", decimal(line_number_), ")"}),
+          quoted_excerpt(line));
     }
   }
   // The number of the line next() read last (1 for the first).

@@ -458,11 +458,37 @@ template <holder_type H, class Framing = any_framing>
 class random_access_table_reader_mapped {
  public:
   using value_type = typename H::value_type;
+  // A reader with nothing open; open() opens one.
+  random_access_table_reader_mapped() = default;
   // Opens the table and, unless map_rspec is empty, the map from keys to the table's keys.
   random_access_table_reader_mapped(std::string_view table_rspec, std::string_view map_rspec,
                                     const open_options& options = {})
       : table_(table_rspec, options) {
     if (!map_rspec.empty()) map_.emplace(map_rspec, options);
+  }
+  // Opens as the constructor does, closing what was open first.
+  void open(std::string_view table_rspec, std::string_view map_rspec, const open_options& options = {}) {
+    close();
+    table_.open(table_rspec, options);
+    if (!map_rspec.empty()) map_.emplace(map_rspec, options);
+  }
+  // Whether a table is open.
+  bool is_open() const noexcept { return table_.is_open(); }
+  // Closes the table and the map; throws the first failure (a failed command), after closing both.
+  void close() {
+    std::optional<random_access_table_reader<token_holder, Framing>> map = std::move(map_);
+    map_.reset();
+    if (!map) return table_.close();
+    try {
+      table_.close();
+    } catch (...) {
+      try {
+        map->close();
+      } catch (...) {  // the table's failure is the one to report
+      }
+      throw;
+    }
+    map->close();
   }
   // Whether the table has the key the map gives key; the map must have key (missing_key_error).
   bool contains(std::string_view key) { return table_.contains(mapped(key)); }

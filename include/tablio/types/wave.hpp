@@ -126,16 +126,18 @@ class wave_data {
                                       : load<std::endian::little, std::int16_t>(p);
   }
 
- private:
+  // What a wave's header says, up to its samples (Kaldi's WaveInfo).
   struct header {
-    bool big_endian = false;
-    bool streamed = false;
-    std::int32_t channels = 0;
-    std::uint32_t sample_rate = 0;
-    std::uint32_t block_align = 0;
-    std::uint32_t data_bytes = 0;
+    bool big_endian = false;        // RIFX rather than RIFF
+    bool streamed = false;          // the sizes are placeholders: the samples run to the end
+    std::int32_t channels = 0;      // samples at a time, one per channel
+    std::uint32_t sample_rate = 0;  // samples a second, per channel
+    std::uint32_t block_align = 0;  // bytes of one sample of every channel
+    std::uint32_t data_bytes = 0;   // bytes of samples (unless streamed)
   };
 
+  // Reads a RIFF or RIFX header up to the first byte of the samples; throws format_error for
+  // a wave read() would refuse.
   static header read_header(reader& r) {
     header h;
     std::uint64_t start = r.tell();
@@ -209,6 +211,7 @@ class wave_data {
     return h;
   }
 
+ private:
   float sample_frequency_ = 0;
   matrix<float> samples_;
 };
