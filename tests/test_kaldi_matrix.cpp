@@ -340,14 +340,14 @@ TEST_CASE("MatrixBase's reductions and comparisons", "[kaldi][matrix]") {
   CHECK(tiny.IsZero());
   CHECK_FALSE(tiny.IsZero(1.0e-7f));
 
-  Matrix<float> near(m);
-  near(1, 2) += 0.01f;
-  CHECK(near.ApproxEqual(m));
-  CHECK_FALSE(near.ApproxEqual(m, 1.0e-6f));
-  CHECK_FALSE(near.Equal(m));
+  Matrix<float> close_to_m(m);
+  close_to_m(1, 2) += 0.01f;
+  CHECK(close_to_m.ApproxEqual(m));
+  CHECK_FALSE(close_to_m.ApproxEqual(m, 1.0e-6f));
+  CHECK_FALSE(close_to_m.Equal(m));
   CHECK(Matrix<float>(m).Equal(m));
   CHECK(m == Matrix<float>(m));
-  CHECK(m != near);
+  CHECK(m != close_to_m);
   CHECK_FALSE(m == Matrix<float>(3, 2));  // another size is another matrix
   CHECK_THROWS_AS(m.Equal(Matrix<float>(3, 2)), tablio::usage_error);
   CHECK_THROWS_AS(m.ApproxEqual(Matrix<float>(3, 2)), tablio::usage_error);
