@@ -855,9 +855,9 @@ TEST_CASE("kaldi text: SplitStringToIntegers and SplitStringToFloats", "[kaldi][
   CHECK(ints == std::vector<kaldi::int32>{4, 5});
   CHECK_FALSE(kaldi::SplitStringToIntegers("1,2.5", ",", false, &ints));
   CHECK_FALSE(kaldi::SplitStringToIntegers("1,x", ",", false, &ints));
-  std::vector<kaldi::int8> small;
-  CHECK(kaldi::SplitStringToIntegers("127,-128", ",", false, &small));
-  CHECK_FALSE(kaldi::SplitStringToIntegers("127,128", ",", false, &small));
+  std::vector<kaldi::int8> int8s;
+  CHECK(kaldi::SplitStringToIntegers("127,-128", ",", false, &int8s));
+  CHECK_FALSE(kaldi::SplitStringToIntegers("127,128", ",", false, &int8s));
   std::vector<kaldi::uint32> unsigned_ints;
   CHECK_FALSE(kaldi::SplitStringToIntegers("1,-1", ",", false, &unsigned_ints));
 
