@@ -296,6 +296,11 @@ TEST_CASE("pipes run commands and report their failure", "[stream][pipe]") {
     writer w = open_output("| " + test::command("drain exit 4"));
     w.write("x", 1);
     CHECK_THROWS_WITH(w.close(), Catch::Contains("exited with status 4"));
+    // Its own type, which callers that judge a command's status themselves catch (Kaldi's
+    // tables warn of it).
+    reader again = open_input(test::command("print partial exit 3") + " |");
+    read_all(again);
+    CHECK_THROWS_AS(again.close(), command_error);
   }
   SECTION("an input pipe is read to its end before it is closed") {
     // Without draining, `yes | head` style producers die of SIGPIPE and look like failures.

@@ -211,6 +211,13 @@ class io_error : public error {
   int errno_;
 };
 
+// A command run through a pipe that exited with a non-zero status or was killed. Every byte
+// was handed to it (or read from it); what it did with them is in doubt.
+class command_error : public io_error {
+ public:
+  command_error(std::string command, std::string_view what) : io_error(std::move(command), 0, what) {}
+};
+
 // Where a format error happened. Offsets are in bytes from the start of the stream.
 struct error_location {
   std::string path;
@@ -336,6 +343,10 @@ class missing_key_error : public error {
 // is 0.
 [[noreturn]] TABLIO_COLD inline void throw_io_error(std::string_view path, int errnum, message what) {
   throw io_error(std::string(path), errnum, detail::join(what));
+}
+// Throws a command_error: "what 'command'".
+[[noreturn]] TABLIO_COLD inline void throw_command_error(std::string_view command, message what) {
+  throw command_error(std::string(command), detail::join(what));
 }
 // Throws a format_error at `offset` of `path` (key empty when none is known), the pieces of
 // `expected` and `found` joined.

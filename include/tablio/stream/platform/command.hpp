@@ -86,7 +86,7 @@ class started_command {
     if (!judge) return;
     if (!waited) throw_io_error(command, error, {"cannot wait for command"});
     if (status != 0)
-      throw_io_error(command, 0, {"command exited with status ", decimal(std::uint64_t{status}), ":"});
+      throw_command_error(command, {"command exited with status ", decimal(std::uint64_t{status}), ":"});
   }
 
  private:
@@ -247,9 +247,9 @@ class started_command {
     if (!judge) return;
     if (waited < 0) throw_io_error(command, errno, {"cannot wait for command"});
     if (WIFSIGNALED(status))
-      throw_io_error(command, 0, {"command killed by signal ", decimal(WTERMSIG(status)), ":"});
+      throw_command_error(command, {"command killed by signal ", decimal(WTERMSIG(status)), ":"});
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-      throw_io_error(command, 0, {"command exited with status ", decimal(WEXITSTATUS(status)), ":"});
+      throw_command_error(command, {"command exited with status ", decimal(WEXITSTATUS(status)), ":"});
   }
 
  private:
