@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "test_support.hpp"
 
@@ -271,15 +272,34 @@ TEST_CASE("Kaldi's holders also work on their own, on streams", "[kaldi][facade]
 }
 
 TEST_CASE("tables from empty specifiers are not opened, as in Kaldi", "[kaldi][facade]") {
+  // Using one is Kaldi's error, so that an unset variable in a recipe is not an empty table.
+  test::CerrCapture capture;
+  const auto kaldis_error = Catch::Contains("Trying to use empty");
   Int32Writer w("");
   CHECK_FALSE(w.IsOpen());
-  CHECK_THROWS_AS(w.Write("k", 1), tablio::usage_error);
+  CHECK_THROWS_MATCHES(w.Write("k", 1), KaldiFatalError, Catch::Predicate<KaldiFatalError>([](const auto& e) {
+                         return std::string(e.KaldiMessage()).find("empty TableWriter") != std::string::npos;
+                       }));
   SequentialBaseFloatMatrixReader s("");
   CHECK_FALSE(s.IsOpen());
+  CHECK_THROWS_AS(s.Done(), KaldiFatalError);
+  CHECK_THROWS_AS(s.Key(), KaldiFatalError);
   RandomAccessInt32Reader r("");
   CHECK_FALSE(r.IsOpen());
+  CHECK_THROWS_AS(r.HasKey("k"), KaldiFatalError);
   RandomAccessBaseFloatVectorReaderMapped m("", "");
   CHECK_FALSE(m.IsOpen());
+  CHECK_THROWS_AS(m.Value("k"), KaldiFatalError);
+  CHECK_THAT(capture.str(), kaldis_error && Catch::Contains("empty RandomAccessTableReaderMapped"));
+
+  // A table read to its end stays open until Close(), as Kaldi's; closed, it is empty again.
+  SequentialInt32VectorReader all("ark:" + test::data_path("kaldi/holders/int32-vector.bin.ark"));
+  while (!all.Done()) all.Next();
+  CHECK(all.IsOpen());
+  CHECK(all.Done());
+  CHECK(all.Close());
+  CHECK_FALSE(all.IsOpen());
+  CHECK_THROWS_AS(all.Done(), KaldiFatalError);
 }
 
 TEST_CASE("an invalid script line ends a sequential table with a warning", "[kaldi][facade][bad]") {
@@ -435,3 +455,39 @@ TEST_CASE("WaveInfo reads headers and passes the samples", "[kaldi][facade]") {
   std::ostringstream os;
   CHECK_FALSE(WaveInfoHolder::Write(os, true, streamed));  // no samples to write: Kaldi errors too
 }
+
+#if !defined(_WIN32)  // POSIX's /dev/full and shell
+TEST_CASE("TableWriter: a failed pipe command warns as Kaldi's does, and the destructor closes",
+          "[kaldi][facade][bad]") {
+  test::temp_dir dir;
+  const std::string ark = dir / "w.ark";
+  {
+    Int32Writer writer("ark,t:" + ark);
+    writer.Write("a", 1);
+  }                                         // closed here, flushed
+  CHECK(test::read_file(ark) == "a 1 \n");  // Kaldi text: the value, a space, the newline
+
+  test::CerrCapture capture;
+  {
+    Int32Writer writer("ark,t:| exit 3");
+    writer.Write("a", 1);
+    CHECK(writer.Close());  // Kaldi warns of the status and closes
+  }
+  {
+    Int32Writer writer("ark,t:| exit 4");
+    writer.Write("a", 1);
+  }  // the destructor too warns and goes on
+  CHECK_THAT(capture.str(),
+             Catch::Contains("WARNING") && Catch::Contains("status 3") && Catch::Contains("status 4"));
+
+  // Unwinding already: the destructor cannot abort the program, it reports.
+  try {
+    Int32Writer writer("ark,t:/dev/full");
+    writer.Write("a", 1);
+    throw std::runtime_error("unwinding");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == "unwinding");
+  }
+  CHECK_THAT(capture.str(), Catch::Contains("Error closing TableWriter"));
+}
+#endif

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -20,6 +21,17 @@
 #include <vector>
 
 namespace test {
+
+// Sends std::cerr to a string for its lifetime.
+struct CerrCapture {
+  std::ostringstream text;
+  std::streambuf* previous = std::cerr.rdbuf(text.rdbuf());
+  ~CerrCapture() { std::cerr.rdbuf(previous); }
+  CerrCapture() = default;
+  CerrCapture(const CerrCapture&) = delete;
+  CerrCapture& operator=(const CerrCapture&) = delete;
+  std::string str() const { return text.str(); }
+};
 
 // A fresh folder that is removed with everything in it at the end of the scope.
 struct temp_dir {

@@ -10,12 +10,27 @@
 #include <tablio/kaldi/wave.hpp>
 #include <tablio/table/compiled_basic_tables.hpp>
 
+#include <cstdlib>
+#include <exception>
 #include <string>
 #include <utility>
 
 TABLIO_BEGIN_NAMESPACE
 
 namespace kaldi {
+
+namespace detail {
+// Closes a TableWriter's table by calling close(writer): a pipe whose command exits non-zero
+// is a warning, as Kaldi's pipes report it; any other failure throws. Out of line, with the
+// one below, so that no program compiles their handlers once per holder.
+TABLIO_IMPL void close_table_writer(void (*close)(void*), void* writer);
+// The same from a TableWriter's destructor: a failure is logged as Kaldi's KALDI_ERR would,
+// then the program aborts, unless an exception is unwinding the stack already.
+TABLIO_IMPL void close_table_writer_at_exit(void (*close)(void*), void* writer) noexcept;
+// What a table made from an empty specifier (so never opened) does when it is used: Kaldi's
+// error, logged and thrown as KaldiFatalError, naming the class.
+[[noreturn]] TABLIO_RARELY_USED TABLIO_IMPL void empty_table_used(const char* table);
+}  // namespace detail
 
 // ----- tables
 // Each table takes Kaldi's holders and holders written Kaldi's way (kaldi_style_holder). As in
@@ -33,6 +48,14 @@ class TableWriter {
   explicit TableWriter(const std::string& wspecifier) {
     if (!wspecifier.empty()) w_.open(wspecifier);
   }
+  TableWriter(const TableWriter&) = delete;
+  TableWriter& operator=(const TableWriter&) = delete;
+  // Closes the table if it is open. As in Kaldi, a table that cannot be written to its end is
+  // fatal here: the error is logged and the program aborts (unless an exception is already
+  // unwinding), so that no program exits 0 having lost its last entries.
+  ~TableWriter() {
+    if (w_.is_open()) detail::close_table_writer_at_exit(&close_writer, &w_);
+  }
   // Opens the table, closing what was open; false, the error passed to report_error(), when
   // it cannot.
   bool Open(const std::string& wspecifier) {
@@ -42,17 +65,23 @@ class TableWriter {
   bool IsOpen() const { return w_.is_open(); }
   // Writes one entry; throws tablio::error (a key the output cannot hold, a failed write, a
   // table that is not open). const, as Kaldi's.
-  void Write(const std::string& key, const T& value) const { w_.write(key, value); }
+  void Write(const std::string& key, const T& value) const {
+    if (!w_.is_open()) detail::empty_table_used("TableWriter");
+    w_.write(key, value);
+  }
   // Writes what threads still encode and flushes the output; a failure throws here, where
   // Kaldi's leaves it to the next Write or Close.
   void Flush() { w_.flush(); }
-  // Flushes and closes the table: false, the error reported, when anything was lost.
+  // Flushes and closes the table: false, the error reported, when anything was lost. A pipe
+  // whose command exits non-zero is a warning, as in Kaldi: its bytes were all handed over.
   bool Close() {
-    return detail::succeeded([&] { w_.close(); });
+    return detail::succeeded([&] { detail::close_table_writer(&close_writer, &w_); });
   }
 
  private:
-  mutable table_writer<table_holder_t<Holder>> w_;
+  using writer_type = table_writer<table_holder_t<Holder>>;
+  static void close_writer(void* w) { static_cast<writer_type*>(w)->close(); }
+  mutable writer_type w_;
 };
 
 // Kaldi's SequentialTableReader<Holder>, over tablio::sequential_table_reader: the entries of
@@ -73,35 +102,41 @@ class SequentialTableReader {
   bool Open(const std::string& rspecifier) {
     if (detail::succeeded([&] { open(rspecifier); })) return true;
     r_ = {};  // as in Kaldi, a table whose first entry cannot be read is not open
+    open_ = false;
     return false;
   }
-  // Whether a table is open.
-  bool IsOpen() const { return r_.is_open(); }
+  // Whether a table is open: opened and not closed, read to its end or not, as in Kaldi.
+  bool IsOpen() const { return open_; }
   // Whether every entry has been passed (or a script's invalid line ended the table): Key()
   // and Value() are then not to be called.
-  bool Done() const { return ended_ || r_.done(); }
+  // As in Kaldi, using a reader that is not open (made from an empty specifier) is an error:
+  // KaldiFatalError, here and in the members below.
+  bool Done() const { return ended_ || opened().done(); }
   // The current entry's key (a copy, as Kaldi returns).
-  std::string Key() { return r_.key(); }
+  std::string Key() { return opened().key(); }
   // The current entry's value, decoded on first use; valid until Next(), FreeCurrent() or
   // Close(). Throws format_error when it cannot be read.
-  T& Value() { return r_.value(); }
+  T& Value() { return opened().value(); }
   // Moves to the next entry; throws usage_error when Done().
   void Next() {
-    at_script_line([&] { r_.next(); });
+    at_script_line([&] { opened().next(); });
   }
   // Frees the current value's memory, for a caller done with it before Next().
-  void FreeCurrent() { r_.free_current(); }
+  void FreeCurrent() { opened().free_current(); }
   // Closes the table: false, the error reported, when it failed (a pipe's command, say, or a
   // script's invalid line, as in Kaldi).
   bool Close() {
     const bool ended = std::exchange(ended_, false);
+    open_ = false;
     return detail::succeeded([&] { r_.close(); }) && !ended;
   }
 
  private:
   void open(const std::string& rspecifier) {
     ended_ = false;
+    open_ = false;
     at_script_line([&] { r_.open(rspecifier); });
+    open_ = true;
   }
   template <class F>
   void at_script_line(F&& f) {
@@ -112,7 +147,13 @@ class SequentialTableReader {
       ended_ = true;
     }
   }
-  sequential_table_reader<table_holder_t<Holder>> r_;
+  using reader_type = sequential_table_reader<table_holder_t<Holder>>;
+  reader_type& opened() const {
+    if (!open_) detail::empty_table_used("SequentialTableReader");
+    return r_;
+  }
+  mutable reader_type r_;
+  bool open_ = false;  // opened and not closed (r_ closes itself at the end of the table)
   bool ended_ = false;
 };
 
@@ -135,16 +176,20 @@ class RandomAccessTableReader {
   // Whether a table is open.
   bool IsOpen() const { return r_.is_open(); }
   // Whether the table has the key; under the 'p' option, also whether its value can be read.
-  bool HasKey(const std::string& key) { return r_.contains(key); }
+  bool HasKey(const std::string& key) { return opened().contains(key); }
   // The value for key, valid until the next call on this reader; throws missing_key_error when
   // the table has no such key, format_error when its value cannot be read.
-  const T& Value(const std::string& key) { return r_.borrow_at(key); }
+  const T& Value(const std::string& key) { return opened().borrow_at(key); }
   // Closes the table: false, the error reported, when it failed.
   bool Close() {
     return detail::succeeded([&] { r_.close(); });
   }
 
  private:
+  random_access_table_reader<table_holder_t<Holder>>& opened() {
+    if (!r_.is_open()) detail::empty_table_used("RandomAccessTableReader");
+    return r_;
+  }
   random_access_table_reader<table_holder_t<Holder>> r_;
 };
 
@@ -170,16 +215,20 @@ class RandomAccessTableReaderMapped {
   bool IsOpen() const { return r_.is_open(); }
   // Whether the table has the key's speaker; an utterance missing from the map throws
   // missing_key_error, as Kaldi's errors.
-  bool HasKey(const std::string& key) { return r_.contains(key); }
+  bool HasKey(const std::string& key) { return opened().contains(key); }
   // The value for the key's speaker, valid until the next call; throws missing_key_error when
   // the map or the table lacks it.
-  const T& Value(const std::string& key) { return r_.borrow_at(key); }
+  const T& Value(const std::string& key) { return opened().borrow_at(key); }
   // Closes the table and the map: false, the error reported, when either failed.
   bool Close() {
     return detail::succeeded([&] { r_.close(); });
   }
 
  private:
+  random_access_table_reader_mapped<table_holder_t<Holder>>& opened() {
+    if (!r_.is_open()) detail::empty_table_used("RandomAccessTableReaderMapped");
+    return r_;
+  }
   random_access_table_reader_mapped<table_holder_t<Holder>> r_;
 };
 
@@ -224,3 +273,32 @@ TABLIO_COMPILED_TABLES(kaldi::SphinxMatrixHolder<>)
 #endif
 
 TABLIO_END_NAMESPACE
+
+#if TABLIO_HEADER_IMPLEMENTATION
+TABLIO_BEGIN_NAMESPACE
+namespace kaldi::detail {
+TABLIO_IMPL void empty_table_used(const char* table) {
+  KALDI_ERR << "Trying to use empty " << table
+            << " (perhaps you passed the empty string as an argument to a program?)";
+}
+TABLIO_IMPL void close_table_writer(void (*close)(void*), void* writer) {
+  try {
+    close(writer);
+  } catch (const command_error& e) {
+    KALDI_WARN << e.what();
+  }
+}
+TABLIO_IMPL void close_table_writer_at_exit(void (*close)(void*), void* writer) noexcept {
+  try {
+    close_table_writer(close, writer);
+  } catch (const std::exception& e) {
+    KALDI_WARN << e.what();
+    MessageLogger message(LogMessageEnvelope::kError, "~TableWriter", __FILE__, __LINE__);
+    message << "Error closing TableWriter [in destructor].";
+    SendToLog(message.Envelope(), message.Text().c_str());
+    if (std::uncaught_exceptions() == 0) std::abort();
+  }
+}
+}  // namespace kaldi::detail
+TABLIO_END_NAMESPACE
+#endif  // TABLIO_HEADER_IMPLEMENTATION
