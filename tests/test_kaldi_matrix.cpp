@@ -631,6 +631,23 @@ TEST_CASE("VectorBase, Vector and SubVector", "[kaldi][vector]") {
   CHECK(plain.dim() == 2);
 }
 
+TEST_CASE("AddRowSumMat and AddColSumMat sum a matrix's rows or columns", "[kaldi][vector]") {
+  const Matrix<float> m = counting(3, 2);  // rows 0 1, 10 11, 20 21
+  Vector<float> columns(2);
+  columns.Set(std::numeric_limits<float>::quiet_NaN());
+  columns.AddRowSumMat(1.0f, m, 0.0f);  // beta 0 reads nothing, as Kaldi's BLAS call
+  CHECK(columns(0) == 30.0f);
+  CHECK(columns(1) == 33.0f);
+  columns.AddRowSumMat(2.0f, m, 0.5f);
+  CHECK(columns(1) == 82.5f);
+  Vector<float> rows(3);
+  rows.Set(1.0f);
+  rows.AddColSumMat(1.0f, m);
+  CHECK(rows(2) == 42.0f);
+  CHECK_THROWS_AS(rows.AddRowSumMat(1.0f, m), tablio::usage_error);
+  CHECK_THROWS_AS(columns.AddColSumMat(1.0f, m), tablio::usage_error);
+}
+
 TEST_CASE("a view is written with exactly the bytes of the equal Matrix", "[kaldi][matrix][io]") {
   Matrix<float> m = counting(4, 5);
   m(2, 3) = 0.1f;

@@ -20,18 +20,9 @@ namespace kaldi = tablio::kaldi;
 
 namespace {
 
-// ----- helpers
+using test::CerrCapture;
 
-// Sends std::cerr to a string for its lifetime.
-struct CerrCapture {
-  std::ostringstream text;
-  std::streambuf* previous = std::cerr.rdbuf(text.rdbuf());
-  ~CerrCapture() { std::cerr.rdbuf(previous); }
-  CerrCapture() = default;
-  CerrCapture(const CerrCapture&) = delete;
-  CerrCapture& operator=(const CerrCapture&) = delete;
-  std::string str() const { return text.str(); }
-};
+// ----- helpers
 
 // Restores the process-wide logging state (handler, verbose level, program name) at its end.
 struct LoggingState {
@@ -1036,4 +1027,21 @@ TEST_CASE("kaldi text: PrintableRxfilename and PrintableWxfilename", "[kaldi][te
   CHECK(kaldi::PrintableWxfilename("-") == "standard output");
   CHECK(kaldi::PrintableWxfilename("out/x.mat") == "out/x.mat");
   CHECK(kaldi::PrintableWxfilename("| gzip -c > a.gz") == "'| gzip -c > a.gz'");
+}
+
+TEST_CASE("stl-utils: sorting, de-duplicating, vectors of pointers", "[kaldi][facade]") {
+  std::vector<int> v{3, 1, 3, 2, 1};
+  CHECK_FALSE(kaldi::IsSorted(v));
+  kaldi::SortAndUniq(&v);
+  CHECK(v == std::vector<int>{1, 2, 3});
+  CHECK(kaldi::IsSortedAndUniq(v));
+  std::vector<int> repeats{1, 1, 2, 1};
+  CHECK_FALSE(kaldi::IsSortedAndUniq(std::vector<int>{1, 1, 2}));
+  CHECK(kaldi::IsSorted(std::vector<int>{1, 1, 2}));
+  kaldi::Uniq(&repeats);
+  CHECK(repeats == std::vector<int>{1, 2, 1});
+  std::vector<std::string*> pointers{new std::string("a"), nullptr, new std::string("b")};
+  CHECK(kaldi::ContainsNullPointers(pointers));
+  kaldi::DeletePointers(&pointers);
+  CHECK(pointers == std::vector<std::string*>(3, nullptr));
 }

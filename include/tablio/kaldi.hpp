@@ -15,9 +15,10 @@
 // What it has: the tables (TableWriter, SequentialTableReader, RandomAccessTableReader(Mapped))
 // and their typedefs; Kaldi's holders and holders written Kaldi's way; ParseOptions; the
 // KALDI_* logging macros; ClassifyRspecifier and the other specifier and filename functions;
-// Input/Output and the basic I/O functions; Matrix, Vector and their views, CompressedMatrix;
-// WaveData and WaveInfo; HTK and Sphinx features; the string utilities. What stays outside:
-// linear algebra beyond elementwise operations, OpenFst, CUDA (docs/kaldi-facade.md).
+// Input/Output and the basic I/O functions; Matrix, Vector and their views, CompressedMatrix,
+// SparseMatrix, GeneralMatrix; WaveData and WaveInfo; HTK and Sphinx features; the string
+// utilities. What stays outside: linear algebra beyond elementwise operations, OpenFst, CUDA
+// (docs/kaldi-facade.md).
 #pragma once
 
 #include <tablio/kaldi/base.hpp>
@@ -28,7 +29,9 @@
 #include <tablio/kaldi/matrix.hpp>
 #include <tablio/kaldi/object_io.hpp>
 #include <tablio/kaldi/options.hpp>
+#include <tablio/kaldi/sparse.hpp>
 #include <tablio/kaldi/specifiers.hpp>
+#include <tablio/kaldi/stl_utils.hpp>
 #include <tablio/kaldi/tables.hpp>
 #include <tablio/kaldi/text.hpp>
 #include <tablio/kaldi/wave.hpp>
@@ -37,6 +40,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>

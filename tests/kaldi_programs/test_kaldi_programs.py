@@ -174,6 +174,21 @@ def test_a_blank_script_line_ends_the_table_with_a_warning(tmp_path):
     assert b"WARNING (ali-to-post[" in result.stderr and b"line 2" in result.stderr
 
 
+def test_a_table_that_cannot_be_written_is_fatal_as_in_kaldi(tmp_path):
+    ali = HOLDERS / "int32-vector.bin.ark"
+    if not pathlib.Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    # The writer is closed by its destructor: the full disk is found there, as in Kaldi.
+    full = run("ali-to-post", f"ark:{ali}", "ark:/dev/full")
+    assert full.returncode in (-6, 134), full.stderr
+    assert b"ERROR (ali-to-post[" in full.stderr and b"No space left on device" in full.stderr
+    # A command that exits non-zero after taking every byte is a warning, as Kaldi's pipes.
+    piped = run("ali-to-post", f"ark:{ali}", f"ark:| cat > {tmp_path / 'p.ark'}; exit 3")
+    assert piped.returncode == 0, piped.stderr
+    assert b"WARNING (ali-to-post[" in piped.stderr and b"status 3" in piped.stderr
+    assert (tmp_path / "p.ark").stat().st_size > 0
+
+
 def test_apply_mean_norm_per_utterance_and_per_speaker(tmp_path):
     feats = HOLDERS / "float-matrix.bin.ark"
     want = expected_values(HOLDERS / "float-matrix.bin.ark.expect")
@@ -247,6 +262,37 @@ def test_feats_to_htk_writes_htk_files(tmp_path):
 
 
 # ----- Kaldi's own programs, when built
+
+def test_copy_general_feats_keeps_each_form_and_converts_them(tmp_path):
+    # Kaldi's compressed archives are copied byte for byte: compressed matrices stay so.
+    for method in (1, 2, 3, 7):
+        cm = DATA / "compressed" / f"cm-method{method}.bin.ark"
+        assert ok(run("copy-general-feats", f"ark:{cm}", "ark:-")).stdout == cm.read_bytes()
+    # GeneralMatrix::Compress is Kaldi's automatic method: method 1's archive.
+    source = DATA / "compressed" / "cm-source.bin.ark"
+    ok(run("copy-general-feats", f"ark:{source}", f"ark,scp:{tmp_path / 'all.ark'},{tmp_path / 'all.scp'}"))
+    lines = (tmp_path / "all.scp").read_text().splitlines(keepends=True)
+    (tmp_path / "m1.scp").write_text("".join(l for l in lines if l.startswith("m1_")))
+    compressed = ok(run("copy-general-feats", "--compress", f"scp:{tmp_path / 'm1.scp'}", "ark:-")).stdout
+    assert compressed == (DATA / "compressed" / "cm-method1.bin.ark").read_bytes()
+    # Sparse and back: values under the threshold dropped (-0 and a denormal), then written
+    # full: the source's values, those zero.
+    feats = HOLDERS / "float-matrix.bin.ark"
+    sparse = tmp_path / "sparse.ark"
+    result = ok(run("copy-general-feats", "--sparsify-threshold=1e-30", f"ark:{feats}", f"ark:{sparse}"))
+    assert b"of them sparse" in result.stderr and b"SM " in sparse.read_bytes()
+    dense = ok(run("copy-general-feats", "--full", f"ark:{sparse}", "ark:-")).stdout
+    kept = {key: (rows, cols, [v if abs(v) >= 1e-30 else 0.0 for v in values])
+            for key, (rows, cols, values) in binary_matrices(feats.read_bytes()).items()}
+    assert binary_matrices(dense) == kept
+    text = ok(run("copy-general-feats", f"ark:{sparse}", "ark,t:-")).stdout
+    assert b" rows=" in text and b"dim=" in text
+    again = ok(run("copy-general-feats", "--full", "ark:-", "ark:-", stdin=text)).stdout
+    assert binary_matrices(again).keys() == binary_matrices(feats.read_bytes()).keys()
+    lengths = ok(run("copy-general-feats", f"--write-num-rows=ark,t:{tmp_path / 'n'}", f"ark:{sparse}",
+                     "ark:/dev/null"))
+    assert (tmp_path / "n").read_text() == "a_0x0 0 \nb_1x1 1 \nc_3x4 3 \nd_12x5 12 \n", lengths.stderr
+
 
 def test_copy_feats_copies_kaldi_archives_byte_for_byte(tmp_path):
     feats = HOLDERS / "float-matrix.bin.ark"

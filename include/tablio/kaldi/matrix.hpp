@@ -693,6 +693,23 @@ class VectorBase {
       for (MatrixIndexT i = 0; i < dim_; ++i) data_[i] += alpha * static_cast<Real>(src(i));
     });
   }
+  // Sets the values to alpha times the sum of m's rows plus beta times themselves; m must have
+  // Dim() columns (usage_error otherwise).
+  void AddRowSumMat(Real alpha, const MatrixBase<Real>& m, Real beta = 1) {
+    if (m.NumCols() != dim_) detail::throw_dims_differ("AddRowSumMat", dim_, m.NumCols());
+    std::vector<Real> sums(static_cast<std::size_t>(dim_));
+    for (MatrixIndexT r = 0; r < m.NumRows(); ++r)
+      for (MatrixIndexT c = 0; c < dim_; ++c) sums[static_cast<std::size_t>(c)] += m(r, c);
+    combine_sums(alpha, sums, beta);
+  }
+  // The same with the sums of m's columns; m must have Dim() rows.
+  void AddColSumMat(Real alpha, const MatrixBase<Real>& m, Real beta = 1) {
+    if (m.NumRows() != dim_) detail::throw_dims_differ("AddColSumMat", dim_, m.NumRows());
+    std::vector<Real> sums(static_cast<std::size_t>(dim_));
+    for (MatrixIndexT r = 0; r < dim_; ++r)
+      for (MatrixIndexT c = 0; c < m.NumCols(); ++c) sums[static_cast<std::size_t>(r)] += m(r, c);
+    combine_sums(alpha, sums, beta);
+  }
   // Multiplies each value by v's at the same index; v must have Dim() values.
   template <class Other>
   void MulElements(const VectorBase<Other>& v) {
@@ -873,6 +890,13 @@ class VectorBase {
     operate_on(v, [&](const VectorBase<Other>& src) {
       for (MatrixIndexT i = 0; i < dim_; ++i) data_[i] = f(data_[i], static_cast<Real>(src(i)));
     });
+  }
+  // The values become alpha times sums plus beta times themselves (sums has Dim() values).
+  void combine_sums(Real alpha, const std::vector<Real>& sums, Real beta) noexcept {
+    for (MatrixIndexT i = 0; i < dim_; ++i) {
+      const Real sum = alpha * sums[static_cast<std::size_t>(i)];
+      data_[i] = beta == 0 ? sum : sum + beta * data_[i];  // beta 0 reads nothing, as BLAS
+    }
   }
 
   Real* data_ = nullptr;
@@ -1254,6 +1278,12 @@ class CompressedMatrix : public compressed_matrix {
   MatrixIndexT NumRows() const noexcept { return num_rows(); }
   // Number of columns.
   MatrixIndexT NumCols() const noexcept { return num_cols(); }
+  // Multiplies every value by alpha, as Kaldi's: the codes stay, their span is scaled.
+  void Scale(float alpha) noexcept { scale(alpha); }
+  // Empties it (0 x 0).
+  void Clear() noexcept { *this = CompressedMatrix(); }
+  // Exchanges contents with *other.
+  void Swap(CompressedMatrix* other) noexcept { std::swap(*this, *other); }
   // Decompresses into *m (transposed with kTrans), which must have the size that takes
   // (usage_error otherwise), as Kaldi's.
   template <class Real>

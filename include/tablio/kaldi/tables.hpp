@@ -7,6 +7,7 @@
 #include <tablio/kaldi/htk.hpp>
 #include <tablio/kaldi/logging.hpp>
 #include <tablio/kaldi/matrix.hpp>
+#include <tablio/kaldi/sparse.hpp>
 #include <tablio/kaldi/wave.hpp>
 #include <tablio/table/compiled_basic_tables.hpp>
 
@@ -241,6 +242,7 @@ class RandomAccessTableReaderMapped {
 TABLIO_KALDI_TABLE_TYPES(BaseFloatMatrix, KaldiObjectHolder<Matrix<BaseFloat>>)
 TABLIO_KALDI_TABLE_TYPES(DoubleMatrix, KaldiObjectHolder<Matrix<double>>)
 TABLIO_KALDI_TABLE_TYPES(CompressedMatrix, KaldiObjectHolder<CompressedMatrix>)
+TABLIO_KALDI_TABLE_TYPES(GeneralMatrix, KaldiObjectHolder<GeneralMatrix>)
 TABLIO_KALDI_TABLE_TYPES(BaseFloatVector, KaldiObjectHolder<Vector<BaseFloat>>)
 TABLIO_KALDI_TABLE_TYPES(DoubleVector, KaldiObjectHolder<Vector<double>>)
 TABLIO_KALDI_TABLE_TYPES(Int32, BasicHolder<int32>)
@@ -266,6 +268,7 @@ TABLIO_COMPILED_TABLES(holder<kaldi::Matrix<float>>)
 TABLIO_COMPILED_TABLES(holder<kaldi::Matrix<double>>)
 TABLIO_COMPILED_TABLES(holder<kaldi::Vector<float>>)
 TABLIO_COMPILED_TABLES(holder<kaldi::CompressedMatrix>)
+TABLIO_COMPILED_TABLES(holder<kaldi::GeneralMatrix>)
 TABLIO_COMPILED_TABLES(kaldi::detail::wave_data_holder)
 TABLIO_COMPILED_TABLES(kaldi::detail::wave_info_holder)
 TABLIO_COMPILED_TABLES(kaldi::HtkMatrixHolder)

@@ -126,6 +126,12 @@ class compressed_matrix {
   float range() const noexcept { return range_; }
   // The stored bytes after the 16-byte header (column headers and values).
   const std::vector<unsigned char>& bytes() const noexcept { return data_; }
+  // Multiplies every value by alpha, as Kaldi's CompressedMatrix::Scale: the codes stay, the
+  // span they stand for is scaled.
+  void scale(float alpha) noexcept {
+    min_value_ *= alpha;
+    range_ *= alpha;
+  }
 
   // Replaces the contents with rows x cols row-major values compressed by `method`, bit for bit
   // as Kaldi's CompressedMatrix::CopyFromMat. Throws usage_error for a shape Kaldi cannot hold
