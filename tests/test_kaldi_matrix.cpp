@@ -755,6 +755,7 @@ TEST_CASE("a SubMatrix written to a table reads back as the equal Matrix", "[kal
 
   RandomAccessDoubleMatrixReader doubles("ark:" + path);
   CHECK(doubles.Value("k")(2, 2) == 34.0);
+  doubles.Close();  // (Windows removes no file that is open)
 
   // Vectors: a matrix row written as a Vector table entry.
   {
