@@ -480,7 +480,7 @@ TEST_CASE("TableWriter: a failed pipe command warns as Kaldi's does, and the des
   CHECK_THAT(capture.str(),
              Catch::Contains("WARNING") && Catch::Contains("status 3") && Catch::Contains("status 4"));
 
-  // Unwinding already: the destructor cannot abort the program, it reports.
+  // Unwinding already: the destructor neither aborts nor adds a message to the error on its way.
   try {
     Int32Writer writer("ark,t:/dev/full");
     writer.Write("a", 1);
@@ -488,6 +488,6 @@ TEST_CASE("TableWriter: a failed pipe command warns as Kaldi's does, and the des
   } catch (const std::runtime_error& e) {
     CHECK(std::string(e.what()) == "unwinding");
   }
-  CHECK_THAT(capture.str(), Catch::Contains("Error closing TableWriter"));
+  CHECK_THAT(capture.str(), !Catch::Contains("Error closing TableWriter"));
 }
 #endif

@@ -215,6 +215,7 @@ class io_error : public error {
 // was handed to it (or read from it); what it did with them is in doubt.
 class command_error : public io_error {
  public:
+  // The failure of `command`, told by `what` ("command exited with status 3:").
   command_error(std::string command, std::string_view what) : io_error(std::move(command), 0, what) {}
 };
 

@@ -141,6 +141,7 @@ class SparseVector : public detail::kaldi_stream_members<SparseVector<Real>> {
   // Read(): what write_kaldi wrote.
   void read_kaldi(reader& r, bool binary);
 
+  // Whether both have the same dimension and the same stored pairs.
   bool operator==(const SparseVector&) const = default;
 
  private:
@@ -241,6 +242,7 @@ class SparseMatrix : public detail::kaldi_stream_members<SparseMatrix<Real>> {
   // Read(): what write_kaldi wrote; rows of different dimensions are a format_error too.
   void read_kaldi(reader& r, bool binary);
 
+  // Whether both have the same rows.
   bool operator==(const SparseMatrix&) const = default;
 
  private:
@@ -280,16 +282,19 @@ class GeneralMatrix : public detail::kaldi_stream_members<GeneralMatrix> {
   explicit GeneralMatrix(const CompressedMatrix& m) { *this = m; }
   // Holds a copy of m, sparse.
   explicit GeneralMatrix(const SparseMatrix<BaseFloat>& m) { *this = m; }
+  // Holds a full copy of m (and nothing else).
   GeneralMatrix& operator=(const MatrixBase<BaseFloat>& m) {
     Clear();
     full_ = m;
     return *this;
   }
+  // Holds m, compressed (and nothing else).
   GeneralMatrix& operator=(const CompressedMatrix& m) {
     Clear();
     compressed_ = m;
     return *this;
   }
+  // Holds m, sparse (and nothing else).
   GeneralMatrix& operator=(const SparseMatrix<BaseFloat>& m) {
     Clear();
     sparse_ = m;
@@ -319,13 +324,17 @@ class GeneralMatrix : public detail::kaldi_stream_members<GeneralMatrix> {
   void AddToMat(BaseFloat alpha, MatrixBase<BaseFloat>* m, MatrixTransposeType trans = kNoTrans) const;
   // Multiplies every value by alpha, in the form held.
   void Scale(BaseFloat alpha);
-  // The matrix held in one form; usage_error when it holds another.
+  // The full matrix held; usage_error when it holds another form.
   const Matrix<BaseFloat>& GetFullMatrix() const;
+  // The compressed matrix held; usage_error when it holds another form with rows.
   const CompressedMatrix& GetCompressedMatrix() const;
+  // The sparse matrix held; usage_error when it holds another form with rows.
   const SparseMatrix<BaseFloat>& GetSparseMatrix() const;
-  // Exchanges the matrix held in one form with *m; usage_error when it holds another.
+  // Exchanges the full matrix held with *m; usage_error when it holds another form.
   void SwapFullMatrix(Matrix<BaseFloat>* m);
+  // Exchanges the compressed matrix held with *m; usage_error when it holds another form.
   void SwapCompressedMatrix(CompressedMatrix* m);
+  // Exchanges the sparse matrix held with *m; usage_error when it holds another form.
   void SwapSparseMatrix(SparseMatrix<BaseFloat>* m);
   // Holds nothing (a full 0 x 0 matrix).
   void Clear();
@@ -350,7 +359,6 @@ class GeneralMatrix : public detail::kaldi_stream_members<GeneralMatrix> {
 
 // Kaldi's AppendGeneralMatrixRows: the rows of every matrix of src, in order, in *m: sparse when
 // all are sparse (or empty), full otherwise; usage_error when their column counts differ.
-
 TABLIO_IMPL void AppendGeneralMatrixRows(const std::vector<const GeneralMatrix*>& src, GeneralMatrix* m);
 
 #if defined(TABLIO_SEPARATE_COMPILATION)

@@ -26,7 +26,8 @@ namespace detail {
 // one below, so that no program compiles their handlers once per holder.
 TABLIO_IMPL void close_table_writer(void (*close)(void*), void* writer);
 // The same from a TableWriter's destructor: a failure is logged as Kaldi's KALDI_ERR would,
-// then the program aborts, unless an exception is unwinding the stack already.
+// then the program aborts; unless an exception is unwinding the stack already, which is then
+// the error the program reports.
 TABLIO_IMPL void close_table_writer_at_exit(void (*close)(void*), void* writer) noexcept;
 // What a table made from an empty specifier (so never opened) does when it is used: Kaldi's
 // error, logged and thrown as KaldiFatalError, naming the class.
@@ -295,11 +296,13 @@ TABLIO_IMPL void close_table_writer_at_exit(void (*close)(void*), void* writer) 
   try {
     close_table_writer(close, writer);
   } catch (const std::exception& e) {
+    // Unwinding, the error on its way is the one the program reports, and it fails anyway.
+    if (std::uncaught_exceptions() > 0) return;
     KALDI_WARN << e.what();
     MessageLogger message(LogMessageEnvelope::kError, "~TableWriter", __FILE__, __LINE__);
     message << "Error closing TableWriter [in destructor].";
     SendToLog(message.Envelope(), message.Text().c_str());
-    if (std::uncaught_exceptions() == 0) std::abort();
+    std::abort();
   }
 }
 }  // namespace kaldi::detail
