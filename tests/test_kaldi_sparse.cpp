@@ -264,4 +264,13 @@ TEST_CASE("damaged sparse input is a format_error with its offset", "[kaldi][fac
   fails("rows=1 dim=4 [ 4 1 ] ", false, "index 4");
   fails("rows=x ", false, "'rows=' and a count");
   fails("rows=1 dim=4 [ 1 0.5 ", false, "end of input");
+
+  // A read that fails leaves the vector as it was: no index of the new dimension with the old.
+  SparseVector<float> v(2, {{1, 1.0f}});
+  std::istringstream cut(row_bytes(10, {{5, 1.0f}, {6, 2.0f}}).substr(0, 28));
+  CHECK_THROWS_AS(v.Read(cut, true), tablio::format_error);
+  CHECK(v == SparseVector<float>(2, {{1, 1.0f}}));
+  Vector<float> two(2);
+  v.CopyToVec(&two);
+  CHECK(two(1) == 1.0f);
 }

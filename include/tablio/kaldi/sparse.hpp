@@ -461,7 +461,9 @@ void SparseVector<Real>::read_kaldi(reader& r, bool binary) {
   } else {
     dim = detail::read_count_token(r, "dim");
   }
-  detail::read_sparse_elements(r, binary, dim, pairs_);
+  std::vector<std::pair<MatrixIndexT, Real>> pairs;  // kept only whole: a failed read changes nothing
+  detail::read_sparse_elements(r, binary, dim, pairs);
+  pairs_.swap(pairs);
   dim_ = dim;
 }
 
