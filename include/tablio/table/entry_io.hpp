@@ -241,6 +241,12 @@ void read_record(H& h, entry& e) {
   });
 }
 
+// A holder whose decoding draws on the entry's key (images' random crops) is told the key first.
+template <class H>
+concept key_aware_holder = requires(H& h, std::string_view key) {
+  h.at_key(key);
+};
+
 template <class T>
 concept has_range_support = requires(T& v, std::string_view range) {
   apply_range(v, range);
@@ -310,6 +316,7 @@ class entry_reader {
 
  private:
   static void decode(H& h, entry& e) {
+    if constexpr (detail::key_aware_holder<H>) h.at_key(e.key);
     switch (e.form) {
       case entry_form::object:
         if constexpr ((Forms & entry_forms(entry_form::object)) != 0)

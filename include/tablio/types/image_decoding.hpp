@@ -1,7 +1,8 @@
 // decode_image (types/image.hpp), over TurboJPEG and libpng: the tablio::jpeg component.
 #pragma once
 
-#include <tablio/types/image.hpp>
+#include <tablio/types/image_transform.hpp>
+#include <tablio/types/image_types.hpp>
 
 #include <png.h>
 #include <turbojpeg.h>
@@ -203,19 +204,38 @@ inline void decode_png(std::string_view bytes, image& out, const image_options& 
 
 }  // namespace detail
 
-// Decodes a JPEG or PNG image into out, as described in types/image.hpp. Bad, cut or refused
-// images throw format_error naming source and key; channels other than 0, 1 or 3 throw
-// usage_error. Images of more than twice Pillow's MAX_IMAGE_PIXELS are refused.
+namespace detail {
+
+inline void decode_pixels(std::string_view bytes, image& out, const image_options& options,
+                          std::string_view source, std::string_view key) {
+  if (is_jpeg(bytes))
+    decode_jpeg(bytes, out, options, source, key);
+  else if (is_png(bytes))
+    decode_png(bytes, out, options, source, key);
+  else
+    bad_image(source, key, {"a JPEG or PNG image"}, {bytes.empty() ? "no bytes" : "other bytes"});
+  out.values.clear();
+  out.channels_first = false;
+}
+
+}  // namespace detail
+
+// Decodes a JPEG or PNG image into out, as described in types/image.hpp, and applies the
+// options' transform with the draws for `key`. Bad, cut or refused images, and images a
+// transform cannot take (smaller than Caffe's crop), throw format_error naming source and key;
+// channels other than 0, 1 or 3 throw usage_error. Images of more than twice Pillow's
+// MAX_IMAGE_PIXELS are refused.
 inline void decode_image(std::string_view bytes, image& out, const image_options& options,
                          std::string_view source, std::string_view key = {}) {
   if (options.channels != 0 && options.channels != 1 && options.channels != 3)
     throw_usage_error({"an image has 0 (as stored), 1 or 3 channels, not ", decimal(options.channels)});
-  if (is_jpeg(bytes))
-    detail::decode_jpeg(bytes, out, options, source, key);
-  else if (is_png(bytes))
-    detail::decode_png(bytes, out, options, source, key);
-  else
-    detail::bad_image(source, key, {"a JPEG or PNG image"}, {bytes.empty() ? "no bytes" : "other bytes"});
+  if (options.transform && options.transform->any()) {
+    thread_local image decoded;
+    detail::decode_pixels(bytes, decoded, options, source, key);
+    transform_image(decoded, *options.transform, options.channels_first, out, source, key);
+    return;
+  }
+  detail::decode_pixels(bytes, out, options, source, key);
   out.channels_first = options.channels_first;
   if (options.channels_first) detail::to_channels_first(out);
 }

@@ -1,0 +1,328 @@
+// The transforms a training job applies to each decoded image, done where the image is decoded
+// (in the table's threads) so that batches come out of the table ready, with the values the
+// framework's own code gives:
+//
+// - torchvision's, on images as Pillow decodes them: RandomResizedCrop(size, scale, ratio) with
+//   its own way of drawing the box (ten attempts, then the centre at a clamped ratio), or
+//   Resize(shorter side) then CenterCrop(size); RandomHorizontalFlip(p); uint8 pixels, or with a
+//   mean and std float32 ones as ToTensor() then Normalize(mean, std) compute them. Resizing is
+//   Pillow's own bilinear (types/image_resample.hpp).
+// - Caffe's transform_param, as DataTransformer::Transform applies it: crop_size (random
+//   offsets in training, the centre in testing), mirror, mean_file or mean_value, scale, to
+//   float32 (C, H, W) values computed in float as Caffe computes them.
+//
+// What is random (a box, offsets, a flip) is drawn from the transform's seed and the record's
+// key alone: the same record gets the same draws however the table is read (in threads, by
+// any worker, in a resumed epoch), and a job changes the seed per epoch for new ones.
+#pragma once
+
+#include <tablio/core/error.hpp>
+#include <tablio/types/image_resample.hpp>
+#include <tablio/types/image_types.hpp>
+#include <tablio/types/mean_image.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+TABLIO_BEGIN_NAMESPACE
+
+// What to do to each decoded image: torchvision's transforms or Caffe's transform_param (not
+// both), or nothing (every field at its default).
+struct image_transform {
+  // torchvision: RandomResizedCrop(size, scale, ratio), for training...
+  struct random_resized_crop_options {
+    std::uint32_t size = 0;  // the output's side; 0: none
+    double scale[2] = {0.08, 1.0};
+    double ratio[2] = {3.0 / 4.0, 4.0 / 3.0};
+  } random_resized_crop;
+  std::uint32_t resize = 0;       // ...or Resize(n): the shorter side to n, for evaluation...
+  std::uint32_t center_crop = 0;  // ...then CenterCrop(n)
+  double flip = 0;                // RandomHorizontalFlip(p)
+  std::vector<float> mean, std;   // ToTensor() and Normalize(mean, std): float32 values
+
+  // Caffe's transform_param: crop_size, mirror, mean_file or mean_value, scale, and the phase.
+  bool caffe = false;  // applies these (float32 (C, H, W) values) rather than torchvision's
+  std::uint32_t crop_size = 0;
+  bool mirror = false;
+  bool train = true;  // TRAIN: random offsets and mirroring; TEST: the centre, never mirrored
+  std::vector<float> mean_value;
+  std::shared_ptr<const mean_image> mean_file;
+  float scale = 1;
+
+  std::uint64_t seed = 0;  // with the record's key, what the random draws come from
+
+  // Whether anything is done.
+  bool any() const noexcept {
+    return caffe || random_resized_crop.size || resize || center_crop || flip > 0 || !mean.empty();
+  }
+};
+
+// A record's random draws, and where its output comes from: the box cropped (in the decoded
+// image for random_resized_crop and Caffe's crop_size; in the resized image for center_crop;
+// the whole image otherwise) and whether the output is flipped left to right.
+struct transform_draw {
+  std::int32_t left = 0, top = 0;  // below 0 where a centre crop larger than the image pads it
+  std::uint32_t width = 0, height = 0;
+  bool flip = false;
+};
+
+namespace detail {
+
+// splitmix64 over the seed and the key's bytes: a stream of draws for one record.
+class draw_source {
+ public:
+  draw_source(std::uint64_t seed, std::string_view key) noexcept : state_(seed ^ 0x6a09e667f3bcc909u) {
+    std::uint64_t h = 0xcbf29ce484222325u;  // FNV-1a of the key, mixed in below
+    for (char c : key) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3u;
+    state_ ^= mix(h + key.size());
+  }
+  std::uint64_t next() noexcept { return mix(state_ += 0x9e3779b97f4a7c15u); }
+  // Uniform in [lo, hi).
+  double uniform(double lo, double hi) noexcept {
+    return lo + (hi - lo) * (static_cast<double>(next() >> 11) * 0x1.0p-53);
+  }
+  // Uniform in [0, n), n >= 1, without modulo bias.
+  std::uint32_t below(std::uint32_t n) noexcept {
+    const std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % n);
+    std::uint64_t v;
+    do v = next();
+    while (v >= limit);
+    return static_cast<std::uint32_t>(v % n);
+  }
+
+ private:
+  static std::uint64_t mix(std::uint64_t z) noexcept {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t state_;
+};
+
+// Python's round(): halves to even, as the current rounding mode does by default.
+inline double round_half_even(double v) noexcept { return std::nearbyint(v); }
+
+// torchvision's RandomResizedCrop.get_params, with its attempts and its fallback.
+inline transform_draw draw_resized_crop(const image_transform::random_resized_crop_options& o,
+                                        std::uint32_t width, std::uint32_t height, draw_source& rng) {
+  const double area = static_cast<double>(width) * height;
+  // torch computes the log ratio and its exponent in float32
+  const float log_lo = std::log(static_cast<float>(o.ratio[0])),
+              log_hi = std::log(static_cast<float>(o.ratio[1]));
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const double target = area * static_cast<float>(rng.uniform(o.scale[0], o.scale[1]));
+    const double aspect = std::exp(static_cast<float>(rng.uniform(log_lo, log_hi)));
+    const double w = round_half_even(std::sqrt(target * aspect)),
+                 h = round_half_even(std::sqrt(target / aspect));
+    if (w > 0 && w <= width && h > 0 && h <= height) {
+      transform_draw d;
+      d.width = static_cast<std::uint32_t>(w);
+      d.height = static_cast<std::uint32_t>(h);
+      d.top = static_cast<std::int32_t>(rng.below(height - d.height + 1));
+      d.left = static_cast<std::int32_t>(rng.below(width - d.width + 1));
+      return d;
+    }
+  }
+  const double in_ratio = static_cast<double>(width) / height, least = std::fmin(o.ratio[0], o.ratio[1]),
+               most = std::fmax(o.ratio[0], o.ratio[1]);
+  transform_draw d{0, 0, width, height, false};
+  if (in_ratio < least)
+    d.height = static_cast<std::uint32_t>(round_half_even(width / least));
+  else if (in_ratio > most)
+    d.width = static_cast<std::uint32_t>(round_half_even(height * most));
+  d.top = static_cast<std::int32_t>((height - d.height) / 2);
+  d.left = static_cast<std::int32_t>((width - d.width) / 2);
+  return d;
+}
+
+// torchvision's output size of Resize(n) for an image: the shorter side n, the longer side
+// int(n * long / short).
+inline void resized_size(std::uint32_t n, std::uint32_t& width, std::uint32_t& height) noexcept {
+  const bool tall = width <= height;
+  const std::uint64_t shorter = tall ? width : height, longer = tall ? height : width;
+  const auto scaled =
+      static_cast<std::uint32_t>(static_cast<double>(n * longer) / static_cast<double>(shorter));
+  width = tall ? n : scaled;
+  height = tall ? scaled : n;
+}
+
+[[noreturn]] TABLIO_COLD inline void bad_transform(std::string_view source, std::string_view key,
+                                                   message expected, message found) {
+  throw_format_error(source, std::nullopt, key, std::move(expected), std::move(found));
+}
+
+// Caffe's DataTransformer::Transform of one image whose value at (c, y, x) is
+// at[c * cs + y * ys + x * xs], into out: channels x crop x crop floats (or the whole image).
+template <class T>
+void caffe_transform(const T* at, std::size_t cs, std::size_t ys, std::size_t xs, std::uint32_t channels,
+                     std::uint32_t height, std::uint32_t width, const image_transform& t,
+                     const transform_draw& d, float* out) {
+  const float* mean = t.mean_file ? t.mean_file->values.data() : nullptr;
+  for (std::uint32_t c = 0; c < channels; ++c) {
+    const float value_mean = t.mean_value.empty() ? 0.0f : t.mean_value[t.mean_value.size() == 1 ? 0 : c];
+    for (std::uint32_t y = 0; y < d.height; ++y) {
+      const auto top = static_cast<std::size_t>(d.top) + y, left = static_cast<std::size_t>(d.left);
+      const T* row = at + c * cs + top * ys + left * xs;
+      float* o = out + (std::size_t{c} * d.height + y) * d.width;
+      const float* m = mean ? mean + (std::size_t{c} * height + top) * width + left : nullptr;
+      for (std::uint32_t x = 0; x < d.width; ++x) {
+        const float pixel = static_cast<float>(row[x * xs]);
+        const float v = m                       ? (pixel - m[x]) * t.scale
+                        : !t.mean_value.empty() ? (pixel - value_mean) * t.scale
+                                                : pixel * t.scale;
+        o[d.flip ? d.width - 1 - x : x] = v;
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+// The draws for a record of `key` whose decoded image is width x height: torchvision's box and
+// flip, or Caffe's offsets and mirror, as their code draws them (from another generator).
+inline transform_draw draw_transform(const image_transform& t, std::uint32_t width, std::uint32_t height,
+                                     std::string_view key) {
+  detail::draw_source rng(t.seed, key);
+  transform_draw d{0, 0, width, height, false};
+  if (t.caffe) {
+    // Caffe draws the mirror first, then the row offset, then the column offset.
+    const bool training = t.train;
+    d.flip = t.mirror && training && rng.below(2) != 0;
+    if (t.crop_size) {
+      d.width = d.height = t.crop_size;
+      const std::uint32_t rows = height - t.crop_size + 1, columns = width - t.crop_size + 1;
+      d.top = static_cast<std::int32_t>(training ? rng.below(rows) : (rows - 1) / 2);
+      d.left = static_cast<std::int32_t>(training ? rng.below(columns) : (columns - 1) / 2);
+    }
+    return d;
+  }
+  if (t.random_resized_crop.size) {
+    d = detail::draw_resized_crop(t.random_resized_crop, width, height, rng);
+  } else {
+    if (t.resize) detail::resized_size(t.resize, width, height);
+    d = {0, 0, width, height, false};
+    if (t.center_crop) {  // torchvision's centre, in the padded image when the crop is larger
+      const auto centre = [](std::uint32_t size, std::uint32_t crop) -> std::int32_t {
+        if (crop <= size) return static_cast<std::int32_t>(detail::round_half_even((size - crop) / 2.0));
+        // padded by (crop - size) / 2 before and the rest after, the crop is all of it
+        return -static_cast<std::int32_t>((crop - size) / 2);
+      };
+      d.left = centre(width, t.center_crop);
+      d.top = centre(height, t.center_crop);
+      d.width = d.height = t.center_crop;
+    }
+  }
+  if (t.flip > 0) d.flip = rng.uniform(0, 1) < t.flip;
+  return d;
+}
+
+// Checks that the transform can be applied to images of `channels` channels and width x height
+// (Caffe's crop no larger than the image, its mean of the image's size and channels); a
+// format_error naming source and key if not.
+inline void check_transform(const image_transform& t, std::uint32_t channels, std::uint32_t width,
+                            std::uint32_t height, std::string_view source, std::string_view key) {
+  if (!t.caffe) return;
+  if (t.crop_size && (t.crop_size > width || t.crop_size > height))
+    detail::bad_transform(source, key,
+                          {"an image of at least crop_size ", decimal(t.crop_size), " on each side"},
+                          {"one of ", decimal(width), "x", decimal(height)});
+  if (t.mean_file &&
+      (t.mean_file->channels != channels || t.mean_file->height != height || t.mean_file->width != width))
+    detail::bad_transform(source, key,
+                          {"an image of the mean_file's ", decimal(t.mean_file->channels), "x",
+                           decimal(t.mean_file->height), "x", decimal(t.mean_file->width), " (C x H x W)"},
+                          {"one of ", decimal(channels), "x", decimal(height), "x", decimal(width)});
+  if (t.mean_value.size() > 1 && t.mean_value.size() != channels)
+    detail::bad_transform(source, key,
+                          {"an image of ", decimal(t.mean_value.size()), " channels, one per mean_value"},
+                          {"one of ", decimal(channels)});
+}
+
+// Applies t, with the draws for `key`, to a decoded (H, W, C) image `in`, into `out`: bytes
+// (H, W, C), or (C, H, W) with channels_first; float32 values (C, H, W) under Caffe's
+// transform_param or a normalisation. A crop or mean the image does not fit is a format_error
+// naming source and key.
+inline void transform_image(const image& in, const image_transform& t, bool channels_first, image& out,
+                            std::string_view source, std::string_view key) {
+  if (in.channels_first && in.channels != 1)
+    throw_usage_error({"transform_image takes an image of (H, W, C) pixels"});
+  check_transform(t, in.channels, in.width, in.height, source, key);
+  const transform_draw d = draw_transform(t, in.width, in.height, key);
+  const std::uint32_t c = in.channels;
+  out.channels = c;
+  out.width = d.width;
+  out.height = d.height;
+  if (t.caffe) {
+    out.channels_first = true;
+    out.pixels.clear();
+    out.values.resize(std::size_t{c} * d.width * d.height);
+    detail::caffe_transform(in.pixels.data(), 1, std::size_t{in.width} * c, c, c, in.height, in.width, t, d,
+                            out.values.data());
+    return;
+  }
+  // The crop (or, for Resize then CenterCrop, the resized image), then its size.
+  thread_local std::vector<std::uint8_t> resized, padded;
+  pixel_region from{in.pixels.data(), std::size_t{in.width} * c, in.width, in.height, c};
+  std::uint32_t size_w = d.width, size_h = d.height;
+  if (t.random_resized_crop.size) {
+    from.data += static_cast<std::size_t>(d.top) * from.stride + static_cast<std::size_t>(d.left) * c;
+    from.width = d.width;
+    from.height = d.height;
+    size_w = size_h = t.random_resized_crop.size;
+  } else if (t.resize) {
+    std::uint32_t w = in.width, h = in.height;
+    detail::resized_size(t.resize, w, h);
+    resize_bilinear(from, w, h, resized);
+    from = {resized.data(), std::size_t{w} * c, w, h, c};
+  }
+  const std::vector<std::uint8_t>* result = &resized;
+  if (t.random_resized_crop.size) {
+    resize_bilinear(from, size_w, size_h, resized);
+  } else if (t.center_crop) {  // a crop larger than the image is padded with zeros, as torchvision pads
+    padded.assign(std::size_t{d.width} * d.height * c, 0);
+    const std::uint32_t x0 = d.left < 0 ? static_cast<std::uint32_t>(-d.left) : 0,
+                        y0 = d.top < 0 ? static_cast<std::uint32_t>(-d.top) : 0;
+    for (std::uint32_t y = y0; y < d.height && d.top + std::int64_t{y} < from.height; ++y) {
+      const std::uint8_t* row = from.data + static_cast<std::size_t>(d.top + std::int64_t{y}) * from.stride;
+      for (std::uint32_t x = x0; x < d.width && d.left + std::int64_t{x} < from.width; ++x)
+        for (std::uint32_t k = 0; k < c; ++k)
+          padded[(std::size_t{y} * d.width + x) * c + k] =
+              row[static_cast<std::size_t>(d.left + std::int64_t{x}) * c + k];
+    }
+    result = &padded;
+  } else if (!t.resize) {
+    resized.assign(in.pixels.begin(), in.pixels.end());
+  }
+  out.width = size_w;
+  out.height = size_h;
+  // Flip, lay out, and normalise, in one pass over the result.
+  const std::uint8_t* src = result->data();
+  const std::size_t area = std::size_t{size_w} * size_h;
+  auto place = [&](std::size_t y, std::size_t x, std::uint32_t k) {
+    return channels_first ? (k * size_h + y) * size_w + x : (y * size_w + x) * c + k;
+  };
+  out.channels_first = channels_first;
+  if (t.mean.empty()) {
+    out.values.clear();
+    out.pixels.resize(area * c);
+    for (std::size_t y = 0; y < size_h; ++y)
+      for (std::size_t x = 0; x < size_w; ++x)
+        for (std::uint32_t k = 0; k < c; ++k)
+          out.pixels[place(y, d.flip ? size_w - 1 - x : x, k)] = src[(y * size_w + x) * c + k];
+    return;
+  }
+  out.pixels.clear();
+  out.values.resize(area * c);
+  for (std::size_t y = 0; y < size_h; ++y)
+    for (std::size_t x = 0; x < size_w; ++x)
+      for (std::uint32_t k = 0; k < c; ++k) {
+        const float m = t.mean[t.mean.size() == 1 ? 0 : k], s = t.std[t.std.size() == 1 ? 0 : k];
+        out.values[place(y, d.flip ? size_w - 1 - x : x, k)] =
+            (static_cast<float>(src[(y * size_w + x) * c + k]) / 255.0f - m) / s;
+      }
+}
+
+TABLIO_END_NAMESPACE

@@ -1,0 +1,204 @@
+// Training transforms (types/image_transform.hpp): Pillow's bilinear resize against Pillow's own
+// output, torchvision's and Caffe's draws, Caffe's arithmetic, and Caffe's mean files, good and
+// damaged. Pixels against torchvision and Caffe's transform on real images are the Python
+// tests' (test_image_transforms.py).
+#include <tablio/types/image_transform.hpp>
+
+#include "test_support.hpp"
+
+#include <set>
+
+using namespace tablio;
+
+namespace {
+
+// A 7 x 5 RGB pattern, and what Pillow 9.4's Image.resize(size, Image.BILINEAR) gives for it.
+const std::vector<std::uint8_t> pattern = {
+    0,  0,   0,   37, 5,   9,   74,  10,  36,  111, 15,  81,  148, 20,  144, 185, 25,  225, 222, 30,  68,
+    11, 53,  29,  48, 58,  38,  85,  63,  65,  122, 68,  110, 159, 73,  173, 196, 78,  254, 233, 83,  97,
+    22, 106, 58,  59, 111, 67,  96,  116, 94,  133, 121, 139, 170, 126, 202, 207, 131, 27,  244, 136, 126,
+    33, 159, 87,  70, 164, 96,  107, 169, 123, 144, 174, 168, 181, 179, 231, 218, 184, 56,  255, 189, 155,
+    44, 212, 116, 81, 217, 125, 118, 222, 152, 155, 227, 197, 192, 232, 4,   229, 237, 85,  10,  242, 184};
+const std::vector<std::uint8_t> pillow_3x2 = {43, 57,  41, 122, 68,  114, 201, 79,  151,
+                                              65, 163, 99, 144, 174, 143, 194, 185, 116};
+const std::vector<std::uint8_t> pillow_7x3 = {
+    5,  23,  12,  42, 28,  21,  79,  33,  48,  116, 38,  93,  153, 43,  156, 190, 48,  237, 227, 53,  80,
+    22, 106, 58,  59, 111, 67,  96,  116, 94,  133, 121, 139, 170, 126, 202, 207, 131, 84,  244, 136, 126,
+    39, 189, 104, 76, 194, 113, 113, 199, 140, 150, 204, 185, 187, 209, 101, 224, 214, 73,  115, 219, 172};
+
+pixel_region region_of(const std::vector<std::uint8_t>& p) { return {p.data(), 7 * 3, 7, 5, 3}; }
+
+image pattern_image() {
+  image im;
+  im.pixels = pattern;
+  im.width = 7;
+  im.height = 5;
+  im.channels = 3;
+  return im;
+}
+
+// A BlobProto as compute_image_mean writes it: the legacy shape, then the values packed.
+std::string blob(std::uint32_t c, std::uint32_t h, std::uint32_t w, const std::vector<float>& values) {
+  std::string out;
+  std::uint32_t field = 1;
+  for (std::uint32_t d : {1u, c, h, w}) {
+    protobuf_wire::put_varint(out, field++ << 3);
+    protobuf_wire::put_varint(out, d);
+  }
+  out += static_cast<char>(5 << 3 | 2);
+  protobuf_wire::put_varint(out, values.size() * 4);
+  for (float v : values) {
+    char b[4];
+    std::memcpy(b, &v, 4);  // little-endian machines only: the test's own bytes
+    out.append(b, 4);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("resize_bilinear gives Pillow's pixels, and a region is resized as an image of its own") {
+  std::vector<std::uint8_t> out;
+  resize_bilinear(region_of(pattern), 3, 2, out);
+  CHECK(out == pillow_3x2);
+  resize_bilinear(region_of(pattern), 7, 3, out);  // vertical pass alone
+  CHECK(out == pillow_7x3);
+  resize_bilinear(region_of(pattern), 7, 5, out);  // the same size: the same pixels
+  CHECK(out == pattern);
+  // The right 4 x 5 of the pattern resized is the same as a 4 x 5 image of it resized.
+  std::vector<std::uint8_t> crop;
+  for (int y = 0; y < 5; ++y)
+    crop.insert(crop.end(), pattern.begin() + y * 21 + 9, pattern.begin() + y * 21 + 21);
+  std::vector<std::uint8_t> whole, part;
+  resize_bilinear({crop.data(), 12, 4, 5, 3}, 2, 3, whole);
+  resize_bilinear({pattern.data() + 9, 21, 4, 5, 3}, 2, 3, part);
+  CHECK(whole == part);
+}
+
+TEST_CASE("Draws depend on the seed and the key alone, and stay in the image") {
+  image_transform t;
+  t.random_resized_crop.size = 32;
+  t.flip = 0.5;
+  t.seed = 3;
+  std::set<std::tuple<int, int, unsigned, unsigned>> boxes;
+  int flips = 0;
+  for (int i = 0; i < 200; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    const transform_draw d = draw_transform(t, 300, 200, key), again = draw_transform(t, 300, 200, key);
+    CHECK((d.left == again.left && d.top == again.top && d.width == again.width && d.flip == again.flip));
+    CHECK((d.left >= 0 && d.left + d.width <= 300 && d.top >= 0 && d.top + d.height <= 200));
+    CHECK(double(d.width) * d.height >= 0.08 * 300 * 200 * 0.95);
+    boxes.insert({d.left, d.top, d.width, d.height});
+    flips += d.flip;
+  }
+  CHECK(boxes.size() > 190);
+  CHECK((flips > 70 && flips < 130));
+  image_transform other = t;
+  other.seed = 4;
+  int moved = 0;
+  for (int i = 0; i < 50; ++i)
+    moved += draw_transform(t, 300, 200, std::to_string(i)).left !=
+             draw_transform(other, 300, 200, std::to_string(i)).left;
+  CHECK(moved > 40);
+}
+
+TEST_CASE("Caffe's phases: random offsets and mirroring in training, the centre in testing") {
+  image_transform t;
+  t.caffe = true;
+  t.crop_size = 3;
+  t.mirror = true;
+  t.train = false;
+  transform_draw d = draw_transform(t, 7, 5, "any");
+  CHECK((d.left == 2 && d.top == 1 && d.width == 3 && d.height == 3 && !d.flip));
+  t.train = true;
+  std::set<std::pair<int, int>> offsets;
+  int mirrored = 0;
+  for (int i = 0; i < 100; ++i) {
+    d = draw_transform(t, 7, 5, std::to_string(i));
+    offsets.insert({d.left, d.top});
+    mirrored += d.flip;
+    CHECK((d.left >= 0 && d.left <= 4 && d.top >= 0 && d.top <= 2));
+  }
+  CHECK(offsets.size() == 15);  // every offset of (7 - 3 + 1) x (5 - 3 + 1)
+  CHECK((mirrored > 30 && mirrored < 70));
+}
+
+TEST_CASE("Caffe's transform: (pixel - mean) * scale in float over the crop, mirrored, (C, H, W)") {
+  image_transform t;
+  t.caffe = true;
+  t.crop_size = 3;
+  t.train = false;
+  t.mean_value = {10.5f, 20, 30};
+  t.scale = 0.017f;
+  image out;
+  transform_image(pattern_image(), t, true, out, "f", "k");
+  REQUIRE((out.channels == 3 && out.height == 3 && out.width == 3 && out.values.size() == 27 &&
+           out.pixels.empty()));
+  for (unsigned c = 0; c < 3; ++c)
+    for (unsigned y = 0; y < 3; ++y)
+      for (unsigned x = 0; x < 3; ++x) {
+        const float pixel = pattern[((1 + y) * 7 + 2 + x) * 3 + c];
+        CHECK(out.values[(c * 3 + y) * 3 + x] == (pixel - t.mean_value[c]) * t.scale);
+      }
+  // A mean file: the mean's pixel under each of the crop's.
+  auto mean = std::make_shared<mean_image>();
+  mean->channels = 3;
+  mean->height = 5;
+  mean->width = 7;
+  for (int i = 0; i < 105; ++i) mean->values.push_back(static_cast<float>(i) * 0.5f);
+  t.mean_value.clear();
+  t.mean_file = mean;
+  transform_image(pattern_image(), t, true, out, "f", "k");
+  CHECK(out.values[(1 * 3 + 2) * 3 + 0] ==
+        (float(pattern[((1 + 2) * 7 + 2) * 3 + 1]) - mean->values[(1 * 5 + 3) * 7 + 2]) * t.scale);
+  // An image the crop or the mean does not fit is the record's format_error.
+  t.crop_size = 6;
+  CHECK_THROWS_WITH(
+      transform_image(pattern_image(), t, true, out, "train_lmdb", "rec7"),
+      Catch::Contains("train_lmdb") && Catch::Contains("rec7") && Catch::Contains("crop_size 6"));
+  t.crop_size = 0;
+  mean->width = 8;
+  CHECK_THROWS_AS(transform_image(pattern_image(), t, true, out, "train_lmdb", "rec7"), format_error);
+}
+
+TEST_CASE(
+    "torchvision's transforms: a centre crop larger than the image pads it with zeros, a flip mirrors") {
+  image_transform t;
+  t.center_crop = 9;
+  image out;
+  transform_image(pattern_image(), t, false, out, "f", "k");
+  REQUIRE((out.width == 9 && out.height == 9 && out.pixels.size() == 243));
+  // padded by 1 left (and 1 right), by 2 above (and 2 below)
+  CHECK(out.pixels[0] == 0);
+  CHECK(std::equal(pattern.begin(), pattern.begin() + 21, out.pixels.begin() + (2 * 9 + 1) * 3));
+  t = {};
+  t.flip = 1;
+  transform_image(pattern_image(), t, true, out, "f", "k");
+  CHECK((out.channels_first && out.pixels[0] == pattern[6 * 3] && out.pixels[35 + 6] == pattern[1]));
+  t.flip = 0;
+  t.mean = {0.5f};
+  t.std = {0.25f};
+  transform_image(pattern_image(), t, false, out, "f", "k");
+  CHECK(out.values[4] == (float(pattern[4]) / 255.0f - 0.5f) / 0.25f);
+}
+
+TEST_CASE("A mean file is read as Caffe reads it; a damaged one is a format_error naming it") {
+  std::vector<float> values(2 * 3 * 4);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) + 0.25f;
+  const std::string good = blob(2, 3, 4, values);
+  const mean_image m = read_mean_image(good, "mean.binaryproto");
+  CHECK((m.channels == 2 && m.height == 3 && m.width == 4 && m.values == values));
+  for (std::size_t cut : {good.size() - 1, good.size() - 4, std::size_t{3}})
+    CHECK_THROWS_WITH(read_mean_image(good.substr(0, cut), "mean.binaryproto"),
+                      Catch::Contains("mean.binaryproto"));
+  // A shape that claims more than the values give, or far more than the bytes could hold.
+  CHECK_THROWS_WITH(read_mean_image(blob(2, 3, 2, values), "m"),
+                    Catch::Contains("12 values, as the shape holds"));
+  CHECK_THROWS_WITH(read_mean_image(blob(2, 3, 5, values), "m"),
+                    Catch::Contains("shape that the values fill"));
+  CHECK_THROWS_AS(read_mean_image(blob(2000000, 3000000, 4, values), "m"), format_error);
+  std::string negative;
+  protobuf_wire::put_varint(negative, 2 << 3);
+  protobuf_wire::put_varint(negative, ~std::uint64_t{0});  // channels -1
+  CHECK_THROWS_WITH(read_mean_image(negative, "m"), Catch::Contains("axis of -1"));
+}
