@@ -136,6 +136,13 @@ struct value_options {
   }
 };
 
+// The key of the value random access converts now, which its images' random draws come from
+// (a sequential table's holders are told theirs by the table).
+inline std::string& looked_up_key() {
+  thread_local std::string key;
+  return key;
+}
+
 // Runs f, which converts values of the table `path` (the value under `key`, when one): a
 // value the conversion cannot take (decode_raw's lengths) is a format_error without a place,
 // which leaves here naming the table and the key.

@@ -76,6 +76,9 @@ class example_images_holder : public tablio::holder_storage<example_read> {
   static constexpr std::string_view extension = tablio::example_view_holder::extension;
   std::optional<tablio::image_options> images;
   std::vector<std::string> image_features;
+  void at_key(std::string_view key) {
+    if (images) key_.assign(key);
+  }
 
   static void write(tablio::writer& w, bool binary, const value_type& v) {
     tablio::example_view_holder::write(w, binary, v.example);
@@ -100,7 +103,7 @@ class example_images_holder : public tablio::holder_storage<example_read> {
         if (f.kind != tablio::feature_kind::bytes || !is_image_feature(f.key)) continue;
         std::size_t i = 0;
         for (std::string_view encoded : f.bytes()) {
-          value_.images.add(encoded, i++, *images, name);
+          value_.images.add(encoded, i++, *images, name, key_);
           value_.image_features.push_back(f.key);
         }
       }
@@ -115,6 +118,7 @@ class example_images_holder : public tablio::holder_storage<example_read> {
     return std::find(image_features.begin(), image_features.end(), name) != image_features.end();
   }
   tablio::bytes_holder bytes_;  // an archive's copy of the bytes, which the view points into
+  std::string key_;             // the entry's, for images' draws
 };
 
 // Read as a view of the record (no owned copy of it); written from an owned example.

@@ -39,7 +39,8 @@ inline py::object images_looked_up(const std::vector<std::string>& values, const
   {
     unlocked_gil unlocked;
     images.decode_all([&] {
-      for (std::size_t i = 0; i < values.size(); ++i) images.add(values[i], i, *o.images, "");
+      for (std::size_t i = 0; i < values.size(); ++i)
+        images.add(values[i], i, *o.images, "", looked_up_key());
     });
   }
   images.throw_error();

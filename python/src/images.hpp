@@ -27,18 +27,25 @@ class decoded_images {
     from_.clear();
     error_ = nullptr;
   }
-  // Decodes one image of the value, from its member or value `ordinal`.
+  // Decodes one image of the value of `key`, from its member or value `ordinal`.
   void add(std::string_view bytes, std::size_t ordinal, const tablio::image_options& options,
-           std::string_view source) {
+           std::string_view source, std::string_view key) {
 #if defined(TABLIO_WITH_JPEG)
     if (count_ == images_.size()) images_.emplace_back();
-    tablio::decode_image(bytes, images_[count_], options, source);
+    tablio::decode_image(bytes, images_[count_], options, source, key);
     ++count_;
     from_.push_back(ordinal);
 #else
-    (void)bytes, (void)ordinal, (void)options, (void)source;
+    (void)bytes, (void)ordinal, (void)options, (void)source, (void)key;
     throw tablio::usage_error("images= needs the tablio::jpeg component (libjpeg-turbo and libpng)");
 #endif
+  }
+  // The storage of the value's next image, from its member or value `ordinal`, for an image
+  // made other than by decoding (a raw Datum's, transformed).
+  tablio::image& add_made(std::size_t ordinal) {
+    if (count_ == images_.size()) images_.emplace_back();
+    from_.push_back(ordinal);
+    return images_[count_++];
   }
   // Runs decode (which calls add), keeping a bad image's error for the conversion.
   template <class Decode>
@@ -76,6 +83,11 @@ inline std::vector<py::ssize_t> image_dims(const tablio::image& im, bool always_
 }
 
 inline py::object image_array(const tablio::image& im, bool always_three = false) {
+  if (!im.values.empty()) {  // a transform's float32 values
+    py::array_t<float> out = new_array<float>(image_dims(im, always_three));
+    std::memcpy(out.mutable_data(), im.values.data(), im.values.size() * sizeof(float));
+    return std::move(out);
+  }
   py::array_t<std::uint8_t> out = new_array<std::uint8_t>(image_dims(im, always_three));
   if (!im.pixels.empty()) std::memcpy(out.mutable_data(), im.pixels.data(), im.pixels.size());
   return std::move(out);

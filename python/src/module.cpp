@@ -8,6 +8,7 @@
 #include <tablio/table/formats.hpp>
 #include <tablio/table/record_form.hpp>
 #include <tablio/table/segments.hpp>  // segments=: this module reads them
+#include <tablio/types/image_transform.hpp>
 
 #include <Python.h>
 
@@ -208,8 +209,53 @@ value_options with_segments(value_options o, py::handle segments) {
   return o;
 }
 
-// images=(channels, width, height, channels_first, bgr, features), as tablio.open() makes it
-// (checked there), or None.
+// images='s transform, as tablio.open() makes it (checked there): a dict of torchvision's or
+// Caffe's names, their values normalised ("random_resized_crop": (size, scale lo, hi, ratio lo,
+// hi); "mean_file": (path, its bytes)).
+std::shared_ptr<const tablio::image_transform> transform_from(py::handle spec) {
+  if (spec.is_none()) return nullptr;
+  py::dict d = py::cast<py::dict>(spec);
+  auto t = std::make_shared<tablio::image_transform>();
+  auto get = [&](const char* name, auto& into) {
+    if (!d.contains(name)) return;
+    if constexpr (std::is_same_v<std::decay_t<decltype(into)>, std::vector<float>>) {
+      into.clear();
+      for (py::handle v : py::cast<py::list>(d[name])) into.push_back(py::cast<float>(v));
+    } else {
+      into = py::cast<std::decay_t<decltype(into)>>(d[name]);
+    }
+  };
+  if (d.contains("random_resized_crop")) {
+    py::tuple r = py::cast<py::tuple>(d["random_resized_crop"]);
+    t->random_resized_crop.size = py::cast<std::uint32_t>(r[0]);
+    t->random_resized_crop.scale[0] = py::cast<double>(r[1]);
+    t->random_resized_crop.scale[1] = py::cast<double>(r[2]);
+    t->random_resized_crop.ratio[0] = py::cast<double>(r[3]);
+    t->random_resized_crop.ratio[1] = py::cast<double>(r[4]);
+  }
+  get("resize", t->resize);
+  get("center_crop", t->center_crop);
+  get("flip", t->flip);
+  get("mean", t->mean);
+  get("std", t->std);
+  get("caffe", t->caffe);
+  get("crop_size", t->crop_size);
+  get("mirror", t->mirror);
+  get("train", t->train);
+  get("mean_value", t->mean_value);
+  get("scale", t->scale);
+  get("seed", t->seed);
+  if (d.contains("mean_file")) {
+    py::tuple f = py::cast<py::tuple>(d["mean_file"]);
+    const std::string path = py::cast<std::string>(f[0]);
+    const std::string bytes = py::cast<std::string>(f[1]);
+    t->mean_file = std::make_shared<const tablio::mean_image>(tablio::read_mean_image(bytes, path));
+  }
+  return t;
+}
+
+// images=(channels, width, height, channels_first, bgr, features, transform), as tablio.open()
+// makes it (checked there), or None.
 value_options with_images(value_options o, py::handle images) {
   if (images.is_none()) return o;
 #if !defined(TABLIO_WITH_JPEG)
@@ -221,6 +267,7 @@ value_options with_images(value_options o, py::handle images) {
   image.at_least = {py::cast<std::uint32_t>(t[1]), py::cast<std::uint32_t>(t[2])};
   image.channels_first = py::cast<bool>(t[3]);
   image.bgr = py::cast<bool>(t[4]);
+  image.transform = transform_from(t[6]);
   o.images = image;
   for (py::handle feature : py::cast<py::tuple>(t[5]))
     o.image_features.push_back(py::cast<std::string>(feature));
@@ -993,6 +1040,17 @@ PYBIND11_MODULE(_tablio, m) {
       },
       py::arg("wspec"), py::arg("type"),
       "The wspecifier that keeps TYPE's keys in a 'key' feature whatever they are (tablio::writing_wspec).");
+  m.def(
+      "transform_draw",
+      [](py::handle transform, std::uint32_t width, std::uint32_t height, const std::string& key) {
+        auto t = transform_from(transform);
+        if (!t) throw tablio::usage_error("transform_draw: images= names no transform");
+        const tablio::transform_draw d = tablio::draw_transform(*t, width, height, key);
+        return py::make_tuple(d.left, d.top, d.width, d.height, d.flip);
+      },
+      py::arg("transform"), py::arg("width"), py::arg("height"), py::arg("key"),
+      "(left, top, width, height, flip): the draws of images='s transform for a record's image "
+      "(tablio::draw_transform).");
   m.def("ordinal_keys", &tablio::table_keys_are_numbers, py::arg("rspec"),
         "Whether the table's keys are its records' numbers, counted across its files (TFRecord, IDX).");
   m.def("ordinal_key", &tablio::ordinal_key, py::arg("ordinal"),

@@ -67,10 +67,11 @@ bool is_image_member(std::string_view extension) {
 }
 
 // Decodes a sample's image members, for images=.
-void decode_images(sample_read& v, const tablio::image_options& options, std::string_view source) {
+void decode_images(sample_read& v, const tablio::image_options& options, std::string_view source,
+                   std::string_view key) {
   v.images.decode_all([&] {
     auto decode = [&](std::size_t ordinal, std::string_view extension, std::string_view data) {
-      if (is_image_member(extension)) v.images.add(data, ordinal, options, source);
+      if (is_image_member(extension)) v.images.add(data, ordinal, options, source, key);
     };
     if (!v.members.empty()) {
       for (std::size_t i = 0; i < v.members.size(); ++i) decode(i, v.members[i].first, v.members[i].second);
@@ -89,6 +90,9 @@ class sample_parts_holder : public tablio::holder_storage<sample_read> {
   static constexpr std::string_view extension = tablio::webdataset_sample::tar_extension;
   // images=: decode image members as they are read (in the table's threads, with threads=).
   std::optional<tablio::image_options> images;
+  void at_key(std::string_view key) {
+    if (images) key_.assign(key);
+  }
   static void write(tablio::writer& w, bool binary, const sample_read& v) {
     tablio::bytes_holder::write(w, binary, v.record);
   }
@@ -127,12 +131,13 @@ class sample_parts_holder : public tablio::holder_storage<sample_read> {
  private:
   void decoded(const std::string& name) {
     if (images)
-      decode_images(value_, *images, name);
+      decode_images(value_, *images, name, key_);
     else
       value_.images.clear();
   }
 
   tablio::bytes_holder records_;
+  std::string key_;  // the entry's, for images' draws
 };
 
 // A sample as {extension: bytes}, in member order, converted straight from its members' views
@@ -205,7 +210,7 @@ struct sample {
     looked_up.record.assign(record);
     {
       unlocked_gil unlocked;
-      decode_images(looked_up, *o.images, "");
+      decode_images(looked_up, *o.images, "", looked_up_key());
     }
     return to_dict(looked_up, names);
   }

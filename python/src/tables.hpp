@@ -196,6 +196,7 @@ class random_access_table final : public random_access_base {
           v = table_.borrow(keys[i]);
         }
         if (!v) return i;
+        looked_up_key() = keys[i];
         out[i] = converted_in("", keys[i], [&] { return C::to_python(*v, options_); });
       }
       return out;
@@ -213,8 +214,10 @@ class random_access_table final : public random_access_base {
         }
       }
       py::list out(copies.size());
-      for (std::size_t i = 0; i < copies.size(); ++i)
+      for (std::size_t i = 0; i < copies.size(); ++i) {
+        looked_up_key() = keys[i];
         out[i] = converted_in("", keys[i], [&] { return C::to_python(std::move(copies[i]), options_); });
+      }
       return out;
     }
   }

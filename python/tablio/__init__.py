@@ -19,7 +19,7 @@ import os as _os
 import sys as _sys
 import warnings as _warnings
 
-from . import errors
+from . import errors, _transforms
 from .errors import AccessError, DataLossError, FormatError, StreamError, UsageError
 from . import _tablio
 from ._tablio import RandomAccessReader, SequentialReader, Writer
@@ -30,7 +30,7 @@ __all__ = [
     "open", "random_access", "writer", "load", "load_object", "save_object", "shard", "messages", "value_types",
     "idx",
     "shard_index", "sample",
-    "set_untrusted", "process_policy",
+    "set_untrusted", "process_policy", "transform_draw",
     "SequentialReader", "RandomAccessReader", "Writer",
     "FormatError", "DataLossError", "UsageError", "AccessError", "StreamError",
 ]
@@ -102,9 +102,9 @@ def _threaded(spec, threads):
 _IMAGE_TYPES = ("sample", "datum", "example")
 
 
-def _images(images, type):
-    """images= as the readers take it: (channels, width, height, channels_first, bgr, features),
-    or None. A Datum's images come as Caffe's data layer gives them, (C, H, W) in B, G, R with
+def _images(images, type, scale=None):
+    """images= as the readers take it: (channels, width, height, channels_first, bgr, features,
+    transform), or None. A Datum's images come as Caffe's data layer gives them, (C, H, W) in B, G, R with
     the channels stored, unless asked otherwise; an Example's are its "image/encoded" feature unless features= names
     others."""
     if images is None or images is False:
@@ -112,7 +112,8 @@ def _images(images, type):
     if type not in _IMAGE_TYPES:
         raise UsageError(f"images= applies to types {', '.join(map(repr, _IMAGE_TYPES))}, not {type!r}")
     given = {} if images is True else images
-    allowed = {"channels", "draft", "channels_first", "bgr"} | ({"features"} if type == "example" else set())
+    allowed = ({"channels", "draft", "channels_first", "bgr"} | set(_transforms.KEYS)
+               | ({"features"} if type == "example" else set()))
     if not isinstance(given, dict) or set(given) - allowed:
         raise UsageError(f"images= is True or a dict of {', '.join(sorted(allowed))} for type {type!r}, "
                          f"not {images!r}"[:240])
@@ -128,8 +129,31 @@ def _images(images, type):
         raise UsageError(f"images: features is a list of feature names, such as [\"image/encoded\"], not {features!r}")
     caffe = type == "datum"
     channels = given.get("channels", 0 if caffe else 3)  # Caffe's data layer decodes as stored
-    return (channels, draft[0], draft[1], bool(given.get("channels_first", caffe)), bool(given.get("bgr", caffe)),
-            tuple(features))
+    try:
+        transform = _transforms.parse(given, channels)
+    except ValueError as e:
+        raise UsageError(f"images: {e}"[:400]) from None
+    if transform is not None and scale is not None:
+        raise UsageError("images: give the transform's own scale (Caffe's) or mean and std (torchvision's), "
+                         "not scale=")
+    # torchvision's transforms end in tensors, (C, H, W)
+    channels_first = given.get("channels_first", caffe or transform is not None)
+    return (channels, draft[0], draft[1], bool(channels_first), bool(given.get("bgr", caffe)), tuple(features),
+            transform)
+
+
+def transform_draw(images, width, height, key, type="sample"):
+    """What images='s transform draws for the record of `key` whose decoded image is width x
+    height, as the table draws it: {"box": (left, top, width, height), "flip": bool}. The box is
+    the crop: of the decoded image for random_resized_crop and Caffe's crop_size, of the resized
+    image for center_crop (left and top below 0 where it pads), else the whole image. Draws
+    depend on the transform's seed and the key alone; a TableIterableDataset gives each epoch
+    and table a seed of its own."""
+    transform = _images(images, type)[6] if images else None
+    if transform is None:
+        raise UsageError("transform_draw: images= names no transform")
+    left, top, w, h, flip = _tablio.transform_draw(transform, width, height, key)
+    return {"box": (left, top, w, h), "flip": flip}
 
 
 _ABSENT = object()
@@ -275,7 +299,7 @@ def open(rspec, type=None, dtype=None, scale=None, decode_raw=None, view=False, 
                          "each of index.rspecs() with **index.options(), for index = tablio.shard_index.load(PATH_OR_URL)")
     return _decoded(SequentialReader(_threaded(rspec, threads), type, dtype, scale, decode_raw, view, features,
                                      allow_network, allow_pipes, confine, limits,
-                                     _segments(segments, max_overshoot, min_segment_length), _images(images, type)),
+                                     _segments(segments, max_overshoot, min_segment_length), _images(images, type, scale)),
                     type, decode, rspec, limits)
 
 
@@ -345,7 +369,7 @@ def random_access(rspec, type=None, dtype=None, scale=None, decode_raw=None, vie
             spec, type, dtype, scale, decode_raw, view, features, decode=decode, images=images, **index.options()))
     return _decoded(RandomAccessReader(rspec, type, dtype, scale, decode_raw, view, features, allow_network,
                                        allow_pipes, confine, limits,
-                                       _segments(segments, max_overshoot, min_segment_length), _images(images, type)),
+                                       _segments(segments, max_overshoot, min_segment_length), _images(images, type, scale)),
                     type, decode, rspec, limits)
 
 

@@ -647,7 +647,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             self.options["segments"] = segments
         # Reading decodes images in threads of its own; counting decodes nothing.
         self._reading = {"threads": threads, "images": images}
-        tablio._images(images, type)  # refuses a bad one now
+        tablio._images(images, type, scale)  # refuses a bad one now
         access = _access_options(allow_network, allow_pipes, confine, limits)
         self._given = (rank, world_size)
         _where(rank, world_size)  # refuses a bad pair now
@@ -860,7 +860,11 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     def _open_table(self, table):
         if self.index is not None:
             shard_index.check_size(self.index.shards[table], self.index.source, self.index.access)
-        reader = tablio.open(self.tables[table], type=self.type, **self.options, **self._reading)
+        reading = self._reading
+        if reading["images"] is not None:  # draws of the epoch's own, the same for a record whoever reads it
+            seed = int(_plan._rng(self.plan_options.seed, self._state()[0], "images", table).integers(2**63))
+            reading = dict(reading, images=tablio._transforms.with_seed(reading["images"], seed))
+        reader = tablio.open(self.tables[table], type=self.type, **self.options, **reading)
         first = self._first_ordinal[table]
         return reader if first is None else _Renumbered(reader, first)
 
