@@ -123,4 +123,9 @@ def lmdb_seeds():
 
 lmdb_seeds()
 put("fuzz_lmdb", "float_encoded", (data / "caffe/float_encoded_lmdb/data.mdb").read_bytes())
-
+# Mean files as compute_image_mean writes them: the legacy shape, the values packed.
+for n, (c, h, w) in enumerate([(3, 4, 5), (1, 2, 2), (3, 1, 1)]):
+    shape = b"".join(bytes([field << 3]) + bytes([d]) for field, d in zip((1, 2, 3, 4), (1, c, h, w)))
+    values = struct.pack(f"<{c * h * w}f", *(i * 0.5 for i in range(c * h * w)))
+    size = bytes([len(values) & 0x7F | 0x80, len(values) >> 7]) if len(values) > 127 else bytes([len(values)])
+    put("fuzz_mean_image", str(n), shape + bytes([5 << 3 | 2]) + size + values)

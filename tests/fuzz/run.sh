@@ -33,7 +33,7 @@ run_one() {
 
 status=0
 targets=(fuzz_kaldi_object fuzz_kaldi_archive fuzz_compressed_matrix fuzz_wave fuzz_script fuzz_specifier
-  fuzz_tfrecord fuzz_example fuzz_datum fuzz_idx fuzz_tar fuzz_lmdb fuzz_protobuf fuzz_threads)
+  fuzz_tfrecord fuzz_example fuzz_datum fuzz_idx fuzz_tar fuzz_lmdb fuzz_protobuf fuzz_threads fuzz_mean_image)
 for ((i = 0; i < ${#targets[@]}; i += 2)); do
   run_one "${targets[i]}" & first=$!
   second=""
