@@ -18,7 +18,7 @@ COMPONENTS = {
     "zlib": (["zlib/[>=1.2.11 <2]"], ["zlib::zlib"]),
     "lmdb": (["lmdb/[>=0.9.22 <1]"], ["lmdb::lmdb"]),
     "curl": (["libcurl/[>=7.80 <9]"], ["libcurl::libcurl"]),
-    "jpeg": (["libjpeg-turbo/[>=2.1 <4]", "libpng/[>=1.6 <2]"], ["libjpeg-turbo::turbojpeg", "libpng::libpng"]),
+    "jpeg": (["libjpeg-turbo/[>=2.1 <4]", "libpng/[>=1.6 <2]"], ["libjpeg-turbo::turbojpeg", "libjpeg-turbo::jpeg", "libpng::libpng"]),
 }
 # tablio::curl's source, compiled once by each program that links it, and the CMake build
 # module that adds it to the target; both in every package, which is the same for all options.

@@ -4,8 +4,9 @@
 #   lmdb: Conan writes an lmdb package (lmdb::lmdb), vcpkg's port is unofficial-lmdb
 #         (unofficial::lmdb::lmdb), and Debian's liblmdb-dev has no CMake package at all;
 #   curl: find_package(CURL), CMake's module or curl's own package: CURL::libcurl;
-#   jpeg: libjpeg-turbo's TurboJPEG (libjpeg-turbo's package: libjpeg-turbo::turbojpeg; else
-#         turbojpeg.h and libturbojpeg, as Debian's libturbojpeg0-dev has them) and libpng
+#   jpeg: libjpeg-turbo's TurboJPEG and libjpeg (libjpeg-turbo's package: libjpeg-turbo::turbojpeg
+#         and ::jpeg; else turbojpeg.h, jpeglib.h and their libraries, as Debian's libturbojpeg0-dev
+#         and libjpeg62-turbo-dev have them) and libpng
 #         (find_package(PNG): PNG::PNG).
 # Each function sets OUT to whether the library was found, and leaves its target defined.
 
@@ -55,17 +56,25 @@ endfunction()
 function(tablio_find_jpeg out)
   if(NOT TARGET tablio_turbojpeg)
     find_package(libjpeg-turbo CONFIG QUIET)
-    if(TARGET libjpeg-turbo::turbojpeg)
+    if(TARGET libjpeg-turbo::turbojpeg AND TARGET libjpeg-turbo::jpeg)
       add_library(tablio_turbojpeg INTERFACE IMPORTED)
-      set_target_properties(tablio_turbojpeg PROPERTIES INTERFACE_LINK_LIBRARIES libjpeg-turbo::turbojpeg)
+      set_target_properties(tablio_turbojpeg PROPERTIES INTERFACE_LINK_LIBRARIES
+                                                        "libjpeg-turbo::turbojpeg;libjpeg-turbo::jpeg")
     else()
+      # TurboJPEG, and libjpeg's API beside it (a transform decodes only the part it needs)
       find_path(TABLIO_TURBOJPEG_INCLUDE_DIR turbojpeg.h)
       find_library(TABLIO_TURBOJPEG_LIBRARY turbojpeg)
-      mark_as_advanced(TABLIO_TURBOJPEG_INCLUDE_DIR TABLIO_TURBOJPEG_LIBRARY)
-      if(TABLIO_TURBOJPEG_INCLUDE_DIR AND TABLIO_TURBOJPEG_LIBRARY)
+      find_path(TABLIO_LIBJPEG_INCLUDE_DIR jpeglib.h)
+      find_library(TABLIO_LIBJPEG_LIBRARY jpeg)
+      mark_as_advanced(TABLIO_TURBOJPEG_INCLUDE_DIR TABLIO_TURBOJPEG_LIBRARY TABLIO_LIBJPEG_INCLUDE_DIR
+                       TABLIO_LIBJPEG_LIBRARY)
+      if(TABLIO_TURBOJPEG_INCLUDE_DIR AND TABLIO_TURBOJPEG_LIBRARY AND TABLIO_LIBJPEG_INCLUDE_DIR
+         AND TABLIO_LIBJPEG_LIBRARY)
         add_library(tablio_turbojpeg UNKNOWN IMPORTED)
-        set_target_properties(tablio_turbojpeg PROPERTIES IMPORTED_LOCATION "${TABLIO_TURBOJPEG_LIBRARY}"
-                                                          INTERFACE_INCLUDE_DIRECTORIES "${TABLIO_TURBOJPEG_INCLUDE_DIR}")
+        set_target_properties(tablio_turbojpeg PROPERTIES
+          IMPORTED_LOCATION "${TABLIO_TURBOJPEG_LIBRARY}"
+          INTERFACE_INCLUDE_DIRECTORIES "${TABLIO_TURBOJPEG_INCLUDE_DIR};${TABLIO_LIBJPEG_INCLUDE_DIR}"
+          INTERFACE_LINK_LIBRARIES "${TABLIO_LIBJPEG_LIBRARY}")
       endif()
     endif()
   endif()

@@ -1,7 +1,7 @@
 """Builds the _tablio extension from the tablio headers (../include, or TABLIO_INCLUDE_DIR),
 with zlib and liblmdb (Debian: zlib1g-dev, liblmdb-dev), libcurl for remote objects (Debian:
-libcurl4-openssl-dev), libjpeg-turbo's TurboJPEG and libpng for images= (Debian: libturbojpeg0-dev,
-libpng-dev) and pybind11 (pybind11-dev, python3-pybind11)."""
+libcurl4-openssl-dev), libjpeg-turbo's TurboJPEG and libjpeg and libpng for images= (Debian:
+libturbojpeg0-dev, libjpeg62-turbo-dev, libpng-dev) and pybind11 (pybind11-dev, python3-pybind11)."""
 
 import atexit
 import os
@@ -39,11 +39,11 @@ def has_header(name):
     return any(os.path.exists(os.path.join(d, name)) for d in ("/usr/include", "/usr/local/include"))
 
 
-if has_header("turbojpeg.h") and has_header("png.h"):
+if has_header("turbojpeg.h") and has_header("jpeglib.h") and has_header("png.h"):
     macros.append(("TABLIO_WITH_JPEG", None))
-    libraries += ["turbojpeg", "png"]
+    libraries += ["turbojpeg", "jpeg", "png"]
 else:
-    print("tablio: no turbojpeg.h or png.h: images= is left out", file=sys.stderr)
+    print("tablio: no turbojpeg.h, jpeglib.h or png.h: images= is left out", file=sys.stderr)
 
 extension = Pybind11Extension(
     "tablio._tablio",

@@ -29,7 +29,7 @@ stage "packages"
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest python3-pip python3-setuptools \
   python3-protobuf python3-lmdb python3-torch python3-torchvision python3-dask python3-distributed python3-pandas \
   libcurl4-openssl-dev curl nginx-light openssl awscli python3-botocore python3-boto3 nodejs \
-  libturbojpeg0-dev libpng-dev python3-pil libfast-float-dev \
+  libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev python3-pil libfast-float-dev \
   g++-mingw-w64-x86-64-posix libz-mingw-w64-dev wine wine64 ninja-build \
   g++-aarch64-linux-gnu qemu-user-static zlib1g-dev:arm64 liblmdb-dev:arm64
 jobs=$(nproc)

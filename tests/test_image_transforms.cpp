@@ -2,6 +2,7 @@
 // output, torchvision's and Caffe's draws, Caffe's arithmetic, and Caffe's mean files, good and
 // damaged. Pixels against torchvision and Caffe's transform on real images are the Python
 // tests' (test_image_transforms.py).
+#include <tablio/types/image.hpp>
 #include <tablio/types/image_transform.hpp>
 
 #include "test_support.hpp"
@@ -202,3 +203,52 @@ TEST_CASE("A mean file is read as Caffe reads it; a damaged one is a format_erro
   protobuf_wire::put_varint(negative, ~std::uint64_t{0});  // channels -1
   CHECK_THROWS_WITH(read_mean_image(negative, "m"), Catch::Contains("axis of -1"));
 }
+
+#if defined(TABLIO_WITH_JPEG)
+TEST_CASE(
+    "A JPEG transformed from the part it needs has the pixels of the image decoded whole, then transformed") {
+  for (const char* name : {"q90.jpg", "q75-444.jpg", "progressive.jpg", "gray.jpg"}) {
+    const std::string bytes = test::read_file(test::data_path(std::string("images/") + name));
+    image whole;
+    decode_image(bytes, whole, {}, name);
+    std::vector<image_transform> transforms(4);
+    transforms[0].random_resized_crop.size = 24;
+    transforms[0].flip = 0.5;
+    transforms[1].resize = 30;
+    transforms[1].center_crop = 24;
+    transforms[2].caffe = true;
+    transforms[2].crop_size = 20;
+    transforms[2].mirror = true;
+    transforms[3].center_crop = 16;
+    for (image_transform& t : transforms) {
+      auto shared = std::make_shared<const image_transform>(t);
+      for (int k = 0; k < 20; ++k) {
+        const std::string key = "k" + std::to_string(k);
+        image part, expected;
+        image_options o;
+        o.channels_first = true;
+        o.transform = shared;
+        decode_image(bytes, part, o, name, key);
+        transform_image(whole, t, true, expected, name, key);
+        CHECK((part.pixels == expected.pixels && part.values == expected.values &&
+               part.width == expected.width));
+      }
+    }
+  }
+}
+
+TEST_CASE("A JPEG cut short is refused with a transform too, wherever the part it needs lies") {
+  const std::string bytes = test::read_file(test::data_path("images/q90.jpg"));
+  auto t = std::make_shared<image_transform>();
+  t->caffe = true;
+  t->crop_size = 8;
+  t->train = false;
+  image_options o;
+  o.transform = t;
+  image out;
+  CHECK_NOTHROW(decode_image(bytes, out, o, "q90.jpg", "k"));
+  for (std::size_t cut : {bytes.size() - 2, bytes.size() * 3 / 4, bytes.size() / 2, std::size_t{400}})
+    CHECK_THROWS_WITH(decode_image(bytes.substr(0, cut), out, o, "q90.jpg", "k"),
+                      Catch::Contains("q90.jpg") && Catch::Contains("'k'"));
+}
+#endif

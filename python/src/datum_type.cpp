@@ -57,12 +57,14 @@ void transform_raw_datum(const Datum& d, const tablio::image_transform& t, bool 
     out.width = draw.width;
     out.height = draw.height;
     out.channels_first = true;
-    const std::size_t plane = std::size_t{h} * w;
+    const std::size_t plane = std::size_t{h} * w,
+                      corner = static_cast<std::size_t>(draw.top) * w + static_cast<std::size_t>(draw.left);
     if (floats)
-      tablio::detail::caffe_transform(d.float_data.data(), plane, w, 1, c, h, w, t, draw, out.values.data());
+      tablio::detail::caffe_transform(d.float_data.data() + corner, plane, w, 1, c, h, w, t, draw,
+                                      out.values.data());
     else
-      tablio::detail::caffe_transform(reinterpret_cast<const std::uint8_t*>(d.data.data()), plane, w, 1, c, h,
-                                      w, t, draw, out.values.data());
+      tablio::detail::caffe_transform(reinterpret_cast<const std::uint8_t*>(d.data.data()) + corner, plane, w,
+                                      1, c, h, w, t, draw, out.values.data());
     return;
   }
   if (floats || (c != 1 && c != 3))

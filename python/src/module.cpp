@@ -245,6 +245,7 @@ std::shared_ptr<const tablio::image_transform> transform_from(py::handle spec) {
   get("mean_value", t->mean_value);
   get("scale", t->scale);
   get("seed", t->seed);
+  get("dct_scaling", t->dct_scaling);
   if (d.contains("mean_file")) {
     py::tuple f = py::cast<py::tuple>(d["mean_file"]);
     const std::string path = py::cast<std::string>(f[0]);

@@ -4,7 +4,7 @@ a table is opened and handed to the C++ reader as one dict (docs/images.md)."""
 import numbers
 import os
 
-TORCHVISION = ("random_resized_crop", "flip", "resize", "center_crop", "mean", "std")
+TORCHVISION = ("random_resized_crop", "flip", "resize", "center_crop", "mean", "std", "dct_scaling")
 CAFFE = ("crop_size", "mirror", "mean_value", "mean_file", "scale", "train")
 KEYS = TORCHVISION + CAFFE + ("seed",)
 
@@ -93,6 +93,9 @@ def parse(given, channels):
         if not isinstance(flip, numbers.Real) or not 0 <= flip <= 1:
             raise ValueError(f"flip is the probability of a horizontal flip, 0 to 1 (True: 0.5), not {named['flip']!r}")
         out["flip"] = float(flip)
+    # Decoding at a DCT scale changes the pixels a little: by default for training alone, where the
+    # crops' own randomness is far larger, and evaluation sees torchvision's pixels exactly.
+    out["dct_scaling"] = _flag("dct_scaling", named.get("dct_scaling", "random_resized_crop" in named))
     if ("mean" in named) != ("std" in named):
         raise ValueError("mean and std go together (Normalize(mean, std) after ToTensor())")
     if "mean" in named:

@@ -99,7 +99,7 @@ def test_train_transform_is_torchvisions_for_the_same_box(photos, crop):
     T = pytest.importorskip("torchvision.transforms")
     F = pytest.importorskip("torchvision.transforms.functional")
     path, samples = photos
-    options = {"random_resized_crop": crop, "flip": 0.5, "seed": 5}
+    options = {"random_resized_crop": crop, "flip": 0.5, "seed": 5, "dct_scaling": False}
     size = crop if isinstance(crop, int) else crop["size"]
     flips, areas = 0, []
     for key, sample in tablio.open(f"tar:{path}", type="sample", images=options, threads=2):
@@ -116,6 +116,45 @@ def test_train_transform_is_torchvisions_for_the_same_box(photos, crop):
     low, high = (0.08, 1.0) if isinstance(crop, int) else crop["scale"]
     assert min(areas) >= low * 0.9 and max(areas) <= high * 1.1 and max(areas) - min(areas) > (high - low) / 3
     assert 8 <= flips <= 28
+
+
+def test_dct_scaling_is_torchvision_on_pillows_draft(photos, capsys):
+    """With dct_scaling (the default for random_resized_crop), a crop at least twice its output
+    is decoded at 1/2, 1/4 or 1/8 in the DCT: the pixels are torchvision's on the image Pillow's
+    draft gives, the box scaled alike; how far that is from the whole image's is reported."""
+    T = pytest.importorskip("torchvision.transforms")
+    F = pytest.importorskip("torchvision.transforms.functional")
+    path, samples = photos
+    size = 64
+    options = {"random_resized_crop": {"size": size, "scale": [0.3, 1.0]}, "flip": 0.5, "seed": 1}
+    scaled, worst, total, count = 0, 0, 0.0, 0
+    for key, sample in tablio.open(f"tar:{path}", type="sample", images=options, threads=2):
+        im = pil(samples[key])
+        draw = tablio.transform_draw(options, im.width, im.height, key)
+        left, top, w, h = draw["box"]
+        s = next((s for s in (8, 4, 2) if min(w // size, h // size) >= s), 1)
+        drafted = Image.open(io.BytesIO(samples[key].get("jpg") or samples[key].get("png")))
+        if s > 1 and drafted.format == "JPEG":
+            scaled += 1
+            drafted.draft("RGB" if drafted.mode != "L" else "L", (im.width // s, im.height // s))
+            drafted = drafted.convert("RGB")
+            assert drafted.size == (-(-im.width // s), -(-im.height // s))
+            x0, y0 = left // s, top // s
+            x1, y1 = min(drafted.width, max(x0 + 1, (left + w) // s)), min(drafted.height, max(y0 + 1, (top + h) // s))
+            expected = F.resized_crop(drafted, y0, x0, y1 - y0, x1 - x0, [size, size], T.InterpolationMode.BILINEAR)
+        else:
+            expected = F.resized_crop(im, top, left, h, w, [size, size], T.InterpolationMode.BILINEAR)
+        if draw["flip"]:
+            expected = F.hflip(expected)
+        assert np.array_equal(image(sample), F.pil_to_tensor(expected).numpy()), key
+        whole = F.resized_crop(im, top, left, h, w, [size, size], T.InterpolationMode.BILINEAR)
+        whole = F.pil_to_tensor(F.hflip(whole) if draw["flip"] else whole).numpy()
+        d = np.abs(image(sample).astype(int) - whole.astype(int))
+        worst, total, count = max(worst, int(d.max())), total + float(d.sum()), count + d.size
+    assert scaled >= 10
+    with capsys.disabled():
+        print(f"\n  dct_scaling: {scaled} of {len(samples)} crops decoded scaled; against the whole image's "
+              f"pixels: max difference {worst}, mean {total / count:.2f}")
 
 
 def test_the_fallback_box_is_torchvisions_centre():

@@ -6,9 +6,13 @@
 
 #include <png.h>
 #include <turbojpeg.h>
+// libjpeg's API (libjpeg-turbo's), for what TurboJPEG 2 cannot do: decode a part of an image
+#include <jerror.h>  // JWRN_JPEG_EOF
+#include <jpeglib.h>
+#include <cstdio>  // jpeglib.h uses FILE and size_t without including their headers
 
+#include <algorithm>
 #include <csetjmp>
-#include <cstdio>
 #include <cstring>
 #include <exception>
 
@@ -89,8 +93,95 @@ inline int draft_scale(std::uint32_t width, std::uint32_t height, const image_op
   return 1;
 }
 
+// A part of a JPEG decoded through libjpeg, whose errors longjmp back here: their message is kept
+// for the format_error thrown once it has; a warning that the data ended early is noted (the
+// image is then refused, as Pillow refuses a truncated one), others are decoded past.
+struct jpeg_reading {
+  jpeg_error_mgr errors;  // first: libjpeg's pointer to it is one to this
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX] = {};
+  bool cut_short = false;
+
+  [[noreturn]] static void fail(j_common_ptr c) {
+    auto* self = reinterpret_cast<jpeg_reading*>(c->err);
+    (*c->err->format_message)(c, self->message);
+    std::longjmp(self->jump, 1);
+  }
+  static void note(j_common_ptr c, int level) {
+    auto* self = reinterpret_cast<jpeg_reading*>(c->err);
+    if (level < 0 && c->err->msg_code == JWRN_JPEG_EOF) self->cut_short = true;
+  }
+};
+
+// What decode_jpeg_part decodes: rows [y0, y1) and columns [x0, x1) of the image scaled by
+// 1/scale, into `pixels` from its column `left` (at most x0: libjpeg crops at block edges).
+struct jpeg_part {
+  std::uint32_t scale = 1, x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  int color_space = JCS_RGB;
+  std::uint32_t left = 0, stride = 0;  // set by the decoding
+};
+
+// The libjpeg calls of decode_jpeg_part, apart: nothing here has a destructor for the jump to
+// skip. Returns false with reading.message set on an error.
+inline bool read_jpeg_part(jpeg_decompress_struct& cinfo, jpeg_reading& reading, std::string_view bytes,
+                           jpeg_part& part, std::vector<std::uint8_t>& pixels) {
+  if (setjmp(reading.jump)) return false;
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
+               static_cast<unsigned long>(bytes.size()));
+  jpeg_read_header(&cinfo, TRUE);
+  cinfo.out_color_space = static_cast<J_COLOR_SPACE>(part.color_space);
+  cinfo.dct_method = JDCT_ISLOW;  // the accurate DCT, and smooth upsampling: Pillow's
+  cinfo.scale_num = 1;
+  cinfo.scale_denom = part.scale;
+  jpeg_start_decompress(&cinfo);
+  // Two columns either side: at the edge of a crop, smooth upsampling of 4:2:2 chroma lacks
+  // its neighbour, and those columns would differ from the image decoded whole.
+  JDIMENSION left = part.x0 >= 2 ? part.x0 - 2 : 0;
+  JDIMENSION width = std::min<JDIMENSION>(part.x1 + 2, cinfo.output_width) - left;
+  if (width < cinfo.output_width) jpeg_crop_scanline(&cinfo, &left, &width);
+  part.left = left;
+  part.stride = width * static_cast<std::uint32_t>(cinfo.output_components);
+  pixels.resize(std::size_t{part.stride} * (part.y1 - part.y0));
+  if (part.y0) jpeg_skip_scanlines(&cinfo, part.y0);
+  while (cinfo.output_scanline < part.y1) {
+    JSAMPROW row = pixels.data() + std::size_t{cinfo.output_scanline - part.y0} * part.stride;
+    jpeg_read_scanlines(&cinfo, &row, 1);
+  }
+  // The rest is read too, for an image cut short there: skipped (entropy decoding alone) but for
+  // its last row, which is decoded, since libjpeg skips to the end without reading.
+  if (cinfo.output_scanline + 1 < cinfo.output_height)
+    jpeg_skip_scanlines(&cinfo, cinfo.output_height - cinfo.output_scanline - 1);
+  if (cinfo.output_scanline < cinfo.output_height) {
+    thread_local std::vector<std::uint8_t> last;
+    last.resize(part.stride);
+    JSAMPROW row = last.data();
+    jpeg_read_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_decompress(&cinfo);
+  return true;
+}
+
+// Decodes the part of a JPEG that `part` names, as TurboJPEG (and Pillow) decode it whole at
+// that scale. Errors are format_errors naming source and key.
+inline void decode_jpeg_part(std::string_view bytes, jpeg_part& part, std::vector<std::uint8_t>& pixels,
+                             std::string_view source, std::string_view key) {
+  jpeg_decompress_struct cinfo;
+  jpeg_reading reading;
+  cinfo.err = jpeg_std_error(&reading.errors);
+  reading.errors.error_exit = &jpeg_reading::fail;
+  reading.errors.emit_message = &jpeg_reading::note;
+  const bool read = read_jpeg_part(cinfo, reading, bytes, part, pixels);
+  jpeg_destroy_decompress(&cinfo);
+  if (!read) bad_image(source, key, {"a whole JPEG image"}, {reading.message});
+  if (reading.cut_short) bad_image(source, key, {"a whole JPEG image"}, {"Premature end of JPEG file"});
+}
+
+// Decodes a JPEG into out; with `transform`, only the part of it the transform reads (at a DCT
+// scale where it allows one), transformed.
 inline void decode_jpeg(std::string_view bytes, image& out, const image_options& options,
-                        std::string_view source, std::string_view key) {
+                        std::string_view source, std::string_view key,
+                        const image_transform* transform = nullptr) {
   jpeg_decompressor& decompressor = jpeg_decompressor::of_thread();
   tjhandle tj = decompressor.get();
   if (!tj) bad_image(source, key, {"a JPEG decompressor"}, {tjGetErrorStr2(nullptr)});
@@ -114,6 +205,19 @@ inline void decode_jpeg(std::string_view bytes, image& out, const image_options&
   const bool gray = colorspace == TJCS_GRAY;
   const unsigned channels = options.channels == 0 ? (gray ? 1 : 3) : options.channels;
   if (channels == 1 && !gray) bad_image(source, key, {"a gray JPEG image for channels=1"}, {"a colour one"});
+  if (transform) {
+    const auto w = static_cast<std::uint32_t>(width), h = static_cast<std::uint32_t>(height);
+    check_transform(*transform, channels, w, h, source, key);
+    const transform_plan p = plan_transform(*transform, w, h, key);
+    jpeg_part part{p.scale,     p.source.x0,
+                   p.source.y0, p.source.x1,
+                   p.source.y1, channels == 1 ? JCS_GRAYSCALE : options.bgr ? JCS_EXT_BGR : JCS_RGB};
+    thread_local std::vector<std::uint8_t> pixels;
+    decode_jpeg_part(bytes, part, pixels, source, key);
+    const pixel_region region{pixels.data() + std::size_t{p.source.x0 - part.left} * channels, part.stride,
+                              p.source.x1 - p.source.x0, p.source.y1 - p.source.y0, channels};
+    return apply_transform(*transform, p, region, options.channels_first, out);
+  }
   const int s =
       draft_scale(static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height), options.at_least);
   const int w = (width + s - 1) / s, h = (height + s - 1) / s;
@@ -230,6 +334,9 @@ inline void decode_image(std::string_view bytes, image& out, const image_options
   if (options.channels != 0 && options.channels != 1 && options.channels != 3)
     throw_usage_error({"an image has 0 (as stored), 1 or 3 channels, not ", decimal(options.channels)});
   if (options.transform && options.transform->any()) {
+    const bool drafted = options.at_least.width || options.at_least.height;
+    if (is_jpeg(bytes) && !drafted)
+      return detail::decode_jpeg(bytes, out, options, source, key, options.transform.get());
     thread_local image decoded;
     detail::decode_pixels(bytes, decoded, options, source, key);
     transform_image(decoded, *options.transform, options.channels_first, out, source, key);

@@ -8,9 +8,11 @@
 
 #include <tablio/core/config.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 TABLIO_BEGIN_NAMESPACE
@@ -74,80 +76,144 @@ TABLIO_ALWAYS_INLINE std::uint8_t clip_resampled(std::int32_t sum) noexcept {
   return static_cast<std::uint8_t>(sum >> resample_bits);
 }
 
-// Output pixels (x, row) of rows [0, rows) from input rows [row0, row0 + rows), horizontally.
+// One row horizontally: output columns [0, n) of it, the first at `first` of the axis.
 template <unsigned C>
-void resample_rows(pixel_region in, std::uint32_t row0, std::uint32_t rows, const resample_axis& a,
-                   std::uint8_t* out, std::uint32_t out_width) {
-  for (std::uint32_t y = 0; y < rows; ++y) {
-    const std::uint8_t* __restrict src = in.data + (row0 + y) * in.stride;
-    std::uint8_t* __restrict dst = out + std::size_t{y} * out_width * C;
-    for (std::uint32_t x = 0; x < out_width; ++x) {
-      const std::int32_t* w = &a.weights[x * a.taps];
-      const std::uint8_t* p = src + std::size_t{a.first[x]} * C;
-      std::int32_t sum[C];
-      for (unsigned c = 0; c < C; ++c) sum[c] = 1 << (resample_bits - 1);
-      for (std::uint32_t i = 0; i < a.count[x]; ++i)
-        for (unsigned c = 0; c < C; ++c) sum[c] += p[i * C + c] * w[i];
-      for (unsigned c = 0; c < C; ++c) dst[x * C + c] = clip_resampled(sum[c]);
-    }
+void resample_row(const std::uint8_t* __restrict src, const resample_axis& a, std::uint32_t first,
+                  std::uint32_t n, std::uint32_t shift, std::uint8_t* __restrict dst) {
+  for (std::uint32_t x = 0; x < n; ++x) {
+    const std::int32_t* w = &a.weights[(first + x) * a.taps];
+    const std::uint8_t* p = src + std::size_t{a.first[first + x] - shift} * C;
+    std::int32_t sum[C];
+    for (unsigned c = 0; c < C; ++c) sum[c] = 1 << (resample_bits - 1);
+    for (std::uint32_t i = 0; i < a.count[first + x]; ++i)
+      for (unsigned c = 0; c < C; ++c) sum[c] += p[i * C + c] * w[i];
+    for (unsigned c = 0; c < C; ++c) dst[x * C + c] = clip_resampled(sum[c]);
   }
 }
 
-// Output rows, vertically: each from the input rows its weights name (first[y] - shift on).
+// Output row y of the axis vertically, from rows `stride` apart, row r at in + (r - shift) * stride.
 template <unsigned C>
-void resample_columns(const std::uint8_t* in, std::size_t in_stride, std::uint32_t shift,
-                      const resample_axis& a, std::uint8_t* out, std::uint32_t width,
-                      std::uint32_t out_height) {
-  const std::size_t row = std::size_t{width} * C;
-  std::vector<std::int32_t> sums(row);
-  for (std::uint32_t y = 0; y < out_height; ++y) {
-    const std::int32_t* w = &a.weights[y * a.taps];
-    std::int32_t* __restrict s = sums.data();
-    for (std::size_t i = 0; i < row; ++i) s[i] = 1 << (resample_bits - 1);
-    const std::uint8_t* src = in + (a.first[y] - shift) * in_stride;
-    for (std::uint32_t k = 0; k < a.count[y]; ++k, src += in_stride) {
-      const std::uint8_t* __restrict r = src;
-      const std::int32_t wk = w[k];
-      for (std::size_t i = 0; i < row; ++i) s[i] += r[i] * wk;
-    }
-    std::uint8_t* __restrict dst = out + y * row;
-    for (std::size_t i = 0; i < row; ++i) dst[i] = clip_resampled(s[i]);
+void resample_column(const std::uint8_t* in, std::size_t stride, std::uint32_t shift, const resample_axis& a,
+                     std::uint32_t y, std::size_t bytes, std::int32_t* __restrict sums,
+                     std::uint8_t* __restrict dst) {
+  const std::int32_t* w = &a.weights[y * a.taps];
+  for (std::size_t i = 0; i < bytes; ++i) sums[i] = 1 << (resample_bits - 1);
+  const std::uint8_t* src = in + (a.first[y] - shift) * stride;
+  for (std::uint32_t k = 0; k < a.count[y]; ++k, src += stride) {
+    const std::uint8_t* __restrict r = src;
+    const std::int32_t wk = w[k];
+    for (std::size_t i = 0; i < bytes; ++i) sums[i] += r[i] * wk;
   }
-}
-
-template <unsigned C>
-void resample_image(pixel_region in, std::uint32_t width, std::uint32_t height, std::uint8_t* out) {
-  const bool horizontal = width != in.width, vertical = height != in.height;
-  if (!horizontal && !vertical) {
-    for (std::uint32_t y = 0; y < height; ++y)
-      for (std::size_t i = 0; i < std::size_t{width} * C; ++i)
-        out[y * std::size_t{width} * C + i] = in.data[y * in.stride + i];
-    return;
-  }
-  const resample_axis columns(in.width, width), rows(in.height, height);
-  if (!horizontal) return resample_columns<C>(in.data, in.stride, 0, rows, out, width, height);
-  // The horizontal pass runs over the input rows the vertical one reads, and only those.
-  const std::uint32_t top = rows.first[0], bottom = rows.first[height - 1] + rows.count[height - 1];
-  if (!vertical) return resample_rows<C>(in, 0, height, columns, out, width);
-  thread_local std::vector<std::uint8_t> between;
-  between.resize(std::size_t{bottom - top} * width * C);
-  resample_rows<C>(in, top, bottom - top, columns, between.data(), width);
-  resample_columns<C>(between.data(), std::size_t{width} * C, top, rows, out, width, height);
+  for (std::size_t i = 0; i < bytes; ++i) dst[i] = clip_resampled(sums[i]);
 }
 
 }  // namespace detail
+
+// What to resize: an image of in_width x in_height to width x height, and the window of the
+// result wanted (left, top, columns, rows; all of it by default).
+struct resize_window {
+  std::uint32_t in_width = 0, in_height = 0, width = 0, height = 0;
+  std::uint32_t left = 0, top = 0, columns = 0, rows = 0;
+};
+
+// A rectangle of an image: columns [x0, x1), rows [y0, y1).
+struct pixel_rect {
+  std::uint32_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+// Pillow's bilinear resize (Image.resize(size, Image.BILINEAR)) of an image, computed for a
+// window of the result from the part of the image that window reads (source()): the window's
+// pixels are those of Pillow's whole result, so that a crop of a resized image costs the crop.
+class bilinear_resize {
+ public:
+  explicit bilinear_resize(const resize_window& w) : w_(w) {
+    if (!w_.columns && !w_.rows) {
+      w_.columns = w_.width;
+      w_.rows = w_.height;
+    }
+    horizontal_ = w_.width != w_.in_width;
+    vertical_ = w_.height != w_.in_height;
+    if (horizontal_) columns_.emplace(w_.in_width, w_.width);
+    if (vertical_) rows_.emplace(w_.in_height, w_.height);
+  }
+
+  // The input the window reads.
+  pixel_rect source() const noexcept {
+    pixel_rect r{w_.left, w_.top, w_.left + w_.columns, w_.top + w_.rows};
+    if (w_.columns == 0 || w_.rows == 0) return r;
+    if (horizontal_) {
+      r.x0 = columns_->first[w_.left];
+      r.x1 = columns_->first[r.x1 - 1] + columns_->count[r.x1 - 1];
+    }
+    if (vertical_) {
+      r.y0 = rows_->first[w_.top];
+      r.y1 = rows_->first[r.y1 - 1] + rows_->count[r.y1 - 1];
+    }
+    return r;
+  }
+
+  // Resizes: `in` holds the image's pixels from (source().x0, source().y0), at least to
+  // source()'s end; `out` gets the window, (rows, columns, channels) bytes.
+  void run(pixel_region in, std::vector<std::uint8_t>& out) const {
+    out.resize(std::size_t{w_.columns} * w_.rows * in.channels);
+    if (w_.columns == 0 || w_.rows == 0) return;
+    if (in.channels == 3)
+      run<3>(in, out.data());
+    else
+      run<1>(in, out.data());
+  }
+
+ private:
+  template <unsigned C>
+  void run(pixel_region in, std::uint8_t* out) const {
+    const pixel_rect from = source();
+    const std::size_t row_bytes = std::size_t{w_.columns} * C;
+    if (!horizontal_ && !vertical_) {
+      for (std::uint32_t y = 0; y < w_.rows; ++y)
+        std::copy_n(in.data + y * in.stride, row_bytes, out + y * row_bytes);
+      return;
+    }
+    if (!vertical_) {
+      for (std::uint32_t y = 0; y < w_.rows; ++y)
+        detail::resample_row<C>(in.data + y * in.stride, *columns_, w_.left, w_.columns, from.x0,
+                                out + y * row_bytes);
+      return;
+    }
+    thread_local std::vector<std::int32_t> sums;
+    sums.resize(row_bytes);
+    if (!horizontal_) {
+      const std::uint8_t* first_column = in.data + std::size_t{w_.left - from.x0} * C;
+      for (std::uint32_t y = 0; y < w_.rows; ++y)
+        detail::resample_column<C>(first_column, in.stride, from.y0, *rows_, w_.top + y, row_bytes,
+                                   sums.data(), out + y * row_bytes);
+      return;
+    }
+    // The horizontal pass over the input rows the vertical one reads, and only those.
+    thread_local std::vector<std::uint8_t> between;
+    between.resize(std::size_t{from.y1 - from.y0} * row_bytes);
+    for (std::uint32_t y = 0; y < from.y1 - from.y0; ++y)
+      detail::resample_row<C>(in.data + y * in.stride, *columns_, w_.left, w_.columns, from.x0,
+                              between.data() + y * row_bytes);
+    for (std::uint32_t y = 0; y < w_.rows; ++y)
+      detail::resample_column<C>(between.data(), row_bytes, from.y0, *rows_, w_.top + y, row_bytes,
+                                 sums.data(), out + y * row_bytes);
+  }
+
+  resize_window w_;
+  bool horizontal_ = false, vertical_ = false;
+  std::optional<detail::resample_axis> columns_, rows_;
+};
 
 // Resizes `in` to width x height into `out` ((H, W, C) bytes, resized to fit), with the pixels
 // Pillow's Image.resize((width, height), Image.BILINEAR) gives for an image of the region alone
 // (its crop), in 1 or 3 channels. Sizes of 0 give an empty image.
 inline void resize_bilinear(pixel_region in, std::uint32_t width, std::uint32_t height,
                             std::vector<std::uint8_t>& out) {
-  out.resize(std::size_t{width} * height * in.channels);
-  if (width == 0 || height == 0 || in.width == 0 || in.height == 0) return;
-  if (in.channels == 3)
-    detail::resample_image<3>(in, width, height, out.data());
-  else
-    detail::resample_image<1>(in, width, height, out.data());
+  if (width == 0 || height == 0 || in.width == 0 || in.height == 0) {
+    out.clear();
+    return;
+  }
+  bilinear_resize({in.width, in.height, width, height}).run(in, out);
 }
 
 TABLIO_END_NAMESPACE

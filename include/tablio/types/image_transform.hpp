@@ -54,6 +54,12 @@ struct image_transform {
 
   std::uint64_t seed = 0;  // with the record's key, what the random draws come from
 
+  // A JPEG is decoded scaled down by 1/2, 1/4 or 1/8 in its DCT where the crop (or the resized
+  // image) is still at least that many times its output size, as Pillow's draft scales: the cost
+  // follows the output, and the pixels are those of torchvision's transforms on the image
+  // Pillow's draft gives (the box scaled by the same factor), not on the whole image.
+  bool dct_scaling = false;
+
   // Whether anything is done.
   bool any() const noexcept {
     return caffe || random_resized_crop.size || resize || center_crop || flip > 0 || !mean.empty();
@@ -154,8 +160,9 @@ inline void resized_size(std::uint32_t n, std::uint32_t& width, std::uint32_t& h
   throw_format_error(source, std::nullopt, key, std::move(expected), std::move(found));
 }
 
-// Caffe's DataTransformer::Transform of one image whose value at (c, y, x) is
-// at[c * cs + y * ys + x * xs], into out: channels x crop x crop floats (or the whole image).
+// Caffe's DataTransformer::Transform of one image of channels x height x width, whose crop's
+// value at (c, y, x) is at[c * cs + y * ys + x * xs], into out: channels x crop x crop floats
+// (or the whole image).
 template <class T>
 void caffe_transform(const T* at, std::size_t cs, std::size_t ys, std::size_t xs, std::uint32_t channels,
                      std::uint32_t height, std::uint32_t width, const image_transform& t,
@@ -165,7 +172,7 @@ void caffe_transform(const T* at, std::size_t cs, std::size_t ys, std::size_t xs
     const float value_mean = t.mean_value.empty() ? 0.0f : t.mean_value[t.mean_value.size() == 1 ? 0 : c];
     for (std::uint32_t y = 0; y < d.height; ++y) {
       const auto top = static_cast<std::size_t>(d.top) + y, left = static_cast<std::size_t>(d.left);
-      const T* row = at + c * cs + top * ys + left * xs;
+      const T* row = at + c * cs + y * ys;
       float* o = out + (std::size_t{c} * d.height + y) * d.width;
       const float* m = mean ? mean + (std::size_t{c} * height + top) * width + left : nullptr;
       for (std::uint32_t x = 0; x < d.width; ++x) {
@@ -241,88 +248,198 @@ inline void check_transform(const image_transform& t, std::uint32_t channels, st
                           {"one of ", decimal(channels)});
 }
 
-// Applies t, with the draws for `key`, to a decoded (H, W, C) image `in`, into `out`: bytes
-// (H, W, C), or (C, H, W) with channels_first; float32 values (C, H, W) under Caffe's
-// transform_param or a normalisation. A crop or mean the image does not fit is a format_error
-// naming source and key.
+// What a transform needs of an image of width x height for a record: the DCT scale to decode a
+// JPEG at (1: none), the scaled image's size, the rectangle of it the output reads (the rest
+// need not be decoded), and the draws in the scaled image.
+struct transform_plan {
+  std::uint32_t scale = 1;
+  std::uint32_t width = 0, height = 0;
+  pixel_rect source;
+  transform_draw draw;
+};
+
+namespace detail {
+
+// The largest of 8, 4, 2 that `fits` (how many times the output fits in the input) allows.
+inline std::uint32_t dct_scale_for(std::uint32_t fits) noexcept {
+  for (std::uint32_t s : {8u, 4u, 2u})
+    if (fits >= s) return s;
+  return 1;
+}
+
+inline resize_window resized_window(const image_transform& t, const transform_plan& p) {
+  std::uint32_t w = p.width, h = p.height;
+  resized_size(t.resize, w, h);
+  resize_window win{p.width, p.height, w, h, 0, 0, w, h};
+  if (t.center_crop) {  // the crop's part within the resized image
+    const std::int64_t x0 = std::max<std::int64_t>(p.draw.left, 0),
+                       y0 = std::max<std::int64_t>(p.draw.top, 0);
+    const std::int64_t x1 = std::min<std::int64_t>(p.draw.left + std::int64_t{p.draw.width}, w),
+                       y1 = std::min<std::int64_t>(p.draw.top + std::int64_t{p.draw.height}, h);
+    win.left = static_cast<std::uint32_t>(x0);
+    win.top = static_cast<std::uint32_t>(y0);
+    win.columns = static_cast<std::uint32_t>(std::max<std::int64_t>(x1 - x0, 0));
+    win.rows = static_cast<std::uint32_t>(std::max<std::int64_t>(y1 - y0, 0));
+    if (!win.columns || !win.rows) win.columns = win.rows = 0;
+  }
+  return win;
+}
+
+}  // namespace detail
+
+// The plan of t for the record of `key` whose image is width x height (before any scaling).
+inline transform_plan plan_transform(const image_transform& t, std::uint32_t width, std::uint32_t height,
+                                     std::string_view key) {
+  transform_plan p;
+  p.draw = draw_transform(t, width, height, key);
+  if (!t.caffe && t.dct_scaling) {
+    if (t.random_resized_crop.size) {
+      const std::uint32_t size = t.random_resized_crop.size;
+      p.scale = detail::dct_scale_for(std::min(p.draw.width / size, p.draw.height / size));
+    } else if (t.resize) {
+      std::uint32_t w = width, h = height;
+      detail::resized_size(t.resize, w, h);
+      p.scale = detail::dct_scale_for(std::min(width / w, height / h));
+    }
+  }
+  p.width = (width + p.scale - 1) / p.scale;
+  p.height = (height + p.scale - 1) / p.scale;
+  if (p.scale > 1) {
+    if (t.random_resized_crop.size) {  // the box at the scale, its edges rounded down
+      const transform_draw& d = p.draw;
+      const auto x0 = static_cast<std::uint32_t>(d.left) / p.scale,
+                 y0 = static_cast<std::uint32_t>(d.top) / p.scale;
+      const std::uint32_t x1 =
+          std::min(p.width, std::max(x0 + 1, (static_cast<std::uint32_t>(d.left) + d.width) / p.scale));
+      const std::uint32_t y1 =
+          std::min(p.height, std::max(y0 + 1, (static_cast<std::uint32_t>(d.top) + d.height) / p.scale));
+      p.draw = {static_cast<std::int32_t>(x0), static_cast<std::int32_t>(y0), x1 - x0, y1 - y0, d.flip};
+    } else {  // Resize and CenterCrop of the scaled image: its centre, the same flip
+      p.draw = draw_transform(t, p.width, p.height, key);
+    }
+  }
+  const transform_draw& d = p.draw;
+  if (t.caffe || t.random_resized_crop.size) {
+    p.source = {static_cast<std::uint32_t>(d.left), static_cast<std::uint32_t>(d.top),
+                static_cast<std::uint32_t>(d.left) + d.width, static_cast<std::uint32_t>(d.top) + d.height};
+  } else if (t.resize) {
+    p.source = bilinear_resize(detail::resized_window(t, p)).source();
+  } else if (t.center_crop) {
+    p.source = {static_cast<std::uint32_t>(std::max(d.left, 0)),
+                static_cast<std::uint32_t>(std::max(d.top, 0)),
+                static_cast<std::uint32_t>(std::min<std::int64_t>(d.left + std::int64_t{d.width}, p.width)),
+                static_cast<std::uint32_t>(std::min<std::int64_t>(d.top + std::int64_t{d.height}, p.height))};
+  } else {
+    p.source = {0, 0, p.width, p.height};
+  }
+  return p;
+}
+
+namespace detail {
+
+// Flips, lays out and normalises a transform's (H, W, C) bytes into out.
+inline void finish_transform(const image_transform& t, const transform_draw& d, const std::uint8_t* src,
+                             std::uint32_t width, std::uint32_t height, std::uint32_t c, bool channels_first,
+                             image& out) {
+  const std::size_t area = std::size_t{width} * height;
+  out.width = width;
+  out.height = height;
+  out.channels = c;
+  out.channels_first = channels_first;
+  auto place = [&](std::size_t y, std::size_t x, std::uint32_t k) {
+    if (d.flip) x = width - 1 - x;
+    return channels_first ? (k * height + y) * width + x : (y * width + x) * c + k;
+  };
+  if (t.mean.empty()) {
+    out.values.clear();
+    out.pixels.resize(area * c);
+    std::uint8_t* __restrict to = out.pixels.data();
+    for (std::size_t y = 0; y < height; ++y)
+      for (std::size_t x = 0; x < width; ++x)
+        for (std::uint32_t k = 0; k < c; ++k) to[place(y, x, k)] = src[(y * width + x) * c + k];
+    return;
+  }
+  out.pixels.clear();
+  out.values.resize(area * c);
+  float* __restrict to = out.values.data();
+  for (std::size_t y = 0; y < height; ++y)
+    for (std::size_t x = 0; x < width; ++x)
+      for (std::uint32_t k = 0; k < c; ++k) {
+        const float m = t.mean[t.mean.size() == 1 ? 0 : k], s = t.std[t.std.size() == 1 ? 0 : k];
+        to[place(y, x, k)] = (static_cast<float>(src[(y * width + x) * c + k]) / 255.0f - m) / s;
+      }
+}
+
+}  // namespace detail
+
+// Applies t as planned to the pixels `in` of the plan's source rectangle (of the scaled image,
+// (H, W, C) bytes from its corner), into `out`: bytes (H, W, C), or (C, H, W) with
+// channels_first; float32 values (C, H, W) under Caffe's transform_param or a normalisation.
+inline void apply_transform(const image_transform& t, const transform_plan& p, pixel_region in,
+                            bool channels_first, image& out) {
+  const std::uint32_t c = in.channels;
+  const transform_draw& d = p.draw;
+  if (t.caffe) {
+    out.channels = c;
+    out.width = d.width;
+    out.height = d.height;
+    out.channels_first = true;
+    out.pixels.clear();
+    out.values.resize(std::size_t{c} * d.width * d.height);
+    detail::caffe_transform(in.data, 1, in.stride, c, c, p.height, p.width, t, d, out.values.data());
+    return;
+  }
+  thread_local std::vector<std::uint8_t> result, window;
+  std::uint32_t width = in.width, height = in.height;
+  if (t.random_resized_crop.size) {
+    width = height = t.random_resized_crop.size;
+    resize_bilinear(in, width, height, result);
+  } else if (t.resize) {
+    const resize_window win = detail::resized_window(t, p);
+    bilinear_resize(win).run(in, t.center_crop ? window : result);
+    width = t.center_crop ? d.width : win.columns;
+    height = t.center_crop ? d.height : win.rows;
+    if (t.center_crop) {  // the window, within the crop (padded where the crop is larger)
+      result.assign(std::size_t{width} * height * c, 0);
+      const auto x0 = static_cast<std::uint32_t>(static_cast<std::int64_t>(win.left) - d.left),
+                 y0 = static_cast<std::uint32_t>(static_cast<std::int64_t>(win.top) - d.top);
+      for (std::uint32_t y = 0; y < win.rows; ++y)
+        std::copy_n(window.data() + std::size_t{y} * win.columns * c, std::size_t{win.columns} * c,
+                    result.data() + (std::size_t{y0 + y} * width + x0) * c);
+    }
+  } else if (t.center_crop) {
+    width = d.width;
+    height = d.height;
+    result.assign(std::size_t{width} * height * c, 0);
+    const auto x0 = static_cast<std::uint32_t>(static_cast<std::int64_t>(p.source.x0) - d.left),
+               y0 = static_cast<std::uint32_t>(static_cast<std::int64_t>(p.source.y0) - d.top);
+    for (std::uint32_t y = 0; y < in.height; ++y)
+      std::copy_n(in.data + y * in.stride, std::size_t{in.width} * c,
+                  result.data() + (std::size_t{y0 + y} * width + x0) * c);
+  } else {
+    result.resize(std::size_t{width} * height * c);
+    for (std::uint32_t y = 0; y < height; ++y)
+      std::copy_n(in.data + y * in.stride, std::size_t{width} * c,
+                  result.data() + std::size_t{y} * width * c);
+  }
+  detail::finish_transform(t, d, result.data(), width, height, c, channels_first, out);
+}
+
+// Applies t, with the draws for `key`, to a decoded (H, W, C) image `in` (at full scale: no DCT
+// scaling), into `out`, as apply_transform gives it. A crop or mean the image does not fit is a
+// format_error naming source and key.
 inline void transform_image(const image& in, const image_transform& t, bool channels_first, image& out,
                             std::string_view source, std::string_view key) {
   if (in.channels_first && in.channels != 1)
     throw_usage_error({"transform_image takes an image of (H, W, C) pixels"});
   check_transform(t, in.channels, in.width, in.height, source, key);
-  const transform_draw d = draw_transform(t, in.width, in.height, key);
-  const std::uint32_t c = in.channels;
-  out.channels = c;
-  out.width = d.width;
-  out.height = d.height;
-  if (t.caffe) {
-    out.channels_first = true;
-    out.pixels.clear();
-    out.values.resize(std::size_t{c} * d.width * d.height);
-    detail::caffe_transform(in.pixels.data(), 1, std::size_t{in.width} * c, c, c, in.height, in.width, t, d,
-                            out.values.data());
-    return;
-  }
-  // The crop (or, for Resize then CenterCrop, the resized image), then its size.
-  thread_local std::vector<std::uint8_t> resized, padded;
-  pixel_region from{in.pixels.data(), std::size_t{in.width} * c, in.width, in.height, c};
-  std::uint32_t size_w = d.width, size_h = d.height;
-  if (t.random_resized_crop.size) {
-    from.data += static_cast<std::size_t>(d.top) * from.stride + static_cast<std::size_t>(d.left) * c;
-    from.width = d.width;
-    from.height = d.height;
-    size_w = size_h = t.random_resized_crop.size;
-  } else if (t.resize) {
-    std::uint32_t w = in.width, h = in.height;
-    detail::resized_size(t.resize, w, h);
-    resize_bilinear(from, w, h, resized);
-    from = {resized.data(), std::size_t{w} * c, w, h, c};
-  }
-  const std::vector<std::uint8_t>* result = &resized;
-  if (t.random_resized_crop.size) {
-    resize_bilinear(from, size_w, size_h, resized);
-  } else if (t.center_crop) {  // a crop larger than the image is padded with zeros, as torchvision pads
-    padded.assign(std::size_t{d.width} * d.height * c, 0);
-    const std::uint32_t x0 = d.left < 0 ? static_cast<std::uint32_t>(-d.left) : 0,
-                        y0 = d.top < 0 ? static_cast<std::uint32_t>(-d.top) : 0;
-    for (std::uint32_t y = y0; y < d.height && d.top + std::int64_t{y} < from.height; ++y) {
-      const std::uint8_t* row = from.data + static_cast<std::size_t>(d.top + std::int64_t{y}) * from.stride;
-      for (std::uint32_t x = x0; x < d.width && d.left + std::int64_t{x} < from.width; ++x)
-        for (std::uint32_t k = 0; k < c; ++k)
-          padded[(std::size_t{y} * d.width + x) * c + k] =
-              row[static_cast<std::size_t>(d.left + std::int64_t{x}) * c + k];
-    }
-    result = &padded;
-  } else if (!t.resize) {
-    resized.assign(in.pixels.begin(), in.pixels.end());
-  }
-  out.width = size_w;
-  out.height = size_h;
-  // Flip, lay out, and normalise, in one pass over the result.
-  const std::uint8_t* src = result->data();
-  const std::size_t area = std::size_t{size_w} * size_h;
-  auto place = [&](std::size_t y, std::size_t x, std::uint32_t k) {
-    return channels_first ? (k * size_h + y) * size_w + x : (y * size_w + x) * c + k;
-  };
-  out.channels_first = channels_first;
-  if (t.mean.empty()) {
-    out.values.clear();
-    out.pixels.resize(area * c);
-    for (std::size_t y = 0; y < size_h; ++y)
-      for (std::size_t x = 0; x < size_w; ++x)
-        for (std::uint32_t k = 0; k < c; ++k)
-          out.pixels[place(y, d.flip ? size_w - 1 - x : x, k)] = src[(y * size_w + x) * c + k];
-    return;
-  }
-  out.pixels.clear();
-  out.values.resize(area * c);
-  for (std::size_t y = 0; y < size_h; ++y)
-    for (std::size_t x = 0; x < size_w; ++x)
-      for (std::uint32_t k = 0; k < c; ++k) {
-        const float m = t.mean[t.mean.size() == 1 ? 0 : k], s = t.std[t.std.size() == 1 ? 0 : k];
-        out.values[place(y, d.flip ? size_w - 1 - x : x, k)] =
-            (static_cast<float>(src[(y * size_w + x) * c + k]) / 255.0f - m) / s;
-      }
+  image_transform whole = t;
+  whole.dct_scaling = false;
+  const transform_plan p = plan_transform(whole, in.width, in.height, key);
+  const std::size_t stride = std::size_t{in.width} * in.channels;
+  const pixel_region region{in.pixels.data() + p.source.y0 * stride + std::size_t{p.source.x0} * in.channels,
+                            stride, p.source.x1 - p.source.x0, p.source.y1 - p.source.y0, in.channels};
+  apply_transform(whole, p, region, channels_first, out);
 }
 
 TABLIO_END_NAMESPACE
