@@ -109,8 +109,15 @@ TEST_CASE("Caffe's phases: random offsets and mirroring in training, the centre 
   t.crop_size = 3;
   t.mirror = true;
   t.train = false;
-  transform_draw d = draw_transform(t, 7, 5, "any");
-  CHECK((d.left == 2 && d.top == 1 && d.width == 3 && d.height == 3 && !d.flip));
+  int mirrored_in_test = 0;
+  for (int i = 0; i < 100; ++i) {
+    const transform_draw d = draw_transform(t, 7, 5, std::to_string(i));
+    CHECK((d.left == 2 && d.top == 1 && d.width == 3 && d.height == 3));
+    mirrored_in_test += d.flip;
+  }
+  CHECK((mirrored_in_test > 30 && mirrored_in_test < 70));  // Caffe mirrors in TEST too
+  CHECK_THROWS_AS(draw_transform(t, 2, 5, "k"), usage_error);
+  transform_draw d;
   t.train = true;
   std::set<std::pair<int, int>> offsets;
   int mirrored = 0;

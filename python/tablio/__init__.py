@@ -152,6 +152,9 @@ def transform_draw(images, width, height, key, type="sample"):
     transform = _images(images, type)[6] if images else None
     if transform is None:
         raise UsageError("transform_draw: images= names no transform")
+    for name, size in (("width", width), ("height", height)):
+        if isinstance(size, bool) or not isinstance(size, int) or not 0 < size < 2**31:
+            raise UsageError(f"transform_draw: {name} is a number of pixels, 1 or more, not {size!r}")
     left, top, w, h, flip = _tablio.transform_draw(transform, width, height, key)
     return {"box": (left, top, w, h), "flip": flip}
 

@@ -441,6 +441,7 @@ class TableDataset(torch.utils.data.Dataset):
         self.access = _access_options(allow_network, allow_pipes, confine, limits)
         self._table = None
         self._pid = None
+        self.epoch, self._opened_epoch = 0, 0
         if (named := shard_index.named_by(rspec)) is not None:
             self.index = shard_index.load(named, **self.access)
             self.index.check_reads(type)
@@ -452,20 +453,33 @@ class TableDataset(torch.utils.data.Dataset):
                 if _cut_by_segments(rspec, segments):  # the segments extract-segments keeps
                     self.keys = [key for key in self.keys if key in table]
 
+    def set_epoch(self, epoch):
+        """Sets the epoch whose draws images='s transforms make (a random crop, a flip): each
+        epoch its own, the same in every worker started after it is set and in a resumed epoch.
+        Call it each epoch, with the sampler's set_epoch."""
+        self.epoch = epoch
+
     def _reopen(self):
+        options = self.options
+        if self.epoch and options["images"] is not None:
+            seed = int(_plan._rng(self.epoch, "images").integers(2**63))
+            options = dict(options, images=tablio._transforms.with_seed(options["images"], seed))
         if self.index is not None:
             return _lookup.IndexedTable(self.index, lambda spec: tablio.random_access(
-                spec, self.type, **self.options, **self.index.options()))
-        return tablio.random_access(self.rspec, type=self.type, **self.options, **self.access)
+                spec, self.type, **options, **self.index.options()))
+        return tablio.random_access(self.rspec, type=self.type, **options, **self.access)
 
     def __len__(self):
         return len(self.keys)
 
     def _opened(self):
-        if self._pid != os.getpid():  # never a handle from before a fork
+        # never a handle from before a fork; the draws of the epoch set
+        if self._pid != os.getpid() or self._opened_epoch != self.epoch:
             if torch.utils.data.get_worker_info() is not None:
                 _in_worker()
-            self._table, self._pid = self._reopen(), os.getpid()
+            if self._table is not None and self._pid == os.getpid():
+                self._table.close()
+            self._table, self._pid, self._opened_epoch = self._reopen(), os.getpid(), self.epoch
         return self._table
 
     def __getitem__(self, index):
@@ -857,13 +871,25 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         number in its state."""
         return self._skips.total
 
+    def _epoch_images(self, table, epoch=None):
+        """images= as table `table` is read with in `epoch` (the current one): its transform's seed
+        drawn from the dataset's seed, the epoch and the table."""
+        epoch = self._state()[0] if epoch is None else epoch
+        seed = int(_plan._rng(self.plan_options.seed, epoch, "images", table).integers(2**63))
+        return tablio._transforms.with_seed(self._reading["images"], seed)
+
+    def transform_draw(self, table, key, width, height, epoch=None):
+        """What images='s transform draws in `epoch` (the current one) for the record of `key` of
+        table `table` (its index in ds.tables) whose decoded image is width x height: as
+        tablio.transform_draw gives it, {"box": (left, top, width, height), "flip": bool}."""
+        return tablio.transform_draw(self._epoch_images(table, epoch), width, height, key, type=self.type)
+
     def _open_table(self, table):
         if self.index is not None:
             shard_index.check_size(self.index.shards[table], self.index.source, self.index.access)
         reading = self._reading
         if reading["images"] is not None:  # draws of the epoch's own, the same for a record whoever reads it
-            seed = int(_plan._rng(self.plan_options.seed, self._state()[0], "images", table).integers(2**63))
-            reading = dict(reading, images=tablio._transforms.with_seed(reading["images"], seed))
+            reading = dict(reading, images=self._epoch_images(table))
         reader = tablio.open(self.tables[table], type=self.type, **self.options, **reading)
         first = self._first_ordinal[table]
         return reader if first is None else _Renumbered(reader, first)

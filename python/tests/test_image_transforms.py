@@ -203,6 +203,19 @@ def test_dataset_batches_are_ready_and_epochs_draw_anew(photos):
     assert torch.equal(first, again)  # an epoch's draws are its own: a resumed epoch sees the same
     second, _ = epoch(ds, 1)
     assert not torch.equal(first, second)
+    # The dataset tells what it drew: the epoch's box of a record, as it was cropped.
+    keyed = tt.TableIterableDataset(f"tar:{path}", type="sample", images={"random_resized_crop": 64, "flip": 0.5,
+                                                                           "dct_scaling": False}, seed=4, with_keys=True)
+    keyed.set_epoch(1)
+    key, sample = next(iter(keyed))
+    im = pil(samples[key])
+    draw = keyed.transform_draw(0, key, im.width, im.height)
+    T = pytest.importorskip("torchvision.transforms")
+    F = pytest.importorskip("torchvision.transforms.functional")
+    left, top, w, h = draw["box"]
+    expected = F.resized_crop(im, top, left, h, w, [64, 64], T.InterpolationMode.BILINEAR)
+    expected = F.pil_to_tensor(F.hflip(expected) if draw["flip"] else expected)
+    assert torch.equal(torch.as_tensor(image(sample)), expected)
     # The same records, the same draws, with workers and without threads.
     plain = tt.TableIterableDataset(f"tar:{path}", type="sample", batch_size=6, images=options, decode=True, seed=4)
     assert torch.equal(epoch(plain, 0)[0], first)
@@ -226,6 +239,21 @@ def test_resumed_epoch_has_the_uninterrupted_draws(photos):
     rest = [b["jpg"] for b in resumed]
     assert len(rest) == len(whole) - 3
     assert all(torch.equal(a, b) for a, b in zip(rest, whole[3:]))
+
+
+def test_map_style_dataset_draws_anew_each_epoch(photos):
+    pytest.importorskip("torch")
+    tt = pytest.importorskip("tablio.torch")
+    path, _ = photos
+    ds = tt.TableDataset(f"tar:{path}", type="sample", images={"random_resized_crop": 48, "flip": 0.5})
+
+    def epoch(e):
+        ds.set_epoch(e)
+        return [ds[i]["jpg" if "jpg" in ds[i] else "png"] for i in range(len(ds))]
+
+    first, again, second = epoch(0), epoch(0), epoch(1)
+    assert all(a.equal(b) for a, b in zip(first, again))
+    assert sum(not a.equal(b) for a, b in zip(first, second)) > len(first) * 3 // 4
 
 
 # ---- Caffe's transform_param
@@ -307,8 +335,11 @@ def test_caffe_test_phase_is_datatransformers(datums, table, tmp_path):
                "train": False}
     for key, (values, label) in tablio.open(f"lmdb:{folder}/{table}", type="datum", images=options, threads=2):
         chw = caffe_decode(encoded_db[key][0]) if table == "encoded_lmdb" else images[key][0][..., ::-1].transpose(2, 0, 1)
-        # TEST: the centre, (64 - 56) / 2 and (80 - 56) / 2, never mirrored
-        expected = caffe_transform(chw, 56, 4, 12, False, mean=mean, scale=0.017)
+        # TEST: the centre, (64 - 56) / 2 and (80 - 56) / 2, mirrored at random as in TRAIN (Caffe's
+        # DataTransformer draws the mirror in either phase)
+        draw = tablio.transform_draw(options, 80, 64, key, type="datum")
+        assert draw["box"] == (12, 4, 56, 56)
+        expected = caffe_transform(chw, 56, 4, 12, draw["flip"], mean=mean, scale=0.017)
         assert values.dtype == np.float32 and values.shape == (3, 56, 56)
         assert np.array_equal(values, expected), key
         assert label == images[key][1]
@@ -361,6 +392,8 @@ def test_crop_larger_than_the_image_names_the_record(datums):
     with pytest.raises(tablio.FormatError, match="crop_size 100") as e:
         list(tablio.open(f"lmdb:{folder}/encoded_lmdb", type="datum", images={"crop_size": 100}))
     assert e.value.key == next(iter(images))
+    with pytest.raises(tablio.UsageError, match="larger than the image"):
+        tablio.transform_draw({"crop_size": 227}, 226, 300, "k")
 
 
 @pytest.mark.parametrize("images, message", [

@@ -153,6 +153,7 @@ DEPENDENCIES = {
     "libcurl::libcurl": ("find_package(CURL REQUIRED)", "CURL::libcurl"),
     "libjpeg-turbo::turbojpeg": ("include(\"%s/cmake/tablioDependencies.cmake\")\ntablio_find_jpeg(found)",
                                  "tablio_turbojpeg"),
+    "libjpeg-turbo::jpeg": ("find_package(JPEG REQUIRED)", "JPEG::JPEG"),
     "libpng::libpng": ("find_package(PNG REQUIRED)", "PNG::PNG"),
 }
 # A requirement each option adds, by package name.

@@ -47,7 +47,7 @@ struct image_transform {
   bool caffe = false;  // applies these (float32 (C, H, W) values) rather than torchvision's
   std::uint32_t crop_size = 0;
   bool mirror = false;
-  bool train = true;  // TRAIN: random offsets and mirroring; TEST: the centre, never mirrored
+  bool train = true;  // TRAIN: random offsets; TEST: the centre (mirror applies in both, as in Caffe)
   std::vector<float> mean_value;
   std::shared_ptr<const mean_image> mean_file;
   float scale = 1;
@@ -189,16 +189,21 @@ void caffe_transform(const T* at, std::size_t cs, std::size_t ys, std::size_t xs
 }  // namespace detail
 
 // The draws for a record of `key` whose decoded image is width x height: torchvision's box and
-// flip, or Caffe's offsets and mirror, as their code draws them (from another generator).
+// flip, or Caffe's offsets and mirror, as their code draws them (from another generator). A
+// Caffe crop larger than the image is a usage_error (check_transform names the record).
 inline transform_draw draw_transform(const image_transform& t, std::uint32_t width, std::uint32_t height,
                                      std::string_view key) {
   detail::draw_source rng(t.seed, key);
   transform_draw d{0, 0, width, height, false};
   if (t.caffe) {
-    // Caffe draws the mirror first, then the row offset, then the column offset.
+    // Caffe draws the mirror first (in either phase), then the row offset, then the column
+    // offset (in training).
     const bool training = t.train;
-    d.flip = t.mirror && training && rng.below(2) != 0;
+    d.flip = t.mirror && rng.below(2) != 0;
     if (t.crop_size) {
+      if (t.crop_size > width || t.crop_size > height)
+        throw_usage_error({"crop_size ", decimal(t.crop_size), " is larger than the image (", decimal(width),
+                           "x", decimal(height), ")"});
       d.width = d.height = t.crop_size;
       const std::uint32_t rows = height - t.crop_size + 1, columns = width - t.crop_size + 1;
       d.top = static_cast<std::int32_t>(training ? rng.below(rows) : (rows - 1) / 2);
