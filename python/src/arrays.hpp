@@ -72,12 +72,15 @@ struct storage_pools {
   std::shared_ptr<storage_pool<float>> floats = std::make_shared<storage_pool<float>>();
   std::shared_ptr<storage_pool<double>> doubles = std::make_shared<storage_pool<double>>();
   std::shared_ptr<storage_pool<std::int32_t>> int32s = std::make_shared<storage_pool<std::int32_t>>();
+  std::shared_ptr<storage_pool<std::uint8_t>> bytes = std::make_shared<storage_pool<std::uint8_t>>();
   template <class T>
   const std::shared_ptr<storage_pool<T>>& of() const {
     if constexpr (std::is_same_v<T, float>)
       return floats;
     else if constexpr (std::is_same_v<T, double>)
       return doubles;
+    else if constexpr (std::is_same_v<T, std::uint8_t>)
+      return bytes;
     else
       return int32s;
   }

@@ -213,6 +213,8 @@ struct datum {
   using value_type = datum_read<tablio::datum_view>;
 
   static void configure(holder& h, const value_options& o) { h.images = o.images; }
+  // Nothing of a value to refill: declared so that the table keeps pools, which batches use.
+  static void reuse(value_type&, const value_options&) {}
   static bool failed(const value_type& r) { return r.image.error() != nullptr; }
 
   enum class image_kind { bytes, floats, encoded };
@@ -387,8 +389,9 @@ struct datum {
       if (rest_.empty() && stacked_ != 0) {
         std::vector<py::ssize_t> all{n};
         all.insert(all.end(), shape_.dims, shape_.dims + shape_.rank);
-        if (kind_ == image_kind::floats) return py::make_tuple(adopt(std::move(floats_), all), labels);
-        return py::make_tuple(adopt(std::move(pixels_), all), labels);
+        if (kind_ == image_kind::floats)
+          return py::make_tuple(adopt(std::move(floats_), all, options_), labels);
+        return py::make_tuple(adopt(std::move(pixels_), all, options_), labels);
       }
       py::list images(static_cast<std::size_t>(n));
       std::size_t each = shape_.values();
@@ -406,10 +409,21 @@ struct datum {
       if (stacked_ == 0) {
         kind_ = k;
         shape_ = shape(d, p);
-        if (k == image_kind::floats)
-          floats_.reserve(reservation<float>(values_of(p), expected_));
-        else
-          pixels_.reserve(reservation<std::uint8_t>(values_of(p), expected_));
+        // A transform's outputs are of the size it was given, not one the input claims: room
+        // for the whole batch at once, rather than copies as it grows.
+        // The memory of a batch freed since is taken back, touched already.
+        const bool transformed =
+            options_.images && options_.images->transform && options_.images->transform->any();
+        const std::size_t each = values_of(p);
+        if (k == image_kind::floats) {
+          tablio_python::reuse(floats_, options_);
+          floats_.clear();
+          floats_.reserve(transformed ? each * expected_ : reservation<float>(each, expected_));
+        } else {
+          tablio_python::reuse(pixels_, options_);
+          pixels_.clear();
+          pixels_.reserve(transformed ? each * expected_ : reservation<std::uint8_t>(each, expected_));
+        }
         return true;
       }
       return k == kind_ && shape(d, p) == shape_;
