@@ -126,6 +126,7 @@ struct pixel_rect {
 // pixels are those of Pillow's whole result, so that a crop of a resized image costs the crop.
 class bilinear_resize {
  public:
+  // Computes the filters of both axes for the resize `w` names.
   explicit bilinear_resize(const resize_window& w) : w_(w) {
     if (!w_.columns && !w_.rows) {
       w_.columns = w_.width;
