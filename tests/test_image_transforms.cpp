@@ -190,6 +190,20 @@ TEST_CASE(
   CHECK(out.values[4] == (float(pattern[4]) / 255.0f - 0.5f) / 0.25f);
 }
 
+TEST_CASE("A transform's output is bounded as a decoded image is, whatever sides a header claims") {
+  image_transform t;
+  t.resize = 256;
+  t.center_crop = 224;
+  CHECK_NOTHROW(check_transform(t, 3, 640, 480, "f", "k"));
+  // 1 x 100,000,000 pixels resized to a shorter side of 256: 25.6 billion pixels
+  CHECK_THROWS_WITH(
+      check_transform(t, 3, 1, 100000000, "shard.tar", "k"),
+      Catch::Contains("shard.tar") && Catch::Contains("Resize(256)") && Catch::Contains("1x100000000"));
+  const transform_draw d = draw_transform(t, 1, 100000000, "k");  // no undefined conversion on the way
+  CHECK((d.width == 224 && d.height == 224));
+  CHECK_THROWS_WITH(draw_transform(t, 0, 5, "k"), Catch::Contains("0x5"));
+}
+
 TEST_CASE("A mean file is read as Caffe reads it; a damaged one is a format_error naming it") {
   std::vector<float> values(2 * 3 * 4);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) + 0.25f;
@@ -204,7 +218,8 @@ TEST_CASE("A mean file is read as Caffe reads it; a damaged one is a format_erro
                     Catch::Contains("12 values, as the shape holds"));
   CHECK_THROWS_WITH(read_mean_image(blob(2, 3, 5, values), "m"),
                     Catch::Contains("shape that the values fill"));
-  CHECK_THROWS_AS(read_mean_image(blob(2000000, 3000000, 4, values), "m"), format_error);
+  CHECK_THROWS_WITH(read_mean_image(blob(2000000, 3000000, 4, values), "m"),
+                    Catch::Contains("format error in 'm'") && Catch::Contains("shape that the values fill"));
   std::string negative;
   protobuf_wire::put_varint(negative, 2 << 3);
   protobuf_wire::put_varint(negative, ~std::uint64_t{0});  // channels -1
@@ -254,8 +269,22 @@ TEST_CASE("A JPEG cut short is refused with a transform too, wherever the part i
   o.transform = t;
   image out;
   CHECK_NOTHROW(decode_image(bytes, out, o, "q90.jpg", "k"));
-  for (std::size_t cut : {bytes.size() - 2, bytes.size() * 3 / 4, bytes.size() / 2, std::size_t{400}})
+  for (std::size_t cut : {bytes.size() - 2, bytes.size() * 3 / 4, bytes.size() / 2})
     CHECK_THROWS_WITH(decode_image(bytes.substr(0, cut), out, o, "q90.jpg", "k"),
-                      Catch::Contains("q90.jpg") && Catch::Contains("'k'"));
+                      Catch::Contains("q90.jpg") && Catch::Contains("'k'") &&
+                          Catch::Contains("expected a whole JPEG image, found Premature end of JPEG file"));
+  CHECK_THROWS_WITH(decode_image(bytes.substr(0, 400), out, o, "q90.jpg", "k"),
+                    Catch::Contains("q90.jpg") && Catch::Contains("expected a JPEG image"));
+  // Scan data overwritten (not the headers): decoded past with libjpeg's warning, as Pillow
+  // decodes it, with the transform as without.
+  std::string corrupt = bytes;
+  for (std::size_t i = corrupt.size() / 2; i < corrupt.size() / 2 + 64; ++i) corrupt[i] = '\x55';
+  image whole, part;
+  image_options plain;
+  decode_image(corrupt, whole, plain, "q90.jpg", "k");
+  decode_image(corrupt, part, o, "q90.jpg", "k");
+  image expected;
+  transform_image(whole, *t, false, expected, "q90.jpg", "k");
+  CHECK(part.values == expected.values);
 }
 #endif

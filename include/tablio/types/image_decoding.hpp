@@ -20,11 +20,6 @@ TABLIO_BEGIN_NAMESPACE
 
 namespace detail {
 
-// What Pillow refuses as a decompression bomb, twice its MAX_IMAGE_PIXELS (it only warns of
-// less): a larger image is refused (a few bytes of header can claim any size), so that what one
-// image may allocate stays bounded.
-inline constexpr std::uint64_t max_image_pixels = 2 * std::uint64_t{89478485};
-
 [[noreturn]] TABLIO_COLD inline void bad_image(std::string_view source, std::string_view key,
                                                message expected, message found) {
   throw_format_error(source, std::nullopt, key, std::move(expected), std::move(found));
@@ -166,13 +161,16 @@ inline bool read_jpeg_part(jpeg_decompress_struct& cinfo, jpeg_reading& reading,
 // that scale. Errors are format_errors naming source and key.
 inline void decode_jpeg_part(std::string_view bytes, jpeg_part& part, std::vector<std::uint8_t>& pixels,
                              std::string_view source, std::string_view key) {
-  jpeg_decompress_struct cinfo;
+  jpeg_decompress_struct cinfo{};  // zeroed: destroying it before it is made frees nothing
   jpeg_reading reading;
   cinfo.err = jpeg_std_error(&reading.errors);
   reading.errors.error_exit = &jpeg_reading::fail;
   reading.errors.emit_message = &jpeg_reading::note;
+  struct destroyed_on_exit {  // also when the part's storage cannot be had (bad_alloc)
+    jpeg_decompress_struct& c;
+    ~destroyed_on_exit() { jpeg_destroy_decompress(&c); }
+  } destroy{cinfo};
   const bool read = read_jpeg_part(cinfo, reading, bytes, part, pixels);
-  jpeg_destroy_decompress(&cinfo);
   if (!read) bad_image(source, key, {"a whole JPEG image"}, {reading.message});
   if (reading.cut_short) bad_image(source, key, {"a whole JPEG image"}, {"Premature end of JPEG file"});
 }

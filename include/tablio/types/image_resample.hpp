@@ -138,6 +138,9 @@ class bilinear_resize {
     if (vertical_) rows_.emplace(w_.in_height, w_.height);
   }
 
+  // What is resized, and the window of it computed.
+  const resize_window& window() const noexcept { return w_; }
+
   // The input the window reads.
   pixel_rect source() const noexcept {
     pixel_rect r{w_.left, w_.top, w_.left + w_.columns, w_.top + w_.rows};

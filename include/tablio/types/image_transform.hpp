@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -146,11 +147,12 @@ inline transform_draw draw_resized_crop(const image_transform::random_resized_cr
 
 // torchvision's output size of Resize(n) for an image: the shorter side n, the longer side
 // int(n * long / short).
+// int(n * long / short), at most 2^32 - 1 (an output check_transform refuses).
 inline void resized_size(std::uint32_t n, std::uint32_t& width, std::uint32_t& height) noexcept {
   const bool tall = width <= height;
   const std::uint64_t shorter = tall ? width : height, longer = tall ? height : width;
-  const auto scaled =
-      static_cast<std::uint32_t>(static_cast<double>(n * longer) / static_cast<double>(shorter));
+  const double exact = shorter ? static_cast<double>(n * longer) / static_cast<double>(shorter) : 0.0;
+  const auto scaled = exact < 4294967295.0 ? static_cast<std::uint32_t>(exact) : ~std::uint32_t{0};
   width = tall ? n : scaled;
   height = tall ? scaled : n;
 }
@@ -193,6 +195,8 @@ void caffe_transform(const T* at, std::size_t cs, std::size_t ys, std::size_t xs
 // Caffe crop larger than the image is a usage_error (check_transform names the record).
 inline transform_draw draw_transform(const image_transform& t, std::uint32_t width, std::uint32_t height,
                                      std::string_view key) {
+  if (width == 0 || height == 0)
+    throw_usage_error({"an image to transform has pixels, not ", decimal(width), "x", decimal(height)});
   detail::draw_source rng(t.seed, key);
   transform_draw d{0, 0, width, height, false};
   if (t.caffe) {
@@ -236,7 +240,18 @@ inline transform_draw draw_transform(const image_transform& t, std::uint32_t wid
 // format_error naming source and key if not.
 inline void check_transform(const image_transform& t, std::uint32_t channels, std::uint32_t width,
                             std::uint32_t height, std::string_view source, std::string_view key) {
-  if (!t.caffe) return;
+  if (!t.caffe) {
+    // A resize keeps the ratio of sides a header may claim: its output is bounded as a decoded
+    // image is, never allocated from a claim alone.
+    std::uint32_t w = width, h = height;
+    if (t.resize) detail::resized_size(t.resize, w, h);
+    if (t.resize && std::uint64_t{w} * h > detail::max_image_pixels)
+      detail::bad_transform(source, key,
+                            {"an image whose Resize(", decimal(t.resize), ") has at most ",
+                             decimal(detail::max_image_pixels), " pixels"},
+                            {"one of ", decimal(width), "x", decimal(height)});
+    return;
+  }
   if (t.crop_size && (t.crop_size > width || t.crop_size > height))
     detail::bad_transform(source, key,
                           {"an image of at least crop_size ", decimal(t.crop_size), " on each side"},
@@ -261,6 +276,7 @@ struct transform_plan {
   std::uint32_t width = 0, height = 0;
   pixel_rect source;
   transform_draw draw;
+  std::optional<bilinear_resize> resize;  // Resize's, for the window CenterCrop keeps of it
 };
 
 namespace detail {
@@ -328,7 +344,7 @@ inline transform_plan plan_transform(const image_transform& t, std::uint32_t wid
     p.source = {static_cast<std::uint32_t>(d.left), static_cast<std::uint32_t>(d.top),
                 static_cast<std::uint32_t>(d.left) + d.width, static_cast<std::uint32_t>(d.top) + d.height};
   } else if (t.resize) {
-    p.source = bilinear_resize(detail::resized_window(t, p)).source();
+    p.source = p.resize.emplace(detail::resized_window(t, p)).source();
   } else if (t.center_crop) {
     p.source = {static_cast<std::uint32_t>(std::max(d.left, 0)),
                 static_cast<std::uint32_t>(std::max(d.top, 0)),
@@ -400,8 +416,8 @@ inline void apply_transform(const image_transform& t, const transform_plan& p, p
     width = height = t.random_resized_crop.size;
     resize_bilinear(in, width, height, result);
   } else if (t.resize) {
-    const resize_window win = detail::resized_window(t, p);
-    bilinear_resize(win).run(in, t.center_crop ? window : result);
+    const resize_window& win = p.resize->window();
+    p.resize->run(in, t.center_crop ? window : result);
     width = t.center_crop ? d.width : win.columns;
     height = t.center_crop ? d.height : win.rows;
     if (t.center_crop) {  // the window, within the crop (padded where the crop is larger)

@@ -13,6 +13,15 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+namespace detail {
+
+// What Pillow refuses as a decompression bomb, twice its MAX_IMAGE_PIXELS (it only warns of
+// less): a larger image is refused (a few bytes of header can claim any size), so that what one
+// image may allocate stays bounded.
+inline constexpr std::uint64_t max_image_pixels = 2 * std::uint64_t{89478485};
+
+}  // namespace detail
+
 struct image_transform;
 
 // How decode_image gives the pixels: channels, a size to draft a JPEG down to, layout and
