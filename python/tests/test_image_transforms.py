@@ -3,6 +3,7 @@ Resize + CenterCrop and Normalize with the values torchvision gives on Pillow, a
 transform_param with the values of DataTransformer::Transform's arithmetic; draws that follow
 the seed and the key alone, so that threads, workers and epochs see what they should."""
 import io
+import os
 
 import pytest
 
@@ -219,6 +220,30 @@ def test_dataset_batches_are_ready_and_epochs_draw_anew(photos):
     # The same records, the same draws, with workers and without threads.
     plain = tt.TableIterableDataset(f"tar:{path}", type="sample", batch_size=6, images=options, decode=True, seed=4)
     assert torch.equal(epoch(plain, 0)[0], first)
+
+
+# fork only where the build allows it: a sanitized interpreter cannot fork with threads running
+@pytest.mark.parametrize("method", ("spawn", "forkserver") if os.environ.get("TABLIO_SANITIZED") else
+                         ("fork", "spawn", "forkserver"))
+def test_workers_of_every_start_method_draw_what_one_process_draws(photos, method):
+    torch = pytest.importorskip("torch")
+    tt = pytest.importorskip("tablio.torch")
+    path, _ = photos
+    ds = tt.TableIterableDataset(f"tar:{path}", type="sample", batch_size=6, with_keys=True, seed=3, threads=2,
+                                 images={"random_resized_crop": 48, "flip": 0.5})
+    ds.set_epoch(2)
+
+    def by_key(**loader):
+        out = {}
+        for keys, batch in torch.utils.data.DataLoader(ds, batch_size=None, **loader):
+            images = batch["jpg"] if "jpg" in batch else batch["png"]
+            out.update(zip(keys, images))
+        return out
+
+    alone = by_key()
+    workers = by_key(num_workers=2, multiprocessing_context=method)
+    assert sorted(workers) == sorted(alone)
+    assert all(torch.equal(workers[k], alone[k]) for k in alone)
 
 
 def test_resumed_epoch_has_the_uninterrupted_draws(photos):
