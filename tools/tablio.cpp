@@ -4,6 +4,7 @@
 #include <tablio/framing/lmdb.hpp>  // a snapshot held in the lock table of a database being written
 #endif
 #include <tablio/framing/lmdb_reader.hpp>
+#include <tablio/holder/decoded_datum.hpp>
 #include <tablio/stream/arguments.hpp>
 #include <tablio/stream/platform/file_io.hpp>
 #include <tablio/table/record_form.hpp>
@@ -21,6 +22,7 @@
 
 #include "cli/access.hpp"
 #include "cli/arguments.hpp"
+#include "cli/images.hpp"
 #include "cli/progress.hpp"
 #include "cli/tables.hpp"
 #include "cli/value_types.hpp"
@@ -48,13 +50,18 @@ struct command {
   throw error(e.what());
 }
 
-template <class In, class Out, class Convert>
-std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) {
+// Copies In's values as Out's, converted; `configure` gives the reading holder its options.
+template <class In, class Out, class Convert, class Configure = void (*)(reading_holder_t<In>&)>
+std::uint64_t copy_table(
+    std::string rspec, std::string wspec, Convert convert,
+    Configure configure = [](reading_holder_t<In>&) {}) {
   cli::read_keys_from_records<In>(rspec);
   cli::check_tfrecord_form<Out>(wspec);
   std::uint64_t count = 0;
   with_writing_holder<Out>(wspec, [&]<class W>() {
-    sequential_table_reader<reading_holder_t<In>> in(rspec, cli::input_access());
+    sequential_table_reader<reading_holder_t<In>> in;
+    configure(in.holder());
+    in.open(rspec, cli::input_access());
     table_writer<W> out(wspec, cli::output_access());
     cli::progress shown("copy");
     constexpr bool compresses = std::is_same_v<Out, holder<matrix_to_compress>>;
@@ -77,15 +84,40 @@ std::uint64_t copy_table(std::string rspec, std::string wspec, Convert convert) 
   return count;
 }
 
+// copy --images: each value's image decoded into a raw Datum, in the input's threads.
+std::uint64_t copy_images(const std::string& type, const image_options& images, const std::string& rspec,
+                          const std::string& wspec) {
+  auto decoded = [&]<class H>() -> std::uint64_t {
+    return copy_table<decoded_datum_holder<H>, datum_holder>(
+        rspec, wspec, [](const datum& d) -> const datum& { return d; },
+        [&](decoded_datum_holder<H>& h) { h.images = images; });
+  };
+  if (type == "datum") return decoded.template operator()<datum_holder>();
+  if (type == "sample") return decoded.template operator()<webdataset_sample_holder>();
+  if (type == "example") return decoded.template operator()<example_holder>();
+  throw usage_error(
+      "--images decodes the images of Datums, WebDataset samples or Examples (--type=datum, "
+      "sample or example), not --type=" +
+      type);
+}
+
 int copy(arguments& args) {
   std::string type = cli::value_type_of(args, "matrix");
   bool compress = args.flag("compress");
   bool method_given = args.has("compression-method");
   int method = args.integer("compression-method", 1);
+  std::optional<image_options> images = cli::image_options_of(args);
   args.finish(2, 2);
   if (method < 1 || method > 7) throw usage_error("--compression-method is 1 to 7");
   // Without --compress nothing is compressed (compressed matrices are copied as they are stored).
   if (method_given && !compress) throw usage_error("--compression-method applies with --compress");
+  if (images) {
+    if (compress) throw usage_error("--compress applies to --type=matrix, not to --images");
+    const std::uint64_t count = copy_images(type, *images, args.positional()[0], args.positional()[1]);
+    std::fprintf(stderr, "copied %llu entries, their images decoded\n",
+                 static_cast<unsigned long long>(count));
+    return 0;
+  }
   std::uint64_t count = cli::with_type(type, [&]<class H>() -> std::uint64_t {
     const std::string& rspec = args.positional()[0];
     const std::string& wspec = args.positional()[1];
@@ -444,7 +476,17 @@ const command commands[] = {
      "                compressed-matrix, vector, int-vector, int-vector-vector, token, wave,\n"
      "                example, datum, sample (a WebDataset sample: a key's members), bytes\n"
      "  --compress    compress matrices (Kaldi's CompressedMatrix)\n"
-     "  --compression-method=N  1 to 7, as Kaldi's copy-feats (default 1)\n",
+     "  --compression-method=N  1 to 7, as Kaldi's copy-feats (default 1)\n"
+     "  --images      decode each value's image (an encoded Datum's, a sample's jpg or png member,\n"
+     "                an Example's image/encoded) into a raw Datum, as convert_imageset stores it;\n"
+     "                the label: the Datum's, the sample's cls, the Example's image/class/label\n"
+     "  --gray        decode to one channel (as convert_imageset --gray)\n"
+     "  with --images, torchvision's transforms (uint8; float32 values with --mean and --std):\n"
+     "  --resize=N --center-crop=N | --random-resized-crop=N [--crop-scale=LO,HI --crop-ratio=LO,HI]\n"
+     "  --flip=P --mean=M[,M,M] --std=S[,S,S] --dct-scaling=true|false\n"
+     "  or Caffe's transform_param (float32 values):\n"
+     "  --crop-size=N --mirror --mean-value=V[,V,V] | --mean-file=BINARYPROTO --scale=F --train=false\n"
+     "  --seed=N      what a random crop or flip is drawn from, with each key (default 0)\n",
      copy},
     {"info", "tablio info [options] RSPECIFIER",
      "Counts a table's entries and sums up their keys, shapes and sizes; TFRecord files have\n"

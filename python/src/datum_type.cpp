@@ -8,9 +8,10 @@
 #include <tablio/holder/datum.hpp>
 #include <tablio/holder/example.hpp>
 #include <tablio/holder/example_form.hpp>
+#include <tablio/holder/keyed_decoding.hpp>
 #include <tablio/types/datum.hpp>
+#include <tablio/types/datum_image.hpp>
 #include <tablio/types/image.hpp>
-#include <tablio/types/image_transform.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -32,58 +33,6 @@ struct datum_read {
   decoded_images image;
 };
 
-// A raw Datum's image (C, H, W) transformed, as Caffe's DataTransformer::Transform(Datum)
-// does (bytes or float_data), or by torchvision's transforms (bytes, in the stored channel
-// order).
-template <class Datum>
-void transform_raw_datum(const Datum& d, const tablio::image_transform& t, bool channels_first,
-                         tablio::image& out, std::string_view source, std::string_view key) {
-  const bool floats = d.data.empty() && !d.float_data.empty();
-  const std::size_t values = floats ? d.float_data.size() : d.data.size();
-  if (d.channels <= 0 || d.height <= 0 || d.width <= 0 ||
-      std::uint64_t(d.channels) * std::uint64_t(d.height) * std::uint64_t(d.width) != values)
-    tablio::throw_format_error(source, std::nullopt, key,
-                               {"a Datum whose channels, height and width hold its data"},
-                               {tablio::decimal(d.channels), "x", tablio::decimal(d.height), "x",
-                                tablio::decimal(d.width), " for ", tablio::decimal(values), " values"});
-  const auto c = static_cast<std::uint32_t>(d.channels), h = static_cast<std::uint32_t>(d.height),
-             w = static_cast<std::uint32_t>(d.width);
-  if (t.caffe) {
-    tablio::check_transform(t, c, w, h, source, key);
-    const tablio::transform_draw draw = tablio::draw_transform(t, w, h, key);
-    out.pixels.clear();
-    out.values.resize(std::size_t{c} * draw.width * draw.height);
-    out.channels = c;
-    out.width = draw.width;
-    out.height = draw.height;
-    out.channels_first = true;
-    const std::size_t plane = std::size_t{h} * w,
-                      corner = static_cast<std::size_t>(draw.top) * w + static_cast<std::size_t>(draw.left);
-    if (floats)
-      tablio::detail::caffe_transform(d.float_data.data() + corner, plane, w, 1, c, h, w, t, draw,
-                                      out.values.data());
-    else
-      tablio::detail::caffe_transform(reinterpret_cast<const std::uint8_t*>(d.data.data()) + corner, plane, w,
-                                      1, c, h, w, t, draw, out.values.data());
-    return;
-  }
-  if (floats || (c != 1 && c != 3))
-    tablio::throw_format_error(source, std::nullopt, key,
-                               {"a Datum of 1 or 3 channels of bytes, for torchvision's transforms"},
-                               {floats ? "float_data" : "other channels"});
-  thread_local tablio::image laid_out;  // (H, W, C), as the transforms take it
-  laid_out.pixels.resize(values);
-  laid_out.values.clear();
-  laid_out.channels = c;
-  laid_out.height = h;
-  laid_out.width = w;
-  laid_out.channels_first = false;
-  const auto* planes = reinterpret_cast<const std::uint8_t*>(d.data.data());
-  for (std::size_t i = 0; i < std::size_t{h} * w; ++i)
-    for (std::uint32_t k = 0; k < c; ++k) laid_out.pixels[i * c + k] = planes[k * std::size_t{h} * w + i];
-  tablio::transform_image(laid_out, t, channels_first, out, source, key);
-}
-
 // Decodes an encoded Datum's image, for images=.
 template <class Datum>
 void decode_datum_image(datum_read<Datum>& r, const tablio::image_options& options, std::string_view source,
@@ -92,8 +41,8 @@ void decode_datum_image(datum_read<Datum>& r, const tablio::image_options& optio
     if (r.datum.encoded)
       r.image.add(r.datum.data, 0, options, source, key);
     else if (options.transform && options.transform->any())
-      transform_raw_datum(r.datum, *options.transform, options.channels_first, r.image.add_made(0), source,
-                          key);
+      tablio::transform_raw_datum(r.datum, *options.transform, options.channels_first, r.image.add_made(0),
+                                  source, key);
   });
 }
 
@@ -122,7 +71,7 @@ class datum_images_holder : public tablio::holder_storage<datum_read<tablio::dat
   static constexpr std::string_view extension = tablio::datum_view_holder::extension;
   std::optional<tablio::image_options> images;
   void at_key(std::string_view key) {
-    if (images) key_.assign(key);
+    keyed_.at_key(key, [this](const std::string& name) { decode_image(name); });
   }
   static void write(tablio::writer& w, bool binary, const value_type& v) {
     tablio::datum_view_holder::write(w, binary, v.datum);
@@ -150,20 +99,20 @@ class datum_images_holder : public tablio::holder_storage<datum_read<tablio::dat
       example_.clear();
       tablio::decode_datum(bytes, value_.datum, name);
     }
-    if (images)
-      decode_datum_image(value_, *images, name, key_);
-    else
-      value_.image.clear();
+    value_.image.clear();
+    if (images) keyed_.read(name, [this](const std::string& source) { decode_image(source); });
   }
   std::string take_record_key(std::string_view key_name, const std::string& name) {
     return example_.take_record_key(key_name, name);
   }
 
  private:
-  tablio::bytes_holder bytes_;  // an archive's copy of the bytes, which the view points into
+  void decode_image(const std::string& name) { decode_datum_image(value_, *images, name, keyed_.key()); }
+
+  tablio::keyed_decoding keyed_;  // the entry's key, for images' draws
+  tablio::bytes_holder bytes_;    // an archive's copy of the bytes, which the view points into
   tablio::example_holder example_;
   tablio::datum stored_;  // the Datum an Example held, which the view points into
-  std::string key_;       // the entry's, for images' draws
 };
 
 // A Datum's label is an int32, as Caffe holds it: any other number is refused, never cut.

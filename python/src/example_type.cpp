@@ -10,6 +10,7 @@
 
 #include <tablio/holder/bytes.hpp>
 #include <tablio/holder/example.hpp>
+#include <tablio/holder/keyed_decoding.hpp>
 #include <tablio/types/example_view.hpp>
 #include <tablio/types/image.hpp>
 
@@ -77,7 +78,7 @@ class example_images_holder : public tablio::holder_storage<example_read> {
   std::optional<tablio::image_options> images;
   std::vector<std::string> image_features;
   void at_key(std::string_view key) {
-    if (images) key_.assign(key);
+    keyed_.at_key(key, [this](const std::string& name) { decode_images(name); });
   }
 
   static void write(tablio::writer& w, bool binary, const value_type& v) {
@@ -97,28 +98,31 @@ class example_images_holder : public tablio::holder_storage<example_read> {
   void decode_record(std::string_view bytes, const std::string& name) {
     value_.example.parse(bytes, name);
     value_.image_features.clear();
-    if (!images) return value_.images.clear();
-    value_.images.decode_all([&] {
-      for (const tablio::feature_view& f : value_.example.features()) {
-        if (f.kind != tablio::feature_kind::bytes || !is_image_feature(f.key)) continue;
-        std::size_t i = 0;
-        for (std::string_view encoded : f.bytes()) {
-          value_.images.add(encoded, i++, *images, name, key_);
-          value_.image_features.push_back(f.key);
-        }
-      }
-    });
+    value_.images.clear();
+    if (images) keyed_.read(name, [this](const std::string& source) { decode_images(source); });
   }
   std::string take_record_key(std::string_view key_name, const std::string& name) {
     return tablio::detail::take_key_feature(value_.example, key_name, name);
   }
 
  private:
+  void decode_images(const std::string& name) {
+    value_.images.decode_all([&] {
+      for (const tablio::feature_view& f : value_.example.features()) {
+        if (f.kind != tablio::feature_kind::bytes || !is_image_feature(f.key)) continue;
+        std::size_t i = 0;
+        for (std::string_view encoded : f.bytes()) {
+          value_.images.add(encoded, i++, *images, name, keyed_.key());
+          value_.image_features.push_back(f.key);
+        }
+      }
+    });
+  }
   bool is_image_feature(std::string_view name) const {
     return std::find(image_features.begin(), image_features.end(), name) != image_features.end();
   }
-  tablio::bytes_holder bytes_;  // an archive's copy of the bytes, which the view points into
-  std::string key_;             // the entry's, for images' draws
+  tablio::bytes_holder bytes_;    // an archive's copy of the bytes, which the view points into
+  tablio::keyed_decoding keyed_;  // the entry's key, for images' draws
 };
 
 // Read as a view of the record (no owned copy of it); written from an owned example.

@@ -56,22 +56,12 @@ struct sample_read {
   }
 };
 
-// Whether a sample member holds an image images= decodes: WebDataset's extensions for them, alone
-// or last ("left.jpg").
-bool is_image_member(std::string_view extension) {
-  for (std::string_view image : {"jpg", "jpeg", "png"})
-    if (extension == image || (extension.size() > image.size() && extension.ends_with(image) &&
-                               extension[extension.size() - image.size() - 1] == '.'))
-      return true;
-  return false;
-}
-
 // Decodes a sample's image members, for images=.
 void decode_images(sample_read& v, const tablio::image_options& options, std::string_view source,
                    std::string_view key) {
   v.images.decode_all([&] {
     auto decode = [&](std::size_t ordinal, std::string_view extension, std::string_view data) {
-      if (is_image_member(extension)) v.images.add(data, ordinal, options, source, key);
+      if (tablio::is_image_extension(extension)) v.images.add(data, ordinal, options, source, key);
     };
     if (!v.members.empty()) {
       for (std::size_t i = 0; i < v.members.size(); ++i) decode(i, v.members[i].first, v.members[i].second);

@@ -199,6 +199,19 @@ void take_or_decode_record(H& h, entry& e, const std::string& source) {
   decode_record(h, e.bytes, source);
 }
 
+// A holder whose decoding draws on the entry's key (images' random crops) is told the key first;
+// where the record itself keeps the key (key=NAME), it is told "" first and the key once the
+// record gave it (holder/keyed_decoding.hpp).
+template <class H>
+concept key_aware_holder = requires(H& h, std::string_view key) {
+  h.at_key(key);
+};
+
+// Whether the entry's key is known only once its record is read (a key=NAME feature).
+inline bool key_kept_by_record(const entry& e) noexcept {
+  return e.form == entry_form::record && !e.key_name.empty() && e.provisional_key;
+}
+
 // Reads a record's value into h; with key_name, takes the key it keeps out of it, which then
 // replaces a provisional key or must equal the entry's. Errors name the record's file and offset.
 template <holder_type H>
@@ -231,21 +244,16 @@ void read_record(H& h, entry& e) {
         std::string key = h.take_record_key(e.key_name, source);
         if (!kaldi_io::is_token(key) || key.size() > e.max_key_bytes)
           bad_key_read(source, e.data_offset, key, e.max_key_bytes);
-        if (e.provisional_key)
+        if (e.provisional_key) {
           e.key = std::move(key);
-        else if (key != e.key)
+          if constexpr (key_aware_holder<H>) h.at_key(e.key);
+        } else if (key != e.key)
           throw_format_error(source, std::nullopt, e.key, {"the record of key ", quoted_excerpt(e.key)},
                              {"the record of key ", quoted_excerpt(key)});
       }
     }
   });
 }
-
-// A holder whose decoding draws on the entry's key (images' random crops) is told the key first.
-template <class H>
-concept key_aware_holder = requires(H& h, std::string_view key) {
-  h.at_key(key);
-};
 
 template <class T>
 concept has_range_support = requires(T& v, std::string_view range) {
@@ -316,7 +324,8 @@ class entry_reader {
 
  private:
   static void decode(H& h, entry& e) {
-    if constexpr (detail::key_aware_holder<H>) h.at_key(e.key);
+    if constexpr (detail::key_aware_holder<H>)
+      h.at_key(detail::key_kept_by_record(e) ? std::string_view() : e.key);
     switch (e.form) {
       case entry_form::object:
         if constexpr ((Forms & entry_forms(entry_form::object)) != 0)

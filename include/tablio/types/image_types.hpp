@@ -60,4 +60,14 @@ inline bool is_jpeg(std::string_view b) noexcept {
 // Whether b starts with PNG's 8-byte signature.
 inline bool is_png(std::string_view b) noexcept { return b.starts_with("\x89PNG\r\n\x1a\n"); }
 
+// Whether a WebDataset sample member of this extension holds an image: jpg, jpeg or png, alone
+// or last ("left.jpg").
+inline bool is_image_extension(std::string_view extension) noexcept {
+  for (std::string_view image : {"jpg", "jpeg", "png"})
+    if (extension == image || (extension.size() > image.size() && extension.ends_with(image) &&
+                               extension[extension.size() - image.size() - 1] == '.'))
+      return true;
+  return false;
+}
+
 TABLIO_END_NAMESPACE
