@@ -2,6 +2,7 @@
 // transforms Python's images= names (docs/images.md), spelled as options.
 #pragma once
 
+#include <tablio/core/parse_float.hpp>
 #include <tablio/stream/filename.hpp>
 #include <tablio/types/image_transform.hpp>
 #include <tablio/types/image_types.hpp>
@@ -10,6 +11,7 @@
 #include <charconv>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +24,7 @@ namespace detail {
 
 inline double number(const std::string& name, std::string_view text) {
   double v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  const auto [end, ec] = tablio::detail::parse_float(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size())
     throw tablio::usage_error("--" + name + " takes numbers, not '" + std::string(text) + "'");
   return v;

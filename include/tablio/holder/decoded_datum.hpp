@@ -133,6 +133,7 @@ class decoded_datum_holder : public holder_storage<datum> {
                             std::string_view key) requires keyed_record_holder<reading_holder_t<In>> {
     example_record_holder<datum_holder>::encode_record(out, v, key_name, key);
   }
+  // The keyed_record_holder concept: the key the record kept, as In takes it.
   std::string take_record_key(std::string_view key_name,
                               const std::string& name) requires keyed_record_holder<reading_holder_t<In>> {
     return in_.take_record_key(key_name, name);

@@ -17,6 +17,7 @@
 
 TABLIO_BEGIN_NAMESPACE
 
+// The entry's key as a key-aware holder is told it, and the reading that waits for it.
 class keyed_decoding {
  public:
   // Takes the entry's key; runs keyed(source) for a value read before, which waited for it.
