@@ -43,6 +43,25 @@ def photo(rng, i):
     return a.clip(0, 255).astype(np.uint8)
 
 
+def photo_shards(tablio, folder, datums=None):
+    """IMAGES photos in SHARDS tar shards of samples (jpg, cls) in `folder`, and as encoded
+    Datums written to `datums` when given: the shards' paths."""
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    per = IMAGES // SHARDS
+    shards = [os.path.join(folder, f"train-{s:06d}.tar") for s in range(SHARDS)]
+    for s, path in enumerate(shards):
+        with tablio.writer(f"tar:{path}", type="sample") as w:
+            for i in range(s * per, (s + 1) * per):
+                data = io.BytesIO()
+                Image.fromarray(photo(rng, i)).save(data, "JPEG", quality=90)
+                w[f"{i:06d}"] = {"jpg": data.getvalue(), "cls": str(i % 1000).encode()}
+                if datums is not None:
+                    datums[f"{i:08d}"] = (data.getvalue(), i % 1000)
+    return shards
+
+
 def main():
     args, tablio = package(__doc__, "bench")
     import torch
@@ -58,18 +77,9 @@ def main():
     warnings.filterwarnings("ignore", ".*antialias.*")
     folder = tempfile.mkdtemp(prefix="tablio-transformsbench-")
     try:
-        rng = np.random.default_rng(0)
-        per = IMAGES // SHARDS
-        shards = [os.path.join(folder, f"train-{s:06d}.tar") for s in range(SHARDS)]
         with tablio.writer(f"lmdb:{folder}/train_lmdb", type="datum") as datums:
-            for s, path in enumerate(shards):
-                with tablio.writer(f"tar:{path}", type="sample") as w:
-                    for i in range(s * per, (s + 1) * per):
-                        data = io.BytesIO()
-                        Image.fromarray(photo(rng, i)).save(data, "JPEG", quality=90)
-                        w[f"{i:06d}"] = {"jpg": data.getvalue(), "cls": str(i % 1000).encode()}
-                        datums[f"{i:08d}"] = (data.getvalue(), i % 1000)
-        images = per * SHARDS
+            shards = photo_shards(tablio, folder, datums)
+        images = IMAGES // SHARDS * SHARDS
         spec = "tar:" + os.path.join(folder, "train-{000000..%06d}.tar" % (SHARDS - 1))
         size = sum(os.path.getsize(p) for p in shards)
         print(f"{images} JPEGs of 400-600 px (quality 90), {size / 1e6:.1f} MB in {SHARDS} shards and an LMDB; "

@@ -239,6 +239,12 @@ struct value_type_entry {
   // Whether TFRecord tables hold its values as Examples of their form, keys in a "key" feature
   // (tablio::stored_as_example): what reading_rspec and writing_wspec do for it.
   bool stored_as_example = false;
+  // For types whose values decode images: its tables read as their records, undecoded, and
+  // those records decoded as its tables read them (records.hpp), for a smaller shuffle buffer.
+  std::function<std::unique_ptr<sequential_base>(const std::string&, const value_options&)> records;
+  std::function<py::tuple(const std::vector<std::string>&, const py::list&, const std::vector<std::string>&,
+                          const std::vector<std::uint64_t>&, const value_options&, unsigned)>
+      decode_records;
 };
 
 void register_value_type(std::string name, value_type_entry entry);

@@ -2,6 +2,7 @@
 #include "arrays.hpp"
 #include "binding.hpp"
 #include "images.hpp"
+#include "records.hpp"
 #include "tables.hpp"
 
 #include <tablio/holder/bytes.hpp>
@@ -391,6 +392,6 @@ struct datum {
 
 }  // namespace
 
-void register_datum_type() { register_value_type("datum", entry_for<datum>()); }
+void register_datum_type() { register_value_type("datum", with_records<datum>(entry_for<datum>())); }
 
 }  // namespace tablio_python

@@ -6,6 +6,7 @@
 #include "features.hpp"
 #include "images.hpp"
 #include "record_values.hpp"
+#include "records.hpp"
 #include "tables.hpp"
 
 #include <tablio/holder/bytes.hpp>
@@ -207,38 +208,46 @@ struct example {
     }
 
    private:
-    // An image feature's column: an (N, H, W, C) array when every record has one image of one
-    // shape, else a list with each record's value (None where a record lacks it).
+    // An image feature's column: an (N, H, W, C) array (uint8 pixels, or a transform's float32
+    // values) when every record has one image of one shape, else a list with each record's
+    // value (None where a record lacks it).
     struct image_column {
       std::vector<std::uint32_t> records, counts;
       std::vector<std::vector<py::ssize_t>> dims;  // of each image
-      std::vector<std::uint8_t> pixels;            // every image's, one after the other
+      std::vector<std::uint8_t> pixels;            // every image's, one after the other...
+      std::vector<float> values;                   // ...or its values, where a transform gives floats
 
       void add(std::size_t record, const example_read& r, std::string_view name) {
         auto [first, last] = r.images_of(name);
         records.push_back(static_cast<std::uint32_t>(record));
         counts.push_back(static_cast<std::uint32_t>(last - first));
         for (std::size_t i = first; i < last; ++i) {
-          dims.push_back(image_dims(r.images[i]));
-          pixels.insert(pixels.end(), r.images[i].pixels.begin(), r.images[i].pixels.end());
+          const tablio::image& im = r.images[i];
+          dims.push_back(image_dims(im));
+          pixels.insert(pixels.end(), im.pixels.begin(), im.pixels.end());
+          values.insert(values.end(), im.values.begin(), im.values.end());
         }
       }
-      py::object finish(std::size_t n) {
+      py::object finish(std::size_t n) { return values.empty() ? finish(n, pixels) : finish(n, values); }
+
+     private:
+      template <class T>
+      py::object finish(std::size_t n, std::vector<T>& all) {
         bool uniform = records.size() == n && n != 0 &&
                        std::all_of(counts.begin(), counts.end(), [](std::uint32_t c) { return c == 1; }) &&
                        std::all_of(dims.begin(), dims.end(), [&](const auto& d) { return d == dims[0]; });
         if (uniform) {
           std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(n)};
           shape.insert(shape.end(), dims[0].begin(), dims[0].end());
-          return adopt(std::move(pixels), shape);
+          return adopt(std::move(all), shape);
         }
         py::list out(n);
         for (std::size_t i = 0; i < n; ++i) out[i] = py::none();
         std::size_t image = 0, at = 0;
         auto next_array = [&] {
-          py::array_t<std::uint8_t> a = new_array<std::uint8_t>(dims[image++]);
+          py::array_t<T> a = new_array<T>(dims[image++]);
           auto size = static_cast<std::size_t>(a.size());
-          if (size != 0) std::memcpy(a.mutable_data(), pixels.data() + at, size);
+          if (size != 0) std::memcpy(a.mutable_data(), all.data() + at, size * sizeof(T));
           at += size;
           return a;
         };
@@ -383,6 +392,6 @@ struct example {
 
 }  // namespace
 
-void register_example_type() { register_value_type("example", entry_for<example>()); }
+void register_example_type() { register_value_type("example", with_records<example>(entry_for<example>())); }
 
 }  // namespace tablio_python

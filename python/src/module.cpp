@@ -327,9 +327,12 @@ class sequential_reader : public python_table<sequential_base> {
   sequential_reader(std::string rspec, const std::string& type, py::handle dtype, py::handle scale,
                     py::handle decode_raw, bool view, py::handle features, bool allow_network,
                     bool allow_pipes, py::handle confine, py::handle limits, py::handle segments,
-                    py::handle images)
+                    py::handle images, bool records)
       : python_table(std::move(rspec)), type_(type) {
-    table_ = find_value_type(type).sequential(
+    const value_type_entry& entry = find_value_type(type);
+    if (records && !entry.records)
+      throw tablio::usage_error("type '" + type + "' is read as its values, not as records to decode later");
+    table_ = (records ? entry.records : entry.sequential)(
         spec_, with_images(with_segments(with_access(options_from(dtype, py::none(), type, scale, decode_raw,
                                                                   view, features),
                                                      allow_network, allow_pipes, confine, limits),
@@ -379,6 +382,36 @@ class sequential_reader : public python_table<sequential_base> {
  private:
   std::string type_, error_;
   std::uint64_t left_out_ = 0;
+};
+
+// Decodes records a table of `type` was read as (SequentialReader(..., _records=True)) into its
+// values, as tablio.open() with these options reads them, in `threads` threads: records a
+// shuffle buffer held undecoded, decoded once a batch picks them.
+class record_decoder {
+ public:
+  record_decoder(const std::string& type, py::handle dtype, py::handle scale, py::handle decode_raw,
+                 bool view, py::handle features, py::handle images, unsigned threads)
+      : decode_(find_value_type(type).decode_records), threads_(threads) {
+    if (!decode_) throw tablio::usage_error("type '" + type + "' has no records to decode");
+    options_ = with_images(options_from(dtype, py::none(), type, scale, decode_raw, view, features), images);
+    options_.recycled = std::make_shared<storage_pools>();
+  }
+  // (keys, values) of the records, each of the table `sources[i]` read with images= of seed
+  // `seeds[i]`; FormatError naming the table and key of the first that fails.
+  py::tuple decode(const py::list& keys, const py::list& records, const py::list& sources,
+                   const py::list& seeds) {
+    std::vector<std::string> key_strings, source_strings;
+    std::vector<std::uint64_t> seed_numbers;
+    for (py::handle k : keys) key_strings.push_back(py::cast<std::string>(k));
+    for (py::handle s : sources) source_strings.push_back(py::cast<std::string>(s));
+    for (py::handle s : seeds) seed_numbers.push_back(py::cast<std::uint64_t>(s));
+    return decode_(key_strings, records, source_strings, seed_numbers, options_, threads_);
+  }
+
+ private:
+  decltype(value_type_entry::decode_records) decode_;
+  value_options options_;
+  unsigned threads_;
 };
 
 class random_access_reader : public python_table<random_access_base> {
@@ -724,18 +757,26 @@ PYBIND11_MODULE(_tablio, m) {
   py::register_exception_translator(&translate);
   py::module_::import("atexit").attr("register")(py::cpp_function(&unlocked_gil::let_threads_through_exit));
 
+  py::class_<record_decoder>(m, "_RecordDecoder")
+      .def(py::init<const std::string&, py::handle, py::handle, py::handle, bool, py::handle, py::handle,
+                    unsigned>(),
+           py::arg("type"), py::arg("dtype") = py::none(), py::arg("scale") = py::none(),
+           py::arg("decode_raw") = py::none(), py::arg("view") = false, py::arg("features") = py::none(),
+           py::arg("images") = py::none(), py::arg("threads") = 1)
+      .def("decode", &record_decoder::decode, py::arg("keys"), py::arg("records"), py::arg("sources"),
+           py::arg("seeds"));
   py::class_<sequential_reader>(
       m, "SequentialReader",
       "A table read in order, as Kaldi's SequentialTableReader reads it: iterating "
       "gives (key, value) pairs.\n\nMade by tablio.open(rspec, ...), which documents "
       "the arguments; use it as a context manager, or close() it.")
       .def(py::init<std::string, const std::string&, py::handle, py::handle, py::handle, bool, py::handle,
-                    bool, bool, py::handle, py::handle, py::handle, py::handle>(),
+                    bool, bool, py::handle, py::handle, py::handle, py::handle, bool>(),
            py::arg("rspec"), py::arg("type") = "matrix", py::arg("dtype") = py::none(),
            py::arg("scale") = py::none(), py::arg("decode_raw") = py::none(), py::arg("view") = false,
            py::arg("features") = py::none(), py::arg("allow_network") = true, py::arg("allow_pipes") = true,
            py::arg("confine") = py::none(), py::arg("limits") = py::none(), py::arg("segments") = py::none(),
-           py::arg("images") = py::none())
+           py::arg("images") = py::none(), py::arg("_records") = false)
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &sequential_reader::next,
            "The next (key, value); StopIteration at the table's end. A bad entry raises FormatError or "

@@ -1,6 +1,7 @@
 // A WebDataset sample as a Python value: a dict of extension to bytes.
 #include "binding.hpp"
 #include "images.hpp"
+#include "records.hpp"
 #include "tables.hpp"
 
 #include <tablio/core/keeper.hpp>
@@ -307,6 +308,6 @@ struct sample {
 
 }  // namespace
 
-void register_sample_type() { register_value_type("sample", entry_for<sample>()); }
+void register_sample_type() { register_value_type("sample", with_records<sample>(entry_for<sample>())); }
 
 }  // namespace tablio_python

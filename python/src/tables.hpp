@@ -58,6 +58,59 @@ py::object stack_values(std::vector<typename C::holder::value_type>& values, con
   }
 }
 
+// The values `produce` reads, stacked as a batch stacks them: produce(add) runs without the GIL
+// and calls add(key, value&) for each value in order (at most n; n may mean "all"), whose key
+// goes to `keys`; the value may be moved from or reused after. The first record whose value
+// failed where it was read (a bad image) is named by the error its conversion throws.
+template <class C, class Produce>
+py::object stacked_batch(const value_options& options, std::vector<std::string>& keys, std::size_t n,
+                         Produce&& produce) {
+  using value_type = typename C::holder::value_type;
+  std::size_t expected = n < 4096 ? n : 4096;  // n may mean "all": grow past it as entries arrive
+  keys.reserve(expected);
+  std::optional<std::string> failed;
+  auto note_failure = [&](const value_type& v) {
+    if constexpr (requires { C::failed(v); })
+      if (!failed && C::failed(v)) failed = keys.back();
+  };
+  if constexpr (requires { typename C::stacker; }) {
+    typename C::stacker stacked(options, expected);
+    {
+      unlocked_gil unlocked;
+      produce([&](const std::string& key, value_type& v) {
+        keys.push_back(key);
+        note_failure(v);
+        stacked.add(v);
+      });
+    }
+    return converted_in("", failed.value_or(one_key(keys)), [&] { return stacked.finish(); });
+  } else {
+    std::vector<value_type> read;
+    {
+      unlocked_gil unlocked;
+      read.reserve(expected);
+      produce([&](const std::string& key, value_type& v) {
+        keys.push_back(key);
+        note_failure(v);
+        read.push_back(std::move(v));
+        if constexpr (requires { C::reuse(v, options); }) C::reuse(v, options);
+      });
+    }
+    py::object values =
+        converted_in("", failed.value_or(one_key(keys)), [&] { return stack_values<C>(read, options); });
+    // Values stacked into one array: their memory is for the next batch's.
+    if constexpr (requires(value_type v) { C::recycle(std::move(v), options); })
+      for (value_type& v : read) C::recycle(std::move(v), options);
+    return values;
+  }
+}
+
+inline py::list keys_to_python(const std::vector<std::string>& keys) {
+  py::list out(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) out[i] = key_to_python(keys[i]);
+  return out;
+}
+
 // Opens a reading table of H's values over rspec, under the keys they were written with
 // (tablio::reading_rspec), with the segments file and options value_options give.
 template <class H, class Table>
@@ -112,48 +165,10 @@ class sequential_table final : public sequential_base {
 
   py::tuple batch(std::size_t n) override {
     std::vector<std::string> keys;
-    std::size_t expected = n < 4096 ? n : 4096;  // n may mean "all": grow past it as entries arrive
-    keys.reserve(expected);
-    py::object values;
-    // The first record whose value failed where it was read (a bad image), named by the error
-    // its conversion throws.
-    std::optional<std::string> failed;
-    auto note_failure = [&](const value_type& v) {
-      if constexpr (requires { C::failed(v); })
-        if (!failed && C::failed(v)) failed = keys.back();
-    };
-    if constexpr (requires { typename C::stacker; }) {
-      typename C::stacker stacked(options_, expected);
-      {
-        unlocked_gil unlocked;
-        while (keys.size() < n && advance()) {
-          keys.push_back(table_.key());
-          note_failure(table_.value());
-          stacked.add(table_.value());
-        }
-      }
-      values = converted_in("", failed.value_or(one_key(keys)), [&] { return stacked.finish(); });
-    } else {
-      std::vector<value_type> read;
-      {
-        unlocked_gil unlocked;
-        read.reserve(expected);
-        while (keys.size() < n && advance()) {
-          keys.push_back(table_.key());
-          note_failure(table_.value());
-          read.push_back(std::move(table_.value()));
-          if constexpr (requires { C::reuse(table_.value(), options_); }) C::reuse(table_.value(), options_);
-        }
-      }
-      values =
-          converted_in("", failed.value_or(one_key(keys)), [&] { return stack_values<C>(read, options_); });
-      // Values stacked into one array: their memory is for the next batch's.
-      if constexpr (requires(value_type v) { C::recycle(std::move(v), options_); })
-        for (value_type& v : read) C::recycle(std::move(v), options_);
-    }
-    py::list py_keys(keys.size());
-    for (std::size_t i = 0; i < keys.size(); ++i) py_keys[i] = key_to_python(keys[i]);
-    return py::make_tuple(std::move(py_keys), std::move(values));
+    py::object values = stacked_batch<C>(options_, keys, n, [&](auto&& add) {
+      while (keys.size() < n && advance()) add(table_.key(), table_.value());
+    });
+    return py::make_tuple(keys_to_python(keys), std::move(values));
   }
 
   std::string error() const override { return table_.error(); }

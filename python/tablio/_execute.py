@@ -287,12 +287,13 @@ def records(open_table, names, plan, start=0, sizes=None, on_error=None, left_ou
             yield first
 
 
-def batches(open_table, names, plan, batch_size, start=0, sizes=None, on_error=None, left_out=None):
+def batches(open_table, names, plan, batch_size, start=0, sizes=None, on_error=None, left_out=None, decode=None):
     """Yields (keys, values) for the plan's records in batches of batch_size (the last may be
     shorter), from its start-th batch, in its order; values stacked as the C++ reader stacks
     them, across the pieces a batch spans. Under on_error, a batch is short of the records left
     out (and may be empty); left_out(n), when given, is called before each batch with their
-    number."""
+    number. decode(keys, values), when given, makes a batch's values of what the tables read
+    (records held undecoded until picked), leaving out (under on_error) those that fail."""
     source = _Pieces(open_table, names, plan.pieces, sizes, on_error)
     reading = _Reading(source, plan, start * batch_size)
     pool = _Pool()
@@ -311,6 +312,8 @@ def batches(open_table, names, plan, batch_size, start=0, sizes=None, on_error=N
 
             reading.through(last, take)
             keys, values = pool.take(picked)
+            if decode and keys:
+                keys, values = decode(keys, values)
             if left_out:
                 left_out(len(picked) - len(keys))
             yield keys, values

@@ -111,6 +111,28 @@ def _flag(name, v):
     return v
 
 
+def output_bytes(images, type):
+    """The bytes of one record's image as images= gives it, where its transform fixes its size (a
+    crop): None where it follows the stored image (no transform, or a resize alone)."""
+    if not isinstance(images, dict):
+        return None
+    channels = images.get("channels", 3) or 3
+    if any(k in images for k in CAFFE):
+        side = images.get("crop_size")
+        return side * side * channels * 4 if side else None  # float32
+    crop = images.get("random_resized_crop", images.get("center_crop"))
+    if isinstance(crop, dict):
+        crop = crop.get("size")
+    if not crop:
+        return None
+    return crop * crop * channels * (4 if "mean" in images else 1)
+
+
+def seed_of(images):
+    """The seed of images='s transform (0 when it names none)."""
+    return int(images.get("seed", 0)) if isinstance(images, dict) else 0
+
+
 def with_seed(images, seed):
     """images= with its transform's seed replaced by `seed` (a dataset's, per epoch and table),
     the seed it names mixed in; images= unchanged when it draws nothing."""

@@ -620,7 +620,9 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
     sample's jpg and png members, an encoded Datum's image or an Example's image/encoded
     feature there to uint8 arrays, as tablio.open() takes it: with
     batch_size, ready batches come from the main process's threads without DataLoader workers
-    (docs/threads.md says when threads beat workers).
+    (docs/threads.md says when threads beat workers). With shuffle and batch_size, the shuffle
+    buffer then holds records undecoded where a decoded value is larger, decoding a batch's once
+    it picks them (ds.shuffle_holds: "records" or "outputs").
 
     The epoch is planned from each shard's number of records. A shard index gives them with no
     pass over the data (tablio.shard_index): "index:PATH_OR_URL" as the specifier, or index=
@@ -839,7 +841,12 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         transform, with_keys = self.transform, self.with_keys
         skips = (self._skips, self._skips.attribute) if self._skips else (None, None)
         if self.batch_size:
-            items = _execute.batches(self._open_table, self.tables, plan, self.batch_size, start, self.sizes, *skips)
+            if self.shuffle_holds == "records":  # decoded once picked: the buffer holds what is smaller
+                items = _execute.batches(self._open_records, self.tables, plan, self.batch_size, start, self.sizes,
+                                         *skips, decode=_PickedRecords(self, skips[0]))
+            else:
+                items = _execute.batches(self._open_table, self.tables, plan, self.batch_size, start, self.sizes,
+                                         *skips)
         else:
             items = _execute.records(self._open_table, self.tables, plan, start, self.sizes, *skips)
         samples = self.batch_size and self.type == "sample"
@@ -891,8 +898,45 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         if reading["images"] is not None:  # draws of the epoch's own, the same for a record whoever reads it
             reading = dict(reading, images=self._epoch_images(table))
         reader = tablio.open(self.tables[table], type=self.type, **self.options, **reading)
+        return self._numbered(reader, table)
+
+    def _numbered(self, reader, table):
         first = self._first_ordinal[table]
         return reader if first is None else _Renumbered(reader, first)
+
+    def _open_records(self, table):
+        """Table `table` read as its records, undecoded, each with its own key (which its draws
+        follow) and its table: what the shuffle buffer holds when shuffle_holds is "records"."""
+        if self.index is not None:
+            shard_index.check_size(self.index.shards[table], self.index.source, self.index.access)
+        access = {k: self.options[k] for k in ("allow_network", "allow_pipes", "confine", "limits") if k in self.options}
+        records = tablio.SequentialReader(self.tables[table], self.type, **access, _records=True)
+        return self._numbered(_Records(records, table), table)
+
+    @property
+    def shuffle_holds(self):
+        """What the shuffle buffer holds: "records" where images= decodes values larger than
+        their records (the records are read undecoded and a batch's decoded once it picks
+        them, in the threads), else "outputs" (values as read); None without one (no shuffle,
+        or no batch_size)."""
+        if not (self.plan_options.shuffle and self.batch_size):
+            return None
+        if "_holds" not in self.__dict__:
+            self._holds = "records" if self._records_are_smaller() else "outputs"
+        return self._holds
+
+    def _records_are_smaller(self):
+        """Whether images= makes values larger than the records they come from: an output of
+        known size (a crop) against the tables' stored bytes per record, where known; a whole
+        decoded image, or a resize alone, always (decoding multiplies a photo's bytes)."""
+        images = self._reading["images"]
+        if images is None or self.type not in ("sample", "datum", "example") or self.options.get("segments"):
+            return False
+        if any("key=" in spec.partition(":")[0] for spec in self.tables):  # keys a record keeps: read as values
+            return False
+        output = tablio._transforms.output_bytes(images, self.type)
+        stored = _stored_bytes(self)
+        return output is None or stored is None or output > stored
 
 
 class _Renumbered:
@@ -938,6 +982,88 @@ class _Renumbered:
 
     def close(self):
         self._reader.close()
+
+
+class _Records:
+    """A table read as its records (SequentialReader(..., _records=True)): each batch's values
+    are (key, record, table) for the records, so that a shuffle buffer holds the key the
+    record's draws follow (not the one _Renumbered gives) and the table it comes from."""
+
+    def __init__(self, reader, table):
+        self._reader, self._table = reader, table
+
+    def _batch(self, n):
+        keys, records = self._reader._batch(n)
+        return keys, [(k, r, self._table) for k, r in zip(keys, records)]
+
+    def skip(self, n):
+        return self._reader.skip(n)
+
+    def close(self):
+        self._reader.close()
+
+
+class _PickedRecords:
+    """Decodes the records a batch picked from the shuffle buffer, in the dataset's threads, as
+    its tables read them (images= with each table's draws of the epoch): (keys, values) as
+    the tables' own batches would have given them. Under on_error, a record that fails is
+    reported and left out of the batch."""
+
+    def __init__(self, ds, on_error):
+        self._ds, self._on_error = ds, on_error
+        reading, options = ds._reading, ds.options
+        self._decoder = _tablio._RecordDecoder(ds.type, options.get("dtype"), options.get("scale"),
+                                               options.get("decode_raw"), False,
+                                               options.get("features"), tablio._images(reading["images"], ds.type,
+                                                                                       options.get("scale")),
+                                               max(1, reading["threads"] or 1))
+        self._seeds = {}
+        self._decode_sample = None
+        if options.get("decode") not in (None, False):
+            self._decode_sample = tablio.sample.decoder(options["decode"], options.get("limits"))
+
+    def _seed(self, table):
+        if table not in self._seeds:
+            self._seeds[table] = tablio._transforms.seed_of(self._ds._epoch_images(table))
+        return self._seeds[table]
+
+    def __call__(self, keys, values):
+        keys, values = list(keys), list(values)
+        while values:
+            try:
+                _, decoded = self._decoder.decode([v[0] for v in values], [v[1] for v in values],
+                                                  [self._ds.tables[v[2]] for v in values],
+                                                  [self._seed(v[2]) for v in values])
+            except tablio.FormatError as e:
+                at = next((i for i, v in enumerate(values) if v[0] == e.key and self._ds.tables[v[2]] == e.path), None)
+                if self._on_error is None or at is None:
+                    raise
+                self._on_error(e, 1)
+                del keys[at], values[at]
+                continue
+            if self._decode_sample:
+                decoded = [self._decode_sample(v, k, self._ds.tables[r[2]].partition(":")[2])
+                           for v, k, r in zip(decoded, keys, values)]
+            return keys, decoded
+        return [], []
+
+
+def _stored_bytes(ds):
+    """The tables' stored bytes per record, where their files (or their index) tell it: None
+    for remote tables without an index, and commands."""
+    total = 0
+    for table, spec in enumerate(ds.tables):
+        if ds.index is not None:
+            size = ds.index.shards[table].size
+        else:
+            path = spec.partition(":")[2]
+            path = os.path.join(path, "data.mdb") if os.path.isdir(path) else path
+            size = os.path.getsize(path) if os.path.isfile(path) else None
+        if size is None:
+            return None
+        total += size
+    records = sum(ds.sizes)
+    return total / records if records else None
 
 
 class DataLoader(torch.utils.data.DataLoader):

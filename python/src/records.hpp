@@ -1,0 +1,146 @@
+// Records kept undecoded, and decoded later: what a dataset's shuffle buffer holds when a value's
+// record is smaller than its decoded value (an encoded image against its transform's output).
+// The records come from a table of C's values as C's table reads them (a tar sample's members
+// as the sample's record), and decode_records turns those a batch picks into C's values, in
+// threads, with the images= of each record's table, stacked as C's batches are.
+#pragma once
+
+#include "binding.hpp"
+#include "tables.hpp"
+
+#include <tablio/core/ordered_pipeline.hpp>
+#include <tablio/holder/bytes.hpp>
+#include <tablio/types/sample.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tablio_python {
+
+// Reads the tables H reads, keeping each entry's record: the bytes H decodes it from.
+template <class H>
+class record_keeping_holder : public tablio::holder_storage<std::string> {
+ public:
+  static constexpr std::string_view extension = H::extension;
+  static void write(tablio::writer& w, bool binary, const std::string& v) {
+    tablio::bytes_holder::write(w, binary, v);
+  }
+  void read(tablio::reader& r) {
+    bytes_.read(r);
+    value_.swap(bytes_.value());
+  }
+  static void encode_record(std::string& out, const std::string& v) { out = v; }
+  void decode_record(std::string_view bytes, const std::string&) { value_.assign(bytes); }
+  // A tar sample's members, as the sample's record.
+  template <class Parts>
+  requires tablio::part_taking_holder<H>
+  void take_parts(const Parts& parts, tablio::keeper, const std::string& name) {
+    value_.clear();
+    for (const auto& part : parts) {
+      if (!tablio::is_sample_extension(part.name))
+        tablio::throw_format_error(name, 0, {}, {"a sample member (extension and data lengths)"},
+                                   {"an empty extension, or one with '/' or NUL"});
+      tablio::append_sample_member(value_, part.name, part.bytes);
+    }
+  }
+
+ private:
+  tablio::bytes_holder bytes_;
+};
+
+// C's tables read as their records, each a bytes object.
+template <class C>
+struct records_of {
+  using holder = record_keeping_holder<typename C::holder>;
+  using owned_holder = holder;
+  using value_type = std::string;
+  static py::object to_python(value_type&& v, const value_options&) { return py::bytes(v); }
+};
+
+// A record to decode, into a holder of its own (its images=), in a thread of the decoding.
+template <class H>
+struct record_job {
+  H holder;
+  std::string_view record;
+  const std::string* key = nullptr;
+  const std::string* source = nullptr;
+  // Reads the record as a table reads it, errors naming the table and key.
+  void run() {
+    tablio::detail::with_key(*key, *source, [&] {
+      if constexpr (tablio::detail::key_aware_holder<H>) holder.at_key(*key);
+      holder.decode_record(record, *source);
+    });
+  }
+  // What a thread of the pipeline runs.
+  static void run_one(void*, record_job*& job) { job->run(); }
+};
+
+// Decodes `records` (bytes objects, with their keys and the tables they come from, whose
+// images= seeds are `seeds`) as C's sequential tables read them, in `threads` threads, into
+// (keys, values) stacked as C's batches are. A record that fails is a FormatError naming its
+// table and key.
+template <class C>
+py::tuple decode_records(const std::vector<std::string>& keys, const py::list& records,
+                         const std::vector<std::string>& sources, const std::vector<std::uint64_t>& seeds,
+                         const value_options& options, unsigned threads) {
+  using H = typename C::holder;
+  const std::size_t n = keys.size();
+  if (records.size() != n || sources.size() != n || seeds.size() != n)
+    throw tablio::usage_error("decode_records: keys, records, sources and seeds of one length");
+  // One holder per record, configured with its table's images= (its seed).
+  std::map<std::uint64_t, value_options> by_seed;
+  std::vector<record_job<H>> jobs(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto [at, made] = by_seed.try_emplace(seeds[i], options);
+    if (made && at->second.images && at->second.images->transform) {
+      auto t = std::make_shared<tablio::image_transform>(*at->second.images->transform);
+      t->seed = seeds[i];
+      at->second.images->transform = std::move(t);
+    }
+    if constexpr (requires { C::configure(jobs[i].holder, at->second); })
+      C::configure(jobs[i].holder, at->second);
+    char* data = nullptr;
+    Py_ssize_t size = 0;
+    if (PyBytes_AsStringAndSize(py::handle(records[i]).ptr(), &data, &size) != 0)
+      throw py::error_already_set();
+    jobs[i].record = std::string_view(data, static_cast<std::size_t>(size));
+    jobs[i].key = &keys[i];
+    jobs[i].source = &sources[i];
+  }
+  std::vector<std::string> decoded_keys;
+  py::object values = stacked_batch<C>(options, decoded_keys, n, [&](auto&& add) {
+    if (threads < 2 || n < 2) {
+      for (record_job<H>& j : jobs) {
+        j.run();
+        add(*j.key, j.holder.value());
+      }
+      return;
+    }
+    tablio::detail::ordered_pipeline<record_job<H>*> pipeline(threads, n, &record_job<H>::run_one, nullptr);
+    for (record_job<H>& j : jobs) {
+      pipeline.next_slot() = &j;
+      pipeline.hand_in();
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      record_job<H>* j = pipeline.take();
+      pipeline.release();
+      add(*j->key, j->holder.value());
+    }
+  });
+  return py::make_tuple(keys_to_python(decoded_keys), std::move(values));
+}
+
+// C's entry, with its records' table and decoding.
+template <class C>
+value_type_entry with_records(value_type_entry entry) {
+  entry.records = [](const std::string& rspec, const value_options& o) -> std::unique_ptr<sequential_base> {
+    return std::make_unique<sequential_table<records_of<C>>>(rspec, o);
+  };
+  entry.decode_records = decode_records<C>;
+  return entry;
+}
+
+}  // namespace tablio_python
