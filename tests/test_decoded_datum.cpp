@@ -97,4 +97,6 @@ TEST_CASE("A sample without one image, or with a label that is no number, is a f
                     Catch::Contains("'kl'") && Catch::Contains("cls"));
   label.members[1].data = "12\n";
   CHECK(detail::image_held(label, "s.tar", "kl").label == 12);
+  label.members[1].data = " -3\r\n";  // as Python's int() reads it
+  CHECK(detail::image_held(label, "s.tar", "kl").label == -3);
 }

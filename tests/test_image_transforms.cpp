@@ -190,6 +190,23 @@ TEST_CASE(
   CHECK(out.values[4] == (float(pattern[4]) / 255.0f - 0.5f) / 0.25f);
 }
 
+TEST_CASE("Normalize's mean and std name R, G, B, in whatever order the channels come") {
+  image rgb = pattern_image(), bgr = pattern_image();
+  bgr.bgr = true;
+  for (std::size_t i = 0; i < bgr.pixels.size(); i += 3) std::swap(bgr.pixels[i], bgr.pixels[i + 2]);
+  image_transform t;
+  t.mean = {0.1f, 0.5f, 0.9f};
+  t.std = {0.2f, 0.3f, 0.4f};
+  image from_rgb, from_bgr;
+  transform_image(rgb, t, true, from_rgb, "f", "k");
+  transform_image(bgr, t, true, from_bgr, "f", "k");
+  CHECK(from_bgr.bgr);
+  const std::size_t plane = std::size_t{from_rgb.width} * from_rgb.height;
+  for (std::size_t c = 0; c < 3; ++c)
+    CHECK(std::equal(from_rgb.values.begin() + c * plane, from_rgb.values.begin() + (c + 1) * plane,
+                     from_bgr.values.begin() + (2 - c) * plane));
+}
+
 TEST_CASE("A transform's output is bounded as a decoded image is, whatever sides a header claims") {
   image_transform t;
   t.resize = 256;

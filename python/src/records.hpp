@@ -94,14 +94,15 @@ py::tuple decode_records(const std::vector<std::string>& keys, const py::list& r
   std::map<std::uint64_t, value_options> by_seed;
   std::vector<record_job<H>> jobs(n);
   for (std::size_t i = 0; i < n; ++i) {
-    auto [at, made] = by_seed.try_emplace(seeds[i], options);
-    if (made && at->second.images && at->second.images->transform) {
-      auto t = std::make_shared<tablio::image_transform>(*at->second.images->transform);
+    const auto placed = by_seed.try_emplace(seeds[i], options);
+    value_options& table_options = placed.first->second;
+    if (placed.second && table_options.images && table_options.images->transform) {
+      auto t = std::make_shared<tablio::image_transform>(*table_options.images->transform);
       t->seed = seeds[i];
-      at->second.images->transform = std::move(t);
+      table_options.images->transform = std::move(t);
     }
-    if constexpr (requires { C::configure(jobs[i].holder, at->second); })
-      C::configure(jobs[i].holder, at->second);
+    if constexpr (requires(H & h, const value_options& o) { C::configure(h, o); })
+      C::configure(jobs[i].holder, table_options);
     char* data = nullptr;
     Py_ssize_t size = 0;
     if (PyBytes_AsStringAndSize(py::handle(records[i]).ptr(), &data, &size) != 0)

@@ -103,9 +103,13 @@ def test_normalised_floats_go_to_float_data(shard):
     expected = python_images(f"tar:{folder}/shard.tar", "sample",
                              {"resize": 80, "center_crop": 64, "mean": [0.485, 0.456, 0.406],
                               "std": [0.229, 0.224, 0.225], "bgr": True})
+    # Normalize's mean and std name R, G, B, whatever order the channels are stored in.
+    rgb = python_images(f"tar:{folder}/shard.tar", "sample",
+                        {"resize": 80, "center_crop": 64, "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]})
     for key, (values, _) in written.items():
         assert values.dtype == np.float32 and values.shape == (3, 64, 64)
         assert np.array_equal(values, expected[key])
+        assert np.array_equal(values[::-1], rgb[key])
 
 
 @pytest.fixture(scope="module")
@@ -203,6 +207,7 @@ def test_bad_images_are_errors_naming_file_and_key(tmp_path):
 
 @pytest.mark.parametrize("options, message", [
     (["--resize=10"], "apply with --images"),
+    (["--images", "--resize=0"], "1 to 65535"),
     (["--images", "--resize=10", "--crop-size=5"], "not both"),
     (["--images", "--random-resized-crop=10", "--center-crop=5"], "not taken with"),
     (["--images", "--mean=0.5"], "go together"),

@@ -54,9 +54,11 @@ inline std::vector<float> floats(const std::string& name, const std::string& tex
   return out;
 }
 
+// A size an option gives, 1 to 65535; 0 where it is not given.
 inline std::uint32_t side(arguments& args, const std::string& name) {
   const int n = args.integer(name, 0);
-  if (n < 0 || n > 65535) throw tablio::usage_error("--" + name + " is a size in pixels, 1 to 65535");
+  if (n < 0 || n > 65535 || (n == 0 && args.has(name)))
+    throw tablio::usage_error("--" + name + " is a size in pixels, 1 to 65535");
   return static_cast<std::uint32_t>(n);
 }
 

@@ -59,8 +59,11 @@ inline held_image image_held(const webdataset_sample& s, const std::string& name
                        {"none"});
   held.encoded = *found;
   if (const std::string* cls = s.find("cls")) {
+    // The integer, with the white space around it that Python's int() takes as WebDataset reads it.
     std::string_view text = *cls;
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+    auto space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+    while (!text.empty() && space(text.back())) text.remove_suffix(1);
+    while (!text.empty() && space(text.front())) text.remove_prefix(1);
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), held.label);
     if (text.empty() || ec != std::errc() || end != text.data() + text.size())
       throw_format_error(name, std::nullopt, key, {"a cls member of an int32 label"}, {quoted_excerpt(*cls)});

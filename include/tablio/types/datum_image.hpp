@@ -17,8 +17,8 @@ TABLIO_BEGIN_NAMESPACE
 // Applies t to a raw Datum's image (C, H, W), bytes or float_data, into out, with the draws for
 // `key`: Caffe's transform_param as DataTransformer::Transform(Datum) applies it (float32
 // (C, H, W) values), or torchvision's (bytes of 1 or 3 channels, in the stored channel order,
-// laid out as channels_first says). A Datum whose sizes do not hold its data, or that
-// torchvision's transforms cannot take, is a format_error naming source and key.
+// B, G, R as Caffe stores colour, laid out as channels_first says). A Datum whose sizes do not hold its data,
+// or that torchvision's transforms cannot take, is a format_error naming source and key.
 template <class Bytes>
 void transform_raw_datum(const basic_datum<Bytes>& d, const image_transform& t, bool channels_first,
                          image& out, std::string_view source, std::string_view key) {
@@ -60,6 +60,7 @@ void transform_raw_datum(const basic_datum<Bytes>& d, const image_transform& t, 
   laid_out.height = h;
   laid_out.width = w;
   laid_out.channels_first = false;
+  laid_out.bgr = c == 3;  // as Caffe stores a colour image
   const auto* planes = reinterpret_cast<const std::uint8_t*>(d.data.data());
   const std::size_t plane = std::size_t{h} * w;
   for (std::size_t i = 0; i < plane; ++i)

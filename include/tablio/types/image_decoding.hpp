@@ -214,7 +214,7 @@ inline void decode_jpeg(std::string_view bytes, image& out, const image_options&
     decode_jpeg_part(bytes, part, pixels, source, key);
     const pixel_region region{pixels.data() + std::size_t{p.source.x0 - part.left} * channels, part.stride,
                               p.source.x1 - p.source.x0, p.source.y1 - p.source.y0, channels};
-    return apply_transform(*transform, p, region, options.channels_first, out);
+    return apply_transform(*transform, p, region, options.channels_first, out, options.bgr && channels == 3);
   }
   const int s =
       draft_scale(static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height), options.at_least);
@@ -222,6 +222,7 @@ inline void decode_jpeg(std::string_view bytes, image& out, const image_options&
   out.width = static_cast<std::uint32_t>(w);
   out.height = static_cast<std::uint32_t>(h);
   out.channels = channels;
+  out.bgr = options.bgr && channels == 3;
   out.pixels.resize(std::size_t{out.width} * out.height * channels);
   const int format = channels == 1 ? TJPF_GRAY : options.bgr ? TJPF_BGR : TJPF_RGB;
   // The accurate DCT and smooth upsampling (Pillow's). Of libjpeg's warnings, Pillow refuses
@@ -298,6 +299,7 @@ inline void decode_png(std::string_view bytes, image& out, const image_options& 
   out.width = width;
   out.height = height;
   out.channels = channels;
+  out.bgr = options.bgr && channels == 3;
   out.pixels.resize(std::size_t{width} * height * channels);
   rows.resize(height);
   for (std::size_t y = 0; y < height; ++y) rows[y] = out.pixels.data() + y * width * channels;

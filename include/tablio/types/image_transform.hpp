@@ -361,12 +361,13 @@ namespace detail {
 // Flips, lays out and normalises a transform's (H, W, C) bytes into out.
 inline void finish_transform(const image_transform& t, const transform_draw& d, const std::uint8_t* src,
                              std::uint32_t width, std::uint32_t height, std::uint32_t c, bool channels_first,
-                             image& out) {
+                             bool bgr, image& out) {
   const std::size_t area = std::size_t{width} * height;
   out.width = width;
   out.height = height;
   out.channels = c;
   out.channels_first = channels_first;
+  out.bgr = bgr;
   auto place = [&](std::size_t y, std::size_t x, std::uint32_t k) {
     if (d.flip) x = width - 1 - x;
     return channels_first ? (k * height + y) * width + x : (y * width + x) * c + k;
@@ -386,7 +387,8 @@ inline void finish_transform(const image_transform& t, const transform_draw& d, 
   for (std::size_t y = 0; y < height; ++y)
     for (std::size_t x = 0; x < width; ++x)
       for (std::uint32_t k = 0; k < c; ++k) {
-        const float m = t.mean[t.mean.size() == 1 ? 0 : k], s = t.std[t.std.size() == 1 ? 0 : k];
+        const std::uint32_t colour = bgr ? 2 - k : k;  // Normalize's mean and std name R, G, B
+        const float m = t.mean[t.mean.size() == 1 ? 0 : colour], s = t.std[t.std.size() == 1 ? 0 : colour];
         to[place(y, x, k)] = (static_cast<float>(src[(y * width + x) * c + k]) / 255.0f - m) / s;
       }
 }
@@ -396,8 +398,9 @@ inline void finish_transform(const image_transform& t, const transform_draw& d, 
 // Applies t as planned to the pixels `in` of the plan's source rectangle (of the scaled image,
 // (H, W, C) bytes from its corner), into `out`: bytes (H, W, C), or (C, H, W) with
 // channels_first; float32 values (C, H, W) under Caffe's transform_param or a normalisation.
+// `bgr`: in's three channels are B, G, R (a normalisation's mean and std name R, G, B).
 inline void apply_transform(const image_transform& t, const transform_plan& p, pixel_region in,
-                            bool channels_first, image& out) {
+                            bool channels_first, image& out, bool bgr = false) {
   const std::uint32_t c = in.channels;
   const transform_draw& d = p.draw;
   if (t.caffe) {
@@ -405,6 +408,7 @@ inline void apply_transform(const image_transform& t, const transform_plan& p, p
     out.width = d.width;
     out.height = d.height;
     out.channels_first = true;
+    out.bgr = bgr && c == 3;
     out.pixels.clear();
     out.values.resize(std::size_t{c} * d.width * d.height);
     detail::caffe_transform(in.data, 1, in.stride, c, c, p.height, p.width, t, d, out.values.data());
@@ -443,7 +447,7 @@ inline void apply_transform(const image_transform& t, const transform_plan& p, p
       std::copy_n(in.data + y * in.stride, std::size_t{width} * c,
                   result.data() + std::size_t{y} * width * c);
   }
-  detail::finish_transform(t, d, result.data(), width, height, c, channels_first, out);
+  detail::finish_transform(t, d, result.data(), width, height, c, channels_first, bgr && c == 3, out);
 }
 
 // Applies t, with the draws for `key`, to a decoded (H, W, C) image `in` (at full scale: no DCT
@@ -460,7 +464,7 @@ inline void transform_image(const image& in, const image_transform& t, bool chan
   const std::size_t stride = std::size_t{in.width} * in.channels;
   const pixel_region region{in.pixels.data() + p.source.y0 * stride + std::size_t{p.source.x0} * in.channels,
                             stride, p.source.x1 - p.source.x0, p.source.y1 - p.source.y0, in.channels};
-  apply_transform(whole, p, region, channels_first, out);
+  apply_transform(whole, p, region, channels_first, out, in.bgr);
 }
 
 TABLIO_END_NAMESPACE

@@ -37,7 +37,8 @@ struct image_options {
   } at_least;
   // Channels first (C, H, W), as Caffe's data layer gives images, rather than (H, W, C).
   bool channels_first = false;
-  // B, G, R order, as OpenCV (and so Caffe) gives colour images, rather than R, G, B.
+  // B, G, R order, as OpenCV (and so Caffe) gives colour images, rather than R, G, B (a
+  // transform's mean and std, torchvision's, still name R, G, B).
   bool bgr = false;
   // What is done to the decoded image (types/image_transform.hpp): a crop, a resize, a flip,
   // a mean subtracted; channels_first then lays out its output. None when null.
@@ -51,6 +52,7 @@ struct image {
   std::vector<float> values;  // float32 values in place of pixels, where a transform gives them
   std::uint32_t height = 0, width = 0, channels = 0;
   bool channels_first = false;
+  bool bgr = false;  // three channels in B, G, R order (image_options::bgr), not R, G, B
 };
 
 // Whether b starts as a JPEG does (FF D8 FF).
