@@ -12,8 +12,14 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <vector>
+
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>  // SSE2, which every x86-64 processor has
+#define TABLIO_RESAMPLE_SSE2 1
+#endif
 
 TABLIO_BEGIN_NAMESPACE
 
@@ -28,6 +34,9 @@ struct pixel_region {
 namespace detail {
 
 inline constexpr int resample_bits = 22;  // Pillow's PRECISION_BITS for 8-bit images
+// A 22-bit weight w is split as (w >> 11) * 2048 + (w & 2047), two halves that fit 16 bits, so
+// that 16-bit multiply-adds give the 32-bit sums exactly: 2048 * sum(p * high) + sum(p * low).
+inline constexpr int resample_half_bits = 11;
 
 // One axis's filter: for each output position, the first input position it reads, how many,
 // and their fixed-point weights (`taps` per position).
@@ -35,6 +44,11 @@ struct resample_axis {
   std::vector<std::uint32_t> first, count;
   std::vector<std::int32_t> weights;
   std::size_t taps = 0;
+  // For each position, its weights in pairs (taps rounded up to even, the last of an odd count
+  // paired with 0): the high halves of a pair in one 32-bit word (the first in its low 16
+  // bits), and the low halves in another, as 16-bit multiply-adds take them.
+  std::vector<std::int32_t> high_pairs, low_pairs;
+  std::size_t pairs = 0;
 
   resample_axis(std::uint32_t in_size, std::uint32_t out_size) : first(out_size), count(out_size) {
     const double scale = static_cast<double>(in_size) / out_size;
@@ -67,8 +81,37 @@ struct resample_axis {
       first[out] = static_cast<std::uint32_t>(lo);
       count[out] = static_cast<std::uint32_t>(n);
     }
+    pairs = (taps + 1) / 2;
+    high_pairs.assign(pairs * out_size, 0);
+    low_pairs.assign(pairs * out_size, 0);
+    auto pair = [](std::int32_t a, std::int32_t b) {
+      return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint16_t>(a)) |
+                                       static_cast<std::uint32_t>(static_cast<std::uint16_t>(b)) << 16);
+    };
+    for (std::uint32_t out = 0; out < out_size; ++out)
+      for (std::size_t j = 0; j < pairs; ++j) {
+        const std::int32_t* w = &weights[out * taps + 2 * j];
+        const std::int32_t second = 2 * j + 1 < taps ? w[1] : 0;
+        high_pairs[out * pairs + j] = pair(w[0] >> resample_half_bits, second >> resample_half_bits);
+        low_pairs[out * pairs + j] =
+            pair(w[0] & ((1 << resample_half_bits) - 1), second & ((1 << resample_half_bits) - 1));
+      }
   }
 };
+
+#if defined(TABLIO_RESAMPLE_SSE2)
+// The sums of 16-bit multiply-adds by high and low halves, rounded and clipped as Pillow does:
+// ((high << 11) + low + 2^21) >> 22, saturated to 0..255 in 8-bit lanes (the low 4 or 8).
+inline __m128i resampled_bytes(__m128i high0, __m128i low0, __m128i high1, __m128i low1) noexcept {
+  const __m128i half = _mm_set1_epi32(1 << (resample_bits - 1));
+  auto sum = [&](__m128i high, __m128i low) {
+    return _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(high, resample_half_bits), low), half),
+                          resample_bits);
+  };
+  const __m128i words = _mm_packs_epi32(sum(high0, low0), sum(high1, low1));
+  return _mm_packus_epi16(words, words);
+}
+#endif
 
 TABLIO_ALWAYS_INLINE std::uint8_t clip_resampled(std::int32_t sum) noexcept {
   if (sum >= (1 << resample_bits << 8)) return 255;
@@ -97,14 +140,40 @@ void resample_column(const std::uint8_t* in, std::size_t stride, std::uint32_t s
                      std::uint32_t y, std::size_t bytes, std::int32_t* __restrict sums,
                      std::uint8_t* __restrict dst) {
   const std::int32_t* w = &a.weights[y * a.taps];
-  for (std::size_t i = 0; i < bytes; ++i) sums[i] = 1 << (resample_bits - 1);
   const std::uint8_t* src = in + (a.first[y] - shift) * stride;
+  std::size_t done = 0;
+#if defined(TABLIO_RESAMPLE_SSE2)
+  // Eight bytes at a time, two rows at a time: (p, p') of rows k and k + 1, times their weights.
+  const std::uint32_t count = a.count[y];
+  const std::int32_t* high = &a.high_pairs[y * a.pairs];
+  const std::int32_t* low = &a.low_pairs[y * a.pairs];
+  const __m128i zero = _mm_setzero_si128();
+  for (; done + 8 <= bytes; done += 8) {
+    __m128i high0 = zero, low0 = zero, high1 = zero, low1 = zero;
+    const std::uint8_t* r = src + done;
+    for (std::uint32_t k = 0; k < count; k += 2, r += 2 * stride) {
+      const __m128i first = _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r)), zero);
+      const __m128i second =
+          k + 1 < count
+              ? _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r + stride)), zero)
+              : zero;
+      const __m128i lanes0 = _mm_unpacklo_epi16(first, second), lanes1 = _mm_unpackhi_epi16(first, second);
+      const __m128i h = _mm_set1_epi32(high[k / 2]), l = _mm_set1_epi32(low[k / 2]);
+      high0 = _mm_add_epi32(high0, _mm_madd_epi16(lanes0, h));
+      high1 = _mm_add_epi32(high1, _mm_madd_epi16(lanes1, h));
+      low0 = _mm_add_epi32(low0, _mm_madd_epi16(lanes0, l));
+      low1 = _mm_add_epi32(low1, _mm_madd_epi16(lanes1, l));
+    }
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + done), resampled_bytes(high0, low0, high1, low1));
+  }
+#endif
+  for (std::size_t i = done; i < bytes; ++i) sums[i] = 1 << (resample_bits - 1);
   for (std::uint32_t k = 0; k < a.count[y]; ++k, src += stride) {
     const std::uint8_t* __restrict r = src;
     const std::int32_t wk = w[k];
-    for (std::size_t i = 0; i < bytes; ++i) sums[i] += r[i] * wk;
+    for (std::size_t i = done; i < bytes; ++i) sums[i] += r[i] * wk;
   }
-  for (std::size_t i = 0; i < bytes; ++i) dst[i] = clip_resampled(sums[i]);
+  for (std::size_t i = done; i < bytes; ++i) dst[i] = clip_resampled(sums[i]);
 }
 
 }  // namespace detail
