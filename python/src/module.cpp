@@ -993,6 +993,11 @@ PYBIND11_MODULE(_tablio, m) {
       "FormatError).");
   m.def("value_types", [] { return strings_to_python(value_type_names()); });
   m.def(
+      "_reads_records",
+      [](const std::string& type) { return static_cast<bool>(find_value_type(type).records); },
+      py::arg("type"),
+      "Whether tables of TYPE can be read as records to decode later (SequentialReader _records).");
+  m.def(
       "table_files",
       [](const std::string& rspec, py::handle access) {
         tablio::open_options open = access_of(access);

@@ -930,7 +930,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         known size (a crop) against the tables' stored bytes per record, where known; a whole
         decoded image, or a resize alone, always (decoding multiplies a photo's bytes)."""
         images = self._reading["images"]
-        if images is None or self.type not in ("sample", "datum", "example") or self.options.get("segments"):
+        if images is None or not _tablio._reads_records(self.type) or self.options.get("segments"):
             return False
         if any("key=" in spec.partition(":")[0] for spec in self.tables):  # keys a record keeps: read as values
             return False
