@@ -21,6 +21,14 @@ if SANITIZED:
     multiprocessing.set_start_method("forkserver", force=True)
 
 
+def program_environment(**extra):
+    """The environment for a program the build made (the tool, the C++ copier): the interpreter's
+    preloaded sanitizer runtime is left out, since such a program links its own."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    env.update(extra)
+    return env
+
+
 # Nor do the jobs of many processes run there (tests marked worker_processes, and those whose
 # parameters start workers or ranks another way): each worker and rank is a fresh interpreter
 # running the C++ the in-process tests run under the sanitizers, and their orchestration is

@@ -6,6 +6,7 @@ import re
 import subprocess
 
 import pytest
+from conftest import program_environment
 
 np = pytest.importorskip("numpy")
 tablio = pytest.importorskip("tablio")
@@ -94,7 +95,7 @@ def canonical(type, d):
 
 def run(*command):
     done = subprocess.run(command, capture_output=True, timeout=120,
-                          env={k: v for k, v in os.environ.items() if k != "LD_PRELOAD"})
+                          env=program_environment())
     return done.returncode, done.stderr.decode(errors="replace")
 
 

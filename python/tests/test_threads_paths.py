@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import pytest
+from conftest import program_environment
 
 np = pytest.importorskip("numpy")
 tablio = pytest.importorskip("tablio")
@@ -28,9 +29,8 @@ def every_entry_to_threads():
 
 def tool(*args, cwd=None):
     """The tool's exit status, output and error output, with tables using their threads."""
-    env = dict(os.environ, TABLIO_THREAD_USE="always")
-    env.pop("LD_PRELOAD", None)  # the interpreter's (a sanitized build's runtime): the tool links its own
-    done = subprocess.run([TOOL, *args], capture_output=True, cwd=cwd, env=env, timeout=300)
+    done = subprocess.run([TOOL, *args], capture_output=True, cwd=cwd, timeout=300,
+                          env=program_environment(TABLIO_THREAD_USE="always"))
     return done.returncode, done.stdout, done.stderr
 
 

@@ -6,6 +6,7 @@ import os
 import subprocess
 
 import pytest
+from conftest import program_environment
 
 np = pytest.importorskip("numpy")
 Image = pytest.importorskip("PIL.Image")
@@ -41,7 +42,8 @@ def shard(tmp_path_factory):
 
 
 def tool(*args, ok=True):
-    run = subprocess.run([TOOL, *map(str, args)], capture_output=True, text=True, timeout=120)
+    run = subprocess.run([TOOL, *map(str, args)], capture_output=True, text=True, timeout=120,
+                         env=program_environment())
     if ok:
         assert run.returncode == 0, run.stderr
     return run
