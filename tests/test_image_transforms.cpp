@@ -112,7 +112,26 @@ TEST_CASE("Resizing gives the plain two passes' bytes, for every size, window an
     for (auto& b : in) b = static_cast<std::uint8_t>(t % 3 == 0 ? (rng() & 1) * 255 : rng() & 255);
     std::vector<std::uint8_t> got;
     resize_bilinear({in.data(), std::size_t{w} * c, w, h, c}, to_w, to_h, got);
-    REQUIRE(got == plain_resize(in, w, h, c, to_w, to_h));
+    const std::vector<std::uint8_t> expected = plain_resize(in, w, h, c, to_w, to_h);
+    REQUIRE(got == expected);
+    // A window of the result, from only the part of the image it reads, copied apart so that
+    // a read past that part is one past the allocation.
+    const auto below = [&](std::uint32_t n) { return static_cast<std::uint32_t>(rng() % n); };
+    const std::uint32_t left = below(to_w), top = below(to_h);
+    const resize_window window{w, h, to_w, to_h, left, top, 1 + below(to_w - left), 1 + below(to_h - top)};
+    const bilinear_resize resize(window);
+    const pixel_rect from = resize.source();
+    const std::size_t part_row = std::size_t{from.x1 - from.x0} * c;
+    std::vector<std::uint8_t> part((from.y1 - from.y0) * part_row);
+    for (std::uint32_t y = from.y0; y < from.y1; ++y)
+      std::copy_n(in.begin() + static_cast<std::ptrdiff_t>((std::size_t{y} * w + from.x0) * c), part_row,
+                  part.begin() + static_cast<std::ptrdiff_t>((y - from.y0) * part_row));
+    resize.run({part.data(), part_row, from.x1 - from.x0, from.y1 - from.y0, c}, got);
+    for (std::uint32_t y = 0; y < window.rows; ++y)
+      REQUIRE(std::equal(
+          got.begin() + static_cast<std::ptrdiff_t>(std::size_t{y} * window.columns * c),
+          got.begin() + static_cast<std::ptrdiff_t>(std::size_t{y + 1} * window.columns * c),
+          expected.begin() + static_cast<std::ptrdiff_t>((std::size_t{top + y} * to_w + left) * c)));
   }
 }
 

@@ -119,11 +119,53 @@ TABLIO_ALWAYS_INLINE std::uint8_t clip_resampled(std::int32_t sum) noexcept {
   return static_cast<std::uint8_t>(sum >> resample_bits);
 }
 
-// One row horizontally: output columns [0, n) of it, the first at `first` of the axis.
+#if defined(TABLIO_RESAMPLE_SSE2)
+// Two rows of 3-byte pixels horizontally (src and src + stride, into dst and dst + dst_stride),
+// from output column 0 on, sharing each column's weights: two taps' pixels at a time, loaded as
+// 8 bytes from the first and spread as 16-bit (r0 r1 g0 g1 b0 b1 . .), so that a multiply-add by
+// the pair's weights gives the (r, g, b, .) sums. Stops at the first column whose loads would pass
+// the rows' `row_bytes` (left to the plain loop): returns where it stopped.
+inline std::uint32_t resample_rgb_rows(const std::uint8_t* __restrict src, std::size_t stride,
+                                       std::size_t row_bytes, const resample_axis& a, std::uint32_t first,
+                                       std::uint32_t n, std::uint32_t shift, std::uint8_t* __restrict dst,
+                                       std::size_t dst_stride) {
+  const __m128i zero = _mm_setzero_si128();
+  std::uint32_t x = 0;
+  for (; x < n; ++x) {
+    const std::uint32_t at = first + x, pairs = (a.count[at] + 1) / 2;
+    const std::size_t start = std::size_t{a.first[at] - shift} * 3;
+    if (start + 6 * std::size_t{pairs} + 2 > row_bytes) break;
+    const std::uint8_t* p = src + start;
+    const std::int32_t* high = &a.high_pairs[at * a.pairs];
+    const std::int32_t* low = &a.low_pairs[at * a.pairs];
+    __m128i high0 = zero, low0 = zero, high1 = zero, low1 = zero;
+    for (std::uint32_t j = 0; j < pairs; ++j, p += 6) {
+      const __m128i rows = _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)),
+                                              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + stride)));
+      const __m128i next = _mm_srli_epi64(rows, 24);  // each row's second pixel, under its first
+      const __m128i words0 = _mm_unpacklo_epi8(_mm_unpacklo_epi8(rows, next), zero);
+      const __m128i words1 = _mm_unpacklo_epi8(_mm_unpackhi_epi8(rows, next), zero);
+      const __m128i h = _mm_set1_epi32(high[j]), l = _mm_set1_epi32(low[j]);
+      high0 = _mm_add_epi32(high0, _mm_madd_epi16(words0, h));
+      low0 = _mm_add_epi32(low0, _mm_madd_epi16(words0, l));
+      high1 = _mm_add_epi32(high1, _mm_madd_epi16(words1, h));
+      low1 = _mm_add_epi32(low1, _mm_madd_epi16(words1, l));
+    }
+    const __m128i bytes = resampled_bytes(high0, low0, high1, low1);
+    const auto first_rgb = static_cast<std::uint32_t>(_mm_cvtsi128_si32(bytes));
+    const auto second_rgb = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(bytes, 4)));
+    std::memcpy(dst + std::size_t{x} * 3, &first_rgb, 3);
+    std::memcpy(dst + dst_stride + std::size_t{x} * 3, &second_rgb, 3);
+  }
+  return x;
+}
+#endif
+
+// One row horizontally: output columns [x, n) of it, the first of the row at `first` of the axis.
 template <unsigned C>
 void resample_row(const std::uint8_t* __restrict src, const resample_axis& a, std::uint32_t first,
-                  std::uint32_t n, std::uint32_t shift, std::uint8_t* __restrict dst) {
-  for (std::uint32_t x = 0; x < n; ++x) {
+                  std::uint32_t x, std::uint32_t n, std::uint32_t shift, std::uint8_t* __restrict dst) {
+  for (; x < n; ++x) {
     const std::int32_t* w = &a.weights[(first + x) * a.taps];
     const std::uint8_t* p = src + std::size_t{a.first[first + x] - shift} * C;
     std::int32_t sum[C];
@@ -131,6 +173,29 @@ void resample_row(const std::uint8_t* __restrict src, const resample_axis& a, st
     for (std::uint32_t i = 0; i < a.count[first + x]; ++i)
       for (unsigned c = 0; c < C; ++c) sum[c] += p[i * C + c] * w[i];
     for (unsigned c = 0; c < C; ++c) dst[x * C + c] = clip_resampled(sum[c]);
+  }
+}
+
+// Rows [0, rows) horizontally, each holding `row_bytes` bytes: row y from src + y * stride into
+// dst + y * dst_stride, output columns [0, n), the first at `first` of the axis.
+template <unsigned C>
+void resample_rows(const std::uint8_t* src, std::size_t stride, std::size_t row_bytes, const resample_axis& a,
+                   std::uint32_t first, std::uint32_t n, std::uint32_t shift, std::uint8_t* dst,
+                   std::size_t dst_stride, std::uint32_t rows) {
+  for (std::uint32_t y = 0; y < rows; y += 2) {
+    const std::uint8_t* from = src + y * stride;
+    std::uint8_t* to = dst + y * dst_stride;
+    const bool pair = y + 1 < rows;  // an odd last row is done as a pair with itself
+    std::uint32_t x = 0;
+#if defined(TABLIO_RESAMPLE_SSE2)
+    if constexpr (C == 3)
+      x = resample_rgb_rows(from, pair ? stride : 0, row_bytes, a, first, n, shift, to,
+                            pair ? dst_stride : 0);
+#else
+    (void)row_bytes;
+#endif
+    resample_row<C>(from, a, first, x, n, shift, to);
+    if (pair) resample_row<C>(from + stride, a, first, x, n, shift, to + dst_stride);
   }
 }
 
@@ -240,16 +305,16 @@ class bilinear_resize {
   template <unsigned C>
   void run(pixel_region in, std::uint8_t* out) const {
     const pixel_rect from = source();
-    const std::size_t row_bytes = std::size_t{w_.columns} * C;
+    const std::size_t row_bytes = std::size_t{w_.columns} * C,
+                      in_row_bytes = std::size_t{from.x1 - from.x0} * C;
     if (!horizontal_ && !vertical_) {
       for (std::uint32_t y = 0; y < w_.rows; ++y)
         std::copy_n(in.data + y * in.stride, row_bytes, out + y * row_bytes);
       return;
     }
     if (!vertical_) {
-      for (std::uint32_t y = 0; y < w_.rows; ++y)
-        detail::resample_row<C>(in.data + y * in.stride, *columns_, w_.left, w_.columns, from.x0,
-                                out + y * row_bytes);
+      detail::resample_rows<C>(in.data, in.stride, in_row_bytes, *columns_, w_.left, w_.columns, from.x0, out,
+                               row_bytes, w_.rows);
       return;
     }
     thread_local std::vector<std::int32_t> sums;
@@ -264,9 +329,8 @@ class bilinear_resize {
     // The horizontal pass over the input rows the vertical one reads, and only those.
     thread_local std::vector<std::uint8_t> between;
     between.resize(std::size_t{from.y1 - from.y0} * row_bytes);
-    for (std::uint32_t y = 0; y < from.y1 - from.y0; ++y)
-      detail::resample_row<C>(in.data + y * in.stride, *columns_, w_.left, w_.columns, from.x0,
-                              between.data() + y * row_bytes);
+    detail::resample_rows<C>(in.data, in.stride, in_row_bytes, *columns_, w_.left, w_.columns, from.x0,
+                             between.data(), row_bytes, from.y1 - from.y0);
     for (std::uint32_t y = 0; y < w_.rows; ++y)
       detail::resample_column<C>(between.data(), row_bytes, from.y0, *rows_, w_.top + y, row_bytes,
                                  sums.data(), out + y * row_bytes);
