@@ -345,10 +345,14 @@ TEST_CASE("A JPEG cut short is refused with a transform too, wherever the part i
   o.transform = t;
   image out;
   CHECK_NOTHROW(decode_image(bytes, out, o, "q90.jpg", "k"));
-  for (std::size_t cut : {bytes.size() - 2, bytes.size() * 3 / 4, bytes.size() / 2})
-    CHECK_THROWS_WITH(decode_image(bytes.substr(0, cut), out, o, "q90.jpg", "k"),
-                      Catch::Contains("q90.jpg") && Catch::Contains("'k'") &&
-                          Catch::Contains("expected a whole JPEG image, found Premature end of JPEG file"));
+  // Cut below the crop (only its end missing, or the rows under it), or within it; of an image
+  // of one scan, and of a progressive one (read whole at the start).
+  const std::string progressive = test::read_file(test::data_path("images/progressive.jpg"));
+  for (const std::string* image_bytes : {&bytes, &progressive})
+    for (std::size_t cut : {image_bytes->size() - 2, image_bytes->size() * 3 / 4, image_bytes->size() / 2})
+      CHECK_THROWS_WITH(decode_image(image_bytes->substr(0, cut), out, o, "q90.jpg", "k"),
+                        Catch::Contains("q90.jpg") && Catch::Contains("'k'") &&
+                            Catch::Contains("expected a whole JPEG image, found Premature end of JPEG file"));
   CHECK_THROWS_WITH(decode_image(bytes.substr(0, 400), out, o, "q90.jpg", "k"),
                     Catch::Contains("q90.jpg") && Catch::Contains("expected a JPEG image"));
   // Scan data overwritten (not the headers): decoded past with libjpeg's warning, as Pillow

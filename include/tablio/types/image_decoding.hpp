@@ -116,6 +116,17 @@ struct jpeg_part {
   std::uint32_t left = 0, stride = 0;  // set by the decoding
 };
 
+// Whether the JPEG being decoded has its end (EOI) in the data libjpeg has yet to read, so that
+// decoding the rest could not find it cut short: the whole input already read (images of several
+// scans are, at the start), the marker met by the entropy decoder, or a 0xFF 0xD9 further on,
+// which in a scan's data (where 0xFF is followed by 0 or a restart marker) is only the end.
+inline bool holds_its_end(jpeg_decompress_struct& cinfo) {
+  if (jpeg_input_complete(&cinfo) || cinfo.unread_marker == 0xD9) return true;
+  const std::string_view rest(reinterpret_cast<const char*>(cinfo.src->next_input_byte),
+                              cinfo.src->bytes_in_buffer);
+  return rest.rfind("\xFF\xD9") != std::string_view::npos;
+}
+
 // The libjpeg calls of decode_jpeg_part, apart: nothing here has a destructor for the jump to
 // skip. Returns false with reading.message set on an error.
 inline bool read_jpeg_part(jpeg_decompress_struct& cinfo, jpeg_reading& reading, std::string_view bytes,
@@ -143,8 +154,11 @@ inline bool read_jpeg_part(jpeg_decompress_struct& cinfo, jpeg_reading& reading,
     JSAMPROW row = pixels.data() + std::size_t{cinfo.output_scanline - part.y0} * part.stride;
     jpeg_read_scanlines(&cinfo, &row, 1);
   }
-  // The rest is read too, for an image cut short there: skipped (entropy decoding alone) but for
-  // its last row, which is decoded, since libjpeg skips to the end without reading.
+  // The rows below are read only to find whether the image is cut short (Pillow refuses one):
+  // not when the data is seen to hold its end further on.
+  if (cinfo.output_scanline < cinfo.output_height && holds_its_end(cinfo)) return true;
+  // Else they are skipped (entropy decoding alone) but for the last, which is decoded, since
+  // libjpeg skips to the end without reading.
   if (cinfo.output_scanline + 1 < cinfo.output_height)
     jpeg_skip_scanlines(&cinfo, cinfo.output_height - cinfo.output_scanline - 1);
   if (cinfo.output_scanline < cinfo.output_height) {
