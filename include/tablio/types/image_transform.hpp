@@ -358,6 +358,30 @@ inline transform_plan plan_transform(const image_transform& t, std::uint32_t wid
 
 namespace detail {
 
+// Copies a transform's (H, W, C) bytes `src` into `to`, converted by `value` (of a byte and its
+// channel), flipped left to right or not, as (C, H, W) with channels_first, else (H, W, C). The
+// loops are apart for each case, so that the compiler sees plain strides in each.
+template <std::uint32_t c, class T, class Value>
+void lay_out(const std::uint8_t* __restrict src, std::uint32_t width, std::uint32_t height, bool flip,
+             bool channels_first, T* __restrict to, Value value) {
+  const std::size_t area = std::size_t{width} * height, row = std::size_t{width} * c;
+  // Output pixel x of a row at `to` (C planes `area` apart, or C bytes a pixel) from input pixel i.
+  const auto copy_row = [&](const std::uint8_t* __restrict from, T* __restrict row_to, bool reversed) {
+    const std::size_t step = channels_first ? 1 : c, plane = channels_first ? area : 1;
+    for (std::size_t x = 0; x < width; ++x) {
+      T* __restrict pixel = row_to + (reversed ? width - 1 - x : x) * step;
+      for (std::uint32_t k = 0; k < c; ++k) pixel[k * plane] = value(from[x * c + k], k);
+    }
+  };
+  for (std::size_t y = 0; y < height; ++y, src += row) {
+    T* row_to = to + y * (channels_first ? width : row);
+    if (flip)
+      copy_row(src, row_to, true);
+    else
+      copy_row(src, row_to, false);
+  }
+}
+
 // Flips, lays out and normalises a transform's (H, W, C) bytes into out.
 inline void finish_transform(const image_transform& t, const transform_draw& d, const std::uint8_t* src,
                              std::uint32_t width, std::uint32_t height, std::uint32_t c, bool channels_first,
@@ -368,29 +392,30 @@ inline void finish_transform(const image_transform& t, const transform_draw& d, 
   out.channels = c;
   out.channels_first = channels_first;
   out.bgr = bgr;
-  auto place = [&](std::size_t y, std::size_t x, std::uint32_t k) {
-    if (d.flip) x = width - 1 - x;
-    return channels_first ? (k * height + y) * width + x : (y * width + x) * c + k;
-  };
   if (t.mean.empty()) {
     out.values.clear();
     out.pixels.resize(area * c);
-    std::uint8_t* __restrict to = out.pixels.data();
-    for (std::size_t y = 0; y < height; ++y)
-      for (std::size_t x = 0; x < width; ++x)
-        for (std::uint32_t k = 0; k < c; ++k) to[place(y, x, k)] = src[(y * width + x) * c + k];
+    const auto same = [](std::uint8_t v, std::uint32_t) { return v; };
+    if (c == 3)
+      lay_out<3>(src, width, height, d.flip, channels_first, out.pixels.data(), same);
+    else
+      lay_out<1>(src, width, height, d.flip, channels_first, out.pixels.data(), same);
     return;
+  }
+  // ToTensor's v / 255 then Normalize's (v - mean) / std, in float: of a byte, so looked up.
+  float normalised[3][256];
+  for (std::uint32_t k = 0; k < c; ++k) {
+    const std::uint32_t colour = bgr ? 2 - k : k;  // Normalize's mean and std name R, G, B
+    const float m = t.mean[t.mean.size() == 1 ? 0 : colour], s = t.std[t.std.size() == 1 ? 0 : colour];
+    for (int v = 0; v < 256; ++v) normalised[k][v] = (static_cast<float>(v) / 255.0f - m) / s;
   }
   out.pixels.clear();
   out.values.resize(area * c);
-  float* __restrict to = out.values.data();
-  for (std::size_t y = 0; y < height; ++y)
-    for (std::size_t x = 0; x < width; ++x)
-      for (std::uint32_t k = 0; k < c; ++k) {
-        const std::uint32_t colour = bgr ? 2 - k : k;  // Normalize's mean and std name R, G, B
-        const float m = t.mean[t.mean.size() == 1 ? 0 : colour], s = t.std[t.std.size() == 1 ? 0 : colour];
-        to[place(y, x, k)] = (static_cast<float>(src[(y * width + x) * c + k]) / 255.0f - m) / s;
-      }
+  const auto looked_up = [&](std::uint8_t v, std::uint32_t k) { return normalised[k][v]; };
+  if (c == 3)
+    lay_out<3>(src, width, height, d.flip, channels_first, out.values.data(), looked_up);
+  else
+    lay_out<1>(src, width, height, d.flip, channels_first, out.values.data(), looked_up);
 }
 
 }  // namespace detail
