@@ -130,7 +130,7 @@ def main():
                 "decode_jpeg + torchvision, 2 workers": (
                     DataLoader(Workers(on_decode_jpeg(tensor)), batch_size=BATCH, num_workers=2), lambda b: b[0]),
             }
-            runs[phase] = {name: fastest(epoch(*loader), 2) for name, loader in loaders.items()}
+            runs[phase] = {name: fastest(epoch(*loader), 3) for name, loader in loaders.items()}
 
         # Caffe: crop_size 227, mirror, mean_value, in the threads, against numpy after decoding.
         caffe = {"crop_size": 227, "mirror": True, "mean_value": MEAN}
@@ -158,13 +158,13 @@ def main():
                     n += len(out)
             assert n == images
 
-        caffe_ours, caffe_theirs = fastest(caffe_tablio, 2), fastest(caffe_numpy, 2)
+        caffe_ours, caffe_theirs = fastest(caffe_tablio, 3), fastest(caffe_numpy, 3)
 
         def decode_whole():
             with tablio.open(spec, type="sample", images=True, threads=2) as t:
                 for _ in t:
                     pass
-        floor = fastest(decode_whole, 2)
+        floor = fastest(decode_whole, 3)
 
         print("epoch (lower is faster):")
         for phase, times in runs.items():
