@@ -40,9 +40,7 @@ class record_keeping_holder : public tablio::holder_storage<std::string> {
   void take_parts(const Parts& parts, tablio::keeper, const std::string& name) {
     value_.clear();
     for (const auto& part : parts) {
-      if (!tablio::is_sample_extension(part.name))
-        tablio::throw_format_error(name, 0, {}, {"a sample member (extension and data lengths)"},
-                                   {"an empty extension, or one with '/' or NUL"});
+      tablio::check_sample_extension(part.name, name);
       tablio::append_sample_member(value_, part.name, part.bytes);
     }
   }

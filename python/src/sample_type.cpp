@@ -109,9 +109,7 @@ class sample_parts_holder : public tablio::holder_storage<sample_read> {
     value_.record.clear();
     value_.members.resize(parts.size());
     for (std::size_t i = 0; i < parts.size(); ++i) {
-      if (!tablio::is_sample_extension(parts[i].name))
-        tablio::throw_format_error(name, 0, {}, {"a sample member (extension and data lengths)"},
-                                   {"an empty extension, or one with '/' or NUL"});
+      tablio::check_sample_extension(parts[i].name, name);
       value_.members[i].first.assign(parts[i].name);
       value_.members[i].second = parts[i].bytes;
     }

@@ -33,9 +33,7 @@ class webdataset_sample_holder : public encoded_holder<webdataset_sample, detail
     std::vector<webdataset_sample::member>& members = value_.members;
     members.resize(parts.size());
     for (std::size_t i = 0; i < parts.size(); ++i) {
-      if (!is_sample_extension(parts[i].name))
-        throw_format_error(name, std::nullopt, {}, {"a sample member's extension"},
-                           {"an empty extension, or one with '/' or NUL"});
+      check_sample_extension(parts[i].name, name);
       members[i].extension.assign(parts[i].name);
       members[i].data.assign(parts[i].bytes);
     }

@@ -59,6 +59,14 @@ inline bool is_sample_extension(std::string_view extension) noexcept {
   return !extension.empty();
 }
 
+// Refuses an extension that cannot name a member (a tar member's, for a sample of the table
+// `name`): a format_error naming the table.
+inline void check_sample_extension(std::string_view extension, const std::string& name) {
+  if (!is_sample_extension(extension))
+    throw_format_error(name, std::nullopt, {}, {"a sample member's extension"},
+                       {"an empty extension, or one with '/' or NUL"});
+}
+
 // An extension as WebDataset's grouping gives it: ASCII capitals lowercased ("JPG" reads as
 // "jpg"), into `scratch` when it has any, else the extension itself.
 inline std::string_view webdataset_extension(std::string_view extension, std::string& scratch) {
