@@ -129,3 +129,7 @@ for n, (c, h, w) in enumerate([(3, 4, 5), (1, 2, 2), (3, 1, 1)]):
     values = struct.pack(f"<{c * h * w}f", *(i * 0.5 for i in range(c * h * w)))
     size = bytes([len(values) & 0x7F | 0x80, len(values) >> 7]) if len(values) > 127 else bytes([len(values)])
     put("fuzz_mean_image", str(n), shape + bytes([5 << 3 | 2]) + size + values)
+for f in files("images"):
+    if f.suffix in (".jpg", ".png"):
+        for choice in (0, 1, 2, 3, 4, 5, 8 + 1, 16 + 2, 32 + 5):  # transform, channels, layout, BGR
+            put("fuzz_image", f"{f.name}.{choice}", bytes([choice]) + f.read_bytes())

@@ -17,6 +17,7 @@ mkdir -p "$build/findings"
 
 run_one() {
   local target=$1 binary="$build/tests/fuzz/$1" log="$build/$1.log"
+  if [[ ! -x $binary ]]; then echo "$target: not built (its library is missing)"; return 0; fi
   local regressions="$root/tests/fuzz/regressions/$target"
   if [[ -d $regressions ]] && ! "$binary" "$regressions"/* >"$log" 2>&1; then
     echo "REGRESSION in $target: see $log"
@@ -33,7 +34,7 @@ run_one() {
 
 status=0
 targets=(fuzz_kaldi_object fuzz_kaldi_archive fuzz_compressed_matrix fuzz_wave fuzz_script fuzz_specifier
-  fuzz_tfrecord fuzz_example fuzz_datum fuzz_idx fuzz_tar fuzz_lmdb fuzz_protobuf fuzz_threads fuzz_mean_image)
+  fuzz_tfrecord fuzz_example fuzz_datum fuzz_idx fuzz_tar fuzz_lmdb fuzz_protobuf fuzz_threads fuzz_mean_image fuzz_image)
 for ((i = 0; i < ${#targets[@]}; i += 2)); do
   run_one "${targets[i]}" & first=$!
   second=""
