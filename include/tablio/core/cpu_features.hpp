@@ -27,6 +27,19 @@ inline bool cpu_has_sse42() noexcept {
 #endif
 }
 
+// x86-64's AVX2, with the system saving its registers (asked once).
+inline bool cpu_has_avx2() noexcept {
+#if TABLIO_GNU_EXTENSIONS && defined(__x86_64__)
+  static const bool avx2 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  return avx2;
+#else
+  return false;
+#endif
+}
+
 // ARMv8's optional CRC32 instructions (always there from ARMv8.1, as on Apple silicon).
 inline bool cpu_has_arm_crc32() noexcept {
 #if defined(__ARM_FEATURE_CRC32) || (defined(__aarch64__) && defined(__APPLE__))

@@ -20,6 +20,11 @@
 #include <emmintrin.h>  // SSE2, which every x86-64 processor has
 #define TABLIO_RESAMPLE_SSE2 1
 #endif
+#if TABLIO_GNU_EXTENSIONS && defined(__x86_64__)
+#include <immintrin.h>
+#include <tablio/core/cpu_features.hpp>
+#define TABLIO_RESAMPLE_AVX2 1  // also compiled for AVX2, used where the processor has it
+#endif
 
 TABLIO_BEGIN_NAMESPACE
 
@@ -120,6 +125,23 @@ TABLIO_ALWAYS_INLINE std::uint8_t clip_resampled(std::int32_t sum) noexcept {
 }
 
 #if defined(TABLIO_RESAMPLE_SSE2)
+// An output column of 3-byte pixels for the vector loops: the offset of its first pixel in a row,
+// its pairs of taps and their weights.
+struct rgb_column {
+  std::size_t start;
+  std::uint32_t pairs;
+  const std::int32_t *high, *low;
+  rgb_column(const resample_axis& a, std::uint32_t at, std::uint32_t shift) noexcept
+      : start(std::size_t{a.first[at] - shift} * 3),
+        pairs((a.count[at] + 1) / 2),
+        high(&a.high_pairs[at * a.pairs]),
+        low(&a.low_pairs[at * a.pairs]) {}
+  // Whether its loads, 8 bytes from each pair's first pixel, stay within a row of row_bytes.
+  bool within(std::size_t row_bytes) const noexcept {
+    return start + 6 * std::size_t{pairs} + 2 <= row_bytes;
+  }
+};
+
 // Two rows of 3-byte pixels horizontally (src and src + stride, into dst and dst + dst_stride),
 // from output column 0 on, sharing each column's weights: two taps' pixels at a time, loaded as
 // 8 bytes from the first and spread as 16-bit (r0 r1 g0 g1 b0 b1 . .), so that a multiply-add by
@@ -132,20 +154,17 @@ inline std::uint32_t resample_rgb_rows(const std::uint8_t* __restrict src, std::
   const __m128i zero = _mm_setzero_si128();
   std::uint32_t x = 0;
   for (; x < n; ++x) {
-    const std::uint32_t at = first + x, pairs = (a.count[at] + 1) / 2;
-    const std::size_t start = std::size_t{a.first[at] - shift} * 3;
-    if (start + 6 * std::size_t{pairs} + 2 > row_bytes) break;
-    const std::uint8_t* p = src + start;
-    const std::int32_t* high = &a.high_pairs[at * a.pairs];
-    const std::int32_t* low = &a.low_pairs[at * a.pairs];
+    const rgb_column column(a, first + x, shift);
+    if (!column.within(row_bytes)) break;
     __m128i high0 = zero, low0 = zero, high1 = zero, low1 = zero;
-    for (std::uint32_t j = 0; j < pairs; ++j, p += 6) {
+    const std::uint8_t* p = src + column.start;
+    for (std::uint32_t j = 0; j < column.pairs; ++j, p += 6) {
       const __m128i rows = _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)),
                                               _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + stride)));
       const __m128i next = _mm_srli_epi64(rows, 24);  // each row's second pixel, under its first
       const __m128i words0 = _mm_unpacklo_epi8(_mm_unpacklo_epi8(rows, next), zero);
       const __m128i words1 = _mm_unpacklo_epi8(_mm_unpackhi_epi8(rows, next), zero);
-      const __m128i h = _mm_set1_epi32(high[j]), l = _mm_set1_epi32(low[j]);
+      const __m128i h = _mm_set1_epi32(column.high[j]), l = _mm_set1_epi32(column.low[j]);
       high0 = _mm_add_epi32(high0, _mm_madd_epi16(words0, h));
       low0 = _mm_add_epi32(low0, _mm_madd_epi16(words0, l));
       high1 = _mm_add_epi32(high1, _mm_madd_epi16(words1, h));
@@ -156,6 +175,57 @@ inline std::uint32_t resample_rgb_rows(const std::uint8_t* __restrict src, std::
     const auto second_rgb = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(bytes, 4)));
     std::memcpy(dst + std::size_t{x} * 3, &first_rgb, 3);
     std::memcpy(dst + dst_stride + std::size_t{x} * 3, &second_rgb, 3);
+  }
+  return x;
+}
+#endif
+
+#if defined(TABLIO_RESAMPLE_AVX2)
+// resample_rgb_rows for four rows (src + k * stride into dst + k * dst_stride), rows 0 and 1 in
+// the low 128-bit lane of each register and rows 2 and 3 in the high one.
+TABLIO_TARGET("avx2")
+inline std::uint32_t resample_rgb_rows_avx2(const std::uint8_t* __restrict src, std::size_t stride,
+                                            std::size_t row_bytes, const resample_axis& a,
+                                            std::uint32_t first, std::uint32_t n, std::uint32_t shift,
+                                            std::uint8_t* __restrict dst, std::size_t dst_stride) {
+  const __m256i zero = _mm256_setzero_si256(), half = _mm256_set1_epi32(1 << (resample_bits - 1));
+  std::uint32_t x = 0;
+  for (; x < n; ++x) {
+    const rgb_column column(a, first + x, shift);
+    if (!column.within(row_bytes)) break;
+    __m256i high02 = zero, low02 = zero, high13 = zero, low13 = zero;
+    const std::uint8_t* p = src + column.start;
+    for (std::uint32_t j = 0; j < column.pairs; ++j, p += 6) {
+      const __m128i row0 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+      const __m128i row1 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + stride));
+      const __m128i row2 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 2 * stride));
+      const __m128i row3 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 3 * stride));
+      const __m256i rows = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(row0, row1)),
+                                                   _mm_unpacklo_epi64(row2, row3), 1);
+      const __m256i next = _mm256_srli_epi64(rows, 24);  // each row's second pixel, under its first
+      const __m256i words02 = _mm256_unpacklo_epi8(_mm256_unpacklo_epi8(rows, next), zero);
+      const __m256i words13 = _mm256_unpacklo_epi8(_mm256_unpackhi_epi8(rows, next), zero);
+      const __m256i h = _mm256_set1_epi32(column.high[j]), l = _mm256_set1_epi32(column.low[j]);
+      high02 = _mm256_add_epi32(high02, _mm256_madd_epi16(words02, h));
+      low02 = _mm256_add_epi32(low02, _mm256_madd_epi16(words02, l));
+      high13 = _mm256_add_epi32(high13, _mm256_madd_epi16(words13, h));
+      low13 = _mm256_add_epi32(low13, _mm256_madd_epi16(words13, l));
+    }
+    // ((high << 11) + low + 2^21) >> 22, saturated to bytes: rows 0, 1 | rows 2, 3, 4 bytes each
+    const __m256i sums02 = _mm256_srai_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(high02, resample_half_bits), low02), half),
+        resample_bits);
+    const __m256i sums13 = _mm256_srai_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(high13, resample_half_bits), low13), half),
+        resample_bits);
+    const __m256i words = _mm256_packs_epi32(sums02, sums13);
+    const __m256i bytes = _mm256_packus_epi16(words, words);
+    const __m128i rows01 = _mm256_castsi256_si128(bytes), rows23 = _mm256_extracti128_si256(bytes, 1);
+    const std::uint32_t rgb[4] = {static_cast<std::uint32_t>(_mm_cvtsi128_si32(rows01)),
+                                  static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(rows01, 4))),
+                                  static_cast<std::uint32_t>(_mm_cvtsi128_si32(rows23)),
+                                  static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(rows23, 4)))};
+    for (std::size_t k = 0; k < 4; ++k) std::memcpy(dst + k * dst_stride + std::size_t{x} * 3, &rgb[k], 3);
   }
   return x;
 }
@@ -182,7 +252,20 @@ template <unsigned C>
 void resample_rows(const std::uint8_t* src, std::size_t stride, std::size_t row_bytes, const resample_axis& a,
                    std::uint32_t first, std::uint32_t n, std::uint32_t shift, std::uint8_t* dst,
                    std::size_t dst_stride, std::uint32_t rows) {
-  for (std::uint32_t y = 0; y < rows; y += 2) {
+  std::uint32_t y = 0;
+#if defined(TABLIO_RESAMPLE_AVX2)
+  if constexpr (C == 3)
+    if (cpu_has_avx2())
+      for (; y + 4 <= rows; y += 4) {
+        const std::uint8_t* from = src + y * stride;
+        std::uint8_t* to = dst + y * dst_stride;
+        const std::uint32_t x =
+            resample_rgb_rows_avx2(from, stride, row_bytes, a, first, n, shift, to, dst_stride);
+        for (std::uint32_t k = 0; k < 4; ++k)
+          resample_row<C>(from + k * stride, a, first, x, n, shift, to + k * dst_stride);
+      }
+#endif
+  for (; y < rows; y += 2) {
     const std::uint8_t* from = src + y * stride;
     std::uint8_t* to = dst + y * dst_stride;
     const bool pair = y + 1 < rows;  // an odd last row is done as a pair with itself
