@@ -365,7 +365,8 @@ template <std::uint32_t c, class T, class Value>
 void lay_out(const std::uint8_t* __restrict src, std::uint32_t width, std::uint32_t height, bool flip,
              bool channels_first, T* __restrict to, Value value) {
   const std::size_t area = std::size_t{width} * height, row = std::size_t{width} * c;
-  // Output pixel x of a row at `to` (C planes `area` apart, or C bytes a pixel) from input pixel i.
+  // A row's pixels into `row_to`, in reverse order when `reversed`: each pixel's channels `plane`
+  // apart (C planes of `area`), or side by side.
   const auto copy_row = [&](const std::uint8_t* __restrict from, T* __restrict row_to, bool reversed) {
     const std::size_t step = channels_first ? 1 : c, plane = channels_first ? area : 1;
     for (std::size_t x = 0; x < width; ++x) {
