@@ -143,6 +143,13 @@ inline std::string& looked_up_key() {
   return key;
 }
 
+// Where the entry random access converts now starts in its file, where known: what its images'
+// errors name (a sequential table's holders are told theirs by the table).
+inline std::optional<std::uint64_t>& looked_up_offset() {
+  thread_local std::optional<std::uint64_t> offset;
+  return offset;
+}
+
 // Runs f, which converts values of the table `path` (the value under `key`, when one): a
 // value the conversion cannot take (decode_raw's lengths) is a format_error without a place,
 // which leaves here naming the table and the key.
@@ -243,7 +250,8 @@ struct value_type_entry {
   // those records decoded as its tables read them (records.hpp), for a smaller shuffle buffer.
   std::function<std::unique_ptr<sequential_base>(const std::string&, const value_options&)> records;
   std::function<py::tuple(const std::vector<std::string>&, const py::list&, const std::vector<std::string>&,
-                          const std::vector<std::uint64_t>&, const value_options&, unsigned)>
+                          const std::vector<std::uint64_t>&, const std::vector<std::uint64_t>&,
+                          const value_options&, unsigned)>
       decode_records;
 };
 

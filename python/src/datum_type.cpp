@@ -74,6 +74,7 @@ class datum_images_holder : public tablio::holder_storage<datum_read<tablio::dat
   void at_key(std::string_view key) {
     keyed_.at_key(key, [this](const std::string& name) { decode_image(name); });
   }
+  void at_offset(std::uint64_t offset) noexcept { value_.image.at_offset(offset); }
   static void write(tablio::writer& w, bool binary, const value_type& v) {
     tablio::datum_view_holder::write(w, binary, v.datum);
   }
@@ -160,6 +161,7 @@ std::string pixels_from_python(const py::array& a) {
 struct datum {
   using holder = datum_images_holder;
   using owned_holder = tablio::datum_holder;
+  static constexpr bool images_when_converted = true;  // random access: at conversion
   using value_type = datum_read<tablio::datum_view>;
 
   static void configure(holder& h, const value_options& o) { h.images = o.images; }
@@ -269,6 +271,7 @@ struct datum {
     datum_read<tablio::datum_view> r{datum_as<std::string_view>(d), {}};
     if (o.images && d.encoded) {
       unlocked_gil unlocked;
+      r.image.at_offset(looked_up_offset());
       decode_datum_image(r, *o.images, "", looked_up_key());
     }
     return to_python(std::move(r), o);

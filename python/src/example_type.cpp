@@ -81,6 +81,7 @@ class example_images_holder : public tablio::holder_storage<example_read> {
   void at_key(std::string_view key) {
     keyed_.at_key(key, [this](const std::string& name) { decode_images(name); });
   }
+  void at_offset(std::uint64_t offset) noexcept { value_.images.at_offset(offset); }
 
   static void write(tablio::writer& w, bool binary, const value_type& v) {
     tablio::example_view_holder::write(w, binary, v.example);
@@ -130,6 +131,7 @@ class example_images_holder : public tablio::holder_storage<example_read> {
 struct example {
   using holder = example_images_holder;
   using owned_holder = tablio::example_holder;
+  static constexpr bool images_when_converted = true;  // random access: at conversion
   using value_type = example_read;
 
   static void configure(holder& h, const value_options& o) {

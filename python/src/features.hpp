@@ -36,6 +36,7 @@ py::object image_feature_to_python(std::size_t count, Image&& image_at) {
 // A looked-up Example's image feature, decoded here.
 inline py::object images_looked_up(const std::vector<std::string>& values, const value_options& o) {
   decoded_images images;
+  images.at_offset(looked_up_offset());
   {
     unlocked_gil unlocked;
     images.decode_all([&] {

@@ -8,8 +8,10 @@
 
 #include <tablio/types/image.hpp>
 
+#include <cstdint>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,14 +49,23 @@ class decoded_images {
     from_.push_back(ordinal);
     return images_[count_++];
   }
+  // Where the entry of the value's images starts in its file (a table's entry_io tells the
+  // holder), which a kept error names as the table's own errors name it.
+  void at_offset(std::optional<std::uint64_t> offset) noexcept { entry_offset_ = offset; }
   // Runs decode (which calls add), keeping a bad image's error for the conversion.
   template <class Decode>
   void decode_all(Decode&& decode) {
     clear();
     try {
       decode();
-    } catch (const tablio::format_error&) {
-      error_ = std::current_exception();
+    } catch (const tablio::format_error& e) {
+      if (!entry_offset_) {
+        error_ = std::current_exception();
+        return;
+      }
+      tablio::error_location where = e.where();
+      where.offset = *entry_offset_ + where.offset.value_or(0);
+      error_ = std::make_exception_ptr(tablio::format_error(std::move(where), e.expected(), e.found()));
     }
   }
   const std::exception_ptr& error() const noexcept { return error_; }
@@ -71,6 +82,7 @@ class decoded_images {
   std::size_t count_ = 0;
   std::vector<std::size_t> from_;
   std::exception_ptr error_;
+  std::optional<std::uint64_t> entry_offset_;
 };
 
 // An image's array dimensions: (H, W, C), (C, H, W), or (H, W) for one channel unless three

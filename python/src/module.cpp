@@ -396,16 +396,18 @@ class record_decoder {
     options_ = with_images(options_from(dtype, py::none(), type, scale, decode_raw, view, features), images);
     options_.recycled = std::make_shared<storage_pools>();
   }
-  // (keys, values) of the records, each of the table `sources[i]` read with images= of seed
-  // `seeds[i]`; FormatError naming the table and key of the first that fails.
+  // (keys, values) of the records, each of the entry at `offsets[i]` of the table `sources[i]`
+  // read with images= of seed `seeds[i]`; FormatError naming the table, key and offset of the
+  // first that fails.
   py::tuple decode(const py::list& keys, const py::list& records, const py::list& sources,
-                   const py::list& seeds) {
+                   const py::list& seeds, const py::list& offsets) {
     std::vector<std::string> key_strings, source_strings;
-    std::vector<std::uint64_t> seed_numbers;
+    std::vector<std::uint64_t> seed_numbers, offset_numbers;
     for (py::handle k : keys) key_strings.push_back(py::cast<std::string>(k));
     for (py::handle s : sources) source_strings.push_back(py::cast<std::string>(s));
     for (py::handle s : seeds) seed_numbers.push_back(py::cast<std::uint64_t>(s));
-    return decode_(key_strings, records, source_strings, seed_numbers, options_, threads_);
+    for (py::handle o : offsets) offset_numbers.push_back(py::cast<std::uint64_t>(o));
+    return decode_(key_strings, records, source_strings, seed_numbers, offset_numbers, options_, threads_);
   }
 
  private:
@@ -764,7 +766,7 @@ PYBIND11_MODULE(_tablio, m) {
            py::arg("decode_raw") = py::none(), py::arg("view") = false, py::arg("features") = py::none(),
            py::arg("images") = py::none(), py::arg("threads") = 1)
       .def("decode", &record_decoder::decode, py::arg("keys"), py::arg("records"), py::arg("sources"),
-           py::arg("seeds"));
+           py::arg("seeds"), py::arg("offsets"));
   py::class_<sequential_reader>(
       m, "SequentialReader",
       "A table read in order, as Kaldi's SequentialTableReader reads it: iterating "

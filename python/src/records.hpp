@@ -12,6 +12,7 @@
 #include <tablio/holder/bytes.hpp>
 #include <tablio/types/sample.hpp>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,28 +21,36 @@
 
 namespace tablio_python {
 
+// An entry's record, and where the entry starts in its file (what a value decoded from it later
+// names in its errors, as the table would).
+struct kept_record {
+  std::string bytes;
+  std::uint64_t offset = 0;
+};
+
 // Reads the tables H reads, keeping each entry's record: the bytes H decodes it from.
 template <class H>
-class record_keeping_holder : public tablio::holder_storage<std::string> {
+class record_keeping_holder : public tablio::holder_storage<kept_record> {
  public:
   static constexpr std::string_view extension = H::extension;
-  static void write(tablio::writer& w, bool binary, const std::string& v) {
-    tablio::bytes_holder::write(w, binary, v);
+  static void write(tablio::writer& w, bool binary, const kept_record& v) {
+    tablio::bytes_holder::write(w, binary, v.bytes);
   }
+  void at_offset(std::uint64_t offset) noexcept { value_.offset = offset; }
   void read(tablio::reader& r) {
     bytes_.read(r);
-    value_.swap(bytes_.value());
+    value_.bytes.swap(bytes_.value());
   }
-  static void encode_record(std::string& out, const std::string& v) { out = v; }
-  void decode_record(std::string_view bytes, const std::string&) { value_.assign(bytes); }
+  static void encode_record(std::string& out, const kept_record& v) { out = v.bytes; }
+  void decode_record(std::string_view bytes, const std::string&) { value_.bytes.assign(bytes); }
   // A tar sample's members, as the sample's record.
   template <class Parts>
   requires tablio::part_taking_holder<H>
   void take_parts(const Parts& parts, tablio::keeper, const std::string& name) {
-    value_.clear();
+    value_.bytes.clear();
     for (const auto& part : parts) {
       tablio::check_sample_extension(part.name, name);
-      tablio::append_sample_member(value_, part.name, part.bytes);
+      tablio::append_sample_member(value_.bytes, part.name, part.bytes);
     }
   }
 
@@ -49,13 +58,15 @@ class record_keeping_holder : public tablio::holder_storage<std::string> {
   tablio::bytes_holder bytes_;
 };
 
-// C's tables read as their records, each a bytes object.
+// C's tables read as their records, each (bytes, the entry's offset in its file).
 template <class C>
 struct records_of {
   using holder = record_keeping_holder<typename C::holder>;
   using owned_holder = holder;
-  using value_type = std::string;
-  static py::object to_python(value_type&& v, const value_options&) { return py::bytes(v); }
+  using value_type = kept_record;
+  static py::object to_python(value_type&& v, const value_options&) {
+    return py::make_tuple(py::bytes(v.bytes), v.offset);
+  }
 };
 
 // A record to decode, into a holder of its own (its images=), in a thread of the decoding.
@@ -65,10 +76,12 @@ struct record_job {
   std::string_view record;
   const std::string* key = nullptr;
   const std::string* source = nullptr;
-  // Reads the record as a table reads it, errors naming the table and key.
+  std::uint64_t offset = 0;  // of its entry in source
+  // Reads the record as a table reads it, errors naming the table, key and offset.
   void run() {
-    tablio::detail::with_key(*key, *source, [&] {
+    tablio::detail::in_entry_at(*source, offset, *key, [&] {
       if constexpr (tablio::detail::key_aware_holder<H>) holder.at_key(*key);
+      if constexpr (tablio::detail::offset_aware_holder<H>) holder.at_offset(offset);
       holder.decode_record(record, *source);
     });
   }
@@ -76,18 +89,19 @@ struct record_job {
   static void run_one(void*, record_job*& job) { job->run(); }
 };
 
-// Decodes `records` (bytes objects, with their keys and the tables they come from, whose
-// images= seeds are `seeds`) as C's sequential tables read them, in `threads` threads, into
-// (keys, values) stacked as C's batches are. A record that fails is a FormatError naming its
-// table and key.
+// Decodes `records` (bytes objects, with their keys, the tables they come from, whose images=
+// seeds are `seeds`, and their entries' offsets there) as C's sequential tables read them, in
+// `threads` threads, into (keys, values) stacked as C's batches are. A record that fails is a
+// FormatError naming its table, key and offset.
 template <class C>
 py::tuple decode_records(const std::vector<std::string>& keys, const py::list& records,
                          const std::vector<std::string>& sources, const std::vector<std::uint64_t>& seeds,
-                         const value_options& options, unsigned threads) {
+                         const std::vector<std::uint64_t>& offsets, const value_options& options,
+                         unsigned threads) {
   using H = typename C::holder;
   const std::size_t n = keys.size();
-  if (records.size() != n || sources.size() != n || seeds.size() != n)
-    throw tablio::usage_error("decode_records: keys, records, sources and seeds of one length");
+  if (records.size() != n || sources.size() != n || seeds.size() != n || offsets.size() != n)
+    throw tablio::usage_error("decode_records: keys, records, sources, seeds and offsets of one length");
   // One holder per record, configured with its table's images= (its seed).
   std::map<std::uint64_t, value_options> by_seed;
   std::vector<record_job<H>> jobs(n);
@@ -108,6 +122,7 @@ py::tuple decode_records(const std::vector<std::string>& keys, const py::list& r
     jobs[i].record = std::string_view(data, static_cast<std::size_t>(size));
     jobs[i].key = &keys[i];
     jobs[i].source = &sources[i];
+    jobs[i].offset = offsets[i];
   }
   std::vector<std::string> decoded_keys;
   py::object values = stacked_batch<C>(options, decoded_keys, n, [&](auto&& add) {

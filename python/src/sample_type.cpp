@@ -10,6 +10,7 @@
 #include <tablio/types/image.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -84,6 +85,7 @@ class sample_parts_holder : public tablio::holder_storage<sample_read> {
   void at_key(std::string_view key) {
     if (images) key_.assign(key);
   }
+  void at_offset(std::uint64_t offset) noexcept { value_.images.at_offset(offset); }
   static void write(tablio::writer& w, bool binary, const sample_read& v) {
     tablio::bytes_holder::write(w, binary, v.record);
   }
@@ -136,6 +138,7 @@ class sample_parts_holder : public tablio::holder_storage<sample_read> {
 struct sample {
   using holder = sample_parts_holder;
   using owned_holder = sample_record_holder;
+  static constexpr bool images_when_converted = true;  // random access: at conversion
   using value_type = std::string;
 
   // The extensions' str objects, made once each: samples repeat a few extensions.
@@ -197,6 +200,7 @@ struct sample {
     thread_local sample_read looked_up;  // random access: images decoded here
     looked_up.let_go();
     looked_up.record.assign(record);
+    looked_up.images.at_offset(looked_up_offset());
     {
       unlocked_gil unlocked;
       decode_images(looked_up, *o.images, "", looked_up_key());

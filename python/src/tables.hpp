@@ -23,6 +23,12 @@
 #include <tablio/table/object.hpp>
 #include <tablio/table/record_form.hpp>
 
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 namespace tablio_python {
@@ -184,10 +190,51 @@ class sequential_table final : public sequential_base {
   bool started_ = false;
 };
 
+// Notes where each entry a random-access table reads starts, by its key, in the map the table
+// points it to: values whose images are decoded when converted (after the read, by then of any
+// key) name the offset in their errors, as a sequential table's do.
+template <class H>
+class offset_noting_holder : public H {
+ public:
+  static std::unordered_map<std::string, std::uint64_t>*& offsets() {
+    thread_local std::unordered_map<std::string, std::uint64_t>* noted = nullptr;
+    return noted;
+  }
+  void at_key(std::string_view key) {  // "" until a record that keeps its key gave it
+    key_.assign(key);
+    if (!key_.empty() && offset_) note();
+  }
+  void at_offset(std::uint64_t offset) {
+    offset_ = offset;
+    if (!key_.empty()) note();
+  }
+
+ private:
+  void note() {
+    if (offsets()) (*offsets())[key_] = *offset_;
+  }
+  std::string key_;
+  std::optional<std::uint64_t> offset_;
+};
+
+// Whether C's conversion decodes images= (of values random access read).
+template <class C>
+inline constexpr bool images_when_converted = requires {
+  requires C::images_when_converted;
+};
+
+// C's holder for random access: one that notes its entries' offsets where C's conversion
+// decodes images.
+template <class C>
+using random_access_holder =
+    std::conditional_t<images_when_converted<C>,
+                       offset_noting_holder<read_with<typename owned_holder_of<C>::type>>,
+                       read_with<typename owned_holder_of<C>::type>>;
+
 template <class C>
 class random_access_table final : public random_access_base {
  public:
-  using holder = read_with<typename owned_holder_of<C>::type>;
+  using holder = random_access_holder<C>;
   using value_type = typename holder::value_type;
 
   random_access_table(const std::string& rspec, const value_options& options) : options_(options) {
@@ -208,10 +255,12 @@ class random_access_table final : public random_access_base {
         const value_type* v;
         {
           unlocked_gil unlocked;
+          noting_offsets noting(offsets_, options_);
           v = table_.borrow(keys[i]);
         }
         if (!v) return i;
         looked_up_key() = keys[i];
+        looked_up_offset() = offset_of(keys[i]);
         out[i] = converted_in("", keys[i], [&] { return C::to_python(*v, options_); });
       }
       return out;
@@ -222,6 +271,7 @@ class random_access_table final : public random_access_base {
         unlocked_gil unlocked;
         // Values of Python's own: the table hands over what it can give again, and copies
         // what it keeps (values read ahead from a pipe).
+        noting_offsets noting(offsets_, options_);
         for (const std::string& key : keys) {
           std::optional<value_type> v = table_.find(key);
           if (!v) return copies.size();
@@ -231,6 +281,7 @@ class random_access_table final : public random_access_base {
       py::list out(copies.size());
       for (std::size_t i = 0; i < copies.size(); ++i) {
         looked_up_key() = keys[i];
+        looked_up_offset() = offset_of(keys[i]);
         out[i] = converted_in("", keys[i], [&] { return C::to_python(std::move(copies[i]), options_); });
       }
       return out;
@@ -255,8 +306,27 @@ class random_access_table final : public random_access_base {
   }
 
  private:
+  // Points the holders the table makes on this thread to the table's offsets while it reads.
+  struct noting_offsets {
+    noting_offsets([[maybe_unused]] std::unordered_map<std::string, std::uint64_t>& offsets,
+                   [[maybe_unused]] const value_options& options) {
+      if constexpr (images_when_converted<C>)
+        if (options.images) holder::offsets() = &offsets;
+    }
+    ~noting_offsets() {
+      if constexpr (images_when_converted<C>) holder::offsets() = nullptr;
+    }
+    noting_offsets(const noting_offsets&) = delete;
+    noting_offsets& operator=(const noting_offsets&) = delete;
+  };
+  std::optional<std::uint64_t> offset_of(const std::string& key) const {
+    auto it = offsets_.find(key);
+    return it == offsets_.end() ? std::nullopt : std::optional<std::uint64_t>(it->second);
+  }
+
   tablio::random_access_table_reader<holder> table_;
   value_options options_;
+  std::unordered_map<std::string, std::uint64_t> offsets_;  // of entries read, where noted
 };
 
 // Runs f, which converts the value to write under `key`: a value it refuses is an error of the

@@ -986,15 +986,16 @@ class _Renumbered:
 
 class _Records:
     """A table read as its records (SequentialReader(..., _records=True)): each batch's values
-    are (key, record, table) for the records, so that a shuffle buffer holds the key the
-    record's draws follow (not the one _Renumbered gives) and the table it comes from."""
+    are (key, record, table, offset) for the records, so that a shuffle buffer holds the key the
+    record's draws follow (not the one _Renumbered gives), the table it comes from and where
+    (what an error decoding it names)."""
 
     def __init__(self, reader, table):
         self._reader, self._table = reader, table
 
     def _batch(self, n):
         keys, records = self._reader._batch(n)
-        return keys, [(k, r, self._table) for k, r in zip(keys, records)]
+        return keys, [(k, record, self._table, offset) for k, (record, offset) in zip(keys, records)]
 
     def skip(self, n):
         return self._reader.skip(n)
@@ -1033,7 +1034,7 @@ class _PickedRecords:
             try:
                 _, decoded = self._decoder.decode([v[0] for v in values], [v[1] for v in values],
                                                   [self._ds.tables[v[2]] for v in values],
-                                                  [self._seed(v[2]) for v in values])
+                                                  [self._seed(v[2]) for v in values], [v[3] for v in values])
             except tablio.FormatError as e:
                 at = next((i for i, v in enumerate(values) if v[0] == e.key and self._ds.tables[v[2]] == e.path), None)
                 if self._on_error is None or at is None:

@@ -3,6 +3,7 @@ image/encoded feature decoded to the pixels Pillow gives, in the table's threads
 threads or without; bad images are FormatErrors naming their key."""
 import io
 import shutil
+import tarfile
 
 import pytest
 
@@ -81,6 +82,22 @@ def test_image_options(shard):
         tablio.load(f"tar:{path}", type="sample", images={"channels": 1})
 
 
+def member_offset(path, name):
+    """Where a tar member's data starts: the offset a sample's errors name."""
+    with tarfile.open(path) as tar:
+        return tar.getmember(name).offset_data
+
+
+def tfrecord_data_offsets(path):
+    """Where each record's data starts in a TFRecord file (after its length and length CRC)."""
+    data, at, offsets = path.read_bytes(), 0, []
+    while at < len(data):
+        length = int.from_bytes(data[at:at + 8], "little")
+        offsets.append(at + 12)
+        at += 12 + length + 4
+    return offsets
+
+
 def test_bad_images_name_their_key(tmp_path):
     good = encoded(np.zeros((8, 8, 3), np.uint8), "JPEG")
     with tablio.writer(f"tar:{tmp_path}/bad.tar", type="sample") as w:
@@ -93,6 +110,10 @@ def test_bad_images_name_their_key(tmp_path):
                 keys.append(key)
         assert len(keys) == 25, (threads, str(caught.value))
         assert caught.value.key == "k25" and caught.value.path.endswith("bad.tar")
+        assert caught.value.offset == member_offset(tmp_path / "bad.tar", "k25.jpg"), str(caught.value)
+    with pytest.raises(tablio.FormatError) as caught:
+        tablio.random_access(f"tar:{tmp_path}/bad.tar", type="sample", images=True)["k25"]
+    assert caught.value.offset == member_offset(tmp_path / "bad.tar", "k25.jpg"), str(caught.value)
     with pytest.raises(tablio.UsageError, match="applies to types 'sample', 'datum', 'example', not 'bytes'"):
         tablio.open(f"tar:{tmp_path}/bad.tar", type="bytes", images=True)
     for bad in ({"size": 3}, {"channels": 2}, {"draft": (1, 2, 3)}, "yes"):
@@ -306,6 +327,13 @@ def test_bad_datum_and_example_images_name_their_key(tmp_path):
     with tablio.writer(f"tfrecord:{tmp_path}/bad.tfrecord", type="example") as w:
         for i in range(12):
             w[f"{i:08d}"] = {"image/encoded": [good if i != 9 else b"GIF89a"]}
+    # Where the bad entries start: the Datum's bytes in LMDB's file (its image is their last
+    # field), the Example record's data in the TFRecord file.
+    lmdb = pytest.importorskip("lmdb")
+    with lmdb.open(str(tmp_path / "bad_lmdb"), readonly=True, lock=False) as env, env.begin() as txn:
+        bad_datum = txn.get(b"00000009")
+    offsets = {"datum": (tmp_path / "bad_lmdb" / "data.mdb").read_bytes().index(bad_datum),
+               "example": tfrecord_data_offsets(tmp_path / "bad.tfrecord")[9]}
     for spec, type in ((f"lmdb:{tmp_path}/bad_lmdb", "datum"), (f"tfrecord:{tmp_path}/bad.tfrecord", "example")):
         for threads in (None, 2):
             keys = []
@@ -314,6 +342,10 @@ def test_bad_datum_and_example_images_name_their_key(tmp_path):
                     keys.append(key)
             assert len(keys) == 9 and caught.value.key == "00000009", (spec, threads, str(caught.value))
             assert str(tmp_path) in caught.value.path
+            assert caught.value.offset == offsets[type], (spec, threads, str(caught.value))
+        with pytest.raises(tablio.FormatError) as caught:
+            tablio.random_access(spec, type=type, images=True)["00000009"]
+        assert caught.value.offset == offsets[type], (spec, str(caught.value))
         with tablio.open(spec, type=type, images=True) as table:  # reads on past it
             assert table.skip(10) == 10 and [k for k, _ in table] == ["00000010", "00000011"]
         # In a batch, the error names the record it comes from.

@@ -197,6 +197,9 @@ def test_bad_images_are_errors_naming_file_and_key(tmp_path):
         w["cut"] = {"jpg": good[: len(good) // 2], "cls": b"2"}
     run = tool("copy", "--type=sample", "--images", f"tar:{tmp_path}/bad.tar", f"ark:{tmp_path}/out.ark", ok=False)
     assert run.returncode != 0 and "bad.tar" in run.stderr and "cut" in run.stderr
+    with pytest.raises(tablio.FormatError) as in_python:  # the same place as Python names
+        list(tablio.open(f"tar:{tmp_path}/bad.tar", type="sample", images=True))
+    assert f"at byte {in_python.value.offset} " in run.stderr, (run.stderr, in_python.value.offset)
     with tablio.writer(f"tar:{tmp_path}/none.tar", type="sample") as w:
         w["text"] = {"txt": b"no image", "cls": b"1"}
     run = tool("copy", "--type=sample", "--images", f"tar:{tmp_path}/none.tar", f"ark:{tmp_path}/o.ark", ok=False)

@@ -12,6 +12,7 @@
 #include <tablio/table/array_entry.hpp>
 
 #include <concepts>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -154,19 +155,26 @@ void load_pending(F& f, entry& e) {
   }
 }
 
-// Runs f, which reads the bytes of a record or array entry: a format_error leaves naming the
-// entry's file, its key, and the offset in the file (f's offsets are within the entry).
+// Runs f, which reads the bytes of an entry of `key` starting at `offset` of `source`: a
+// format_error leaves naming the file, the key, and the offset in the file (f's offsets are
+// within the entry).
 template <class F>
-void in_entry(const entry& e, const std::string& source, F f) {
+void in_entry_at(std::string_view source, std::uint64_t offset, std::string_view key, F f) {
   try {
     f();
   } catch (const format_error& err) {
     error_location where = err.where();
     where.path = source;
-    where.offset = e.data_offset + where.offset.value_or(0);
-    if (where.key.empty()) where.key = e.key;
+    where.offset = offset + where.offset.value_or(0);
+    if (where.key.empty()) where.key = key;
     throw format_error(std::move(where), err.expected(), err.found());
   }
+}
+
+// Runs f, which reads the bytes of a record or array entry, its errors naming the entry.
+template <class F>
+void in_entry(const entry& e, const std::string& source, F f) {
+  in_entry_at(source, e.data_offset, e.key, std::move(f));
 }
 
 // Asks the framing for records as parts when the holder takes them so.
@@ -205,6 +213,14 @@ void take_or_decode_record(H& h, entry& e, const std::string& source) {
 template <class H>
 concept key_aware_holder = requires(H& h, std::string_view key) {
   h.at_key(key);
+};
+
+// A holder that keeps a value's error to throw it later (Python's images=, which reads on past a
+// bad image) is told where the entry's bytes start, so that the error names the offset the
+// table's own errors name (in_entry).
+template <class H>
+concept offset_aware_holder = requires(H& h, std::uint64_t offset) {
+  h.at_offset(offset);
 };
 
 // Whether the entry's key is known only once its record is read (a key=NAME feature).
@@ -326,6 +342,8 @@ class entry_reader {
   static void decode(H& h, entry& e) {
     if constexpr (detail::key_aware_holder<H>)
       h.at_key(detail::key_kept_by_record(e) ? std::string_view() : e.key);
+    if constexpr (detail::offset_aware_holder<H>)
+      h.at_offset(e.form == entry_form::object ? e.where.offset : e.data_offset);
     switch (e.form) {
       case entry_form::object:
         if constexpr ((Forms & entry_forms(entry_form::object)) != 0)
