@@ -94,14 +94,50 @@ inline std::vector<py::ssize_t> image_dims(const tablio::image& im, bool always_
   return im.channels_first ? std::vector<py::ssize_t>{c, h, w} : std::vector<py::ssize_t>{h, w, c};
 }
 
+// Copies an image's pixels (or a transform's float32 values) to `to`.
+inline void copy_image(const tablio::image& im, void* to) {
+  if (!im.values.empty())
+    std::memcpy(to, im.values.data(), im.values.size() * sizeof(float));
+  else if (!im.pixels.empty())
+    std::memcpy(to, im.pixels.data(), im.pixels.size());
+}
+
+// A new array of `dims` of an image's type: bytes, or a transform's float32 values.
+inline py::array array_for(const tablio::image& im, const std::vector<py::ssize_t>& dims) {
+  return im.values.empty() ? py::array(new_array<std::uint8_t>(dims)) : py::array(new_array<float>(dims));
+}
+
+// Whether two images come out as arrays of one shape and type.
+inline bool same_array(const tablio::image& a, const tablio::image& b) noexcept {
+  return a.width == b.width && a.height == b.height && a.channels == b.channels &&
+         a.channels_first == b.channels_first && a.values.empty() == b.values.empty();
+}
+
+// n images of one shape and type (image_at(i), all same_array), in one array (n, dims...).
+template <class ImageAt>
+py::array images_in_rows(std::size_t n, ImageAt image_at) {
+  const tablio::image& first = image_at(0);
+  std::vector<py::ssize_t> dims = image_dims(first);
+  dims.insert(dims.begin(), static_cast<py::ssize_t>(n));
+  py::array rows = array_for(first, dims);
+  char* to = static_cast<char*>(rows.mutable_data());
+  const auto row_bytes = static_cast<std::size_t>(rows.strides(0));
+  for (std::size_t i = 0; i < n; ++i) copy_image(image_at(i), to + i * row_bytes);
+  return rows;
+}
+
+// Row i of `rows`: a view of it, whose base is `rows`.
+inline py::array row_of(const py::array& rows, std::size_t i) {
+  std::vector<py::ssize_t> shape(rows.shape() + 1, rows.shape() + rows.ndim()),
+      strides(rows.strides() + 1, rows.strides() + rows.ndim());
+  return py::array(rows.dtype(), std::move(shape), std::move(strides),
+                   static_cast<const char*>(rows.data()) + static_cast<py::ssize_t>(i) * rows.strides(0),
+                   rows);
+}
+
 inline py::object image_array(const tablio::image& im, bool always_three = false) {
-  if (!im.values.empty()) {  // a transform's float32 values
-    py::array_t<float> out = new_array<float>(image_dims(im, always_three));
-    std::memcpy(out.mutable_data(), im.values.data(), im.values.size() * sizeof(float));
-    return std::move(out);
-  }
-  py::array_t<std::uint8_t> out = new_array<std::uint8_t>(image_dims(im, always_three));
-  if (!im.pixels.empty()) std::memcpy(out.mutable_data(), im.pixels.data(), im.pixels.size());
+  py::array out = array_for(im, image_dims(im, always_three));
+  copy_image(im, out.mutable_data());
   return std::move(out);
 }
 

@@ -170,14 +170,16 @@ struct sample {
     }
     return std::move(out);
   }
-  static py::object to_dict(const sample_read& v, extension_names& names) {
+  // A sample's dict, with array_of(j) for its image j.
+  template <class ArrayOf>
+  static py::object to_dict(const sample_read& v, extension_names& names, ArrayOf array_of) {
     v.images.throw_error();
     if (v.members.empty() && v.images.size() == 0) return to_dict(v.record, names);
     py::dict out;
     std::size_t next = 0;  // image
     auto add = [&](std::size_t i, std::string_view extension, std::string_view data) {
       if (next < v.images.size() && v.images.from(next) == i) {
-        if (PyDict_SetItem(out.ptr(), names(extension).ptr(), image_array(v.images[next++]).ptr()) != 0)
+        if (PyDict_SetItem(out.ptr(), names(extension).ptr(), array_of(next++).ptr()) != 0)
           throw py::error_already_set();
       } else {
         set_member(out, names(extension), data);
@@ -193,6 +195,9 @@ struct sample {
       for (std::size_t i = 0; i < v.members.size(); ++i) add(i, v.members[i].first, v.members[i].second);
     }
     return std::move(out);
+  }
+  static py::object to_dict(const sample_read& v, extension_names& names) {
+    return to_dict(v, names, [&](std::size_t j) { return image_array(v.images[j]); });
   }
   static py::object to_python(std::string_view record, const value_options& o) {
     extension_names names;
@@ -261,12 +266,36 @@ struct sample {
    private:
     // Converts the samples read since the last time, and lets their windows go.
     void convert() {
+      const std::vector<py::array> rows = images_in_rows();
       for (std::size_t i = 0; i < size_; ++i) {
-        out_.append(to_dict((*samples_)[i], names_));
+        const sample_read& v = (*samples_)[i];
+        if (rows.empty())
+          out_.append(to_dict(v, names_));
+        else
+          out_.append(to_dict(v, names_, [&](std::size_t j) { return row_of(rows[j], i); }));
         (*samples_)[i].let_go();
       }
       size_ = 0;
       windows_ = 0;
+    }
+
+    // Where the samples each have k images and the j-th are all of one shape and type: the
+    // j-th in one array (n, dims...), whose rows are the samples' arrays, so that a dataset
+    // stacks the batch without copying them (tablio.torch). Else none.
+    std::vector<py::array> images_in_rows() const {
+      const std::vector<sample_read>& s = *samples_;
+      if (size_ < 2) return {};
+      const std::size_t k = s[0].images.size();
+      for (std::size_t i = 0; i < size_; ++i) {
+        if (s[i].images.error() || s[i].images.size() != k) return {};
+        for (std::size_t j = 0; j < k; ++j)
+          if (!same_array(s[i].images[j], s[0].images[j])) return {};
+      }
+      std::vector<py::array> rows;
+      for (std::size_t j = 0; j < k; ++j)
+        rows.push_back(tablio_python::images_in_rows(
+            size_, [&](std::size_t i) -> const tablio::image& { return s[i].images[j]; }));
+      return rows;
     }
 
     struct pool {

@@ -302,9 +302,13 @@ def batches(open_table, names, plan, batch_size, start=0, sizes=None, on_error=N
         for first in range(start * batch_size, len(order), batch_size):
             picked = order[first:first + batch_size]
             last = int(picked.max())
+            # A batch of consecutive records (an unshuffled plan) is read up to its end and no
+            # further, so that the next batch starts a read of its own: a read's values then are
+            # the batch's, stacked once (a sample batch's images are rows of one array).
+            in_turn = last - int(picked[0]) == len(picked) - 1
 
             def take(at, most):  # a whole batch's worth at least, but no record already handed out
-                want = max(last + 1 - at, batch_size)
+                want = last + 1 - at if in_turn else max(last + 1 - at, batch_size)
                 keys, values, kept, count = source.read(want if most is None else min(want, most))
                 if keys:
                     pool.add(at + (np.arange(len(keys)) if kept is None else np.asarray(kept, np.int64)), keys, values)

@@ -149,6 +149,45 @@ def _collated(values, top=True):
     return values
 
 
+def _sample_batch(samples, tensors):
+    """A batch of samples ({extension: value} each) as _collated([tensors(v) for v in samples])
+    batches it, where a member's arrays are consecutive rows of one array (a reader's batch
+    gives its images of one shape so) taking those rows as they are, rather than stacking
+    copies of them."""
+    in_rows = {}
+    if len(samples) > 1 and all(isinstance(v, dict) for v in samples):
+        for name in samples[0]:
+            rows = _rows_of_one_array([v.get(name) for v in samples])
+            if rows is not None:
+                in_rows[name] = rows
+    if not in_rows:
+        return _collated([tensors(v) for v in samples])
+    rest = _collated([tensors({name: value for name, value in v.items() if name not in in_rows}) for v in samples])
+    names = dict.fromkeys(name for v in samples for name in v)
+    batch = {name: tensors(in_rows[name]) if name in in_rows else rest[name] for name in names}
+    batch[MISSING] = rest[MISSING]
+    return batch
+
+
+def _rows_of_one_array(values):
+    """The array whose consecutive rows `values` are (views of one base array), or None."""
+    first = values[0]
+    if type(first) is not np.ndarray or type(first.base) is not np.ndarray:
+        return None
+    base, step = first.base, first.nbytes
+    if base.dtype != first.dtype or base.shape[1:] != first.shape or not base.flags.c_contiguous or step == 0:
+        return None
+    start = first.__array_interface__["data"][0]
+    row, extra = divmod(start - base.__array_interface__["data"][0], step)
+    if extra or row + len(values) > base.shape[0]:
+        return None
+    for i, v in enumerate(values):
+        if type(v) is not np.ndarray or v.base is not base or v.__array_interface__["data"][0] != start + i * step \
+                or not v.flags.c_contiguous:
+            return None
+    return base[row:row + len(values)]
+
+
 def _with_missing(columns, count):
     """A batch of dicts from its columns (name: the samples' values, None where a sample lacks
     it), each batched with one structure whatever is missing: where the present values stack
@@ -862,7 +901,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
                 continue
             # A batch of samples, {extension: value} each, as collate() batches them.
             if samples:
-                value = _collated([tensors(v) for v in value])
+                value = _sample_batch(value, tensors)
             else:
                 value = tensors(value)
                 if self.batch_size and isinstance(value, dict):  # an Example batch's features

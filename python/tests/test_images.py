@@ -404,3 +404,36 @@ def test_datum_images_in_threads_inside_workers_of_every_start_method(encoded_da
         # endpoint set by monkeypatch): the next test that asks for one gets a fresh server.
         from multiprocessing import forkserver
         forkserver._forkserver._stop()
+
+
+def test_a_batchs_images_of_one_shape_are_rows_of_one_array_the_dataset_takes_whole(tmp_path):
+    torch = pytest.importorskip("torch")
+    import tablio.torch as tt
+    rng = np.random.default_rng(3)
+    for part in range(2):  # 10 samples a shard: batches of 4 span them
+        with tablio.writer(f"tar:{tmp_path}/part-{part}.tar", type="sample") as w:
+            for i in range(10):
+                h, w_ = int(rng.integers(40, 70)), int(rng.integers(40, 70))
+                w[f"p{part}{i}"] = {"jpg": encoded(rng.integers(0, 255, (h, w_, 3), np.uint8), "JPEG"), "cls": b"1"}
+    spec, crop = f"tar:{tmp_path}/part-{{0..1}}.tar", {"resize": 36, "center_crop": 32}
+    with tablio.open(spec, type="sample", images=crop, threads=2) as table:
+        keys, batch = table._batch(4)
+    rows = batch[0]["jpg"].base
+    assert rows.shape == (4, 3, 32, 32) and all(v["jpg"].base is rows for v in batch) and rows.flags.writeable
+    before = batch[1]["jpg"].copy()
+    batch[0]["jpg"][:] = 0  # a row of its own
+    assert np.array_equal(batch[1]["jpg"], before)
+    with tablio.open(spec, type="sample", images=crop) as table:
+        one_by_one = [(k, v) for k, v in table]
+    for options in ({}, {"threads": 2}):
+        ds = tt.TableIterableDataset(spec, type="sample", batch_size=4, images=crop, with_keys=True, **options)
+        got = list(torch.utils.data.DataLoader(ds, batch_size=None))
+        assert [k for ks, _ in got for k in ks] == [k for k, _ in one_by_one]
+        for n, (keys, b) in enumerate(got):  # the batch spanning the shards too (8-11)
+            expected = torch.stack([torch.from_numpy(v["jpg"]) for _, v in one_by_one[n * 4:n * 4 + 4]])
+            assert b["jpg"].dtype == torch.uint8 and torch.equal(b["jpg"], expected), n
+            assert list(b.keys()) == ["jpg", "cls", "__missing__"] and b["__missing__"] == {}
+    # Images of other sizes (whole images) are arrays of their own, batched as a list.
+    with tablio.open(spec, type="sample", images=True) as table:
+        keys, batch = table._batch(4)
+    assert len({v["jpg"].shape for v in batch}) > 1 and all(v["jpg"].base is None for v in batch)
