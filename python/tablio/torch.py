@@ -480,7 +480,7 @@ class TableDataset(torch.utils.data.Dataset):
         self.access = _access_options(allow_network, allow_pipes, confine, limits)
         self._table = None
         self._pid = None
-        self.epoch, self._opened_epoch = 0, 0
+        self._job, self._opened_epoch = _JobState(), 0  # the epoch, which persistent workers see set
         if (named := shard_index.named_by(rspec)) is not None:
             self.index = shard_index.load(named, **self.access)
             self.index.check_reads(type)
@@ -494,15 +494,32 @@ class TableDataset(torch.utils.data.Dataset):
 
     def set_epoch(self, epoch):
         """Sets the epoch whose draws images='s transforms make (a random crop, a flip): each
-        epoch its own, the same in every worker started after it is set and in a resumed epoch.
+        epoch its own, the same in every worker (persistent ones too) and in a resumed epoch.
         Call it each epoch, with the sampler's set_epoch."""
-        self.epoch = epoch
+        if torch.utils.data.get_worker_info() is None and os.getpid() != self._job.owner:
+            self._job = _JobState()  # a process of its own (a rank), not one of the owner's workers
+        self._job.set(epoch, 0, 1)
 
-    def _reopen(self):
-        options = self.options
-        if self.epoch and options["images"] is not None:
-            seed = int(_plan._rng(self.epoch, "images").integers(2**63))
-            options = dict(options, images=tablio._transforms.with_seed(options["images"], seed))
+    @property
+    def epoch(self):
+        """The epoch set last (0 before any), in the owner and its workers alike."""
+        return self._job.get()[0]
+
+    def _epoch_images(self, epoch):
+        """images= as the records are read with in `epoch`: its transform's seed drawn from the epoch."""
+        if not epoch or self.options["images"] is None:
+            return self.options["images"]
+        return tablio._transforms.with_seed(self.options["images"], int(_plan._rng(epoch, "images").integers(2**63)))
+
+    def transform_draw(self, key, width, height, epoch=None):
+        """What images='s transform draws in `epoch` (the one set last) for the record of `key`
+        whose decoded image is width x height: as tablio.transform_draw gives it,
+        {"box": (left, top, width, height), "flip": bool}."""
+        return tablio.transform_draw(self._epoch_images(self.epoch if epoch is None else epoch), width, height, key,
+                                     type=self.type)
+
+    def _reopen(self, epoch=0):
+        options = dict(self.options, images=self._epoch_images(epoch))
         if self.index is not None:
             return _lookup.IndexedTable(self.index, lambda spec: tablio.random_access(
                 spec, self.type, **options, **self.index.options()))
@@ -513,12 +530,13 @@ class TableDataset(torch.utils.data.Dataset):
 
     def _opened(self):
         # never a handle from before a fork; the draws of the epoch set
-        if self._pid != os.getpid() or self._opened_epoch != self.epoch:
+        epoch = self.epoch
+        if self._pid != os.getpid() or self._opened_epoch != epoch:
             if torch.utils.data.get_worker_info() is not None:
                 _in_worker()
             if self._table is not None and self._pid == os.getpid():
                 self._table.close()
-            self._table, self._pid, self._opened_epoch = self._reopen(), os.getpid(), self.epoch
+            self._table, self._pid, self._opened_epoch = self._reopen(epoch), os.getpid(), epoch
         return self._table
 
     def __getitem__(self, index):

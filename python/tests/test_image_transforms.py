@@ -267,9 +267,9 @@ def test_resumed_epoch_has_the_uninterrupted_draws(photos):
 
 
 def test_map_style_dataset_draws_anew_each_epoch(photos):
-    pytest.importorskip("torch")
+    torch = pytest.importorskip("torch")
     tt = pytest.importorskip("tablio.torch")
-    path, _ = photos
+    path, samples = photos
     ds = tt.TableDataset(f"tar:{path}", type="sample", images={"random_resized_crop": 48, "flip": 0.5})
 
     def epoch(e):
@@ -278,6 +278,46 @@ def test_map_style_dataset_draws_anew_each_epoch(photos):
 
     first, again, second = epoch(0), epoch(0), epoch(1)
     assert all(a.equal(b) for a, b in zip(first, again))
+    assert sum(not a.equal(b) for a, b in zip(first, second)) > len(first) * 3 // 4
+    # The dataset tells what it drew: the epoch's box of a record, as it was cropped.
+    T = pytest.importorskip("torchvision.transforms")
+    F = pytest.importorskip("torchvision.transforms.functional")
+    exact = tt.TableDataset(f"tar:{path}", type="sample", images={"random_resized_crop": 48, "flip": 0.5,
+                                                                   "dct_scaling": False})
+    exact.set_epoch(3)
+    for i in (0, 5):
+        key = exact.keys[i]
+        im = pil(samples[key])
+        draw = exact.transform_draw(key, im.width, im.height)
+        assert draw == exact.transform_draw(key, im.width, im.height, epoch=3) != exact.transform_draw(
+            key, im.width, im.height, epoch=4)
+        left, top, w, h = draw["box"]
+        expected = F.resized_crop(im, top, left, h, w, [48, 48], T.InterpolationMode.BILINEAR)
+        expected = F.pil_to_tensor(F.hflip(expected) if draw["flip"] else expected)
+        assert torch.equal(torch.as_tensor(image(exact[i])), expected), key
+
+
+@pytest.mark.parametrize("method", ("spawn", "forkserver") if os.environ.get("TABLIO_SANITIZED") else
+                         ("fork", "spawn", "forkserver"))
+def test_map_style_persistent_workers_draw_the_epoch_set_after_they_started(photos, method):
+    torch = pytest.importorskip("torch")
+    tt = pytest.importorskip("tablio.torch")
+    path, _ = photos
+    ds = tt.TableDataset(f"tar:{path}", type="sample", images={"random_resized_crop": 48, "flip": 0.5})
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2, persistent_workers=True,
+                                         multiprocessing_context=method)
+
+    def epoch(e):
+        ds.set_epoch(e)
+        return [v["jpg" if "jpg" in v else "png"] for v in loader]
+
+    def alone(e):
+        ds.set_epoch(e)
+        return [ds[i]["jpg" if "jpg" in ds[i] else "png"] for i in range(len(ds))]
+
+    first, second = epoch(0), epoch(1)  # the same workers, started in epoch 0
+    assert all(a.equal(b) for a, b in zip(first, alone(0)))
+    assert all(a.equal(b) for a, b in zip(second, alone(1)))
     assert sum(not a.equal(b) for a, b in zip(first, second)) > len(first) * 3 // 4
 
 
