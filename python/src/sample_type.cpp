@@ -62,8 +62,15 @@ struct sample_read {
 void decode_images(sample_read& v, const tablio::image_options& options, std::string_view source,
                    std::string_view key) {
   v.images.decode_all([&] {
+    // An image's error names its member too: a sample may hold several.
     auto decode = [&](std::size_t ordinal, std::string_view extension, std::string_view data) {
-      if (tablio::is_image_extension(extension)) v.images.add(data, ordinal, options, source, key);
+      if (!tablio::is_image_extension(extension)) return;
+      try {
+        v.images.add(data, ordinal, options, source, key);
+      } catch (const tablio::format_error& e) {
+        throw tablio::format_error(
+            e.where(), e.expected() + " in member " + tablio::quoted_excerpt(extension), e.found());
+      }
     };
     if (!v.members.empty()) {
       for (std::size_t i = 0; i < v.members.size(); ++i) decode(i, v.members[i].first, v.members[i].second);

@@ -111,6 +111,12 @@ def test_bad_images_name_their_key(tmp_path):
         assert len(keys) == 25, (threads, str(caught.value))
         assert caught.value.key == "k25" and caught.value.path.endswith("bad.tar")
         assert caught.value.offset == member_offset(tmp_path / "bad.tar", "k25.jpg"), str(caught.value)
+        assert "in member 'jpg'" in str(caught.value)
+    with tablio.writer(f"tar:{tmp_path}/pair.tar", type="sample") as w:  # the member that failed
+        w["p0"] = {"left.jpg": good, "right.jpg": good[:len(good) // 2]}
+    with pytest.raises(tablio.FormatError, match="in member 'right.jpg'") as caught:
+        list(tablio.open(f"tar:{tmp_path}/pair.tar", type="sample", images=True))
+    assert caught.value.offset == member_offset(tmp_path / "pair.tar", "p0.left.jpg")  # the sample's first
     with pytest.raises(tablio.FormatError) as caught:
         tablio.random_access(f"tar:{tmp_path}/bad.tar", type="sample", images=True)["k25"]
     assert caught.value.offset == member_offset(tmp_path / "bad.tar", "k25.jpg"), str(caught.value)
