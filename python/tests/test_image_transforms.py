@@ -223,8 +223,10 @@ def test_dataset_batches_are_ready_and_epochs_draw_anew(photos):
 
 
 # fork only where the build allows it: a sanitized interpreter cannot fork with threads running
-@pytest.mark.parametrize("method", ("spawn", "forkserver") if os.environ.get("TABLIO_SANITIZED") else
-                         ("fork", "spawn", "forkserver"))
+START_METHODS = ("spawn", "forkserver") if os.environ.get("TABLIO_SANITIZED") else ("fork", "spawn", "forkserver")
+
+
+@pytest.mark.parametrize("method", START_METHODS)
 def test_workers_of_every_start_method_draw_what_one_process_draws(photos, method):
     torch = pytest.importorskip("torch")
     tt = pytest.importorskip("tablio.torch")
@@ -297,8 +299,7 @@ def test_map_style_dataset_draws_anew_each_epoch(photos):
         assert torch.equal(torch.as_tensor(image(exact[i])), expected), key
 
 
-@pytest.mark.parametrize("method", ("spawn", "forkserver") if os.environ.get("TABLIO_SANITIZED") else
-                         ("fork", "spawn", "forkserver"))
+@pytest.mark.parametrize("method", START_METHODS)
 def test_map_style_persistent_workers_draw_the_epoch_set_after_they_started(photos, method):
     torch = pytest.importorskip("torch")
     tt = pytest.importorskip("tablio.torch")
