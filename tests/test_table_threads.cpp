@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <stdexcept>
 
@@ -583,4 +584,37 @@ TEST_CASE("a writer given up for another reason than its own values keeps every 
       }
     }
   }
+}
+
+TEST_CASE("a table opened after another of its kind starts from what that one learned of its threads",
+          "[threads][table]") {
+  if (std::getenv("TABLIO_THREAD_USE")) return;  // a forced choice measures nothing
+  using detail::thread_choice;
+  // Entries of 1 ms by one thread and `threaded` ns by the threads (dear enough to try threads
+  // at once).
+  auto run = [](thread_choice& c, int entries, std::uint64_t threaded_ns = 400000) {
+    for (int i = 0; i < entries; ++i) {
+      const bool threaded = c.threaded();
+      c.entry(threaded, threaded ? threaded_ns : 1000000);
+    }
+  };
+  thread_choice first;
+  CHECK_FALSE(first.threaded());  // a table measures one thread first
+  CHECK_FALSE(first.learned().measured);
+  run(first, 60);
+  REQUIRE(first.threaded());
+  REQUIRE(first.learned().measured);
+  CHECK(first.learned().cost[1] < first.learned().cost[0]);
+
+  detail::thread_choice_memory memory;
+  thread_choice nothing_kept;
+  memory.recall(nothing_kept);  // no table of the kind closed yet: measured anew
+  CHECK_FALSE(nothing_kept.threaded());
+  memory.keep(first);
+  thread_choice next;
+  memory.recall(next);
+  CHECK(next.threaded());  // threads from its first entry
+  // ...and it still measures: where one thread has become the faster, it goes back to it.
+  run(next, 2000, 2000000);
+  CHECK(next.learned().best == 0);  // one thread (trying threads again now and then)
 }

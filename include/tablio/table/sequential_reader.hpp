@@ -193,6 +193,12 @@ class sequential_table_reader {
   bool advance_ahead();
   void finish();
   void close_quietly() noexcept;
+  // What the last table of this kind to close in this thread learned of its threads, for the
+  // next one it opens.
+  static detail::thread_choice_memory& choices_of_kind() {
+    thread_local detail::thread_choice_memory memory;
+    return memory;
+  }
 
   static constexpr unsigned forms = detail::input_forms<framing_type>();
   using ahead_type = detail::read_ahead<H, forms>;
@@ -242,11 +248,13 @@ void sequential_table_reader<H, Framing>::open_framing(Make make, unsigned threa
   framing_ = std::move(framing);
   threads_ = threads;
   choice_ = {};
+  if (threads_ > 1) choices_of_kind().recall(choice_);
   advance();
 }
 
 template <holder_type H, class Framing>
 void sequential_table_reader<H, Framing>::close() {
+  if (framing_ && threads_ > 1) choices_of_kind().keep(choice_);
   done_ = true;
   current_ = nullptr;
   ahead_ = {};  // its threads end before the framing its entries point into

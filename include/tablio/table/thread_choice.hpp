@@ -9,7 +9,9 @@
 // faster, by a margin in favour of one thread, and tries the other again now and then, less often each time
 // it stays slower, since what entries cost can change along a table. A stretch's cost is the mean of its
 // blocks' (entries of at least 50 µs together) less those far above their median, so that a stall (a disk's
-// writeback, a page of a file not yet cached, another process) does not decide for it.
+// writeback, a page of a file not yet cached, another process) does not decide for it. A table
+// opened after another of its kind closed in its thread (a dataset's next shard) starts from what
+// that one learned (thread_choice_memory), rather than measuring anew from one thread.
 #pragma once
 
 #include <tablio/core/monotonic_clock.hpp>
@@ -79,6 +81,29 @@ class thread_choice {
     entry(threaded, now - last_);
     last_ = now;
   }
+  // What a table has measured of both ways, for the next table of its kind to start from
+  // (none, `measured` false, until both are).
+  struct lesson {
+    bool measured = false;
+    int best = one_way;
+    std::uint64_t cost[2] = {0, 0};
+    std::uint64_t tries_apart = 0;
+  };
+  lesson learned() const noexcept {
+    if (!measured_[one_way] || !measured_[threads_way]) return {};
+    return lesson{true, best_, {cost_[one_way], cost_[threads_way]}, tries_apart_};
+  }
+  // Starts from an earlier table's lesson: its faster way first, the other tried as often as there.
+  void start_from(const lesson& l) noexcept {
+    best_ = l.best;
+    for (int way : {one_way, threads_way}) {
+      cost_[way] = recent_[way][0] = l.cost[way];
+      measured_[way] = true;
+    }
+    tries_apart_ = stretches_left_ = l.tries_apart;
+    start(best_);
+  }
+
   // An entry the threads could not take (read where it was read: an array, a float matrix):
   // while the table's entries are of that kind, threads have nothing to gain.
   void untaken() noexcept {
@@ -173,6 +198,21 @@ class thread_choice {
   std::uint64_t cost_[2] = {0, 0};             // ...and the least of them
   bool measured_[2] = {false, false};
   std::uint64_t tries_apart_ = 8, stretches_left_ = 8;  // stretches between tries of the other way
+};
+
+// The lesson of the last table of one kind (a holder and framing) to close in a thread, which
+// the next one that thread opens starts from (a dataset's shards, opened one after another).
+class thread_choice_memory {
+ public:
+  void keep(const thread_choice& closing) noexcept {
+    if (const thread_choice::lesson l = closing.learned(); l.measured) lesson_ = l;
+  }
+  void recall(thread_choice& opening) const noexcept {
+    if (lesson_.measured) opening.start_from(lesson_);
+  }
+
+ private:
+  thread_choice::lesson lesson_;
 };
 
 }  // namespace detail
