@@ -110,6 +110,9 @@ def collate(samples):
     bytes features of one count and length as a uint8 tensor (N, count, length); Python ints
     and floats as int64 and float64 tensors; tuples (a Datum's image and label) field by
     field. Samples of with_keys=True give (keys, batch)."""
+    if not isinstance(samples, collections.abc.Sequence) or isinstance(samples, (str, bytes)):
+        raise tablio.UsageError(f"collate takes a batch's samples (a sequence of them), not a {type(samples).__name__}: "
+                                "give it as collate_fn with a batch_size (with batch_size=None, leave collate_fn out)")
     if samples and isinstance(samples[0], tuple) and len(samples[0]) == 2 and isinstance(samples[0][0], str):
         return [key for key, _ in samples], _collated([value for _, value in samples])
     return _collated(list(samples))
@@ -1085,22 +1088,26 @@ class _PickedRecords:
             self._seeds[table] = tablio._transforms.seed_of(self._ds._epoch_images(table))
         return self._seeds[table]
 
+    def _path(self, table):
+        """What the errors of table `table`'s records name, as the table's own do: its file."""
+        return self._ds.tables[table].partition(":")[2]
+
     def __call__(self, keys, values):
         keys, values = list(keys), list(values)
         while values:
             try:
                 _, decoded = self._decoder.decode([v[0] for v in values], [v[1] for v in values],
-                                                  [self._ds.tables[v[2]] for v in values],
+                                                  [self._path(v[2]) for v in values],
                                                   [self._seed(v[2]) for v in values], [v[3] for v in values])
             except tablio.FormatError as e:
-                at = next((i for i, v in enumerate(values) if v[0] == e.key and self._ds.tables[v[2]] == e.path), None)
+                at = next((i for i, v in enumerate(values) if v[0] == e.key and self._path(v[2]) == e.path), None)
                 if self._on_error is None or at is None:
                     raise
                 self._on_error(e, 1)
                 del keys[at], values[at]
                 continue
             if self._decode_sample:
-                decoded = [self._decode_sample(v, k, self._ds.tables[r[2]].partition(":")[2])
+                decoded = [self._decode_sample(v, k, self._path(r[2]))
                            for v, k, r in zip(decoded, keys, values)]
             return keys, decoded
         return [], []

@@ -174,6 +174,7 @@ def test_a_bad_image_held_as_a_record_is_skipped_or_raised_by_its_key(tmp_path, 
     with pytest.raises(tablio.FormatError) as read_in_order:  # the offset the table names
         list(tablio.open(f"tar:{tmp_path}/bad.tar", type="sample", images=images))
     assert raised.value.offset == read_in_order.value.offset and raised.value.offset is not None
+    assert raised.value.path == read_in_order.value.path
     skipping = tt.TableIterableDataset(f"tar:{tmp_path}/bad.tar", type="sample", images=images, on_error="skip",
                                        **options)
     with pytest.warns(RuntimeWarning, match="q05"):

@@ -240,6 +240,8 @@ def test_example_collate(tables):
     assert collated["__missing__"]["b"].tolist() == [True, False] and "a" not in collated["__missing__"]
     keys, values = tt.collate([("k1", samples[0]), ("k2", samples[1])])
     assert keys == ["k1", "k2"] and values["a"].shape == (2, 1)
+    with pytest.raises(tablio.UsageError, match="collate takes a batch's samples"):
+        tt.collate(samples[0])  # one sample, as DataLoader(batch_size=None) hands it
     keyed = tt.TableIterableDataset(rspec, type=type_, with_keys=True)
     keys, values = next(iter(torch.utils.data.DataLoader(keyed, batch_size=4, collate_fn=tt.collate)))
     assert len(keys) == 4 and values["x"].shape == (4, 1)
