@@ -889,6 +889,10 @@ PYBIND11_MODULE(_tablio, m) {
       py::arg("rspec"), py::arg("type") = "bytes", py::arg("access") = py::none(),
       "Writes the shard index of a TFRecord or tar table's files beside them: its name and JSON.");
   m.def(
+      "record_key_name",
+      [](const std::string& rspec) { return tablio::require_rspecifier(rspec).records.key_feature; },
+      py::arg("rspec"), "The feature a table's records keep their keys in (its key=NAME option), or ''.");
+  m.def(
       "tar_extension",
       [](const std::string& type) { return std::string(find_value_type(type).tar_extension); },
       py::arg("type"),

@@ -992,7 +992,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
         images = self._reading["images"]
         if images is None or not _tablio._reads_records(self.type) or self.options.get("segments"):
             return False
-        if any("key=" in spec.partition(":")[0] for spec in self.tables):  # keys a record keeps: read as values
+        if any(_tablio.record_key_name(spec) for spec in self.tables):  # keys a record keeps: read as values
             return False
         output = tablio._transforms.output_bytes(images, self.type)
         stored = _stored_bytes(self)

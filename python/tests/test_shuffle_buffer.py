@@ -104,7 +104,7 @@ def test_records_held_give_the_batches_values_held_give(photos, type, images):
         assert all(b[1].dtype == torch.int64 for _, b in epoch(records))  # labels, stacked as read
 
 
-def test_the_smaller_is_held(photos):
+def test_the_smaller_is_held(photos, tmp_path):
     folder, images = photos
     stored = sum(map(len, images)) / len(images)
     small = dataset(folder, "sample", {"random_resized_crop": 24})
@@ -113,6 +113,13 @@ def test_the_smaller_is_held(photos):
     assert dataset(folder, "datum", {"crop_size": 48}).shuffle_holds == "records"  # float32: 4 bytes a value
     assert dataset(folder, "sample", {"random_resized_crop": 96}, shuffle=False).shuffle_holds is None
     assert dataset(folder, "sample", None).shuffle_holds == "outputs"
+    # Records that keep their keys (key=NAME) are read as values: their keys come with them.
+    with tablio.writer(f"tfrecord,key=id:{tmp_path}/keyed.tfrecord", type="example") as w:
+        for i, jpg in enumerate(images[:8]):
+            w[f"p{i:03d}"] = {"image/encoded": [jpg]}
+    keyed = tt.TableIterableDataset(f"tfrecord,key=id:{tmp_path}/keyed.tfrecord", type="example", batch_size=4,
+                                    shuffle=True, images={"random_resized_crop": 96})
+    assert keyed.shuffle_holds == "outputs" and sum(len(b["image/encoded"]) for b in keyed) == 8
 
 
 def test_the_buffer_holds_records_and_costs_what_they_take(photos, monkeypatch):
