@@ -154,15 +154,15 @@ def _collated(values, top=True):
 
 def _sample_batch(samples, tensors):
     """A batch of samples ({extension: value} each) as _collated([tensors(v) for v in samples])
-    batches it, where a member's arrays are consecutive rows of one array (a reader's batch
-    gives its images of one shape so) taking those rows as they are, rather than stacking
-    copies of them."""
+    batches it, where a member's arrays are consecutive rows of arrays (a reader's batch gives
+    its images of one shape so): rows of one array taken as they are, rows of a few (a batch
+    that spans two reads) joined in one copy, rather than stacking a copy of each."""
     in_rows = {}
     if len(samples) > 1 and all(isinstance(v, dict) for v in samples):
         for name in samples[0]:
-            rows = _rows_of_one_array([v.get(name) for v in samples])
-            if rows is not None:
-                in_rows[name] = rows
+            runs = _runs_of_rows([v.get(name) for v in samples])
+            if runs is not None:
+                in_rows[name] = runs[0] if len(runs) == 1 else np.concatenate(runs)
     if not in_rows:
         return _collated([tensors(v) for v in samples])
     rest = _collated([tensors({name: value for name, value in v.items() if name not in in_rows}) for v in samples])
@@ -172,23 +172,27 @@ def _sample_batch(samples, tensors):
     return batch
 
 
-def _rows_of_one_array(values):
-    """The array whose consecutive rows `values` are (views of one base array), or None."""
-    first = values[0]
-    if type(first) is not np.ndarray or type(first.base) is not np.ndarray:
-        return None
-    base, step = first.base, first.nbytes
-    if base.dtype != first.dtype or base.shape[1:] != first.shape or not base.flags.c_contiguous or step == 0:
-        return None
-    start = first.__array_interface__["data"][0]
-    row, extra = divmod(start - base.__array_interface__["data"][0], step)
-    if extra or row + len(values) > base.shape[0]:
-        return None
-    for i, v in enumerate(values):
-        if type(v) is not np.ndarray or v.base is not base or v.__array_interface__["data"][0] != start + i * step \
-                or not v.flags.c_contiguous:
+def _runs_of_rows(values, most=4):
+    """The arrays (at most `most`) whose consecutive rows `values` are, in order: views of rows
+    of base arrays of one row shape and type; or None."""
+    runs, run = [], None  # run: [base, first row, rows, address of the next row]
+    for v in values:
+        base = v.base if type(v) is np.ndarray else None
+        if type(base) is not np.ndarray or base.dtype != v.dtype or base.shape[1:] != v.shape \
+                or not base.flags.c_contiguous or not v.flags.c_contiguous or v.nbytes == 0:
             return None
-    return base[row:row + len(values)]
+        at = v.__array_interface__["data"][0]
+        if run is not None and run[0] is base and at == run[3]:
+            run[2] += 1
+            run[3] += v.nbytes
+            continue
+        row, extra = divmod(at - base.__array_interface__["data"][0], v.nbytes)
+        if extra or (runs and (base.shape[1:] != runs[0][0].shape[1:] or base.dtype != runs[0][0].dtype)) \
+                or len(runs) == most:
+            return None
+        run = [base, row, 1, at + v.nbytes]
+        runs.append(run)
+    return [base[row:row + n] for base, row, n, _ in runs]
 
 
 def _with_missing(columns, count):

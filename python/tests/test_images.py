@@ -443,3 +443,21 @@ def test_a_batchs_images_of_one_shape_are_rows_of_one_array_the_dataset_takes_wh
     with tablio.open(spec, type="sample", images=True) as table:
         keys, batch = table._batch(4)
     assert len({v["jpg"].shape for v in batch}) > 1 and all(v["jpg"].base is None for v in batch)
+
+
+def test_rows_of_a_few_arrays_are_joined_in_order_and_anything_else_is_stacked():
+    pytest.importorskip("torch")
+    from tablio.torch import _runs_of_rows
+    a = np.arange(24, dtype=np.uint8).reshape(4, 2, 3).copy()  # arrays of their own, as a batch's are
+    b = np.arange(100, 118, dtype=np.uint8).reshape(3, 2, 3).copy()
+    runs = _runs_of_rows([a[2], a[3], b[0], b[1]])
+    assert [r.base is x for r, x in zip(runs, (a, b))] == [True, True]
+    assert np.array_equal(np.concatenate(runs), np.stack([a[2], a[3], b[0], b[1]]))
+    assert len(_runs_of_rows([a[0], a[1], a[2]])) == 1
+    assert len(_runs_of_rows([a[0], a[2]])) == 2  # not consecutive: two runs of one row
+    assert _runs_of_rows([a[0], a[1].copy()]) is None  # an array of its own
+    assert _runs_of_rows([a[0], a[1, :, :2]]) is None  # a row's part
+    assert _runs_of_rows([a[0], a[1].astype(np.int16)]) is None
+    c = np.zeros((2, 3, 2), np.uint8)
+    assert _runs_of_rows([a[0], c[0]]) is None  # another row shape
+    assert _runs_of_rows([a[0], a[2], a[0], a[2], a[0]]) is None  # too many runs to join
