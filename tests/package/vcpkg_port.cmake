@@ -53,6 +53,11 @@ endfunction()
 
 function(vcpkg_cmake_install)
   run(${CMAKE_COMMAND} --build ${CURRENT_BUILDTREES_DIR}/x64-linux-rel --target install)
+  # Headers only: the port compiles nothing (tablio::compiled is made in the consuming project).
+  file(GLOB_RECURSE objects ${CURRENT_BUILDTREES_DIR}/*.o ${CURRENT_BUILDTREES_DIR}/*.a)
+  if(objects)
+    message(FATAL_ERROR "the header-only port compiled ${objects}")
+  endif()
 endfunction()
 
 # Relocatable: no file vcpkg installs may name the directory it was built in.
