@@ -45,6 +45,8 @@ if has_header("turbojpeg.h") and has_header("jpeglib.h") and has_header("png.h")
 else:
     print("tablio: no turbojpeg.h, jpeglib.h or png.h: images= is left out", file=sys.stderr)
 
+# -O2, unless CFLAGS names the optimisation level (setuptools puts CFLAGS before these flags).
+optimisation = [] if any(flag.startswith("-O") for flag in os.environ.get("CFLAGS", "").split()) else ["-O2"]
 extension = Pybind11Extension(
     "tablio._tablio",
     sources,
@@ -52,7 +54,7 @@ extension = Pybind11Extension(
     define_macros=macros,
     libraries=libraries,
     cxx_std=20,
-    extra_compile_args=["-O2"],
+    extra_compile_args=optimisation,
 )
 # pip builds in the folder it installs from: setuptools' build and egg-info folders go to a
 # folder of their own, removed at exit, so that `pip install ./python` leaves the checkout as
