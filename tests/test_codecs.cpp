@@ -15,24 +15,20 @@ using namespace tablio;
 
 namespace {
 
-template <class C, class T>
-std::string bytes_of(const T& v) {
-  auto b = encode<C>(v);
-  return std::string(b.data(), b.size());
-}
+using test::bytes_of;
 
 template <class C, class T>
 T round_trip(const T& v) {
   return decode<C, T>(bytes_of<C>(v));
 }
 
-struct record {
+struct plain_record {
   std::uint32_t id;
   std::string name;
   std::vector<float> v;
   std::vector<std::int32_t> ids;
   double score;
-  bool operator==(const record&) const = default;
+  bool operator==(const plain_record&) const = default;
 };
 
 struct nested {
@@ -44,7 +40,7 @@ struct nested {
   std::pair<short, std::string> pair;
   std::tuple<int, float, std::string> tuple;
   std::array<std::uint16_t, 3> array;
-  std::vector<record> records;
+  std::vector<plain_record> records;
   std::vector<std::pair<std::int32_t, std::int32_t>> alignment;
   std::vector<bool> bits;
   enum class colour : std::uint8_t { red, green };
@@ -169,7 +165,7 @@ TEMPLATE_TEST_CASE("every supported type round-trips", "[codec]", raw_little, ra
                    kaldi_text) {
   nested n = sample();
   CHECK(round_trip<TestType>(n) == n);
-  record rec{42, "name", {1.f, -0.f, 3.25e-20f}, {7, -7}, 2.5};
+  plain_record rec{42, "name", {1.f, -0.f, 3.25e-20f}, {7, -7}, 2.5};
   CHECK(round_trip<TestType>(rec) == rec);
   CHECK(round_trip<TestType>(std::numeric_limits<std::int64_t>::min()) ==
         std::numeric_limits<std::int64_t>::min());

@@ -3,6 +3,7 @@
 #include "test_support.hpp"
 
 using namespace tablio;
+using test::bytes_of;
 
 namespace custom {
 
@@ -51,14 +52,6 @@ struct tablio::codec_traits<tablio::raw_little, custom::everything> {
   static void write(writer& w, const custom::everything&) { w.write("T"); }
   static void read(reader& r, custom::everything& x) { x.v = r.get(); }
 };
-
-namespace {
-template <class C, class T>
-std::string bytes_of(const T& v) {
-  auto b = encode<C>(v);
-  return std::string(b.data(), b.size());
-}
-}  // namespace
 
 TEST_CASE("the customization order is traits, members, ADL, Kaldi-style, built-in, aggregate",
           "[codec][custom]") {

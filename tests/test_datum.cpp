@@ -4,13 +4,14 @@
 #include <tablio/tablio.hpp>
 #include <tablio/types/datum.hpp>
 
-#include <zlib.h>
-
+#include "crc_support.hpp"
 #include "test_support.hpp"
 
 using namespace tablio;
 
 namespace {
+
+using test::crc_hex;
 
 std::string unhex(std::string_view h) {
   std::string out;
@@ -26,13 +27,6 @@ std::vector<std::string> split_tabs(const std::string& line) {
     cols.push_back(line.substr(start, tab - start));
   cols.push_back(line.substr(start));
   return cols;
-}
-
-std::string crc_hex(std::string_view bytes) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%08lx",
-                crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
-  return buf;
 }
 
 // Checks a decoded Datum against one line of a datum expectation file.

@@ -20,6 +20,8 @@ using namespace kaldi;
 
 namespace {
 
+using test::written_by_kaldi;
+
 // A rows x cols matrix whose value at (r, c) is 10 r + c.
 Matrix<float> counting(MatrixIndexT rows, MatrixIndexT cols) {
   Matrix<float> m(rows, cols);
@@ -30,13 +32,6 @@ Matrix<float> counting(MatrixIndexT rows, MatrixIndexT cols) {
 
 Vector<float> vec(std::initializer_list<float> values) {
   return Vector<float>(tablio::vector<float>(values));
-}
-
-template <class M>
-std::string written(const M& m, bool binary) {
-  std::ostringstream os;
-  m.Write(os, binary);
-  return os.str();
 }
 
 // What tablio::matrix writes for the same values.
@@ -655,23 +650,24 @@ TEST_CASE("a view is written with exactly the bytes of the equal Matrix", "[kald
   REQUIRE(sub.Stride() != sub.NumCols());
   const Matrix<float> packed(sub);
   for (bool binary : {true, false}) {
-    const std::string bytes = written(sub, binary);
-    CHECK(bytes == written(packed, binary));
+    const std::string bytes = written_by_kaldi(sub, binary);
+    CHECK(bytes == written_by_kaldi(packed, binary));
     CHECK(bytes == written_by_tablio(packed, binary));
   }
-  CHECK(written(sub, true).substr(0, 3) == "FM ");
-  CHECK(written(sub, false) == " [\n  11 12 13 \n  21 22 0.1 \n  31 32 33 ]\n");
+  CHECK(written_by_kaldi(sub, true).substr(0, 3) == "FM ");
+  CHECK(written_by_kaldi(sub, false) == " [\n  11 12 13 \n  21 22 0.1 \n  31 32 33 ]\n");
   std::ostringstream streamed;
   streamed << sub;
-  CHECK(streamed.str() == written(sub, false));
-  CHECK(written(Matrix<float>(), false) == " [ ]\n");
-  CHECK(written(m.Range(0, 0, 0, 0), true) == written(Matrix<float>(), true));
-  CHECK(written(Matrix<double>(sub), true).substr(0, 3) == "DM ");
+  CHECK(streamed.str() == written_by_kaldi(sub, false));
+  CHECK(written_by_kaldi(Matrix<float>(), false) == " [ ]\n");
+  CHECK(written_by_kaldi(m.Range(0, 0, 0, 0), true) == written_by_kaldi(Matrix<float>(), true));
+  CHECK(written_by_kaldi(Matrix<double>(sub), true).substr(0, 3) == "DM ");
 
   // A row of a matrix, and a range of a vector, written as the Vector holding their values.
   const SubVector<float> row = sub.Row(1);
-  for (bool binary : {true, false}) CHECK(written(row, binary) == written(Vector<float>(row), binary));
-  CHECK(written(row, false) == " [ 21 22 0.1 ]\n");
+  for (bool binary : {true, false})
+    CHECK(written_by_kaldi(row, binary) == written_by_kaldi(Vector<float>(row), binary));
+  CHECK(written_by_kaldi(row, false) == " [ 21 22 0.1 ]\n");
   std::ostringstream vstreamed;
   vstreamed << row;
   CHECK(vstreamed.str() == " [ 21 22 0.1 ]\n");
@@ -680,7 +676,7 @@ TEST_CASE("a view is written with exactly the bytes of the equal Matrix", "[kald
 TEST_CASE("Read: a Matrix resizes, a view must be of the size read", "[kaldi][matrix][io]") {
   const Matrix<float> source = counting(2, 3);
   for (bool binary : {true, false}) {
-    const std::string bytes = written(source, binary) + "rest";
+    const std::string bytes = written_by_kaldi(source, binary) + "rest";
     Matrix<double> m(5, 5);
     std::istringstream is(bytes);
     m.Read(is, binary);
@@ -704,7 +700,7 @@ TEST_CASE("Read: a Matrix resizes, a view must be of the size read", "[kaldi][ma
     CHECK_THROWS_AS(big.Range(0, 3, 0, 3).Read(wrong, binary), tablio::format_error);
 
     Vector<float> v = vec({1, 2, 3});
-    const std::string vbytes = written(v, binary);
+    const std::string vbytes = written_by_kaldi(v, binary);
     Vector<float> back;
     std::istringstream vis(vbytes);
     back.Read(vis, binary);
@@ -859,7 +855,7 @@ TEST_CASE("tablio's other codecs store Matrix and Vector as tablio's types", "[k
 }
 
 TEST_CASE("a read that fails leaves a Matrix whose view matches its storage", "[kaldi][matrix][io][bad]") {
-  const std::string whole = written(counting(3, 3), true);
+  const std::string whole = written_by_kaldi(counting(3, 3), true);
   for (const std::string& bad : {whole.substr(0, whole.size() - 5), std::string(" [ 1 2 \n 3 ]\n"),
                                  std::string("FM \4\x03\0\0\0\4\xff\0\0\0", 13)}) {
     const bool binary = bad[0] != ' ';

@@ -23,6 +23,7 @@ using test::data_path;
 using test::read_file;
 using test::temp_dir;
 using test::write_file;
+using test::written_by_kaldi;
 
 // Kaldi's binary int32 and float: a size byte, then the value's bytes (little-endian).
 std::string int32_bytes(std::int32_t v) {
@@ -38,13 +39,6 @@ std::string float_bytes(float v) {
 
 // Two rows of dimension 4: (1, 0.5) and (0, -2), (3, 0.25); then an empty one.
 SparseMatrix<float> example() { return SparseMatrix<float>(4, {{{1, 0.5f}}, {{3, 0.25f}, {0, -2.0f}}, {}}); }
-
-template <class T>
-std::string written(const T& t, bool binary) {
-  std::ostringstream os;
-  t.Write(os, binary);
-  return os.str();
-}
 
 template <class T>
 T read_back(const std::string& bytes, bool binary) {
@@ -72,17 +66,17 @@ TEST_CASE("sparse vectors and matrices are Kaldi's bytes in both modes", "[kaldi
 
   const std::string binary = "SM " + int32_bytes(3) + row_bytes(4, {{1, 0.5f}}) +
                              row_bytes(4, {{0, -2.0f}, {3, 0.25f}}) + row_bytes(4, {});
-  CHECK(written(m, true) == binary);
-  CHECK(written(m, false) == "rows=3 dim=4 [ 1 0.5 ] dim=4 [ 0 -2 3 0.25 ] dim=4 [ ] \n");
+  CHECK(written_by_kaldi(m, true) == binary);
+  CHECK(written_by_kaldi(m, false) == "rows=3 dim=4 [ 1 0.5 ] dim=4 [ 0 -2 3 0.25 ] dim=4 [ ] \n");
   CHECK(read_back<SparseMatrix<float>>(binary, true) == m);
-  CHECK(read_back<SparseMatrix<float>>(written(m, false), false) == m);
+  CHECK(read_back<SparseMatrix<float>>(written_by_kaldi(m, false), false) == m);
   CHECK(read_back<SparseMatrix<double>>(binary, true).Row(1).GetElement(1).second == 0.25);
 
   // Kaldi's constructor sums pairs of one index and drops zeros.
   const SparseVector<float> v(5, {{4, 1.0f}, {2, 3.0f}, {4, 2.0f}, {1, 0.0f}});
   CHECK(v.NumElements() == 2);
   CHECK(v.GetElement(1) == std::pair<MatrixIndexT, float>{4, 3.0f});
-  CHECK(written(v, false) == "dim=5 [ 2 3 4 3 ] ");
+  CHECK(written_by_kaldi(v, false) == "dim=5 [ 2 3 4 3 ] ");
   CHECK_THROWS_AS(SparseVector<float>(2, {{2, 1.0f}}), tablio::usage_error);
 
   Vector<float> dense(5);
@@ -137,10 +131,10 @@ TEST_CASE("GeneralMatrix holds one of three forms and writes the one it holds", 
 
   GeneralMatrix g(full);
   CHECK(g.Type() == kFullMatrix);
-  CHECK(written(g, true) == written(full, true));
+  CHECK(written_by_kaldi(g, true) == written_by_kaldi(full, true));
   g.Compress();
   CHECK(g.Type() == kCompressedMatrix);
-  CHECK(written(g, true) == written(CompressedMatrix(full), true));
+  CHECK(written_by_kaldi(g, true) == written_by_kaldi(CompressedMatrix(full), true));
   CHECK(g.NumRows() == 2);
   CHECK(g.NumCols() == 3);
   g.Scale(2.0f);  // the codes stay: only the span they stand for is scaled
@@ -153,18 +147,20 @@ TEST_CASE("GeneralMatrix holds one of three forms and writes the one it holds", 
 
   const GeneralMatrix sparse(example());
   CHECK(sparse.Type() == kSparseMatrix);
-  CHECK(written(sparse, true) == written(example(), true));
-  CHECK(written(sparse, false) == written(example(), false));
+  CHECK(written_by_kaldi(sparse, true) == written_by_kaldi(example(), true));
+  CHECK(written_by_kaldi(sparse, false) == written_by_kaldi(example(), false));
   Matrix<float> dense(4, 3);
   sparse.CopyToMat(&dense, kTrans);
   CHECK(dense(1, 0) == 0.5f);
 
   // Read in the form found: 'S' sparse, 'C' compressed, else full; in text "rows=" is sparse.
-  CHECK(read_back<GeneralMatrix>(written(example(), true), true).Type() == kSparseMatrix);
-  CHECK(read_back<GeneralMatrix>(written(CompressedMatrix(full), true), true).Type() == kCompressedMatrix);
-  CHECK(read_back<GeneralMatrix>(written(Matrix<double>(full), true), true).GetFullMatrix()(1, 2) == 5.0f);
-  CHECK(read_back<GeneralMatrix>(written(example(), false), false).GetSparseMatrix() == example());
-  CHECK(read_back<GeneralMatrix>(written(full, false), false).GetFullMatrix()(1, 1) == 4.0f);
+  CHECK(read_back<GeneralMatrix>(written_by_kaldi(example(), true), true).Type() == kSparseMatrix);
+  CHECK(read_back<GeneralMatrix>(written_by_kaldi(CompressedMatrix(full), true), true).Type() ==
+        kCompressedMatrix);
+  CHECK(read_back<GeneralMatrix>(written_by_kaldi(Matrix<double>(full), true), true).GetFullMatrix()(1, 2) ==
+        5.0f);
+  CHECK(read_back<GeneralMatrix>(written_by_kaldi(example(), false), false).GetSparseMatrix() == example());
+  CHECK(read_back<GeneralMatrix>(written_by_kaldi(full, false), false).GetFullMatrix()(1, 1) == 4.0f);
 
   const GeneralMatrix compressed{CompressedMatrix(full)};
   std::vector<const GeneralMatrix*> parts{&compressed, &sparse};

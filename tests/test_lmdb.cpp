@@ -9,17 +9,19 @@
 
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <random>
 #include <thread>
 
+#include "crc_support.hpp"
 #include "test_support.hpp"
 
 using namespace tablio;
 
 namespace {
+
+using test::crc_hex;
 
 // A copy of a reference database, so that no test can touch the original.
 std::string copy_database(const test::temp_dir& dir, const std::string& name) {
@@ -44,13 +46,6 @@ std::vector<expected_record> expected_records(const std::string& expect) {
     out.push_back({cols[0], cols[1], cols[9], cols[10]});
   }
   return out;
-}
-
-std::string crc_hex(std::string_view bytes) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%08lx",
-                crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
-  return buf;
 }
 
 std::string key_of(int i) {

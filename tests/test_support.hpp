@@ -22,6 +22,21 @@
 
 namespace test {
 
+// The bytes codec C makes of v.
+template <class C, class T>
+std::string bytes_of(const T& v) {
+  auto b = tablio::encode<C>(v);
+  return std::string(b.data(), b.size());
+}
+
+// What a Kaldi-style object's Write(std::ostream&, binary) writes.
+template <class T>
+std::string written_by_kaldi(const T& t, bool binary) {
+  std::ostringstream os;
+  t.Write(os, binary);
+  return os.str();
+}
+
 // Sends std::cerr to a string for its lifetime.
 struct CerrCapture {
   std::ostringstream text;
