@@ -190,6 +190,28 @@ def test_corrupt_jpeg_data_decodes_as_pillow_decodes_it(tmp_path):
     assert np.array_equal(got, expected)
 
 
+def test_stray_bytes_before_a_header_marker_decode_as_pillow_decodes_them(tmp_path):
+    torchvision = pytest.importorskip("torchvision")
+    from PIL import Image
+    good = encoded(photo(1, 120, 200), "JPEG")
+    for marker, junk in ((b"\xff\xc4", b"\x01\x02\x03\x04"), (b"\xff\xda", b"\x00\x00\x00")):
+        at = good.find(marker)
+        bad = good[:at] + junk + good[at:]  # libjpeg warns of extraneous bytes; Pillow decodes past them
+        with tablio.writer(f"tar:{tmp_path}/s.tar", type="sample") as w:
+            w["k"] = {"jpg": bad}
+        expected = pillow(bad)
+        assert np.array_equal(expected, pillow(good))
+        for threads in (None, 2):
+            with tablio.open(f"tar:{tmp_path}/s.tar", type="sample", images=True, threads=threads) as t:
+                assert np.array_equal(dict(t)["k"]["jpg"], expected), (marker, threads)
+        crop = {"resize": 72, "center_crop": 64}
+        eval_pil = torchvision.transforms.Compose([torchvision.transforms.Resize(72), torchvision.transforms.CenterCrop(64),
+                                                   torchvision.transforms.PILToTensor()])
+        with tablio.open(f"tar:{tmp_path}/s.tar", type="sample", images=crop) as t:
+            got = dict(t)["k"]["jpg"]
+        assert np.array_equal(got, eval_pil(Image.open(io.BytesIO(bad)).convert("RGB")).numpy()), marker
+
+
 def photo(i, height=40, width=56):
     yy, xx = np.mgrid[0:height, 0:width]
     return np.stack([(xx * 3 + i) % 256, (yy * 5) % 256, (xx + yy + 7 * i) % 256], -1).astype(np.uint8)

@@ -207,7 +207,9 @@ inline void decode_jpeg(std::string_view bytes, image& out, const image_options&
   auto data = reinterpret_cast<const unsigned char*>(bytes.data());
   const auto size = static_cast<unsigned long>(bytes.size());
   int width = 0, height = 0, subsampling = 0, colorspace = 0;
-  if (tjDecompressHeader3(tj, data, size, &width, &height, &subsampling, &colorspace) != 0)
+  // A warning (stray bytes before a marker) leaves the header read: Pillow decodes past it.
+  if (tjDecompressHeader3(tj, data, size, &width, &height, &subsampling, &colorspace) != 0 &&
+      tjGetErrorCode(tj) != TJERR_WARNING)
     bad_image(source, key, {"a JPEG image"}, {tjGetErrorStr2(tj)});
   if (width <= 0 || height <= 0) bad_image(source, key, {"a JPEG image"}, {"no frame header"});
   check_image_size(static_cast<std::uint64_t>(width), static_cast<std::uint64_t>(height), source, key);
