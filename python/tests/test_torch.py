@@ -144,6 +144,14 @@ def test_where_a_rank_runs_is_given_or_the_launchers(monkeypatch, tables):
     assert len(tt.TableIterableDataset(rspec, type=type_)) == n  # no launcher: one process
 
 
+def test_a_bad_number_of_threads_is_refused_when_the_dataset_is_made(tables):
+    rspec, type_, _ = tables["tfrecord16"]
+    for threads in (0, -1, "2", 2.0, True, 257):
+        with pytest.raises(tablio.UsageError, match="threads is a number of threads, 1 to 256"):
+            tt.TableIterableDataset(rspec, type=type_, threads=threads)
+    assert len(tt.TableIterableDataset(rspec, type=type_, threads=2)) == len(tt.TableIterableDataset(rspec, type=type_))
+
+
 def test_epochs_reshuffle_and_seeds_repeat(tables):
     rspec, type_, _ = tables["lmdb"]
     ds = tt.TableIterableDataset(rspec, type=type_, shuffle=True, seed=7, shuffle_buffer=16, with_keys=True)
