@@ -6,6 +6,9 @@
 # requirements without its source, so that the programs linking it do not compile it each. The
 # cache variable TABLIO_PRECOMPILE_HEADERS lists headers every target linking it precompiles.
 #   tablio_add_compiled(SOURCE [EXCLUDE_FROM_ALL] [REMOTE_SOURCE FILE] COMPONENTS target...)
+# The components whose code SOURCE compiles (it includes no image header: not jpeg), the same
+# in the tree and in the package.
+set(TABLIO_COMPILED_COMPONENTS zlib lmdb curl)
 function(tablio_add_compiled source)
   cmake_parse_arguments(PARSE_ARGV 1 arg "EXCLUDE_FROM_ALL" "REMOTE_SOURCE" "COMPONENTS")
   if(arg_EXCLUDE_FROM_ALL)
