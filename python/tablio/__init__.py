@@ -87,12 +87,19 @@ def _specifier(spec, function):
     raise TypeError(f"tablio.{function}() takes a specifier, a str such as 'ark:feats.ark', "
                     f"'scp:feats.scp' or 'tfrecord:train.tfrecord', not {what}")
 
+
+def _check_threads(threads):
+    """Refuses a threads= that is neither None nor a number of threads, 1 to 256."""
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or
+                                not 1 <= threads <= 256):
+        raise UsageError(f"threads is a number of threads, 1 to 256, not {threads!r}"[:120])
+
+
 def _threaded(spec, threads):
     """spec with threads=N among its options; threads None, or a threads=N of its own, leaves it."""
+    _check_threads(threads)
     if threads is None:
         return spec
-    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 256:
-        raise UsageError(f"threads is a number of threads, 1 to 256, not {threads!r}"[:120])
     options, colon, rest = spec.partition(":")
     if not colon or any(o.startswith("threads=") for o in options.split(",")):
         return spec  # no specifier (the table says so), or the specifier's own threads=N

@@ -727,7 +727,7 @@ class TableIterableDataset(torch.utils.data.IterableDataset):
             self.options["segments"] = segments
         # Reading decodes images in threads of its own; counting decodes nothing.
         self._reading = {"threads": threads, "images": images}
-        tablio._threaded("", threads)  # refuses a bad number now, not in each worker
+        tablio._check_threads(threads)  # now, not in each worker
         tablio._images(images, type, scale)  # refuses a bad one now
         access = _access_options(allow_network, allow_pipes, confine, limits)
         self._given = (rank, world_size)
