@@ -5,10 +5,12 @@
 #include <tablio/tablio.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <random>
 #include <stdexcept>
+#include <thread>
 
 #include "test_support.hpp"
 #include "threads_support.hpp"
@@ -617,4 +619,39 @@ TEST_CASE("a table opened after another of its kind starts from what that one le
   // ...and it still measures: where one thread has become the faster, it goes back to it.
   run(next, 2000, 2000000);
   CHECK(next.learned().best == 0);  // one thread (trying threads again now and then)
+}
+
+TEST_CASE("a table's threads get more entries in flight when they run out of them", "[threads][table]") {
+  using H = holder<matrix<float>>;
+  test::temp_dir dir;
+  write_table<H>("tfrecord:" + dir / "m.tfrecord", 1, matrix_of);
+  tfrecord_input framing(dir / "m.tfrecord");
+  const read_options options = detail::reading_options(framing);
+  entry_reader<H, tfrecord_input::forms> reader;
+  auto read_here = [&](H& h, entry& e) { reader.read(h, e); };
+  detail::read_ahead<H, tfrecord_input::forms> ahead(2, H{});
+  CHECK(ahead.depth() == 3);  // one a thread, and one more
+  // The table's thread busy between entries (a batch converted): its thread runs out of entries,
+  // and is given more at once, up to 8 a thread.
+  int read = 0;
+  for (;; ++read) {
+    ahead.top_up(framing, options, read_here);
+    if (ahead.empty()) break;
+    CHECK(ahead.take().e.key == key_of(read));
+    ahead.release();
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  CHECK(read == entry_count);
+  CHECK(ahead.depth() == 16);
+
+  // The next table of its kind starts from what the last one reached, within the same bounds.
+  detail::thread_choice_memory memory;
+  CHECK(memory.depth() == 0);
+  memory.keep(detail::thread_choice{}, ahead.depth());
+  memory.keep(detail::thread_choice{}, 0);  // a table whose threads did not read: nothing learned
+  CHECK(memory.depth() == 16);
+  CHECK(detail::read_ahead<H, tfrecord_input::forms>(2, H{}, memory.depth()).depth() == 16);
+  CHECK(detail::read_ahead<H, tfrecord_input::forms>(3, H{}, 10).depth() == 10);
+  CHECK(detail::read_ahead<H, tfrecord_input::forms>(2, H{}, 100).depth() == 16);
+  CHECK(detail::read_ahead<H, tfrecord_input::forms>(4, H{}, 1).depth() == 5);
 }

@@ -62,6 +62,8 @@ class ordered_pipeline {
   std::size_t depth() const noexcept { return slots_.size(); }
   // Times take() waited for a thread, having no job of its own to run.
   std::uint64_t waits() const noexcept { return waits_; }
+  // Times a thread the pipeline started waited for a job, having run those handed in.
+  std::uint64_t starved() const noexcept { return detail::atomic_load<detail::order::relaxed>(starved_); }
   std::size_t in_flight() const noexcept { return tail_ - head_; }
   bool full() const noexcept { return in_flight() == depth(); }
   bool empty() const noexcept { return tail_ == head_; }
@@ -145,6 +147,7 @@ class ordered_pipeline {
       std::size_t tail = 0;
       while (!stopping_ && next_run_ == (tail = detail::atomic_load<detail::order::acquire>(tail_))) {
         ++idle_;
+        detail::atomic_store<detail::order::relaxed>(starved_, starved_ + 1);
         work_.wait(mutex_);
         --idle_;
       }
@@ -196,6 +199,7 @@ class ordered_pipeline {
   static constexpr std::size_t no_job = ~std::size_t{0};
   std::size_t awaited_ = no_job;  // the job the owner waits for (atomically)
   std::uint64_t waits_ = 0;       // the owner's
+  std::uint64_t starved_ = 0;     // written under mutex_, read by the owner atomically
   // Under mutex_: the next job a thread takes up, threads waiting for work, the end.
   std::size_t next_run_ = 0;
   unsigned idle_ = 0;

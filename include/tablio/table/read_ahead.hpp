@@ -19,6 +19,7 @@
 // turn comes, after the entries before it; the framing is not read past it.
 #pragma once
 
+#include <tablio/core/minmax.hpp>
 #include <tablio/core/ordered_pipeline.hpp>
 #include <tablio/table/entry_io.hpp>
 #include <tablio/table/table_threads.hpp>
@@ -53,11 +54,14 @@ class read_ahead final : public table_stage {
     std::string why_skipped;
   };
 
-  // Each thread's holders start as copies of `prototype` (a holder's options).
-  read_ahead(unsigned threads, const H& prototype)
+  // Each thread's holders start as copies of `prototype` (a holder's options). `depth`: the
+  // entries in flight at most to start with, where an earlier table of the kind learned it (0:
+  // one a thread and one more).
+  read_ahead(unsigned threads, const H& prototype, std::size_t depth = 0)
       : jobs_(threads, threads * jobs_per_thread, &decode, nullptr),
         byte_budget_(threads * bytes_per_thread),
-        threads_(threads) {
+        threads_(threads),
+        depth_(max_of<std::size_t>(threads + 1, min_of(depth, jobs_.depth()))) {
     if constexpr (std::is_copy_assignable_v<H>)
       for (std::size_t i = 0; i < jobs_.depth(); ++i) jobs_.job_at(i).holder = prototype;
   }
@@ -78,9 +82,13 @@ class read_ahead final : public table_stage {
         self.for_threads_ = 0;
       }
     } wake{*this};
-    // The table's thread waited for a thread with no job to run: more in flight lets it run some.
-    if (jobs_.waits() != waits_seen_ && depth_ < jobs_.depth()) ++depth_;
+    // The table's thread waited for a thread with no job to run, or a thread ran out of jobs
+    // while the table's thread was busy elsewhere (converting a batch): more in flight keeps both
+    // at work.
+    if ((jobs_.waits() != waits_seen_ || jobs_.starved() != starved_seen_) && depth_ < jobs_.depth())
+      ++depth_;
     waits_seen_ = jobs_.waits();
+    starved_seen_ = jobs_.starved();
     while (!ended_ && jobs_.in_flight() < depth_ &&
            (jobs_.in_flight() <= threads_ || bytes_in_flight_ < byte_budget_)) {
       job& j = jobs_.next_slot();
@@ -117,6 +125,8 @@ class read_ahead final : public table_stage {
   }
 
   bool empty() const noexcept { return jobs_.empty(); }
+  // Entries in flight at most, as it has learned (for the next table of its kind).
+  std::size_t depth() const noexcept { return depth_; }
   bool ended() const noexcept { return ended_; }
   // The oldest entry: decoded, skipped, or a record whose value's error it holds; rethrows an
   // error that ends the table. It stays until release().
@@ -275,11 +285,12 @@ class read_ahead final : public table_stage {
   ordered_pipeline<job> jobs_;
   std::size_t byte_budget_, bytes_in_flight_ = 0;  // of entries' bytes
   std::size_t threads_;                            // at least one entry each, and one more
-  // Entries in flight at most: one a thread and one more at first, more each time the table's
-  // thread waits for a thread with nothing to run, up to the pipeline's depth. A short table
-  // touches little memory; a long one soon has what keeps its threads busy.
-  std::size_t depth_ = threads_ + 1;
-  std::uint64_t waits_seen_ = 0;
+  // Entries in flight at most: one a thread and one more at first (or what the last table of the
+  // kind reached), more each time the table's thread waits for a thread with nothing to run or a
+  // thread for an entry, up to the pipeline's depth. A short table touches little memory; a long
+  // one soon has what keeps its threads busy, and so do the next of its kind (a dataset's shards).
+  std::size_t depth_;
+  std::uint64_t waits_seen_ = 0, starved_seen_ = 0;
   std::size_t filled_ = 0;       // entries in flight after the last top-up
   std::size_t for_threads_ = 0;  // entries of this top-up the threads decode
   entry e_;                      // the framing's entry being read

@@ -254,7 +254,7 @@ void sequential_table_reader<H, Framing>::open_framing(Make make, unsigned threa
 
 template <holder_type H, class Framing>
 void sequential_table_reader<H, Framing>::close() {
-  if (framing_ && threads_ > 1) choices_of_kind().keep(choice_);
+  if (framing_ && threads_ > 1) choices_of_kind().keep(choice_, ahead_ ? ahead().depth() : 0);
   done_ = true;
   current_ = nullptr;
   ahead_ = {};  // its threads end before the framing its entries point into
@@ -365,7 +365,9 @@ template <holder_type H, class Framing>
 bool sequential_table_reader<H, Framing>::advance_ahead() {
   if (!ahead_) {
     if (!choice_.threaded()) return false;
-    ahead_ = make_owned<ahead_type>(threads_, holder_options());  // its threads start when first asked for
+    // Its threads start when first asked for, with as many entries in flight as kept the last
+    // table of its kind busy.
+    ahead_ = make_owned<ahead_type>(threads_, holder_options(), choices_of_kind().depth());
   }
   if (current_) {
     current_ = nullptr;

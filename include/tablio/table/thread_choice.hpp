@@ -201,18 +201,24 @@ class thread_choice {
 };
 
 // The lesson of the last table of one kind (a holder and framing) to close in a thread, which
-// the next one that thread opens starts from (a dataset's shards, opened one after another).
+// the next one that thread opens starts from (a dataset's shards, opened one after another):
+// whether its threads were faster, and how many entries in flight kept them busy.
 class thread_choice_memory {
  public:
-  void keep(const thread_choice& closing) noexcept {
+  // `depth`: the closing table's entries in flight at most, where its threads read (else 0).
+  void keep(const thread_choice& closing, std::size_t depth = 0) noexcept {
     if (const thread_choice::lesson l = closing.learned(); l.measured) lesson_ = l;
+    if (depth != 0) depth_ = depth;
   }
   void recall(thread_choice& opening) const noexcept {
     if (lesson_.measured) opening.start_from(lesson_);
   }
+  // Entries in flight at most to start with (0: none learned).
+  std::size_t depth() const noexcept { return depth_; }
 
  private:
   thread_choice::lesson lesson_;
+  std::size_t depth_ = 0;
 };
 
 }  // namespace detail
