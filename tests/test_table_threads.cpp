@@ -619,6 +619,39 @@ TEST_CASE("a table opened after another of its kind starts from what that one le
   // ...and it still measures: where one thread has become the faster, it goes back to it.
   run(next, 2000, 2000000);
   CHECK(next.learned().best == 0);  // one thread (trying threads again now and then)
+
+  // Tables far shorter than the stretches between tries (a dataset's shards, one after another)
+  // still try threads again, as one long table would, and find them faster once they are.
+  memory.keep(next);
+  int tables = 0;
+  for (bool threads_again = false; !threads_again && tables < 10000; ++tables) {
+    thread_choice shard;
+    memory.recall(shard);
+    CHECK(shard.learned().best == 0);
+    run(shard, 40);  // a few stretches each
+    memory.keep(shard);
+    threads_again = shard.learned().best == 1;
+  }
+  CHECK(tables < 10000);
+  INFO(tables << " tables");
+  CHECK(tables > 2);  // not at once: tries stay apart
+}
+
+TEST_CASE("threads are measured by their time over their entries, however those come in",
+          "[threads][table]") {
+  if (std::getenv("TABLIO_THREAD_USE")) return;  // a forced choice measures nothing
+  // One thread: 700 us an entry. Threads: the table's thread decodes some entries itself (900 us)
+  // and finds the others ready (10 us), in runs: 455 us an entry, three blocks of one dear entry
+  // to one of five entries. Weighing blocks alike would make that 722 us, and keep one thread.
+  const std::uint64_t threaded[] = {900000, 900000, 900000, 10000, 10000, 10000, 10000, 900000};
+  detail::thread_choice c;
+  for (int i = 0; i < 4000 && c.learned().best == 0; ++i) {
+    const bool on_threads = c.threaded();
+    c.entry(on_threads, on_threads ? threaded[i % 8] : 700000);
+  }
+  REQUIRE(c.learned().measured);
+  CHECK(c.learned().best == 1);
+  CHECK(c.learned().cost[1] < 600000);  // about 455 us (a stretch cut into blocks where it ends)
 }
 
 TEST_CASE("a table's threads get more entries in flight when they run out of them", "[threads][table]") {

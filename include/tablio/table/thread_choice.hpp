@@ -7,11 +7,11 @@
 // writer, its time in write(), not its caller's, which another table's threads change): one thread first,
 // then, once the table has run long enough to win back what starting threads costs, its threads. It keeps the
 // faster, by a margin in favour of one thread, and tries the other again now and then, less often each time
-// it stays slower, since what entries cost can change along a table. A stretch's cost is the mean of its
-// blocks' (entries of at least 50 µs together) less those far above their median, so that a stall (a disk's
-// writeback, a page of a file not yet cached, another process) does not decide for it. A table
-// opened after another of its kind closed in its thread (a dataset's next shard) starts from what
-// that one learned (thread_choice_memory), rather than measuring anew from one thread.
+// it stays slower, since what entries cost can change along a table. A stretch's cost is its time over its
+// entries, less the blocks (entries of at least 50 µs together) far above their median, so that a stall (a
+// disk's writeback, a page of a file not yet cached, another process) does not decide for it. A table opened
+// after another of its kind closed in its thread (a dataset's next shard) starts from what that one learned
+// (thread_choice_memory), rather than measuring anew from one thread.
 #pragma once
 
 #include <tablio/core/monotonic_clock.hpp>
@@ -62,14 +62,14 @@ class thread_choice {
     ++block_entries_;
     if (block_time_ < block_nanoseconds) return;
     const std::uint64_t cost = block_time_ / block_entries_;
-    costs_[blocks_++] = cost;
+    blocks_of_stretch_[blocks_++] = {cost, block_time_, block_entries_};
     stretch_time_ += block_time_;
     block_time_ = block_entries_ = 0;
     if ((blocks_ >= stretch_blocks && stretch_time_ >= stretch_nanoseconds) || blocks_ == max_blocks)
       return end_stretch();
     // A try of the way not kept is over at once when two blocks cost twice the kept way's.
-    if (way_ != best_ && measured_[best_] && blocks_ >= 2 && costs_[blocks_ - 2] / 2 > cost_[best_] &&
-        cost / 2 > cost_[best_]) {
+    if (way_ != best_ && measured_[best_] && blocks_ >= 2 &&
+        blocks_of_stretch_[blocks_ - 2].cost / 2 > cost_[best_] && cost / 2 > cost_[best_]) {
       measured(cost);
       decide();
     }
@@ -87,20 +87,24 @@ class thread_choice {
     bool measured = false;
     int best = one_way;
     std::uint64_t cost[2] = {0, 0};
-    std::uint64_t tries_apart = 0;
+    std::uint64_t tries_apart = 0, stretches_left = 0;
   };
   lesson learned() const noexcept {
     if (!measured_[one_way] || !measured_[threads_way]) return {};
-    return lesson{true, best_, {cost_[one_way], cost_[threads_way]}, tries_apart_};
+    return lesson{true, best_, {cost_[one_way], cost_[threads_way]}, tries_apart_, stretches_left_};
   }
-  // Starts from an earlier table's lesson: its faster way first, the other tried as often as there.
+  // Starts from an earlier table's lesson: its faster way first, the other tried as often as
+  // there, and as soon as it would have been there. Tables shorter than the stretches between
+  // tries (a dataset's shards) would otherwise never try the other way again, and keep one thread
+  // for good after a stretch that a stall slowed.
   void start_from(const lesson& l) noexcept {
     best_ = l.best;
     for (int way : {one_way, threads_way}) {
       cost_[way] = recent_[way][0] = l.cost[way];
       measured_[way] = true;
     }
-    tries_apart_ = stretches_left_ = l.tries_apart;
+    tries_apart_ = l.tries_apart;
+    stretches_left_ = l.stretches_left != 0 ? l.stretches_left : 1;
     start(best_);
   }
 
@@ -125,18 +129,23 @@ class thread_choice {
   static constexpr unsigned stretch_blocks = 5, max_blocks = 64;
 
   void end_stretch() noexcept {
-    // The blocks' mean, less those far above their median (stalls): an insertion sort of at most
-    // max_blocks for the median.
+    // The blocks' time over their entries, less the blocks far above the median cost (stalls):
+    // an insertion sort of at most max_blocks for the median. Not the mean of the blocks' costs:
+    // with threads, a block of one entry the table's thread decoded itself costs as much as a
+    // block of that entry and the several a thread had ready, which would weigh it many times.
     for (unsigned i = 1; i < blocks_; ++i)
-      for (unsigned j = i; j > 0 && costs_[j - 1] > costs_[j]; --j) {
-        std::uint64_t t = costs_[j];
-        costs_[j] = costs_[j - 1];
-        costs_[j - 1] = t;
+      for (unsigned j = i; j > 0 && blocks_of_stretch_[j - 1].cost > blocks_of_stretch_[j].cost; --j) {
+        const block b = blocks_of_stretch_[j];
+        blocks_of_stretch_[j] = blocks_of_stretch_[j - 1];
+        blocks_of_stretch_[j - 1] = b;
       }
-    const std::uint64_t median = costs_[blocks_ / 2];
-    std::uint64_t sum = 0, counted = 0;
-    for (unsigned i = 0; i < blocks_ && costs_[i] <= 4 * median; ++i, ++counted) sum += costs_[i];
-    measured(sum / counted);
+    const std::uint64_t median = blocks_of_stretch_[blocks_ / 2].cost;
+    std::uint64_t time = 0, entries = 0;
+    for (unsigned i = 0; i < blocks_ && blocks_of_stretch_[i].cost <= 4 * median; ++i) {
+      time += blocks_of_stretch_[i].time;
+      entries += blocks_of_stretch_[i].entries;
+    }
+    measured(time / entries);
     decide();
   }
 
@@ -191,7 +200,10 @@ class thread_choice {
   int way_ = one_way, best_ = one_way;
   std::uint64_t opened_ = monotonic_nanoseconds(), last_ = opened_;      // opened, and last handed out
   std::uint64_t block_time_ = 0, block_entries_ = 0, stretch_time_ = 0;  // of the current stretch
-  std::uint64_t costs_[max_blocks] = {};                                 // ...its blocks' costs
+  struct block {
+    std::uint64_t cost, time, entries;  // nanoseconds an entry; in all; its entries
+  };
+  block blocks_of_stretch_[max_blocks] = {};  // ...its blocks
   unsigned blocks_ = 0;
   std::uint64_t warming_ = 2, warm_time_ = 0;  // entries not counted, at the start of a way
   std::uint64_t recent_[2][3] = {};            // nanoseconds an entry, by the last stretches each way
