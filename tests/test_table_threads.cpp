@@ -672,7 +672,7 @@ TEST_CASE("a table's threads get more entries in flight when they run out of the
     if (ahead.empty()) break;
     CHECK(ahead.take().e.key == key_of(read));
     ahead.release();
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    if (ahead.depth() < 16) std::this_thread::sleep_for(std::chrono::microseconds(300));
   }
   CHECK(read == entry_count);
   CHECK(ahead.depth() == 16);

@@ -61,16 +61,15 @@ class thread_choice {
     block_time_ += nanoseconds;
     ++block_entries_;
     if (block_time_ < block_nanoseconds) return;
-    const std::uint64_t cost = block_time_ / block_entries_;
-    blocks_of_stretch_[blocks_++] = {cost, block_time_, block_entries_};
+    const block& ended = blocks_of_stretch_[blocks_++] = {block_time_, block_entries_};
     stretch_time_ += block_time_;
     block_time_ = block_entries_ = 0;
     if ((blocks_ >= stretch_blocks && stretch_time_ >= stretch_nanoseconds) || blocks_ == max_blocks)
       return end_stretch();
     // A try of the way not kept is over at once when two blocks cost twice the kept way's.
     if (way_ != best_ && measured_[best_] && blocks_ >= 2 &&
-        blocks_of_stretch_[blocks_ - 2].cost / 2 > cost_[best_] && cost / 2 > cost_[best_]) {
-      measured(cost);
+        blocks_of_stretch_[blocks_ - 2].cost() / 2 > cost_[best_] && ended.cost() / 2 > cost_[best_]) {
+      measured(ended.cost());
       decide();
     }
   }
@@ -134,14 +133,14 @@ class thread_choice {
     // with threads, a block of one entry the table's thread decoded itself costs as much as a
     // block of that entry and the several a thread had ready, which would weigh it many times.
     for (unsigned i = 1; i < blocks_; ++i)
-      for (unsigned j = i; j > 0 && blocks_of_stretch_[j - 1].cost > blocks_of_stretch_[j].cost; --j) {
+      for (unsigned j = i; j > 0 && blocks_of_stretch_[j - 1].cost() > blocks_of_stretch_[j].cost(); --j) {
         const block b = blocks_of_stretch_[j];
         blocks_of_stretch_[j] = blocks_of_stretch_[j - 1];
         blocks_of_stretch_[j - 1] = b;
       }
-    const std::uint64_t median = blocks_of_stretch_[blocks_ / 2].cost;
+    const std::uint64_t median = blocks_of_stretch_[blocks_ / 2].cost();
     std::uint64_t time = 0, entries = 0;
-    for (unsigned i = 0; i < blocks_ && blocks_of_stretch_[i].cost <= 4 * median; ++i) {
+    for (unsigned i = 0; i < blocks_ && blocks_of_stretch_[i].cost() <= 4 * median; ++i) {
       time += blocks_of_stretch_[i].time;
       entries += blocks_of_stretch_[i].entries;
     }
@@ -201,7 +200,8 @@ class thread_choice {
   std::uint64_t opened_ = monotonic_nanoseconds(), last_ = opened_;      // opened, and last handed out
   std::uint64_t block_time_ = 0, block_entries_ = 0, stretch_time_ = 0;  // of the current stretch
   struct block {
-    std::uint64_t cost, time, entries;  // nanoseconds an entry; in all; its entries
+    std::uint64_t time, entries;  // nanoseconds in all, and its entries (at least one)
+    std::uint64_t cost() const noexcept { return time / entries; }  // nanoseconds an entry
   };
   block blocks_of_stretch_[max_blocks] = {};  // ...its blocks
   unsigned blocks_ = 0;
