@@ -654,6 +654,13 @@ TEST_CASE("threads are measured by their time over their entries, however those 
   CHECK(c.learned().cost[1] < 600000);  // about 455 us (a stretch cut into blocks where it ends)
 }
 
+// The calling thread kept busy, not asleep: a sleep shorter than a millisecond is no sleep at all
+// on some systems (under wine, Windows' timer), which would leave the other thread no time.
+static void busy_for(std::chrono::microseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) std::this_thread::yield();
+}
+
 TEST_CASE("a table's threads get more entries in flight when they run out of them", "[threads][table]") {
   using H = holder<matrix<float>>;
   test::temp_dir dir;
@@ -672,7 +679,7 @@ TEST_CASE("a table's threads get more entries in flight when they run out of the
     if (ahead.empty()) break;
     CHECK(ahead.take().e.key == key_of(read));
     ahead.release();
-    if (ahead.depth() < 16) std::this_thread::sleep_for(std::chrono::microseconds(300));
+    if (ahead.depth() < 16) busy_for(std::chrono::microseconds(300));
   }
   CHECK(read == entry_count);
   CHECK(ahead.depth() == 16);
