@@ -32,9 +32,11 @@ def program_environment(**extra):
 # Nor do the jobs of many processes run there (tests marked worker_processes, and those whose
 # parameters start workers or ranks another way): each worker and rank is a fresh interpreter
 # running the C++ the in-process tests run under the sanitizers, and their orchestration is
-# Python, tested in the plain build. Two tests still start workers there (test_torch.py's
-# test_map_style_dataset and test_an_error_in_a_worker_keeps_its_place): a table reopened in a
-# worker, and an error carried back from one.
+# Python, tested in the plain build; a loader of a test that checks more than its workers reads in
+# the test's process there (loader_workers). A few tests still start workers there, for what
+# happens in a worker alone: a table reopened in one, an error carried back from one
+# (test_torch.py), images decoded in a worker's threads (test_images.py), a spawned worker
+# stopped early (test_threads_paths.py).
 LAUNCHERS = {"fork", "spawn", "forkserver", "mp.spawn", "torchrun"}
 
 
@@ -42,6 +44,14 @@ def launched_by(params):
     """The start methods and launchers a test's parameters name (alone, or in a dict)."""
     values = [w for v in params.values() for w in (v.values() if isinstance(v, dict) else [v])]
     return {v for v in values if isinstance(v, str) and v in LAUNCHERS}
+
+
+def loader_workers(count, context=None):
+    """DataLoader's arguments for `count` workers (started by `context`); none under the sanitizers,
+    where the loader reads in the test's own process: the C++ each worker would run."""
+    if SANITIZED:
+        return {}
+    return {"num_workers": count, **({"multiprocessing_context": context} if context else {})}
 
 
 def pytest_configure(config):

@@ -10,6 +10,7 @@ import pytest
 
 import tablio
 from tablio import shard_index
+from conftest import loader_workers
 
 
 def write_shards(folder, n=7, per_shard=3, name="train-%06d.tar"):
@@ -76,7 +77,7 @@ def test_a_streaming_dataset_plans_from_the_index_without_counting(tmp_path, mon
         ds = tt.TableIterableDataset(spec, type="int32", shuffle=True, batch_size=4, **options)
         assert ds.sizes == counted.sizes
         assert [t.partition(":")[2] for t in ds.tables] == [t.partition(":")[2] for t in counted.tables]
-        values = sorted(int(v) for batch in torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2)
+        values = sorted(int(v) for batch in torch.utils.data.DataLoader(ds, batch_size=None, **loader_workers(2))
                         for v in batch)
         assert values == list(range(50))
 
@@ -312,8 +313,7 @@ def test_a_map_style_dataset_over_an_index_opens_only_the_shards_it_reads(tmp_pa
     seen = []
     for rank in range(2):
         sampler = tt.DistributedSampler(ds, num_replicas=2, rank=rank, shuffle=True, seed=3)
-        loader = torch.utils.data.DataLoader(ds, batch_size=2, sampler=sampler, num_workers=2,
-                                             multiprocessing_context="spawn")
+        loader = torch.utils.data.DataLoader(ds, batch_size=2, sampler=sampler, **loader_workers(2, "spawn"))
         seen += [int(v) for batch in loader for v in batch]
     assert sorted(set(seen)) == list(range(9)) and len(seen) == 10  # padded to 5 a rank
 

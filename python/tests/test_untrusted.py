@@ -398,6 +398,7 @@ def test_the_untrusted_policy_holds_for_the_whole_process(tmp_path):
         assert not pwned.exists() and not (tmp_path / "c").exists()
 
 
+@pytest.mark.worker_processes
 def test_the_policy_reaches_dataloader_workers_started_by_spawn_and_forkserver(tmp_path):
     up, pwned = upload_with_a_command(tmp_path, f"utt1 {tmp_path}/up/a.ark:5\n")
     code = f"""
