@@ -307,7 +307,8 @@ def test_a_map_style_dataset_over_an_index_opens_only_the_shards_it_reads(tmp_pa
         ds[7]
     with pytest.raises(IndexError):
         ds[9]
-    # Spawned workers, each opening the shards it reads; a DistributedSampler over two ranks.
+    # Spawned workers (the test's own process under the sanitizers), each opening the shards it
+    # reads; a DistributedSampler over two ranks.
     write_shards(tmp_path, n=9, per_shard=3)
     ds = tt.TableDataset(f"index:{tmp_path}/train.shardindex.json", type="int32")
     seen = []
